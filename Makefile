@@ -1,0 +1,53 @@
+# GridPortal — the README's commands. `make run` and `make test` work on a fresh machine
+# with Python 3.11, npm and make.
+PYTHON ?= python3.11
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+CHART  := static/vendor/chart.umd.min.js
+
+.PHONY: setup run worker test test-fast lint format bench clean
+
+setup: $(STAMP) $(CHART)
+
+$(STAMP): requirements.txt requirements-dev.txt
+	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) on PATH"; exit 1; }
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $(STAMP)
+
+# Chart.js from the npm registry (version pinned in package.json / package-lock.json).
+$(CHART): package.json package-lock.json
+	npm ci --no-audit --no-fund --silent
+	mkdir -p static/vendor
+	cp node_modules/chart.js/dist/chart.umd.min.js $(CHART)
+	cp node_modules/chart.js/LICENSE.md static/vendor/chart.js.LICENSE.md
+
+# Migrate, load demo data (queues one example experiment), then serve with a worker.
+run: setup
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py seed_demo
+	scripts/run-portal.sh
+
+worker: setup
+	$(VENV)/bin/celery -A gridportal worker --loglevel INFO
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: setup
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+# The whole suite, lint included. With CI=1 every service (PostgreSQL, Redis, Chromium) is
+# required: a test that needs one fails instead of skipping.
+test: lint
+	scripts/test.sh
+
+bench: setup
+	for b in bench/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) node_modules var static/vendor

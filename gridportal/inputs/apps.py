@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class InputsConfig(AppConfig):
+    name = "gridportal.inputs"
+    verbose_name = "Inputs (traces)"

@@ -1,0 +1,63 @@
+"""Create the demo user, a generated demo trace and one example experiment (queued).
+
+The experiment is queued, not stored finished: the worker started next to the portal runs it,
+which proves the whole path works on this machine.
+"""
+
+import io
+import os
+
+from django.contrib.auth import get_user_model
+from django.core.files.base import ContentFile
+from django.core.management.base import BaseCommand
+from django.db import transaction
+
+from gridportal.experiments.models import Experiment
+from gridportal.experiments.services import experiment_create
+from gridportal.inputs.models import Trace
+from gridportal.inputs.services import trace_create
+from scheduler.traces.lublin import generate_lublin99
+from scheduler.traces.swf import write_swf
+
+DEMO_JOBS, DEMO_PROCS, DEMO_SEED = 5000, 128, 1
+
+
+class Command(BaseCommand):
+    help = "Create the demo user, a generated demo trace and a queued example experiment."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--username", default=os.environ.get("DEMO_USERNAME", "demo"))
+        parser.add_argument("--password", default=os.environ.get("DEMO_PASSWORD", "demo-grid"))
+
+    def handle(self, *args, username, password, **options):
+        User = get_user_model()
+        with transaction.atomic():
+            user, created = User.objects.get_or_create(username=username)
+            if created:
+                user.set_password(password)
+                user.save()
+        name = f"Demo: Lublin-Feitelson model, {DEMO_JOBS} jobs on {DEMO_PROCS} processors"
+        trace = Trace.objects.filter(owner=user, name=name).first()
+        if trace is None:
+            model = generate_lublin99(jobs=DEMO_JOBS, procs=DEMO_PROCS, seed=DEMO_SEED)
+            text = io.StringIO()
+            write_swf(model, text)
+            upload = ContentFile(
+                text.getvalue().encode(),
+                name=f"lublin99-{DEMO_JOBS}jobs-{DEMO_PROCS}p-seed{DEMO_SEED}.swf",
+            )
+            trace = trace_create(owner=user, name=name, upload=upload)
+            self.stdout.write(f"demo trace: {trace.name} ({trace.job_count} jobs)")
+        if not Experiment.objects.filter(owner=user, traces=trace, kind="trace-stats").exists():
+            exp = experiment_create(
+                owner=user,
+                kind="trace-stats",
+                params={},
+                traces=[trace],
+                name="Demo: statistics of the generated trace",
+            )
+            self.stdout.write(f"example experiment #{exp.pk} queued for the worker")
+        note = "created" if created else "exists (password unchanged)"
+        self.stdout.write(
+            self.style.SUCCESS(f"demo user {note}: username '{username}' password '{password}'")
+        )

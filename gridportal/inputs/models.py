@@ -1,0 +1,34 @@
+"""Stored inputs: workload traces (SWF). Validated by ``scheduler.io`` before they are saved."""
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+
+def trace_upload_to(instance: "Trace", filename: str) -> str:
+    # A fresh random name: user file names never become paths on disk.
+    suffix = ".swf.gz" if filename.lower().endswith(".gz") else ".swf"
+    return f"traces/{instance.owner_id}/{uuid.uuid4().hex}{suffix}"
+
+
+class Trace(models.Model):
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="traces"
+    )
+    name = models.CharField(max_length=200)
+    file = models.FileField(upload_to=trace_upload_to)
+    original_filename = models.CharField(max_length=255)
+    size_bytes = models.BigIntegerField()
+    sha256 = models.CharField(max_length=64)
+    job_count = models.PositiveIntegerField()
+    machine_procs = models.PositiveIntegerField(null=True, blank=True)
+    header = models.JSONField(default=dict, blank=True)
+    summary = models.JSONField(default=dict, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created", "-id"]
+
+    def __str__(self) -> str:
+        return self.name

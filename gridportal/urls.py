@@ -1,0 +1,22 @@
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.authtoken.views import obtain_auth_token
+from rest_framework.routers import DefaultRouter
+
+from gridportal.experiments.api.views import ExperimentViewSet, KindViewSet
+from gridportal.inputs.api.views import TraceViewSet
+
+router = DefaultRouter()
+router.register("traces", TraceViewSet, basename="trace")
+router.register("experiments", ExperimentViewSet, basename="experiment")
+router.register("kinds", KindViewSet, basename="kind")
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("api/", include(router.urls)),
+    path("api/auth/token/", obtain_auth_token, name="api-token"),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("", include("gridportal.web.urls")),
+]

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class WebConfig(AppConfig):
+    name = "gridportal.web"
+    verbose_name = "Pages"

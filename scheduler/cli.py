@@ -1,0 +1,127 @@
+"""``python -m scheduler``: the engine's command line (a stable contract; other tools call it).
+
+    python -m scheduler kinds
+    python -m scheduler run KIND [--params P.json] [--preset NAME] [--trace FILE]...
+                                 [--workflow FILE]... [--seed N] --out RESULT.json
+    python -m scheduler generate-trace --model lublin99 --jobs N --procs P --seed S --out X.swf
+
+Exit status 0 on success, 2 on bad input (the message names the file, line or field).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from . import experiments
+from .io import load_input
+from .traces.swf import SWFError, write_swf
+
+
+def _cmd_kinds(args: argparse.Namespace) -> int:
+    for kind in experiments.kinds():
+        print(kind.name)
+    return 0
+
+
+def _read_params(args: argparse.Namespace, kind: experiments.ExperimentKind) -> dict:
+    params: dict = {}
+    if args.preset:
+        try:
+            params.update(kind.preset(args.preset).params)
+        except KeyError:
+            names = ", ".join(p.name for p in kind.presets) or "none"
+            raise experiments.ParamError(
+                {"preset": f"unknown preset {args.preset!r} (known: {names})"}
+            ) from None
+    if args.params:
+        try:
+            given = json.loads(Path(args.params).read_text())
+        except (OSError, json.JSONDecodeError) as exc:
+            raise experiments.ParamError({"params": f"cannot read {args.params}: {exc}"}) from None
+        if not isinstance(given, dict):
+            raise experiments.ParamError({"params": f"{args.params} must hold a JSON object"})
+        params.update(given)
+    return params
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    kind = experiments.get_kind(args.kind)
+    params = _read_params(args, kind)
+    paths = {"traces": args.trace or [], "workflows": args.workflow or []}
+    experiments.base.check_inputs(kind, paths)
+    specs = {spec.name: spec for spec in kind.inputs}
+    inputs = {
+        name: [load_input(specs[name].kind, p) for p in files]
+        for name, files in paths.items()
+        if files
+    }
+
+    def progress(fraction: float, message: str) -> None:
+        if args.verbose:
+            print(f"{fraction:6.1%} {message}", file=sys.stderr)
+
+    result = experiments.run_experiment(
+        kind.name, params, inputs, seed=args.seed, progress=progress
+    )
+    Path(args.out).write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
+    print(json.dumps(result["summary"], sort_keys=True))
+    return 0
+
+
+def _cmd_generate_trace(args: argparse.Namespace) -> int:
+    from .traces.lublin import generate_lublin99
+
+    trace = generate_lublin99(jobs=args.jobs, procs=args.procs, seed=args.seed)
+    write_swf(trace, args.out)
+    print(f"wrote {len(trace.jobs)} jobs to {args.out}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m scheduler", description="GridPortal scheduling engine"
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("kinds", help="list the experiment kinds, one per line")
+    p.set_defaults(func=_cmd_kinds)
+
+    p = sub.add_parser("run", help="run one experiment headless")
+    p.add_argument("kind")
+    p.add_argument("--params", help="JSON file with the parameters")
+    p.add_argument("--preset", help="start from a named preset of the kind")
+    p.add_argument("--trace", action="append", help="SWF trace (plain or .gz); repeatable")
+    p.add_argument("--workflow", action="append", help="workflow file; repeatable")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", required=True, help="where to write the Result JSON")
+    p.add_argument("-v", "--verbose", action="store_true", help="print progress to stderr")
+    p.set_defaults(func=_cmd_run)
+
+    p = sub.add_parser("generate-trace", help="generate a synthetic SWF trace")
+    p.add_argument("--model", choices=["lublin99"], default="lublin99")
+    p.add_argument("--jobs", type=int, required=True)
+    p.add_argument("--procs", type=int, required=True)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_cmd_generate_trace)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except experiments.ParamError as exc:
+        for field, message in exc.errors.items():
+            print(f"error: {field}: {message}", file=sys.stderr)
+        return 2
+    except SWFError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except (KeyError, ValueError, OSError) as exc:
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"error: {message}", file=sys.stderr)
+        return 2

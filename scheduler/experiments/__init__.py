@@ -1,0 +1,30 @@
+"""The experiment catalogue (DESIGN.md): every kind registers itself on import."""
+
+from . import trace_stats  # noqa: F401  (registers the kind)
+from .base import (
+    Cancelled,
+    ExperimentKind,
+    InputError,
+    InputSpec,
+    Preset,
+    get_kind,
+    kinds,
+    register,
+    run_experiment,
+)
+from .schema import Param, ParamError, validate_params
+
+__all__ = [
+    "Cancelled",
+    "ExperimentKind",
+    "InputError",
+    "InputSpec",
+    "Param",
+    "ParamError",
+    "Preset",
+    "get_kind",
+    "kinds",
+    "register",
+    "run_experiment",
+    "validate_params",
+]

@@ -1,0 +1,132 @@
+"""Typed parameter schemas for experiment kinds (DESIGN.md, "The experiment catalogue").
+
+A kind declares its parameters as a tuple of :class:`Param`. The same declaration drives
+validation here, the portal's forms and REST serializers, and the command line, so a new kind
+needs no portal code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Param", "ParamError", "validate_params", "schema_as_json"]
+
+TYPES = ("int", "float", "bool", "choice", "str")
+
+
+class ParamError(ValueError):
+    """Invalid parameters; ``errors`` maps each offending field to a message."""
+
+    def __init__(self, errors: dict[str, str]):
+        self.errors = dict(errors)
+        super().__init__("; ".join(f"{k}: {v}" for k, v in self.errors.items()))
+
+
+@dataclass(frozen=True)
+class Param:
+    """One typed parameter with its default, bounds or choices, and help text."""
+
+    name: str
+    type: str
+    default: Any
+    help: str = ""
+    label: str = ""
+    min: float | None = None
+    max: float | None = None
+    choices: tuple[str, ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        if self.type not in TYPES:
+            raise ValueError(f"parameter {self.name}: unknown type {self.type!r}")
+        if self.type == "choice" and not self.choices:
+            raise ValueError(f"parameter {self.name}: a choice needs choices")
+
+    def clean(self, value: Any) -> Any:
+        """Return ``value`` converted to this parameter's type, or raise ValueError."""
+        if self.type == "bool":
+            if isinstance(value, bool):
+                return value
+            if isinstance(value, str) and value.lower() in ("true", "1", "yes", "on"):
+                return True
+            if isinstance(value, str) and value.lower() in ("false", "0", "no", "off", ""):
+                return False
+            if isinstance(value, int) and value in (0, 1):
+                return bool(value)
+            raise ValueError(f"must be true or false, not {value!r}")
+        if self.type == "choice":
+            if value not in self.choices:
+                raise ValueError(f"must be one of {', '.join(self.choices)}; got {value!r}")
+            return value
+        if self.type == "str":
+            if not isinstance(value, str):
+                raise ValueError(f"must be a string, not {type(value).__name__}")
+            return value
+        if isinstance(value, bool):
+            raise ValueError(f"must be a number, not {value!r}")
+        try:
+            if self.type == "int":
+                if isinstance(value, float) and not value.is_integer():
+                    raise ValueError
+                number: float = int(value)
+            else:
+                number = float(value)
+        except (TypeError, ValueError):
+            kind = "an integer" if self.type == "int" else "a number"
+            raise ValueError(f"must be {kind}, not {value!r}") from None
+        if number != number or number in (float("inf"), float("-inf")):
+            raise ValueError("must be a finite number")
+        if self.min is not None and number < self.min:
+            raise ValueError(f"must be >= {_fmt(self.min)}; got {_fmt(number)}")
+        if self.max is not None and number > self.max:
+            raise ValueError(f"must be <= {_fmt(self.max)}; got {_fmt(number)}")
+        return number
+
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "name": self.name,
+            "type": self.type,
+            "default": self.default,
+            "label": self.label or self.name.replace("_", " "),
+            "help": self.help,
+        }
+        if self.min is not None:
+            out["min"] = self.min
+        if self.max is not None:
+            out["max"] = self.max
+        if self.choices:
+            out["choices"] = list(self.choices)
+        return out
+
+
+def _fmt(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
+def validate_params(schema: tuple[Param, ...], given: dict[str, Any] | None) -> dict[str, Any]:
+    """Merge ``given`` over the defaults and validate every field.
+
+    Unknown names are errors (a typo must not silently fall back to a default).
+    Raises :class:`ParamError` with one message per offending field.
+    """
+    given = dict(given or {})
+    if not isinstance(given, dict):
+        raise ParamError({"params": "must be a JSON object"})
+    errors: dict[str, str] = {}
+    known = {p.name for p in schema}
+    for name in sorted(set(given) - known):
+        errors[name] = f"unknown parameter (known: {', '.join(sorted(known)) or 'none'})"
+    out: dict[str, Any] = {}
+    for p in schema:
+        value = given.get(p.name, p.default)
+        try:
+            out[p.name] = p.clean(value)
+        except ValueError as exc:
+            errors[p.name] = str(exc)
+    if errors:
+        raise ParamError(errors)
+    return out
+
+
+def schema_as_json(schema: tuple[Param, ...]) -> list[dict[str, Any]]:
+    return [p.as_json() for p in schema]

@@ -1,0 +1,32 @@
+"""Loading user inputs for the engine, with the validation the portal relies on.
+
+Every upload goes through these functions before anything is stored, so the errors a user sees
+(naming the line or field) are the engine's own.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from .traces.swf import SWFError, Trace, read_swf
+
+__all__ = ["load_trace", "load_input", "SWFError", "INPUT_LOADERS"]
+
+
+def load_trace(
+    source: str | Path | BinaryIO, *, name: str | None = None, max_bytes: int | None = None
+) -> Trace:
+    """Parse an SWF trace (plain or gzipped); raises :class:`SWFError` naming the lines."""
+    return read_swf(source, name=name, max_bytes=max_bytes)
+
+
+INPUT_LOADERS = {"trace": load_trace}
+
+
+def load_input(kind: str, source: str | Path, **options: Any) -> Any:
+    try:
+        loader = INPUT_LOADERS[kind]
+    except KeyError:
+        raise ValueError(f"no reader for inputs of kind {kind!r}") from None
+    return loader(source, **options)

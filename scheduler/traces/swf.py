@@ -1,0 +1,735 @@
+"""Reading and writing the Standard Workload Format (SWF) of the Parallel Workloads Archive.
+
+SWF (Chapin et al., "Benchmarks and standards for the evaluation of parallel job schedulers",
+JSSPP 1999; https://www.cs.huji.ac.il/labs/parallel/workload/swf.html) is a text format: header
+comments start with ``;`` (``; Key: value`` lines carry machine facts such as ``MaxProcs`` or
+``UnixStartTime``), then one job per line with 18 whitespace-separated numbers, ``-1`` meaning
+"unknown".
+
+:func:`read_swf` is strict: it either returns a complete :class:`Trace` or raises
+:class:`SWFError` listing the offending lines (1-based, comment lines counted; line 0 for
+problems with the file as a whole).  It never returns a partial trace.  Gzip input is recognised
+by its magic bytes, not by its name, and is decompressed while streaming so that ``max_bytes``
+protects against gzip bombs.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import math
+import os
+import re
+import zlib
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, BinaryIO
+
+__all__ = [
+    "FIELDS",
+    "SWFError",
+    "SWFHeader",
+    "SWFJob",
+    "Trace",
+    "read_swf",
+    "write_swf",
+]
+
+#: The 18 SWF fields, in file order, with their Python names.
+FIELDS: tuple[str, ...] = (
+    "job_id",
+    "submit",
+    "wait",
+    "run",
+    "alloc_procs",
+    "avg_cpu",
+    "used_mem",
+    "req_procs",
+    "req_time",
+    "req_mem",
+    "status",
+    "user",
+    "group",
+    "app",
+    "queue",
+    "partition",
+    "prev_job",
+    "think_time",
+)
+_NFIELDS = len(FIELDS)
+_PROC_FIELDS = frozenset({"alloc_procs", "req_procs"})
+
+_GZIP_MAGIC = b"\x1f\x8b"
+_CHUNK = 1 << 20  # bytes read from the (decompressed) stream at a time
+_MAX_LINE = 1 << 20  # a line longer than this is certainly not SWF (binary data?)
+_MAX_TOKEN_SHOWN = 40
+
+# A header line is "; Key: value" with a one-word key.  URLs are excluded so that indented
+# continuation lines holding one (";     http://...") are not taken for a field named "http".
+_HEADER_RE = re.compile(r"^\s*(?!(?:https?|ftp|file)://)([A-Za-z][A-Za-z0-9_]*)\s*:(.*)$")
+_LEADING_INT_RE = re.compile(r"^\s*([+-]?\d+)")
+
+
+# --------------------------------------------------------------------------------------------
+# Data types
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SWFJob:
+    """One job line: the 18 SWF fields (``-1`` = unknown).
+
+    Values are ints; ``avg_cpu``, ``used_mem`` and ``req_mem`` (or any field written with
+    decimals) may be floats.
+    """
+
+    job_id: int
+    submit: int
+    wait: int
+    run: int
+    alloc_procs: int
+    avg_cpu: float
+    used_mem: float
+    req_procs: int
+    req_time: int
+    req_mem: float
+    status: int
+    user: int
+    group: int
+    app: int
+    queue: int
+    partition: int
+    prev_job: int
+    think_time: int
+
+    @property
+    def procs(self) -> int:
+        """Processors of the job: allocated if known (> 0), else requested."""
+        return self.alloc_procs if self.alloc_procs > 0 else self.req_procs
+
+    def to_fields(self) -> tuple:
+        """The 18 values in SWF order."""
+        return (
+            self.job_id,
+            self.submit,
+            self.wait,
+            self.run,
+            self.alloc_procs,
+            self.avg_cpu,
+            self.used_mem,
+            self.req_procs,
+            self.req_time,
+            self.req_mem,
+            self.status,
+            self.user,
+            self.group,
+            self.app,
+            self.queue,
+            self.partition,
+            self.prev_job,
+            self.think_time,
+        )
+
+
+def _parse_header_line(text: str) -> tuple[str, str] | None:
+    """``" Key: value"`` (a comment without its ``;``) -> ``("Key", "value")``, else None."""
+    m = _HEADER_RE.match(text)
+    if m is None:
+        return None
+    return m.group(1), m.group(2).strip()
+
+
+def _leading_int(value: str | None) -> int | None:
+    if value is None:
+        return None
+    m = _LEADING_INT_RE.match(value)
+    return int(m.group(1)) if m else None
+
+
+@dataclass(frozen=True)
+class SWFHeader:
+    """The header comments of a trace.
+
+    ``fields`` maps each ``; Key: value`` key to its value (first occurrence wins);
+    ``comments`` holds every ``;`` line without the ``;``, in file order.
+    """
+
+    fields: dict[str, str] = field(default_factory=dict)
+    comments: tuple[str, ...] = ()
+
+    @classmethod
+    def from_comments(cls, comments: Iterable[str]) -> SWFHeader:
+        """Build a header from comment lines (without ``;``), parsing the ``Key: value`` ones."""
+        comments = tuple(comments)
+        fields: dict[str, str] = {}
+        for text in comments:
+            kv = _parse_header_line(text)
+            if kv is not None and kv[0] not in fields:
+                fields[kv[0]] = kv[1]
+        return cls(fields=fields, comments=comments)
+
+    @classmethod
+    def from_fields(cls, fields: Mapping[str, str], comments: Iterable[str] = ()) -> SWFHeader:
+        """Build a header from ``Key -> value`` pairs, plus free comment lines after them."""
+        lines = []
+        for k, v in fields.items():
+            _check_key(k)
+            lines.append(f" {k}: {_check_value(k, v)}".rstrip())
+        lines.extend(_check_comment(c) for c in comments)
+        return cls.from_comments(lines)
+
+    @property
+    def max_procs(self) -> int | None:
+        return _leading_int(self.fields.get("MaxProcs"))
+
+    @property
+    def max_nodes(self) -> int | None:
+        return _leading_int(self.fields.get("MaxNodes"))
+
+    @property
+    def unix_start_time(self) -> int | None:
+        return _leading_int(self.fields.get("UnixStartTime"))
+
+    @property
+    def max_jobs(self) -> int | None:
+        return _leading_int(self.fields.get("MaxJobs"))
+
+    @property
+    def time_zone_string(self) -> str | None:
+        value = self.fields.get("TimeZoneString")
+        return value or None
+
+
+@dataclass(frozen=True)
+class Trace:
+    """A parsed SWF trace: header plus jobs in file order."""
+
+    header: SWFHeader
+    jobs: tuple[SWFJob, ...]
+
+    @property
+    def machine_procs(self) -> int:
+        """Machine size: header ``MaxProcs``, else ``MaxNodes``, else the largest job."""
+        for value in (self.header.max_procs, self.header.max_nodes):
+            if value is not None and value > 0:
+                return value
+        return max(0, max((j.procs for j in self.jobs), default=0))
+
+
+class SWFError(ValueError):
+    """A trace that is not valid SWF.
+
+    ``errors`` is a list of ``(line, reason)``; line numbers are 1-based and count comment and
+    blank lines; line 0 is used for problems with the file as a whole.  ``str(err)`` lists them,
+    one per line, as ``line 12: field 5 (alloc_procs) is -5; ...``.
+    """
+
+    def __init__(
+        self,
+        errors: list[tuple[int, str]],
+        *,
+        source: str | None = None,
+        truncated: bool = False,
+    ) -> None:
+        self.errors = list(errors)
+        self.source = source
+        self.truncated = truncated
+        super().__init__(self._message())
+
+    def _message(self) -> str:
+        lines = [f"line {n}: {reason}" for n, reason in self.errors]
+        if self.truncated:
+            lines.append(f"(stopped after {len(self.errors)} errors; there may be more)")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self._message()
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:  # picklable (e.g. across workers)
+        return (_rebuild_swf_error, (self.errors, self.source, self.truncated))
+
+
+def _rebuild_swf_error(
+    errors: list[tuple[int, str]], source: str | None, truncated: bool
+) -> SWFError:
+    return SWFError(errors, source=source, truncated=truncated)
+
+
+# --------------------------------------------------------------------------------------------
+# Reading
+# --------------------------------------------------------------------------------------------
+
+
+class _Stop(Exception):
+    """Internal: stop reading (too many errors, or a file-level error)."""
+
+
+class _PrefixedRaw(io.RawIOBase):
+    """A raw stream that yields ``prefix`` and then the rest of ``inner`` (non-seekable input)."""
+
+    def __init__(self, prefix: bytes, inner: BinaryIO) -> None:
+        self._prefix = prefix
+        self._inner = inner
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buf: Any) -> int:
+        if self._prefix:
+            n = min(len(buf), len(self._prefix))
+            buf[:n] = self._prefix[:n]
+            self._prefix = self._prefix[n:]
+            return n
+        data = self._inner.read(len(buf))
+        if not data:
+            return 0
+        n = len(data)
+        buf[:n] = data
+        return n
+
+
+class _TextAsBytes(io.RawIOBase):
+    """Adapts a text stream to the binary interface the reader works on (UTF-8)."""
+
+    def __init__(self, inner: IO[str]) -> None:
+        self._inner = inner
+        self._pending = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buf: Any) -> int:
+        while not self._pending:
+            text = self._inner.read(_CHUNK)
+            if not text:
+                return 0
+            self._pending = text.encode("utf-8")
+        n = min(len(buf), len(self._pending))
+        buf[:n] = self._pending[:n]
+        self._pending = self._pending[n:]
+        return n
+
+
+def _show_token(tok: bytes) -> str:
+    text = tok.decode("latin-1")
+    if len(text) > _MAX_TOKEN_SHOWN:
+        text = text[:_MAX_TOKEN_SHOWN] + "..."
+    return repr(text)
+
+
+def _convert(tok: bytes) -> int | float | None:
+    """A numeric SWF token -> int (or float), None if it is not a plain finite number."""
+    if not tok.isascii() or b"_" in tok:
+        return None
+    try:
+        return int(tok)
+    except ValueError:
+        pass
+    try:
+        value = float(tok)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _format_number(value: float) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _slow_job_line(raw: bytes, parts: list[bytes]) -> SWFJob | str:
+    """Full check of a job line that failed the fast path: a job, or the reason it is bad."""
+    if b"\x00" in raw or not raw.isascii():
+        return "contains binary data (NUL or non-ASCII bytes); not a text SWF job line"
+    if len(parts) != _NFIELDS:
+        plural = "field" if len(parts) == 1 else "fields"
+        return f"has {len(parts)} {plural}, expected {_NFIELDS}"
+    problems: list[str] = []
+    values: list[int | float] = []
+    for i, tok in enumerate(parts):
+        name = FIELDS[i]
+        value = _convert(tok)
+        if value is None:
+            problems.append(f"field {i + 1} ({name}) is not a number: {_show_token(tok)}")
+            continue
+        if value < 0 and value != -1:
+            if name in _PROC_FIELDS:
+                rule = "processor counts must be >= 0 or -1 (unknown)"
+            else:
+                rule = "values must be >= 0 or -1 (unknown)"
+            problems.append(f"field {i + 1} ({name}) is {_format_number(value)}; {rule}")
+            continue
+        values.append(value)
+    if problems:
+        reason = problems[0]
+        if len(problems) > 1:
+            reason += f" (and {len(problems) - 1} more problem(s) on this line)"
+        return reason
+    return SWFJob(*values)
+
+
+def _decode_comment(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+
+
+def _open_source(
+    source: str | os.PathLike[str] | BinaryIO | IO[str], name: str | None
+) -> tuple[BinaryIO, str | None, bool]:
+    """-> (binary stream, display name, whether we opened it and must close it)."""
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        return open(path, "rb"), (name or str(path)), True  # the caller closes it
+    if isinstance(source, io.TextIOBase):
+        stream: BinaryIO = io.BufferedReader(_TextAsBytes(source))  # type: ignore[arg-type]
+        return stream, name or getattr(source, "name", None), False
+    if not hasattr(source, "read"):
+        raise TypeError(
+            f"source must be a path or a binary file object, not {type(source).__name__}"
+        )
+    display = name
+    if display is None:
+        candidate = getattr(source, "name", None)
+        display = candidate if isinstance(candidate, str) else None
+    return source, display, False  # type: ignore[return-value]
+
+
+def _peek_magic(stream: BinaryIO) -> tuple[bytes, BinaryIO]:
+    """Read the first two bytes without losing them."""
+    peek = getattr(stream, "peek", None)
+    if peek is not None:
+        try:
+            head = peek(2)[:2]
+            if len(head) >= 2:
+                return head, stream
+        except (OSError, ValueError):
+            pass
+    seekable = False
+    try:
+        seekable = stream.seekable()
+    except (AttributeError, OSError, ValueError):
+        seekable = False
+    if seekable:
+        pos = stream.tell()
+        head = stream.read(2)
+        stream.seek(pos)
+        return head, stream
+    head = b""
+    while len(head) < 2:  # a pipe may hand out fewer bytes than asked for
+        more = stream.read(2 - len(head))
+        if not more:
+            break
+        head += more
+    return head, io.BufferedReader(_PrefixedRaw(head, stream))  # type: ignore[arg-type]
+
+
+def _line_batches(
+    stream: BinaryIO, errors: list[tuple[int, str]], max_bytes: int | None, gz: bool
+) -> Iterator[list[bytes] | None]:
+    """Yield lists of raw lines (without ``\\n``), counting decompressed bytes as they arrive."""
+    total = 0
+    carry = b""
+    first = True
+    while True:
+        try:
+            chunk = stream.read(_CHUNK)
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            errors.append((0, f"corrupt or truncated gzip data: {exc}"))
+            raise _Stop from None
+        except OSError as exc:
+            if gz:
+                errors.append((0, f"corrupt or truncated gzip data: {exc}"))
+                raise _Stop from None
+            raise
+        if not chunk:
+            break
+        total += len(chunk)
+        if max_bytes is not None and total > max_bytes:
+            what = "decompressed data is" if gz else "file is"
+            errors.append((0, f"larger than {max_bytes} bytes ({what} too large)"))
+            raise _Stop
+        if first:
+            first = False
+            if chunk.startswith(b"\xef\xbb\xbf"):  # UTF-8 byte order mark
+                chunk = chunk[3:]
+        lines = (carry + chunk).split(b"\n") if carry else chunk.split(b"\n")
+        carry = lines.pop()
+        yield lines
+        if len(carry) > _MAX_LINE:
+            yield None  # the caller reports the next line as too long and stops
+            return
+    if carry:
+        yield [carry]
+
+
+def read_swf(
+    source: str | os.PathLike[str] | BinaryIO,
+    *,
+    name: str | None = None,
+    max_errors: int = 20,
+    max_bytes: int | None = None,
+) -> Trace:
+    """Parse an SWF trace from a path or a binary file object (plain or gzip-compressed).
+
+    ``name`` is used in place of the path to decide whether the data claims to be gzip (a name
+    ending in ``.gz`` must hold gzip data) and as the source name of errors.  At most
+    ``max_errors`` problems are collected before reading stops; any problem raises
+    :class:`SWFError`.  ``max_bytes`` bounds the (decompressed) size, counted while streaming.
+    Submit times out of order are accepted.
+    """
+    if max_errors < 1:
+        raise ValueError(f"max_errors must be >= 1, got {max_errors}")
+    if max_bytes is not None and max_bytes < 0:
+        raise ValueError(f"max_bytes must be >= 0 or None, got {max_bytes}")
+
+    raw_stream, display, owned = _open_source(source, name)
+    errors: list[tuple[int, str]] = []
+    truncated = False
+    jobs: list[SWFJob] = []
+    comments: list[str] = []
+    try:
+        head, stream = _peek_magic(raw_stream)
+        gz = head == _GZIP_MAGIC
+        claimed = name if name is not None else display
+        if not gz and claimed is not None and claimed.lower().endswith(".gz"):
+            raise SWFError([(0, "named .gz but is not gzip-compressed data")], source=display)
+        if gz:
+            stream = gzip.GzipFile(fileobj=stream, mode="rb")  # type: ignore[assignment]
+        try:
+            truncated = _parse_lines(stream, jobs, comments, errors, max_errors, max_bytes, gz)
+        except _Stop:
+            pass
+    finally:
+        if owned:
+            raw_stream.close()
+
+    if not errors and not jobs:
+        errors.append((0, "no job lines (empty trace)"))
+    if errors:
+        raise SWFError(errors, source=display, truncated=truncated)
+    return Trace(header=SWFHeader.from_comments(comments), jobs=tuple(jobs))
+
+
+def _decimal_job_values(parts: list[bytes]) -> list[int | float] | None:
+    """Second fast path, for lines with decimals (e.g. ``142.00`` in avg_cpu).
+
+    Fields with a dot are read as floats, the others as ints; None if any token is not a plain
+    finite number (the slow path then says which).  The three fields that usually carry decimals
+    are tried first without a per-token loop.
+    """
+    a, b, c = parts[5], parts[6], parts[9]
+    if b"." in a or b"." in b or b"." in c:
+        rest = parts.copy()
+        rest[5] = rest[6] = rest[9] = b"0"
+        try:
+            values: list[int | float] = [*map(int, rest)]
+            values[5] = float(a) if b"." in a else int(a)
+            values[6] = float(b) if b"." in b else int(b)
+            values[9] = float(c) if b"." in c else int(c)
+        except ValueError:
+            pass
+        else:
+            return values if max(values) < math.inf else None
+    try:
+        values = [float(t) if b"." in t else int(t) for t in parts]
+    except ValueError:
+        return None
+    return values if max(values) < math.inf else None
+
+
+def _parse_lines(
+    stream: BinaryIO,
+    jobs: list[SWFJob],
+    comments: list[str],
+    errors: list[tuple[int, str]],
+    max_errors: int,
+    max_bytes: int | None,
+    gz: bool,
+) -> bool:
+    """The hot loop.  Returns True when it stopped early because of ``max_errors``."""
+    append = jobs.append
+    job = SWFJob
+    nfields = _NFIELDS
+    lineno = 0
+    for lines in _line_batches(stream, errors, max_bytes, gz):
+        if lines is None:
+            errors.append((lineno + 1, f"is longer than {_MAX_LINE} bytes (binary data?)"))
+            raise _Stop
+        for raw in lines:
+            lineno += 1
+            parts = raw.split()
+            if not parts:
+                continue
+            if parts[0][0] == 59:  # ";": header / comment line
+                if b"\x00" in raw:
+                    errors.append((lineno, "contains NUL bytes (binary data?)"))
+                else:
+                    text = _decode_comment(raw.lstrip())[1:].rstrip()
+                    comments.append(text)
+                    continue
+            else:
+                if len(parts) == nfields and b"_" not in raw:
+                    try:
+                        values = [*map(int, parts)]
+                    except ValueError:
+                        values = _decimal_job_values(parts)
+                    if values is not None and min(values) >= -1:
+                        append(job(*values))
+                        continue
+                result = _slow_job_line(raw, parts)
+                if isinstance(result, SWFJob):
+                    append(result)
+                    continue
+                errors.append((lineno, result))
+            if len(errors) >= max_errors:
+                return True
+    return False
+
+
+# --------------------------------------------------------------------------------------------
+# Writing
+# --------------------------------------------------------------------------------------------
+
+_KEY_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+_WIDTHS = (5, 8, 6, 6, 4, 6, 6, 4, 6, 6, 2, 3, 3, 3, 2, 2, 2, 2)
+
+
+def _check_key(key: str) -> str:
+    if not isinstance(key, str) or not _KEY_RE.match(key):
+        raise ValueError(f"SWF header key must be one word of letters/digits/_: {key!r}")
+    return key
+
+
+def _check_value(key: str, value: Any) -> str:
+    text = str(value)
+    if "\n" in text or "\r" in text or "\x00" in text:
+        raise ValueError(f"SWF header value of {key!r} must be a single line without NULs")
+    text = text.strip()
+    if _parse_header_line(f" {key}: {text}") != (key, text):
+        raise ValueError(f"SWF header field {key!r} would not read back as written")
+    return text
+
+
+def _check_comment(text: str) -> str:
+    if "\n" in text or "\r" in text or "\x00" in text:
+        raise ValueError(f"SWF comment must be a single line: {text!r}")
+    return text if text.startswith((" ", "\t")) or not text else " " + text
+
+
+def _fmt_value(value: Any) -> str:
+    if isinstance(value, bool):
+        raise TypeError("SWF fields must be numbers, not bool")
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"SWF fields must be finite numbers, not {value!r}")
+        return repr(value)
+    raise TypeError(f"SWF fields must be numbers, not {type(value).__name__}")
+
+
+def _header_lines(
+    trace: Trace | None, header: Mapping[str, str] | None, comments: Iterable[str]
+) -> list[str]:
+    """The ``;`` lines to write (each including its ``;``)."""
+    effective: dict[str, str] = {}
+    if trace is not None:
+        effective.update(trace.header.fields)
+    if header:
+        for k, v in header.items():
+            _check_key(k)
+            effective[k] = _check_value(k, v)
+    out: list[str] = []
+    written: set[str] = set()
+    if trace is not None:
+        for text in trace.header.comments:
+            _check_comment(text)
+            kv = _parse_header_line(text)
+            if kv is not None and kv[0] not in written:
+                key = kv[0]
+                written.add(key)
+                if key in effective and effective[key] != kv[1]:
+                    out.append(f"; {key}: {effective[key]}".rstrip())
+                    continue
+            out.append(";" + text)
+    for key, value in effective.items():
+        if key not in written:
+            out.append(f"; {key}: {value}".rstrip())
+            written.add(key)
+    out.extend(";" + _check_comment(c) for c in comments)
+    return out
+
+
+def _job_lines(jobs: Iterable[SWFJob]) -> Iterator[str]:
+    widths = _WIDTHS
+    for j in jobs:
+        values = j.to_fields() if isinstance(j, SWFJob) else tuple(j)
+        if len(values) != _NFIELDS:
+            raise ValueError(f"a job needs {_NFIELDS} fields, got {len(values)}")
+        yield " ".join(_fmt_value(v).rjust(w) for v, w in zip(values, widths, strict=True))
+
+
+def write_swf(
+    trace_or_jobs: Trace | Iterable[SWFJob],
+    dest: str | os.PathLike[str] | IO[str] | IO[bytes],
+    *,
+    header: Mapping[str, str] | None = None,
+    comments: Iterable[str] = (),
+) -> None:
+    """Write a trace (or an iterable of jobs) as SWF text.
+
+    Header comment lines come first: a :class:`Trace`'s own comment lines (its ``Key: value``
+    fields overridden by ``header`` where given), then the keys of ``header`` not yet written,
+    then ``comments``; then one job per line, 18 right-aligned fields separated by spaces.
+    ``dest`` is a path (gzip-compressed when it ends in ``.gz``, with a fixed timestamp so the
+    bytes are reproducible) or a text or binary file object.
+    ``read_swf(write_swf(t))`` gives back ``t``'s jobs and header fields.
+    """
+    trace = trace_or_jobs if isinstance(trace_or_jobs, Trace) else None
+    jobs: Iterable[SWFJob] = trace.jobs if trace is not None else trace_or_jobs
+    head = _header_lines(trace, header, comments)
+
+    def emit(write: Any, encode: bool) -> None:
+        def put(text: str) -> None:
+            write(text.encode("utf-8") if encode else text)
+
+        if head:
+            put("\n".join(head) + "\n")
+        batch: list[str] = []
+        for line in _job_lines(jobs):
+            batch.append(line)
+            if len(batch) >= 8192:
+                put("\n".join(batch) + "\n")
+                batch.clear()
+        if batch:
+            put("\n".join(batch) + "\n")
+
+    if isinstance(dest, (str, os.PathLike)):
+        path = Path(dest)
+        if path.name.lower().endswith(".gz"):
+            with (
+                open(path, "wb") as raw,
+                gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz,
+            ):
+                emit(gz.write, True)
+        else:
+            with open(path, "wb") as fh:
+                emit(fh.write, True)
+        return
+    if isinstance(dest, io.TextIOBase):
+        emit(dest.write, False)
+        return
+    if isinstance(dest, (io.RawIOBase, io.BufferedIOBase)) or "b" in getattr(dest, "mode", ""):
+        emit(dest.write, True)
+        return
+    # Unknown file-like object: try text first, then bytes.
+    try:
+        dest.write("")  # type: ignore[call-arg]
+    except TypeError:
+        emit(dest.write, True)
+    else:
+        emit(dest.write, False)

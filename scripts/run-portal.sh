@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Serve GridPortal at http://127.0.0.1:8000 with a Celery worker beside it; Ctrl-C stops both.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV=.venv
+HOST=${HOST:-127.0.0.1}
+PORT=${PORT:-8000}
+"$VENV/bin/celery" -A gridportal worker --loglevel INFO --concurrency "${WORKER_CONCURRENCY:-2}" &
+WORKER=$!
+trap 'kill $WORKER 2>/dev/null; wait $WORKER 2>/dev/null' EXIT INT TERM
+echo "GridPortal: http://$HOST:$PORT/  (worker pid $WORKER; Ctrl-C stops both)"
+"$VENV/bin/gunicorn" gridportal.wsgi --bind "$HOST:$PORT" --workers 2 --threads 4 \
+    --access-logfile - --timeout 120

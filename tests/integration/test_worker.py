@@ -1,0 +1,85 @@
+"""The real path: API → Redis broker → a `celery worker` process → PostgreSQL → API."""
+
+import csv
+import io
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from rest_framework.test import APIClient
+
+from scheduler.experiments import run_experiment
+from scheduler.io import load_trace
+from tests.conftest import broker_is_redis, database_is_postgres, make_swf_bytes, require, wait_for
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def services_present():
+    require(broker_is_redis(), "integration test needs CELERY_BROKER_URL=redis://… (Redis)")
+    require(database_is_postgres(), "integration test needs DATABASE_URL=postgres://… (PostgreSQL)")
+
+
+def test_trace_stats_runs_on_a_real_worker(services_present, celery_worker, alice, tmp_path):
+    api = APIClient()
+    api.force_authenticate(alice)
+    content = make_swf_bytes(jobs=800, procs=96, seed=11)
+    resp = api.post(
+        "/api/traces/",
+        {"name": "gen", "file": SimpleUploadedFile("gen.swf", content)},
+        format="multipart",
+    )
+    assert resp.status_code == 201, resp.content
+    trace_id = resp.json()["id"]
+
+    resp = api.post(
+        "/api/experiments/",
+        {"kind": "trace-stats", "traces": [trace_id], "params": {"procs": 100}, "seed": 5},
+        format="json",
+    )
+    assert resp.status_code == 201, resp.content
+    exp_id = resp.json()["id"]
+
+    def finished():
+        body = api.get(f"/api/experiments/{exp_id}/").json()
+        return body if body["status"] in ("succeeded", "failed", "cancelled") else None
+
+    body = wait_for(finished, timeout=90, what="the worker to finish the run")
+    assert body["status"] == "succeeded", body
+    assert body["progress"] == 1.0 and body["started_at"] and body["finished_at"]
+
+    result = api.get(f"/api/experiments/{exp_id}/result/").json()
+    (tmp_path / "t.swf").write_bytes(content)
+    expected = run_experiment(
+        "trace-stats", {"procs": 100}, {"traces": [load_trace(tmp_path / "t.swf")]}, seed=5
+    )
+    assert result == expected
+    assert result["summary"]["jobs"] == 800 and result["summary"]["machine_procs"] == 100
+
+    rows = list(
+        csv.reader(io.StringIO(api.get(f"/api/experiments/{exp_id}/result/csv/").content.decode()))
+    )
+    assert ["jobs", "800", "job lines"] in rows
+
+
+def test_worker_marks_a_broken_run_failed(services_present, celery_worker, alice, media_root):
+    from tests.portal.factories import stored_trace
+
+    api = APIClient()
+    api.force_authenticate(alice)
+    trace = stored_trace(alice)
+    trace.file.storage.delete(trace.file.name)
+    resp = api.post(
+        "/api/experiments/", {"kind": "trace-stats", "traces": [trace.pk]}, format="json"
+    )
+    exp_id = resp.json()["id"]
+    body = wait_for(
+        lambda: (
+            (b := api.get(f"/api/experiments/{exp_id}/").json())["status"]
+            in ("succeeded", "failed")
+            and b
+        ),
+        timeout=90,
+        what="the run to fail",
+    )
+    assert body["status"] == "failed" and "No such file" in body["error"]

@@ -1,0 +1,60 @@
+"""Management commands: demo data and archive download."""
+
+import http.server
+import threading
+from functools import partial
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from gridportal.experiments.models import Experiment
+from gridportal.inputs.models import Trace
+from tests.conftest import make_swf_bytes
+
+pytestmark = pytest.mark.django_db
+
+
+def test_seed_demo_creates_user_trace_and_queued_experiment_once(media_root, capsys):
+    call_command("seed_demo")
+    out = capsys.readouterr().out
+    assert "username 'demo' password 'demo-grid'" in out
+    trace = Trace.objects.get(owner__username="demo")
+    assert trace.job_count == 5000 and trace.machine_procs == 128
+    exp = Experiment.objects.get()
+    assert exp.kind == "trace-stats" and exp.status == "queued"
+    call_command("seed_demo")
+    assert Trace.objects.count() == 1 and Experiment.objects.count() == 1
+
+
+@pytest.fixture
+def archive(tmp_path):
+    """A local stand-in for the Parallel Workloads Archive (no internet here)."""
+    folder = tmp_path / "l_kth_sp2"
+    folder.mkdir()
+    import gzip
+
+    (folder / "KTH-SP2-1996-2.1-cln.swf.gz").write_bytes(gzip.compress(make_swf_bytes(120)))
+    (tmp_path / "broken.swf").write_bytes(b"1 2 3\n")
+    handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+
+
+def test_fetch_trace_by_name_from_a_mirror(archive, alice, media_root, capsys):
+    call_command("fetch_trace", "KTH-SP2", "--owner", "alice", "--base-url", archive)
+    trace = Trace.objects.get()
+    assert trace.owner == alice and trace.job_count == 120 and trace.name == "KTH-SP2"
+    assert "stored trace" in capsys.readouterr().out
+
+
+def test_fetch_trace_errors_are_clear(archive, alice, media_root):
+    with pytest.raises(CommandError, match="unknown trace 'NOPE'"):
+        call_command("fetch_trace", "NOPE", "--owner", "alice")
+    with pytest.raises(CommandError, match="cannot download"):
+        call_command("fetch_trace", f"{archive}/missing.swf.gz", "--owner", "alice")
+    with pytest.raises(CommandError, match="line 1"):
+        call_command("fetch_trace", f"{archive}/broken.swf", "--owner", "alice")
+    assert Trace.objects.count() == 0

@@ -1,0 +1,466 @@
+"""Tests of the SWF reader/writer (scheduler.traces.swf); no Django."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import pickle
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+ROOT = Path(__file__).resolve().parents[2]
+
+from scheduler.traces.swf import (  # noqa: E402
+    FIELDS,
+    SWFError,
+    SWFHeader,
+    SWFJob,
+    Trace,
+    read_swf,
+    write_swf,
+)
+
+REAL_TRACES = ROOT.parent / "shared" / "data" / "traces"
+
+# job counts (non-comment lines) and MaxProcs header values, from shared/data/traces/README.md
+REAL = {
+    "CTC-SP2-1996-3.1-cln.swf.gz": (77222, 338),
+    "SDSC-SP2-1998-4.2-cln.swf.gz": (59715, 128),
+    "KTH-SP2-1996-2.1-cln.swf.gz": (28476, 100),
+    "NASA-iPSC-1993-3.1-cln.swf.gz": (18239, 128),
+}
+
+GOOD = "1 0 10 100 4 -1 -1 4 200 -1 1 7 1 -1 1 -1 -1 -1"
+
+
+def job_line(**overrides: object) -> str:
+    values = dict(zip(FIELDS, GOOD.split(), strict=True))
+    for key, value in overrides.items():
+        values[key] = str(value)
+    return " ".join(values[f] for f in FIELDS)
+
+
+def read_bytes(data: bytes, **kwargs: object) -> Trace:
+    return read_swf(io.BytesIO(data), **kwargs)  # type: ignore[arg-type]
+
+
+def errors_of(data: bytes, **kwargs: object) -> list[tuple[int, str]]:
+    with pytest.raises(SWFError) as info:
+        read_bytes(data, **kwargs)
+    return info.value.errors
+
+
+def real_trace(name: str) -> Path:
+    if not REAL_TRACES.is_dir():
+        pytest.skip(f"real traces not found at {REAL_TRACES}")
+    path = REAL_TRACES / name
+    if not path.is_file():
+        pytest.skip(f"real trace {name} not found in {REAL_TRACES}")
+    return path
+
+
+# ------------------------------------------------------------------------------------------
+# header and fields
+# ------------------------------------------------------------------------------------------
+
+HEADER = """\
+; Version: 2.2
+; Computer: IBM SP2
+; Information: http://www.tc.cornell.edu/
+;              http://www.cs.huji.ac.il/labs/parallel/workload/
+; UnixStartTime: 835823160
+; TimeZoneString: US/Eastern
+; MaxJobs: 79302
+; MaxNodes: 338 (batch partition; 512 total)
+; MaxProcs: 338
+; Note: first note
+;
+; Note: second note
+"""
+
+
+def test_header_fields_and_properties() -> None:
+    trace = read_bytes((HEADER + GOOD + "\n").encode())
+    h = trace.header
+    assert h.max_procs == 338
+    assert h.max_nodes == 338  # leading integer of "338 (batch partition; 512 total)"
+    assert h.unix_start_time == 835823160
+    assert h.max_jobs == 79302
+    assert h.time_zone_string == "US/Eastern"
+    assert h.fields["Computer"] == "IBM SP2"
+    assert h.fields["Information"] == "http://www.tc.cornell.edu/"
+    assert h.fields["Note"] == "first note"  # first occurrence wins
+    assert "http" not in h.fields  # the indented URL continuation is not a field
+    assert len(h.comments) == 12  # every ";" line, in order
+    assert h.comments[0] == " Version: 2.2"
+    assert h.comments[3].strip() == "http://www.cs.huji.ac.il/labs/parallel/workload/"
+    assert trace.machine_procs == 338
+
+
+def test_header_missing_values_are_none_and_machine_falls_back() -> None:
+    trace = read_bytes(
+        (
+            "; Version: 2\n" + job_line(alloc_procs=16) + "\n" + job_line(alloc_procs=3) + "\n"
+        ).encode()
+    )
+    assert trace.header.max_procs is None
+    assert trace.header.max_nodes is None
+    assert trace.header.unix_start_time is None
+    assert trace.header.time_zone_string is None
+    assert trace.machine_procs == 16  # largest job
+    nodes_only = read_bytes(("; MaxNodes: 64\n" + GOOD + "\n").encode())
+    assert nodes_only.machine_procs == 64
+
+
+def test_fields_parsed_in_order_with_unknowns() -> None:
+    line = "5 100 -1 -1 -1 -1 -1 32 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1"
+    (job,) = read_bytes((line + "\n").encode()).jobs
+    assert job.job_id == 5 and job.submit == 100
+    assert job.wait == -1 and job.run == -1 and job.alloc_procs == -1
+    assert job.req_procs == 32
+    assert job.procs == 32  # alloc unknown -> requested
+    assert job.to_fields() == tuple(int(t) for t in line.split())
+    assert len(FIELDS) == 18 and FIELDS[4] == "alloc_procs" and FIELDS[17] == "think_time"
+
+
+def test_decimal_fields_become_floats() -> None:
+    line = job_line(avg_cpu="142.00", used_mem="7.5", req_mem="-1.00", run="937")
+    (job,) = read_bytes((line + "\n").encode()).jobs
+    assert job.avg_cpu == 142.0 and isinstance(job.avg_cpu, float)
+    assert job.used_mem == 7.5
+    assert job.req_mem == -1
+    assert job.run == 937 and isinstance(job.run, int)
+    (odd,) = read_bytes((job_line(run="1.5e3") + "\n").encode()).jobs
+    assert odd.run == 1500.0
+
+
+def test_submit_times_out_of_order_are_accepted() -> None:
+    lines = [job_line(job_id=1, submit=500), job_line(job_id=2, submit=100)]
+    trace = read_bytes(("\n".join(lines) + "\n").encode())
+    assert [j.submit for j in trace.jobs] == [500, 100]
+
+
+def test_blank_lines_crlf_and_no_final_newline() -> None:
+    data = ("; MaxProcs: 8\r\n\r\n" + GOOD + "\r\n\n   \n" + job_line(job_id=2)).encode()
+    trace = read_bytes(data)
+    assert [j.job_id for j in trace.jobs] == [1, 2]
+    assert trace.header.max_procs == 8
+
+
+# ------------------------------------------------------------------------------------------
+# gzip and sources
+# ------------------------------------------------------------------------------------------
+
+
+def test_gzip_written_and_read_back(tmp_path: Path) -> None:
+    trace = read_bytes((HEADER + GOOD + "\n" + job_line(job_id=2) + "\n").encode())
+    path = tmp_path / "t.swf.gz"
+    write_swf(trace, path)
+    assert path.read_bytes()[:2] == b"\x1f\x8b"
+    again = read_swf(path)
+    assert again == trace
+    # the same bytes again: the gzip timestamp is fixed
+    path2 = tmp_path / "t2.swf.gz"
+    write_swf(trace, path2)
+    assert path2.read_bytes() == path.read_bytes()
+
+
+def test_gzip_detected_by_magic_not_by_name(tmp_path: Path) -> None:
+    path = tmp_path / "plain-name.swf"
+    path.write_bytes(gzip.compress((GOOD + "\n").encode()))
+    assert len(read_swf(path).jobs) == 1
+    assert len(read_swf(io.BytesIO(path.read_bytes())).jobs) == 1
+
+
+def test_non_seekable_and_text_sources() -> None:
+    class Pipe:  # read() only: no seek, no peek
+        def __init__(self, data: bytes) -> None:
+            self._buf = io.BytesIO(data)
+
+        def read(self, n: int = -1) -> bytes:
+            return self._buf.read(min(n, 1) if n and n > 0 else n)  # 1 byte at a time
+
+    data = (HEADER + GOOD + "\n").encode()
+    assert len(read_swf(Pipe(gzip.compress(data))).jobs) == 1  # type: ignore[arg-type]
+    assert len(read_swf(Pipe(data)).jobs) == 1  # type: ignore[arg-type]
+    assert read_swf(io.StringIO(data.decode())).header.max_procs == 338  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="path or a binary file object"):
+        read_swf(12345)  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------------------------------
+# malformed input
+# ------------------------------------------------------------------------------------------
+
+
+def test_non_numeric_field_names_field_and_line() -> None:
+    data = ("; c\n" + GOOD + "\n" + job_line(run="abc") + "\n").encode()
+    assert errors_of(data) == [(3, "field 4 (run) is not a number: 'abc'")]
+
+
+@pytest.mark.parametrize("count", [17, 19, 1])
+def test_wrong_field_count(count: int) -> None:
+    tokens = (GOOD.split() * 2)[:count]
+    data = (GOOD + "\n" + " ".join(tokens) + "\n").encode()
+    noun = "field" if count == 1 else "fields"
+    assert errors_of(data) == [(2, f"has {count} {noun}, expected 18")]
+
+
+def test_negative_processors_and_other_fields() -> None:
+    data = "\n".join(
+        [
+            "; header",
+            job_line(alloc_procs=-5),
+            job_line(req_procs=-2),
+            job_line(run=-7),
+            job_line(used_mem=-3.5),
+            job_line(run=-1, alloc_procs=-1),  # -1 = unknown: fine
+        ]
+    ).encode()
+    with pytest.raises(SWFError) as info:
+        read_bytes(data)
+    err = info.value
+    assert err.errors == [
+        (2, "field 5 (alloc_procs) is -5; processor counts must be >= 0 or -1 (unknown)"),
+        (3, "field 8 (req_procs) is -2; processor counts must be >= 0 or -1 (unknown)"),
+        (4, "field 4 (run) is -7; values must be >= 0 or -1 (unknown)"),
+        (5, "field 7 (used_mem) is -3.5; values must be >= 0 or -1 (unknown)"),
+    ]
+    text = str(err)
+    assert text.splitlines()[0] == (
+        "line 2: field 5 (alloc_procs) is -5; processor counts must be >= 0 or -1 (unknown)"
+    )
+    assert len(text.splitlines()) == 4
+
+
+def test_several_problems_on_one_line_are_one_error() -> None:
+    data = (job_line(run="x", wait="y", alloc_procs=-4) + "\n").encode()
+    ((line, reason),) = errors_of(data)
+    assert line == 1
+    assert reason == "field 3 (wait) is not a number: 'y' (and 2 more problem(s) on this line)"
+
+
+@pytest.mark.parametrize("token", ["nan", "inf", "1e999", "1_000", "0x10", "--1"])
+def test_non_plain_numbers_are_rejected(token: str) -> None:
+    assert errors_of((job_line(submit=token) + "\n").encode()) == [
+        (1, f"field 2 (submit) is not a number: {token!r}")
+    ]
+
+
+def test_empty_and_comment_only_files() -> None:
+    assert errors_of(b"") == [(0, "no job lines (empty trace)")]
+    assert errors_of(b"\n\n  \n") == [(0, "no job lines (empty trace)")]
+    assert errors_of(HEADER.encode()) == [(0, "no job lines (empty trace)")]
+    assert errors_of(gzip.compress(HEADER.encode())) == [(0, "no job lines (empty trace)")]
+
+
+def test_named_gz_but_not_gzip(tmp_path: Path) -> None:
+    path = tmp_path / "fake.swf.gz"
+    path.write_bytes((GOOD + "\n").encode())
+    expected = [(0, "named .gz but is not gzip-compressed data")]
+    with pytest.raises(SWFError) as info:
+        read_swf(path)
+    assert info.value.errors == expected
+    assert errors_of((GOOD + "\n").encode(), name="upload.SWF.GZ") == expected
+    # the same bytes under a plain name are fine
+    assert len(read_bytes((GOOD + "\n").encode(), name="upload.swf").jobs) == 1
+
+
+def test_corrupt_and_truncated_gzip() -> None:
+    packed = gzip.compress(("\n".join([GOOD] * 2000) + "\n").encode())
+    ((line, reason),) = errors_of(packed[: len(packed) // 2])
+    assert line == 0 and reason.startswith("corrupt or truncated gzip data")
+    ((line, reason),) = errors_of(b"\x1f\x8b" + b"garbage that is not deflate data" * 10)
+    assert line == 0 and reason.startswith("corrupt or truncated gzip data")
+    broken = bytearray(packed)
+    broken[len(broken) // 2] ^= 0xFF  # flip bits in the middle of the deflate stream
+    ((line, reason),) = errors_of(bytes(broken))
+    assert line == 0 and reason.startswith("corrupt or truncated gzip data")
+
+
+def test_binary_garbage_names_the_line() -> None:
+    data = b"; header\n" + GOOD.encode() + b"\n\x00\x01\x02\xff\xfe binary \x00\n"
+    assert errors_of(data) == [
+        (3, "contains binary data (NUL or non-ASCII bytes); not a text SWF job line")
+    ]
+    # a NUL inside a comment line is not accepted either
+    assert errors_of(b"; a\x00b\n" + GOOD.encode()) == [(1, "contains NUL bytes (binary data?)")]
+    # a long run of bytes without any newline stops at once
+    ((line, reason),) = errors_of(b"\x07" * (3 << 20))
+    assert line == 1 and "longer than" in reason
+
+
+def test_max_bytes_plain_and_gzip_bomb() -> None:
+    data = ("\n".join([GOOD] * 100) + "\n").encode()
+    assert len(read_bytes(data, max_bytes=len(data)).jobs) == 100  # exactly at the limit
+    assert errors_of(data, max_bytes=len(data) - 1) == [
+        (0, f"larger than {len(data) - 1} bytes (file is too large)")
+    ]
+    bomb = gzip.compress(b"\n" * (200 << 20))  # 200 MiB of newlines, ~200 KiB compressed
+    assert errors_of(bomb, max_bytes=4 << 20) == [
+        (0, f"larger than {4 << 20} bytes (decompressed data is too large)")
+    ]
+
+
+def test_line_numbers_count_comments_and_blank_lines() -> None:
+    lines = ["; a", "", "; b", GOOD, "", job_line(run="?"), "; c", GOOD, job_line(status=-3)]
+    assert errors_of(("\n".join(lines) + "\n").encode()) == [
+        (6, "field 4 (run) is not a number: '?'"),
+        (9, "field 11 (status) is -3; values must be >= 0 or -1 (unknown)"),
+    ]
+
+
+def test_error_collection_stops_at_max_errors() -> None:
+    data = ("\n".join(["bad"] * 50 + [GOOD]) + "\n").encode()
+    with pytest.raises(SWFError) as info:
+        read_bytes(data, max_errors=5)
+    assert [n for n, _ in info.value.errors] == [1, 2, 3, 4, 5]
+    assert info.value.truncated
+    assert "stopped after 5 errors" in str(info.value)
+    with pytest.raises(SWFError) as info:
+        read_bytes(data)
+    assert len(info.value.errors) == 20  # default max_errors
+    with pytest.raises(ValueError, match="max_errors"):
+        read_bytes(data, max_errors=0)
+
+
+def test_never_a_partial_trace() -> None:
+    lines = [GOOD] * 1000 + [job_line(alloc_procs=-9)] + [GOOD] * 1000
+    with pytest.raises(SWFError) as info:
+        read_bytes(("\n".join(lines) + "\n").encode())
+    assert info.value.errors == [
+        (1001, "field 5 (alloc_procs) is -9; processor counts must be >= 0 or -1 (unknown)")
+    ]
+    assert not info.value.truncated
+
+
+def test_swferror_is_a_valueerror_and_pickles() -> None:
+    err = SWFError([(0, "x"), (3, "y")], source="t.swf", truncated=True)
+    assert isinstance(err, ValueError)
+    assert str(err) == "line 0: x\nline 3: y\n(stopped after 2 errors; there may be more)"
+    again = pickle.loads(pickle.dumps(err))
+    assert (again.errors, again.source, again.truncated) == (err.errors, "t.swf", True)
+    assert str(again) == str(err)
+
+
+# ------------------------------------------------------------------------------------------
+# writing and round trips
+# ------------------------------------------------------------------------------------------
+
+
+def test_write_format_and_header_override(tmp_path: Path) -> None:
+    trace = read_bytes((HEADER + GOOD + "\n").encode())
+    out = io.StringIO()
+    write_swf(trace, out, header={"MaxProcs": "430", "Installation": "CTC"}, comments=["hello"])
+    text = out.getvalue()
+    lines = text.splitlines()
+    assert "; MaxProcs: 430" in lines and "; MaxProcs: 338" not in lines
+    assert lines[-1].split() == GOOD.split()
+    assert "; hello" in lines
+    again = read_swf(io.BytesIO(text.encode()))
+    assert again.header.max_procs == 430
+    assert again.header.fields["Installation"] == "CTC"
+    assert again.header.fields["MaxNodes"] == "338 (batch partition; 512 total)"
+    assert again.jobs == trace.jobs
+    # a list of jobs with a header, to a binary stream
+    buf = io.BytesIO()
+    write_swf(list(trace.jobs), buf, header={"MaxProcs": "8"})
+    assert buf.getvalue().startswith(b"; MaxProcs: 8\n")
+    with pytest.raises(ValueError, match="key"):
+        write_swf(trace, io.StringIO(), header={"Bad Key": "x"})
+    with pytest.raises(ValueError, match="single line"):
+        write_swf(trace, io.StringIO(), header={"Note": "two\nlines"})
+
+
+def test_header_from_fields() -> None:
+    h = SWFHeader.from_fields({"MaxProcs": "64", "TimeZoneString": "UTC"}, ["free text"])
+    assert h.max_procs == 64 and h.time_zone_string == "UTC"
+    assert h.comments == (" MaxProcs: 64", " TimeZoneString: UTC", " free text")
+
+
+def test_programmatic_header_without_comments_is_written(tmp_path: Path) -> None:
+    job = SWFJob(*[int(t) for t in GOOD.split()])
+    trace = Trace(header=SWFHeader(fields={"MaxProcs": "4"}), jobs=(job,))
+    path = tmp_path / "x.swf"
+    write_swf(trace, path)
+    again = read_swf(path)
+    assert again.header.fields == {"MaxProcs": "4"}
+    assert again.jobs == (job,)
+
+
+small_ints = st.integers(min_value=-1, max_value=2**40)
+maybe_float = st.one_of(
+    small_ints,
+    st.just(-1.0),
+    st.floats(min_value=0, max_value=1e12, allow_nan=False, allow_infinity=False),
+)
+jobs_strategy = st.lists(
+    st.builds(
+        SWFJob,
+        *[maybe_float if f in ("avg_cpu", "used_mem", "req_mem") else small_ints for f in FIELDS],
+    ),
+    min_size=1,
+    max_size=30,
+)
+header_strategy = st.dictionaries(
+    st.from_regex(r"K[A-Za-z0-9_]{0,12}", fullmatch=True),
+    st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=30).map(str.strip),
+    max_size=6,
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(jobs=jobs_strategy, header=header_strategy, gz=st.booleans())
+def test_round_trip_property(jobs: list[SWFJob], header: dict[str, str], gz: bool) -> None:
+    trace = Trace(header=SWFHeader.from_fields(header), jobs=tuple(jobs))
+    buf = io.BytesIO()
+    write_swf(trace, buf)
+    data = gzip.compress(buf.getvalue()) if gz else buf.getvalue()
+    again = read_bytes(data)
+    assert again.jobs == trace.jobs
+    assert again.header.fields == trace.header.fields
+    assert again == trace
+    # floats stay floats where written as floats (no silent int conversion of 0.5 etc.)
+    for a, b in zip(again.jobs, trace.jobs, strict=True):
+        assert a.to_fields() == b.to_fields()
+
+
+# ------------------------------------------------------------------------------------------
+# the real traces
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(REAL))
+def test_real_trace_job_counts(name: str) -> None:
+    path = real_trace(name)
+    trace = read_swf(path)
+    jobs, max_procs = REAL[name]
+    assert len(trace.jobs) == jobs
+    assert trace.header.max_procs == max_procs
+    assert trace.header.unix_start_time is not None
+    assert trace.header.time_zone_string  # all four name their time zone
+    assert all(j.job_id > 0 for j in trace.jobs)
+
+
+def test_real_ctc_header() -> None:
+    path = real_trace("CTC-SP2-1996-3.1-cln.swf.gz")
+    trace = read_swf(path)
+    assert trace.header.max_nodes == 338
+    assert trace.header.unix_start_time == 835823160
+    assert trace.header.time_zone_string == "US/Eastern"
+    assert trace.header.max_jobs == 79302  # the header describes the uncleaned log
+    assert all(j.req_procs == -1 for j in trace.jobs)  # CTC has no requested processors
+    assert max(j.procs for j in trace.jobs) == 336
+
+
+def test_real_trace_round_trip(tmp_path: Path) -> None:
+    path = real_trace("KTH-SP2-1996-2.1-cln.swf.gz")
+    trace = read_swf(path)
+    out = tmp_path / "kth.swf.gz"
+    write_swf(trace, out)
+    again = read_swf(out)
+    assert again.jobs == trace.jobs
+    assert again.header.fields == trace.header.fields
