@@ -4,12 +4,13 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.authtoken.views import obtain_auth_token
 from rest_framework.routers import DefaultRouter
 
-from gridportal.experiments.api.views import ExperimentViewSet, KindViewSet
+from gridportal.experiments.api.views import ExperimentViewSet, KindViewSet, SweepViewSet
 from gridportal.inputs.api.views import TraceViewSet
 
 router = DefaultRouter()
 router.register("traces", TraceViewSet, basename="trace")
 router.register("experiments", ExperimentViewSet, basename="experiment")
+router.register("sweeps", SweepViewSet, basename="sweep")
 router.register("kinds", KindViewSet, basename="kind")
 
 urlpatterns = [

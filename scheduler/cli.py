@@ -4,6 +4,10 @@
     python -m scheduler run KIND [--params P.json] [--preset NAME] [--trace FILE]...
                                  [--workflow FILE]... [--seed N] --out RESULT.json
     python -m scheduler generate-trace --model lublin99 --jobs N --procs P --seed S --out X.swf
+    python -m scheduler workflow-info FILE            (JSON: tasks, edges, levels, critical_path,
+                                                       average_parallelism, …)
+    python -m scheduler generate-workflow --model {layered,cybershake,montage} ... --seed S
+                                          --out FILE.json   (see scheduler/workflows/commands.py)
 
 Exit status 0 on success, 2 on bad input (the message names the file, line or field).
 """
@@ -107,6 +111,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", required=True)
     p.set_defaults(func=_cmd_generate_trace)
+
+    from .workflows.commands import add_workflow_commands
+
+    add_workflow_commands(sub)  # workflow-info, generate-workflow
     return parser
 
 

@@ -10,8 +10,17 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from .traces.swf import SWFError, Trace, read_swf
+from .workflows.dag import WorkflowError
+from .workflows.loader import load_workflow
 
-__all__ = ["load_trace", "load_input", "SWFError", "INPUT_LOADERS"]
+__all__ = [
+    "load_trace",
+    "load_workflow",
+    "load_input",
+    "SWFError",
+    "WorkflowError",
+    "INPUT_LOADERS",
+]
 
 
 def load_trace(
@@ -21,7 +30,7 @@ def load_trace(
     return read_swf(source, name=name, max_bytes=max_bytes)
 
 
-INPUT_LOADERS = {"trace": load_trace}
+INPUT_LOADERS = {"trace": load_trace, "workflow": load_workflow}
 
 
 def load_input(kind: str, source: str | Path, **options: Any) -> Any:

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import Experiment
+from .models import Experiment, Sweep, SweepRun
 
 
 @admin.register(Experiment)
@@ -10,3 +10,25 @@ class ExperimentAdmin(admin.ModelAdmin):
     search_fields = ("name", "kind")
     readonly_fields = ("result", "created", "started_at", "finished_at")
     filter_horizontal = ("traces",)
+
+
+class SweepRunInline(admin.TabularInline):
+    model = SweepRun
+    extra = 0
+    raw_id_fields = ("experiment",)
+    readonly_fields = ("point", "index", "repetition", "reused")
+
+
+@admin.register(Sweep)
+class SweepAdmin(admin.ModelAdmin):
+    list_display = ("id", "name", "kind", "owner", "repetitions", "created")
+    list_filter = ("kind",)
+    search_fields = ("name", "kind")
+    inlines = [SweepRunInline]
+    filter_horizontal = ("traces",)
+
+
+@admin.register(SweepRun)
+class SweepRunAdmin(admin.ModelAdmin):
+    list_display = ("id", "sweep", "experiment", "index", "repetition", "reused")
+    raw_id_fields = ("sweep", "experiment")

@@ -29,7 +29,13 @@ class Experiment(models.Model):
     message = models.CharField(max_length=200, blank=True)
     error = models.TextField(blank=True)
     result = models.JSONField(null=True, blank=True)
-    created = models.DateTimeField(auto_now_add=True)
+    fingerprint = models.CharField(
+        max_length=64,
+        blank=True,
+        db_index=True,
+        help_text="hash of kind, parameters, seed and input contents: identical runs share it",
+    )
+    created = models.DateTimeField(auto_now_add=True, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
@@ -42,3 +48,50 @@ class Experiment(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.status in self.FINISHED
+
+
+class Sweep(models.Model):
+    """A parameter sweep: one or two varied parameters × repetitions (seeds), one run per
+    combination. Runs are ordinary experiments, shared with other sweeps when identical."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="sweeps"
+    )
+    name = models.CharField(max_length=200, blank=True)
+    kind = models.CharField(max_length=64, db_index=True)
+    params = models.JSONField(default=dict, blank=True, help_text="the fixed parameters")
+    seed = models.PositiveIntegerField(default=0, help_text="repetition r runs with seed + r")
+    traces = models.ManyToManyField("inputs.Trace", related_name="sweeps", blank=True)
+    vary = models.JSONField(default=list, help_text='[{"param": name, "values": [...]}, ...]')
+    repetitions = models.PositiveIntegerField(default=1)
+    runs = models.ManyToManyField(Experiment, through="SweepRun", related_name="sweeps")
+    created = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created", "-id"]
+
+    def __str__(self) -> str:
+        return self.name or f"{self.kind} sweep #{self.pk}"
+
+
+class SweepRun(models.Model):
+    """One point of a sweep: the varied values, the repetition, and the run that computes it."""
+
+    sweep = models.ForeignKey(Sweep, on_delete=models.CASCADE, related_name="points")
+    experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE, related_name="+")
+    point = models.JSONField(default=dict)
+    index = models.PositiveIntegerField(help_text="position of the point in the sweep grid")
+    repetition = models.PositiveIntegerField(default=0)
+    reused = models.BooleanField(default=False, help_text="an identical earlier run was reused")
+
+    class Meta:
+        ordering = ["index", "repetition"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["sweep", "index", "repetition"], name="one_run_per_sweep_point"
+            )
+        ]
+
+    def __str__(self) -> str:
+        values = ", ".join(f"{k}={v}" for k, v in self.point.items())
+        return f"{self.sweep} · {values} · repetition {self.repetition}"

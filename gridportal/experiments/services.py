@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import time
 from typing import Any
@@ -19,12 +21,13 @@ from .models import Experiment
 
 log = logging.getLogger(__name__)
 PROGRESS_INTERVAL_S = 0.5
+MAX_SEED = 2**31 - 1
 
 
-def experiment_create(
-    *, owner, kind: str, params: dict[str, Any] | None, traces=(), seed: int = 0, name: str = ""
-) -> Experiment:
-    """Validate against the kind's schema, save as queued, enqueue after commit."""
+def validate_run(
+    *, kind: str, params: dict[str, Any] | None, traces=(), seed: int = 0
+) -> tuple[catalogue.ExperimentKind, dict[str, Any], list]:
+    """Check a run against the kind's schema and inputs; errors name the field."""
     try:
         spec = catalogue.get_kind(kind)
     except KeyError as exc:
@@ -38,15 +41,63 @@ def experiment_create(
         catalogue.base.check_inputs(spec, {"traces": traces})
     except catalogue.InputError as exc:
         raise ValidationError({"traces": [str(exc)]}) from None
-    if seed < 0:
-        raise ValidationError({"seed": ["must be a non-negative integer"]})
+    if not isinstance(seed, int) or seed < 0 or seed > MAX_SEED:
+        raise ValidationError({"seed": [f"must be an integer in 0..{MAX_SEED}"]})
+    return spec, clean, traces
+
+
+def run_fingerprint(*, kind: str, params: dict[str, Any], seed: int, traces) -> str:
+    """Identical runs (kind, parameters, seed, input contents) have the same fingerprint."""
+    key = {"kind": kind, "params": params, "seed": seed, "inputs": [t.sha256 for t in traces]}
+    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
+
+
+def experiment_new(
+    *, owner, kind: str, params: dict[str, Any] | None, traces=(), seed: int = 0, name: str = ""
+) -> Experiment:
+    """Validate and save a queued run without enqueueing it (callers enqueue after commit)."""
+    _, clean, traces = validate_run(kind=kind, params=params, traces=traces, seed=seed)
+    exp = Experiment.objects.create(
+        owner=owner,
+        kind=kind,
+        params=clean,
+        seed=seed,
+        name=name[:200],
+        fingerprint=run_fingerprint(kind=kind, params=clean, seed=seed, traces=traces),
+    )
+    exp.traces.set(traces)
+    return exp
+
+
+def experiment_create(
+    *, owner, kind: str, params: dict[str, Any] | None, traces=(), seed: int = 0, name: str = ""
+) -> Experiment:
+    """Validate against the kind's schema, save as queued, enqueue after commit."""
     with transaction.atomic():
-        exp = Experiment.objects.create(
-            owner=owner, kind=kind, params=clean, seed=seed, name=name[:200]
+        exp = experiment_new(
+            owner=owner, kind=kind, params=params, traces=traces, seed=seed, name=name
         )
-        exp.traces.set(traces)
         transaction.on_commit(lambda: experiment_enqueue(experiment_id=exp.id))
     return exp
+
+
+def experiment_clone(
+    *,
+    experiment: Experiment,
+    owner,
+    params: dict[str, Any] | None = None,
+    seed: int | None = None,
+    name: str | None = None,
+) -> Experiment:
+    """A new run with the same kind and inputs; ``params`` override some parameters."""
+    return experiment_create(
+        owner=owner,
+        kind=experiment.kind,
+        params={**experiment.params, **(params or {})},
+        traces=list(experiment.traces.order_by("id")),
+        seed=experiment.seed if seed is None else seed,
+        name=name if name is not None else f"{experiment} (copy)",
+    )
 
 
 def experiment_enqueue(*, experiment_id: int) -> None:

@@ -56,7 +56,64 @@ def experiment_form_class(kind: ExperimentKind, traces_queryset) -> type[forms.F
                 )
     for param in kind.params:
         fields[f"p_{param.name}"] = field_for(param)
+    fields.update(sweep_fields(kind))
     return type(f"{kind.name.title().replace('-', '')}Form", (forms.Form,), fields)
+
+
+SWEEP_HELP = (
+    "Comma-separated values (64, 128, 256) or a range start:stop:step (0:1:0.2, stop included)."
+)
+
+
+def sweep_fields(kind: ExperimentKind) -> dict[str, forms.Field]:
+    """Optional sweep settings: up to two varied parameters and a number of repetitions."""
+    choices = [("", "— no sweep —")] + [
+        (p.name, p.label or p.name)
+        for p in kind.params
+        if p.type in ("int", "float", "choice", "bool")
+    ]
+    return {
+        "vary1_param": forms.ChoiceField(choices=choices, required=False, label="vary"),
+        "vary1_values": forms.CharField(required=False, label="values", help_text=SWEEP_HELP),
+        "vary2_param": forms.ChoiceField(
+            choices=choices, required=False, label="and vary (optional)"
+        ),
+        "vary2_values": forms.CharField(required=False, label="values"),
+        "repetitions": forms.IntegerField(
+            min_value=1,
+            max_value=100,
+            initial=1,
+            required=False,
+            help_text="Runs per point, with seeds seed, seed+1, …",
+        ),
+    }
+
+
+def parse_vary(cleaned: dict) -> tuple[list[dict], dict[str, str]]:
+    """The form's sweep fields as the service's ``vary`` list, or errors per field."""
+    vary, errors = [], {}
+    for i in (1, 2):
+        param, text = cleaned.get(f"vary{i}_param"), (cleaned.get(f"vary{i}_values") or "").strip()
+        if not param:
+            if text:
+                errors[f"vary{i}_param"] = "choose the parameter these values are for"
+            continue
+        if not text:
+            errors[f"vary{i}_values"] = "give the values to try"
+            continue
+        if ":" in text and "," not in text:
+            parts = text.split(":")
+            if len(parts) != 3:
+                errors[f"vary{i}_values"] = "a range is start:stop:step"
+                continue
+            vary.append(
+                {"param": param, "range": dict(zip(("start", "stop", "step"), parts, strict=True))}
+            )
+        else:
+            vary.append(
+                {"param": param, "values": [v.strip() for v in text.split(",") if v.strip()]}
+            )
+    return vary, errors
 
 
 def params_from_form(kind: ExperimentKind, cleaned: dict) -> dict:

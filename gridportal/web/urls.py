@@ -13,5 +13,11 @@ urlpatterns = [
     path("experiments/", views.experiment_list, name="experiment-list"),
     path("experiments/new/", views.experiment_new, name="experiment-new"),
     path("experiments/<int:pk>/", views.experiment_detail, name="experiment-detail"),
+    path("experiments/compare/", views.experiment_compare, name="experiment-compare"),
     path("experiments/<int:pk>/cancel/", views.experiment_cancel_view, name="experiment-cancel"),
+    path("experiments/<int:pk>/delete/", views.experiment_delete_view, name="experiment-delete"),
+    path("sweeps/", views.sweep_list, name="sweep-list"),
+    path("sweeps/<int:pk>/", views.sweep_detail, name="sweep-detail"),
+    path("sweeps/<int:pk>/cancel/", views.sweep_cancel_view, name="sweep-cancel"),
+    path("sweeps/<int:pk>/delete/", views.sweep_delete_view, name="sweep-delete"),
 ]

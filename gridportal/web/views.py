@@ -7,18 +7,32 @@ import json
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
 from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.dateparse import parse_date
 from django.views.decorators.http import require_POST
 
-from gridportal.experiments.models import Experiment
-from gridportal.experiments.services import experiment_cancel, experiment_create
+from gridportal.experiments.compare import compare_runs
+from gridportal.experiments.models import Experiment, Sweep
+from gridportal.experiments.services import (
+    experiment_cancel,
+    experiment_create,
+    experiment_delete,
+)
+from gridportal.experiments.sweeps import sweep_cancel, sweep_create, sweep_delete, sweep_status
 from gridportal.inputs.models import Trace
 from gridportal.inputs.services import trace_create
 from gridportal.ownership import visible_to
 from scheduler import experiments as catalogue
 
-from .forms import TraceUploadForm, experiment_form_class, inputs_from_form, params_from_form
+from .forms import (
+    TraceUploadForm,
+    experiment_form_class,
+    inputs_from_form,
+    params_from_form,
+    parse_vary,
+)
 
 
 def _add_errors(form, exc: ValidationError, default_field: str | None = None) -> None:
@@ -87,10 +101,59 @@ def trace_download(request, pk: int):
 
 @login_required
 def experiment_list(request):
-    experiments = visible_to(
-        Experiment.objects.defer("result").select_related("owner"), request.user
+    """Runs, "my runs" by default; filter by kind, status, input and date; search by name."""
+    qs = Experiment.objects.defer("result").select_related("owner")
+    show_all = request.user.is_staff and request.GET.get("all") == "1"
+    qs = qs if show_all else qs.filter(owner=request.user)
+    f = request.GET
+    if f.get("kind"):
+        qs = qs.filter(kind=f["kind"])
+    if f.get("status"):
+        qs = qs.filter(status=f["status"])
+    if f.get("trace", "").isdigit():
+        qs = qs.filter(traces=int(f["trace"]))
+    if f.get("q"):
+        qs = qs.filter(name__icontains=f["q"])
+    for key, lookup in (("after", "created__date__gte"), ("before", "created__date__lte")):
+        day = parse_date(f.get(key) or "")
+        if day:
+            qs = qs.filter(**{lookup: day})
+    page = Paginator(qs.distinct(), 50).get_page(f.get("page"))
+    query = f.copy()
+    query.pop("page", None)
+    return render(
+        request,
+        "experiments/list.html",
+        {
+            "page": page,
+            "experiments": page.object_list,
+            "kinds": catalogue.kinds(),
+            "statuses": Experiment.Status.choices,
+            "traces": visible_to(Trace.objects.only("id", "name"), request.user),
+            "filters": f,
+            "show_all": show_all,
+            "query": query.urlencode(),
+        },
     )
-    return render(request, "experiments/list.html", {"experiments": experiments[:200]})
+
+
+def _initial_from(request, kind) -> dict:
+    """Initial form values: ``?trace=`` picks the input, ``?clone=`` copies a run."""
+    initial: dict = {}
+    if request.GET.get("trace"):
+        initial = {spec.name: request.GET["trace"] for spec in kind.inputs}
+    source_id = request.GET.get("clone", "")
+    if source_id.isdigit():
+        source = get_object_or_404(
+            visible_to(Experiment.objects.defer("result"), request.user), pk=int(source_id)
+        )
+        initial.update({f"p_{k}": v for k, v in source.params.items()})
+        initial["seed"] = source.seed
+        initial["name"] = f"{source} (copy)"
+        ids = list(source.traces.values_list("id", flat=True))
+        for spec in kind.inputs:
+            initial[spec.name] = ids[0] if spec.max == 1 and ids else ids
+    return initial
 
 
 @login_required
@@ -102,36 +165,107 @@ def experiment_new(request):
         raise Http404(f"no experiment kind {kind_name!r}") from None
     traces = visible_to(Trace.objects.all(), request.user)
     form_class = experiment_form_class(kind, traces)
-    initial = {}
-    if request.GET.get("trace"):
-        initial = {spec.name: request.GET["trace"] for spec in kind.inputs}
-    form = form_class(request.POST or None, initial=initial)
+    form = form_class(request.POST or None, initial=_initial_from(request, kind))
     if request.method == "POST" and form.is_valid():
-        try:
-            exp = experiment_create(
-                owner=request.user,
-                kind=kind.name,
-                params=params_from_form(kind, form.cleaned_data),
-                traces=inputs_from_form(kind, form.cleaned_data),
-                seed=form.cleaned_data["seed"],
-                name=form.cleaned_data["name"],
-            )
-        except ValidationError as exc:
-            _add_errors(form, exc)
-        else:
-            return redirect("experiment-detail", pk=exp.pk)
+        data = form.cleaned_data
+        vary, vary_errors = parse_vary(data)
+        for field, error in vary_errors.items():
+            form.add_error(field, error)
+        common = {
+            "owner": request.user,
+            "kind": kind.name,
+            "params": params_from_form(kind, data),
+            "traces": inputs_from_form(kind, data),
+            "seed": data["seed"],
+            "name": data["name"],
+        }
+        if not vary_errors:
+            try:
+                if vary:
+                    sweep = sweep_create(**common, vary=vary, repetitions=data["repetitions"] or 1)
+                    return redirect("sweep-detail", pk=sweep.pk)
+                exp = experiment_create(**common)
+                return redirect("experiment-detail", pk=exp.pk)
+            except ValidationError as exc:
+                _add_errors(form, exc, "vary1_values" if "vary" in exc.message_dict else None)
     presets = [{"title": p.title, "params_json": json.dumps(p.params)} for p in kind.presets]
+    sweep_names = {"vary1_param", "vary1_values", "vary2_param", "vary2_values", "repetitions"}
     return render(
         request,
         "experiments/new.html",
         {
             "kind": kind,
             "form": form,
+            "main_fields": [f for f in form if f.name not in sweep_names],
+            "sweep_fields": [f for f in form if f.name in sweep_names],
             "kinds": catalogue.kinds(),
             "presets": presets,
         },
         status=400 if form.errors else 200,
     )
+
+
+@login_required
+def experiment_compare(request):
+    ids = [int(i) for i in request.GET.getlist("ids") if i.isdigit()]
+    experiments = list(visible_to(Experiment.objects.all(), request.user).filter(pk__in=ids))
+    if len(experiments) != len(set(ids)):
+        raise Http404("no such run")
+    experiments.sort(key=lambda e: ids.index(e.pk))
+    error, result = None, None
+    try:
+        result = compare_runs(experiments)
+    except ValidationError as exc:
+        error = exc.messages[0]
+    return render(
+        request,
+        "experiments/compare.html",
+        {
+            "experiments": experiments,
+            "result": result,
+            "error": error,
+        },
+        status=400 if error else 200,
+    )
+
+
+@login_required
+@require_POST
+def experiment_delete_view(request, pk: int):
+    exp = get_object_or_404(visible_to(Experiment.objects.defer("result"), request.user), pk=pk)
+    experiment_delete(experiment=exp)
+    messages.success(request, f"Deleted {exp}.")
+    return redirect("experiment-list")
+
+
+@login_required
+def sweep_list(request):
+    sweeps = visible_to(Sweep.objects.select_related("owner"), request.user)
+    return render(request, "sweeps/list.html", {"sweeps": sweeps[:200]})
+
+
+@login_required
+def sweep_detail(request, pk: int):
+    sweep = get_object_or_404(visible_to(Sweep.objects.all(), request.user), pk=pk)
+    return render(request, "sweeps/detail.html", {"sweep": sweep, "state": sweep_status(sweep)})
+
+
+@login_required
+@require_POST
+def sweep_cancel_view(request, pk: int):
+    sweep = get_object_or_404(visible_to(Sweep.objects.all(), request.user), pk=pk)
+    n = sweep_cancel(sweep=sweep)
+    messages.info(request, f"Cancelled {n} run(s).")
+    return redirect("sweep-detail", pk=pk)
+
+
+@login_required
+@require_POST
+def sweep_delete_view(request, pk: int):
+    sweep = get_object_or_404(visible_to(Sweep.objects.all(), request.user), pk=pk)
+    sweep_delete(sweep=sweep)
+    messages.success(request, "Deleted the sweep and its runs.")
+    return redirect("sweep-list")
 
 
 @login_required

@@ -342,7 +342,8 @@ def _kahn(children: list[list[int]], indegree: list[int]) -> list[int]:
 
 
 def _find_cycle(parents: list[list[int]], left: set[int]) -> list[int]:
-    """A cycle among ``left`` (the tasks Kahn could not order), in dependency order.
+    """A cycle among ``left`` (the tasks Kahn could not order), in dependency order, starting
+    at its task listed first.
 
     Every task left over has a parent that is also left over, so walking up parents from any
     of them must revisit a task; the walk from that repeat is the cycle.
@@ -357,7 +358,8 @@ def _find_cycle(parents: list[list[int]], left: set[int]) -> list[int]:
         node = min(p for p in parents[node] if p in left)
     cycle = walk[seen[node] :]
     cycle.reverse()  # walked child → parent; report parent → child
-    return cycle
+    first = cycle.index(min(cycle))  # start at the task listed first
+    return cycle[first:] + cycle[:first]
 
 
 def _fresh_id(wanted: str, taken: Mapping[str, Any] | set[str]) -> str:

@@ -109,7 +109,8 @@ def summarize(workflow: Workflow) -> dict[str, Any]:
     Keys: ``tasks`` (real tasks), ``edges`` (distinct parent→child pairs between real tasks),
     ``levels``, ``critical_path`` (s), ``average_parallelism``, then ``total_runtime`` (s),
     ``tasks_per_level``, ``max_parallelism`` (widest level), ``roots``, ``sinks``,
-    ``max_processors``, ``total_data`` (bytes on edges) and ``name``.
+    ``max_processors``, ``total_data`` (bytes on edges) and ``name``.  Seconds and the
+    parallelism are rounded to 6 decimals (float sums of file runtimes carry noise).
     """
     real = workflow.real_tasks
     virtual = {t.id for t in workflow.tasks if t.virtual}
@@ -123,9 +124,9 @@ def summarize(workflow: Workflow) -> dict[str, Any]:
         "tasks": len(real),
         "edges": len(edges),
         "levels": len(per_level),
-        "critical_path": cp,
-        "average_parallelism": (total / cp) if cp > 0 else None,
-        "total_runtime": total,
+        "critical_path": round(cp, 6),
+        "average_parallelism": round(total / cp, 6) if cp > 0 else None,
+        "total_runtime": round(total, 6),
         "tasks_per_level": per_level,
         "max_parallelism": max(per_level, default=0),
         "roots": sum(1 for t in real if t.id not in has_parent),

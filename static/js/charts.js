@@ -36,6 +36,7 @@
           const e = ds.errors[j];
           if (e === null || e === undefined) return;
           const raw = ds.data[j];
+          if (raw === null || raw === undefined) return;
           const y = typeof raw === "object" ? raw.y : raw;
           const top = yScale.getPixelForValue(y + e), bottom = yScale.getPixelForValue(y - e);
           ctx.beginPath();
@@ -63,16 +64,25 @@
       plugins: {legend: {display: spec.series.length > 1}, title: {display: false}},
     };
     if (spec.type === "bar" || spec.type === "histogram") {
-      const labels = spec.series.length ? spec.series[0].points.map((p) => String(p[0])) : [];
+      // Categories: the union over all series, in first-seen order, so that overlaid runs
+      // with different categories still line up.
+      const labels = [];
+      spec.series.forEach((s) => s.points.forEach((p) => { if (!labels.includes(String(p[0]))) labels.push(String(p[0])); }));
       const hist = spec.type === "histogram";
+      const align = (s, values) => {
+        const at = new Map(s.points.map((p, j) => [String(p[0]), values[j]]));
+        return labels.map((l) => (at.has(l) ? at.get(l) : null));
+      };
       return {
         type: "bar",
         data: {
           labels: labels,
           datasets: spec.series.map((s, i) => ({
-            label: s.name, data: s.points.map((p) => p[1]), errors: s.errors,
+            label: s.name, data: align(s, s.points.map((p) => p[1])),
+            errors: s.errors ? align(s, s.errors) : undefined,
             backgroundColor: color(i) + "cc", borderColor: color(i), borderWidth: 1,
-            barPercentage: hist ? 1.0 : 0.9, categoryPercentage: hist ? 1.0 : 0.8,
+            barPercentage: hist && spec.series.length === 1 ? 1.0 : 0.9,
+            categoryPercentage: hist && spec.series.length === 1 ? 1.0 : 0.8,
           })),
         },
         options: Object.assign(base, {scales: {x: axis(spec.x, "category"), y: axis(spec.y, "linear")}}),
@@ -126,9 +136,11 @@
       table.appendChild(tr);
     }
     card.appendChild(table);
-    const p = el("p", {class: "downloads"});
-    p.appendChild(el("a", {href: csvUrl + "?part=summary"}, "summary CSV"));
-    card.appendChild(p);
+    if (csvUrl) {
+      const p = el("p", {class: "downloads"});
+      p.appendChild(el("a", {href: csvUrl + "?part=summary"}, "summary CSV"));
+      card.appendChild(p);
+    }
     container.appendChild(card);
   }
 
@@ -143,9 +155,11 @@
     tab.rows.forEach((r) => { const tr = el("tr"); r.forEach((c) => tr.appendChild(el("td", {}, fmt(c)))); body.appendChild(tr); });
     table.appendChild(body);
     card.appendChild(table);
-    const p = el("p", {class: "downloads"});
-    p.appendChild(el("a", {href: csvUrl + "?part=table:" + encodeURIComponent(tab.id)}, "CSV"));
-    card.appendChild(p);
+    if (csvUrl) {
+      const p = el("p", {class: "downloads"});
+      p.appendChild(el("a", {href: csvUrl + "?part=table:" + encodeURIComponent(tab.id)}, "CSV"));
+      card.appendChild(p);
+    }
     container.appendChild(card);
   }
 
@@ -160,12 +174,30 @@
     const png = el("a", {href: "#", class: "png", download: spec.id + ".png"}, "PNG");
     p.appendChild(png);
     p.appendChild(document.createTextNode(" · "));
-    p.appendChild(el("a", {href: csvUrl + "?part=chart:" + encodeURIComponent(spec.id), class: "csv"}, "data CSV"));
+    if (csvUrl) {
+      p.appendChild(el("a", {href: csvUrl + "?part=chart:" + encodeURIComponent(spec.id), class: "csv"}, "data CSV"));
+    } else {
+      const csv = el("a", {href: "#", class: "csv", download: spec.id + ".csv"}, "data CSV");
+      csv.addEventListener("click", () => { csv.href = "data:text/csv;charset=utf-8," + encodeURIComponent(chartCsv(spec)); });
+      p.appendChild(csv);
+    }
     card.appendChild(p);
     container.appendChild(card);
     const chart = new Chart(canvas, config(spec));
     png.addEventListener("click", () => { png.href = chart.toBase64Image("image/png", 1); });
     return chart;
+  }
+
+  // The same CSV as the API's chart export, for results that exist only in the page.
+  function chartCsv(spec) {
+    const q = (v) => (v === null || v === undefined ? "" : /[",\n]/.test(String(v)) ? '"' + String(v).replace(/"/g, '""') + '"' : String(v));
+    const rows = [spec.type === "gantt" ? ["series", "start", "end", "row"] : ["series", spec.x.label, spec.y.label, "error"]];
+    spec.series.forEach((s) => s.points.forEach((p, j) => {
+      const row = [s.name].concat(p);
+      if (spec.type !== "gantt") row.push(s.errors ? s.errors[j] : "");
+      rows.push(row);
+    }));
+    return rows.map((r) => r.map(q).join(",")).join("\n") + "\n";
   }
 
   function render(container, result, csvUrl) {

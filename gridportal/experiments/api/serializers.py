@@ -4,8 +4,9 @@ from rest_framework import serializers
 from gridportal.inputs.models import Trace
 from gridportal.ownership import visible_to
 
-from ..models import Experiment
+from ..models import Experiment, Sweep
 from ..services import experiment_create
+from ..sweeps import sweep_create, sweep_status
 
 
 class OwnedTraceField(serializers.PrimaryKeyRelatedField):
@@ -73,6 +74,74 @@ class ExperimentSerializer(serializers.ModelSerializer):
                 params=validated_data.get("params"),
                 traces=validated_data.get("traces", []),
                 seed=validated_data.get("seed", 0),
+                name=validated_data.get("name", ""),
+            )
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from None
+
+
+class CloneSerializer(serializers.Serializer):
+    """Optional changes for the copy; anything left out is taken from the original run."""
+
+    name = serializers.CharField(required=False, allow_blank=True, max_length=200)
+    params = serializers.JSONField(required=False, help_text="parameters to override")
+    seed = serializers.IntegerField(required=False, min_value=0, max_value=2**31 - 1)
+
+    def validate_params(self, value):
+        if not isinstance(value, dict):
+            raise serializers.ValidationError("must be a JSON object")
+        return value
+
+
+class VarySerializer(serializers.Serializer):
+    param = serializers.CharField()
+    values = serializers.ListField(child=serializers.JSONField(), required=False)
+    range = serializers.DictField(
+        child=serializers.FloatField(),
+        required=False,
+        help_text='{"start": a, "stop": b, "step": s} (inclusive of stop)',
+    )
+
+
+class SweepSerializer(serializers.ModelSerializer):
+    owner = serializers.CharField(source="owner.username", read_only=True)
+    traces = OwnedTraceField(many=True, required=False)
+    params = serializers.JSONField(required=False, default=dict)
+    seed = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**31 - 1)
+    vary = VarySerializer(many=True, help_text="one or two parameters and their values")
+    repetitions = serializers.IntegerField(required=False, default=1, min_value=1, max_value=100)
+    state = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Sweep
+        fields = [
+            "id",
+            "name",
+            "kind",
+            "params",
+            "seed",
+            "traces",
+            "vary",
+            "repetitions",
+            "owner",
+            "created",
+            "state",
+        ]
+        read_only_fields = ["created"]
+
+    def get_state(self, obj) -> dict:
+        return sweep_status(obj)
+
+    def create(self, validated_data):
+        try:
+            return sweep_create(
+                owner=self.context["request"].user,
+                kind=validated_data["kind"],
+                params=validated_data.get("params"),
+                traces=validated_data.get("traces", []),
+                seed=validated_data.get("seed", 0),
+                vary=[dict(v) for v in validated_data["vary"]],
+                repetitions=validated_data.get("repetitions", 1),
                 name=validated_data.get("name", ""),
             )
         except DjangoValidationError as exc:

@@ -1,0 +1,22 @@
+import django_filters
+
+from ..models import Experiment, Sweep
+
+
+class ExperimentFilter(django_filters.FilterSet):
+    trace = django_filters.NumberFilter(field_name="traces", label="input trace id")
+    created_after = django_filters.IsoDateTimeFilter(field_name="created", lookup_expr="gte")
+    created_before = django_filters.IsoDateTimeFilter(field_name="created", lookup_expr="lte")
+    sweep = django_filters.NumberFilter(field_name="sweeps", label="sweep id")
+
+    class Meta:
+        model = Experiment
+        fields = ["kind", "status", "trace", "sweep", "created_after", "created_before"]
+
+
+class SweepFilter(django_filters.FilterSet):
+    trace = django_filters.NumberFilter(field_name="traces", label="input trace id")
+
+    class Meta:
+        model = Sweep
+        fields = ["kind", "trace"]

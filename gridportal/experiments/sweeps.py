@@ -1,0 +1,349 @@
+"""Parameter sweeps: expand a grid of runs, run it as a Celery group, aggregate the results.
+
+A sweep varies one or two parameters of a kind (a list of values, or a range) and repeats every
+point ``repetitions`` times with seeds ``seed, seed + 1, …``. Each run is an ordinary Experiment,
+so it is executed, cancelled and exported like any other; a finished identical run (same kind,
+parameters, seed and input contents, same owner) is re-used instead of being computed again.
+The aggregate (mean, standard deviation and n per point, for every numeric summary metric) is
+computed from the runs on request, so it is always consistent with what has finished.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from statistics import fmean, stdev
+from typing import Any
+
+from celery import group
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from scheduler import experiments as catalogue
+
+from .models import Experiment, Sweep, SweepRun
+from .services import experiment_cancel, experiment_new, run_fingerprint, validate_run
+
+MAX_RUNS = 2000
+MAX_VALUES = 200
+
+
+def _range_values(spec: dict[str, Any], where: str) -> list[float]:
+    try:
+        start, stop, step = (float(spec[k]) for k in ("start", "stop", "step"))
+    except (KeyError, TypeError, ValueError):
+        raise ValidationError(
+            {"vary": [f"{where}.range needs numeric start, stop and step"]}
+        ) from None
+    if step <= 0 or stop < start or not all(map(math.isfinite, (start, stop, step))):
+        raise ValidationError({"vary": [f"{where}.range: need step > 0 and stop >= start"]})
+    count = int(math.floor((stop - start) / step + 1e-9)) + 1
+    if count > MAX_VALUES:
+        raise ValidationError({"vary": [f"{where}.range gives {count} values (max {MAX_VALUES})"]})
+    return [round(start + i * step, 10) for i in range(count)]
+
+
+def expand_vary(spec: catalogue.ExperimentKind, vary: Any) -> list[dict[str, Any]]:
+    """Normalise ``vary`` to ``[{"param", "values"}]`` with values cleaned by the schema."""
+    if not isinstance(vary, list) or not 1 <= len(vary) <= 2:
+        raise ValidationError({"vary": ["give one or two parameters to vary"]})
+    params = {p.name: p for p in spec.params}
+    out = []
+    for i, item in enumerate(vary):
+        where = f"vary[{i}]"
+        if not isinstance(item, dict) or "param" not in item:
+            raise ValidationError({"vary": [f"{where} needs a 'param'"]})
+        name = item["param"]
+        if name not in params:
+            known = ", ".join(params) or "none"
+            raise ValidationError(
+                {"vary": [f"{where}: {spec.name} has no parameter {name!r} (known: {known})"]}
+            )
+        if any(o["param"] == name for o in out):
+            raise ValidationError({"vary": [f"{where}: {name} is varied twice"]})
+        if "range" in item:
+            raw = _range_values(item["range"], where)
+        elif isinstance(item.get("values"), list) and item["values"]:
+            raw = item["values"]
+        else:
+            raise ValidationError(
+                {"vary": [f"{where} needs a non-empty 'values' list or a 'range'"]}
+            )
+        if len(raw) > MAX_VALUES:
+            raise ValidationError({"vary": [f"{where} has {len(raw)} values (max {MAX_VALUES})"]})
+        values = []
+        for j, value in enumerate(raw):
+            try:
+                values.append(params[name].clean(value))
+            except ValueError as exc:
+                raise ValidationError({"vary": [f"{where}.values[{j}]: {name} {exc}"]}) from None
+        out.append({"param": name, "values": list(dict.fromkeys(values))})
+    return out
+
+
+def sweep_points(vary: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    names = [v["param"] for v in vary]
+    return [
+        dict(zip(names, combo, strict=True))
+        for combo in itertools.product(*(v["values"] for v in vary))
+    ]
+
+
+def sweep_create(
+    *,
+    owner,
+    kind: str,
+    params: dict[str, Any] | None,
+    traces=(),
+    seed: int = 0,
+    vary: Any,
+    repetitions: int = 1,
+    name: str = "",
+) -> Sweep:
+    """Validate the whole grid, save it, and enqueue the new runs as one Celery group."""
+    spec, base, traces = validate_run(kind=kind, params=params, traces=traces, seed=seed)
+    vary = expand_vary(spec, vary)
+    if not isinstance(repetitions, int) or repetitions < 1:
+        raise ValidationError({"repetitions": ["must be a positive integer"]})
+    points = sweep_points(vary)
+    total = len(points) * repetitions
+    if total > MAX_RUNS:
+        raise ValidationError({"vary": [f"the sweep has {total} runs; the limit is {MAX_RUNS}"]})
+    if seed + repetitions - 1 > 2**31 - 1:
+        raise ValidationError({"seed": ["seed + repetitions is too large"]})
+    new_ids: list[int] = []
+    with transaction.atomic():
+        sweep = Sweep.objects.create(
+            owner=owner,
+            kind=kind,
+            params=base,
+            seed=seed,
+            vary=vary,
+            repetitions=repetitions,
+            name=name[:200],
+        )
+        sweep.traces.set(traces)
+        for index, point in enumerate(points):
+            for rep in range(repetitions):
+                run_params = {**base, **point}
+                exp, reused = _run_for(
+                    owner,
+                    spec,
+                    run_params,
+                    seed + rep,
+                    traces,
+                    f"{sweep} · {_label(point)} · seed {seed + rep}",
+                )
+                if not reused:
+                    new_ids.append(exp.id)
+                SweepRun.objects.create(
+                    sweep=sweep,
+                    experiment=exp,
+                    point=point,
+                    index=index,
+                    repetition=rep,
+                    reused=reused,
+                )
+        transaction.on_commit(lambda: _enqueue_group(new_ids))
+    return sweep
+
+
+def _label(point: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in point.items())
+
+
+def _run_for(owner, spec, params, seed, traces, name) -> tuple[Experiment, bool]:
+    try:
+        clean = spec.validate(params)
+    except catalogue.ParamError as exc:
+        raise ValidationError({"vary": [f"{k}: {v}" for k, v in exc.errors.items()]}) from None
+    key = run_fingerprint(kind=spec.name, params=clean, seed=seed, traces=traces)
+    existing = (
+        Experiment.objects.filter(owner=owner, fingerprint=key)
+        .exclude(status__in=[Experiment.Status.FAILED, Experiment.Status.CANCELLED])
+        .order_by("-status", "id")
+        .first()
+    )
+    if existing is not None:
+        return existing, True
+    return experiment_new(
+        owner=owner, kind=spec.name, params=clean, traces=traces, seed=seed, name=name
+    ), False
+
+
+def _enqueue_group(ids: list[int]) -> None:
+    from .tasks import run_experiment_task
+
+    if ids:
+        group(run_experiment_task.si(i) for i in ids).apply_async(
+            queue=settings.CELERY_TASK_DEFAULT_QUEUE
+        )
+
+
+def sweep_cancel(*, sweep: Sweep) -> int:
+    """Cancel the sweep's queued and running runs; returns how many were cancelled."""
+    cancelled = 0
+    for exp in sweep.runs.filter(status__in=[Experiment.Status.QUEUED, Experiment.Status.RUNNING]):
+        try:
+            experiment_cancel(experiment=exp)
+            cancelled += 1
+        except ValidationError:
+            pass  # it finished meanwhile
+    return cancelled
+
+
+def sweep_delete(*, sweep: Sweep) -> None:
+    """Delete a sweep and the runs that no other sweep uses."""
+    with transaction.atomic():
+        ids = list(sweep.runs.values_list("id", flat=True))
+        sweep.delete()
+        Experiment.objects.filter(id__in=ids, sweeps__isnull=True).delete()
+
+
+def sweep_status(sweep: Sweep) -> dict[str, Any]:
+    """Overall state and progress, and each run's, for the sweep page and API."""
+    rows = list(sweep.points.select_related("experiment").defer("experiment__result"))
+    counts = {s.value: 0 for s in Experiment.Status}
+    for r in rows:
+        counts[r.experiment.status] += 1
+    n = len(rows)
+    if counts["queued"] + counts["running"]:
+        state = "running" if counts["running"] or counts["succeeded"] else "queued"
+    elif counts["cancelled"] and not counts["succeeded"]:
+        state = "cancelled"
+    elif counts["failed"] or counts["cancelled"]:
+        state = "partial" if counts["succeeded"] else "failed"
+    else:
+        state = "succeeded"
+    progress = sum(1.0 if r.experiment.is_finished else r.experiment.progress for r in rows)
+    return {
+        "status": state,
+        "progress": progress / n if n else 1.0,
+        "counts": counts,
+        "runs": [
+            {
+                "id": r.experiment.id,
+                "point": r.point,
+                "repetition": r.repetition,
+                "seed": r.experiment.seed,
+                "status": r.experiment.status,
+                "progress": r.experiment.progress,
+                "error": r.experiment.error,
+                "reused": r.reused,
+            }
+            for r in rows
+        ],
+    }
+
+
+def sweep_aggregate(sweep: Sweep) -> dict[str, Any]:
+    """Mean, standard deviation and n per point of every numeric summary metric, as a Result
+    (summary, tables, charts with error bars) that the generic renderer and exports accept."""
+    rows = list(sweep.points.select_related("experiment"))
+    points = sweep_points(sweep.vary)
+    per_point: list[list[dict[str, Any]]] = [[] for _ in points]
+    labels: dict[str, str] = {}
+    failed = 0
+    for r in rows:
+        exp = r.experiment
+        if exp.status == Experiment.Status.SUCCEEDED and exp.result:
+            per_point[r.index].append(exp.result.get("summary", {}))
+            labels.update(exp.result.get("summary_labels", {}))
+        elif exp.status == Experiment.Status.FAILED:
+            failed += 1
+    metrics = sorted(
+        {
+            k
+            for summaries in per_point
+            for s in summaries
+            for k, v in s.items()
+            if isinstance(v, (int, float)) and not isinstance(v, bool)
+        }
+    )
+    stats: list[dict[str, tuple[float | None, float | None, int]]] = []
+    for summaries in per_point:
+        entry = {}
+        for m in metrics:
+            values = [
+                float(s[m])
+                for s in summaries
+                if isinstance(s.get(m), (int, float)) and not isinstance(s.get(m), bool)
+            ]
+            mean = fmean(values) if values else None
+            sd = stdev(values) if len(values) > 1 else (0.0 if values else None)
+            entry[m] = (mean, sd, len(values))
+        stats.append(entry)
+
+    names = [v["param"] for v in sweep.vary]
+    columns = [*names, "runs"]
+    for m in metrics:
+        columns += [f"{m} mean", f"{m} std", f"{m} n"]
+    table_rows = []
+    for point, summaries, entry in zip(points, per_point, stats, strict=True):
+        row: list[Any] = [point[n] for n in names] + [len(summaries)]
+        for m in metrics:
+            mean, sd, n = entry[m]
+            row += [_round(mean), _round(sd), n]
+        table_rows.append(row)
+
+    charts = [_metric_chart(m, labels.get(m, m), names, points, stats) for m in metrics]
+    return {
+        "kind": sweep.kind,
+        "params": sweep.params,
+        "seed": sweep.seed,
+        "summary": {
+            "points": len(points),
+            "runs": len(rows),
+            "succeeded_runs": sum(len(s) for s in per_point),
+            "failed_runs": failed,
+            "repetitions": sweep.repetitions,
+        },
+        "summary_labels": {
+            "points": "sweep points",
+            "runs": "runs",
+            "succeeded_runs": "finished runs",
+            "failed_runs": "failed runs",
+            "repetitions": "repetitions per point",
+        },
+        "tables": [
+            catalogue.base.table(
+                "points", "Mean, standard deviation and n per point", columns, table_rows
+            )
+        ],
+        "charts": charts,
+    }
+
+
+def _round(x: float | None) -> float | None:
+    return None if x is None else round(x, 6)
+
+
+def _metric_chart(metric, label, names, points, stats) -> dict[str, Any]:
+    x_name = names[0]
+    numeric = all(
+        isinstance(p[x_name], (int, float)) and not isinstance(p[x_name], bool) for p in points
+    )
+    groups: dict[Any, list[int]] = {}
+    for i, p in enumerate(points):
+        groups.setdefault(p[names[1]] if len(names) > 1 else None, []).append(i)
+    series = []
+    for key, idxs in groups.items():
+        pts, errs = [], []
+        for i in idxs:
+            mean, sd, _ = stats[i][metric]
+            x = points[i][x_name]
+            if mean is None and numeric:
+                continue  # a line just skips the point; bars keep their category
+            pts.append([x if numeric else str(x), _round(mean)])
+            errs.append(_round(sd))
+        title = metric if key is None else f"{names[1]}={key}"
+        series.append(catalogue.base.series(title, pts, errs))
+    return catalogue.base.chart(
+        f"sweep-{metric}",
+        "line" if numeric else "bar",
+        f"{label} vs {x_name}",
+        x=x_name,
+        y=f"{label} (mean ± std)",
+        series=series,
+    )

@@ -1,0 +1,32 @@
+"""One space-shared cluster: availability profile, batch policies, event simulator (SPEC §2).
+
+* :class:`Profile` — free processors over time; the shared core of slots, pricing, VAR and
+  provisioning (DESIGN.md);
+* policies ``fcfs``, ``easy``, ``conservative`` (one module each, behind :class:`Policy`);
+* :class:`Simulator` / :func:`simulate` — the event-driven replay of an SWF trace.
+"""
+
+from .jobs import DROP_REASONS, ESTIMATE_MODES, Reservation, SimJob, job_procs, prepare_jobs
+from .policy import POLICIES, Policy, get_policy
+from .profile import Profile, ProfileError
+from .result import BSLD_TAU, SCHEDULE_HEADER, SimulationResult
+from .simulator import Simulator, simulate
+
+__all__ = [
+    "BSLD_TAU",
+    "DROP_REASONS",
+    "ESTIMATE_MODES",
+    "POLICIES",
+    "SCHEDULE_HEADER",
+    "Policy",
+    "Profile",
+    "ProfileError",
+    "Reservation",
+    "SimJob",
+    "SimulationResult",
+    "Simulator",
+    "get_policy",
+    "job_procs",
+    "prepare_jobs",
+    "simulate",
+]

@@ -1,0 +1,75 @@
+"""The small base class every local batch policy implements (SPEC §2; pybatsim-style).
+
+The simulator (:mod:`scheduler.cluster.simulator`) owns time, the event queue and the
+:class:`~scheduler.cluster.profile.Profile`; a policy owns the wait queue and decides, at each
+event instant, which queued jobs start.  Contract:
+
+* a running job always holds the block ``[start, start + estimate)`` in the profile; when it
+  ends early the simulator releases the unused rest and calls :meth:`Policy.complete` with
+  ``early=True``;
+* :meth:`Policy.schedule` returns the jobs that start *now*, each already holding its block;
+* at one instant the simulator handles completions first, then reservation ends, then arrivals
+  (:meth:`Policy.submit`, in queue order: submit time, then job id), then calls
+  :meth:`Policy.schedule` once.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .simulator import Simulator
+
+__all__ = ["Policy", "POLICIES", "register_policy", "get_policy"]
+
+
+class Policy:
+    """Base class: a FIFO wait queue in (submit, job id) order and no-op hooks."""
+
+    name: str = ""
+
+    def __init__(self, sim: Simulator) -> None:
+        self.sim = sim
+        self.profile = sim.profile
+        self.queue: list[int] = []  # job indices, queue order
+
+    def submit(self, k: int, now: int) -> None:
+        """Job ``k`` arrives at ``now``."""
+        self.queue.append(k)
+
+    def complete(self, k: int, now: int, early: bool) -> None:
+        """Job ``k`` ended at ``now`` (``early``: before its planned end)."""
+
+    def schedule(self, now: int, changed: bool) -> list[int]:
+        """Jobs to start at ``now``.  ``changed`` is False when the only events at ``now``
+        were arrivals (nothing freed), which lets policies look at the newcomers only."""
+        raise NotImplementedError
+
+    def waiting_count(self) -> int:
+        """How many jobs wait now."""
+        return len(self.queue)
+
+    def next_wakeup(self) -> int | None:
+        """The next instant this policy wants to act without any event (None: never)."""
+        return None
+
+    def planned_start(self, k: int) -> int | None:
+        """Where queued job ``k`` is planned to start, if the policy plans (else None)."""
+        return None
+
+
+POLICIES: dict[str, type[Policy]] = {}
+
+
+def register_policy(cls: type[Policy]) -> type[Policy]:
+    """Class decorator: make a policy available by its ``name``."""
+    POLICIES[cls.name] = cls
+    return cls
+
+
+def get_policy(name: str) -> type[Policy]:
+    try:
+        return POLICIES[name]
+    except KeyError:
+        known = ", ".join(sorted(POLICIES))
+        raise ValueError(f"unknown policy {name!r} (known: {known})") from None

@@ -1,0 +1,340 @@
+"""The availability profile: free processors of one machine over time (SPEC §2, DESIGN.md).
+
+This is the shared core of the engine.  The batch policies (FCFS, EASY and conservative
+backfilling, Mu'alem & Feitelson 2001) plan with it, and slot advertisement (SPEC §3), pricing
+(§5), virtual advance reservations (§6) and provisioning (§7) reuse it: a hole of a conservative
+plan is a step of this function, a price is the difference between two profiles, a provisioned
+slot is a block inserted into it.
+
+Representation
+--------------
+A right-continuous step function kept as two parallel Python lists:
+
+* ``times`` — strictly increasing breakpoints (integer seconds); ``times[0]`` is the origin, the
+  earliest instant the profile still knows (see :meth:`Profile.advance`);
+* ``free`` — ``free[i]`` processors are free on ``[times[i], times[i + 1])``; the last step runs
+  to infinity and always equals the capacity, because every block is finite.
+
+The function is kept canonical: two neighbouring steps never hold the same value, so the steps
+*are* the holes (maximal intervals of constant availability).  Lookups are ``bisect`` (C speed),
+range minima and maxima are list slices fed to ``min``/``max`` (C speed), and an update touches
+only the steps inside the block it inserts or removes.  Nothing is ever rescanned in full.
+
+Complexity, with K steps: :meth:`~Profile.free_at` O(log K); :meth:`~Profile.free_over`
+O(log K + steps in the range) at C speed; :meth:`~Profile.reserve` / :meth:`~Profile.release`
+O(log K + K) list moves at C speed plus the steps covered; :meth:`~Profile.earliest_start`
+O(steps scanned from t to the answer).
+
+Example
+-------
+>>> p = Profile(5)
+>>> p.reserve(0, 3, 2)            # job A: 2 processors over [0, 3)
+>>> p.earliest_start(4, 1, 0)     # job B: 4 processors for 1 s
+3
+>>> p.free_over(0, 3), p.free_at(3)
+(3, 5)
+>>> list(p.steps())
+[(0, 3, 3), (3, None, 5)]
+
+References
+----------
+A. W. Mu'alem and D. G. Feitelson, "Utilization, predictability, workloads, and user runtime
+estimates in scheduling the IBM SP2 with backfilling", IEEE TPDS 12(6):529-543, 2001 (the
+"profile" of conservative backfilling).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
+
+__all__ = ["Profile", "ProfileError"]
+
+
+class ProfileError(ValueError):
+    """A block that does not fit (over-commit), or a release of capacity that was not taken."""
+
+
+class Profile:
+    """Free processors of a machine of ``capacity`` processors, from ``origin`` on.
+
+    Blocks are half-open intervals ``[start, end)`` of integer seconds.  Every method that takes
+    a time before :attr:`origin` raises :class:`ValueError`: the past has been forgotten.
+    """
+
+    __slots__ = ("capacity", "_times", "_free")
+
+    def __init__(self, capacity: int, origin: int = 0) -> None:
+        if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 0:
+            raise ValueError(f"capacity must be an int >= 0, got {capacity!r}")
+        self.capacity = capacity
+        self._times: list[int] = [origin]
+        self._free: list[int] = [capacity]
+
+    # ---------------------------------------------------------------- reading
+
+    @property
+    def origin(self) -> int:
+        """The earliest instant the profile knows."""
+        return self._times[0]
+
+    @property
+    def times(self) -> list[int]:
+        """The breakpoints (read-only view by convention; do not mutate)."""
+        return self._times
+
+    @property
+    def free(self) -> list[int]:
+        """Free processors per step, parallel to :attr:`times` (do not mutate)."""
+        return self._free
+
+    def __len__(self) -> int:
+        """Number of steps."""
+        return len(self._times)
+
+    def __repr__(self) -> str:
+        steps = ", ".join(f"{t}:{f}" for t, f in zip(self._times, self._free, strict=True))
+        return f"Profile({self.capacity}, [{steps}])"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Profile):
+            return NotImplemented
+        return (self.capacity, self._times, self._free) == (
+            other.capacity,
+            other._times,
+            other._free,
+        )
+
+    def _index(self, t: int) -> int:
+        """Index of the step holding instant ``t``."""
+        i = bisect_right(self._times, t) - 1
+        if i < 0:
+            raise ValueError(f"time {t} is before the profile's origin {self._times[0]}")
+        return i
+
+    def free_at(self, t: int) -> int:
+        """Free processors at instant ``t``."""
+        return self._free[self._index(t)]
+
+    def free_over(self, a: int, b: int) -> int:
+        """Minimum free processors over ``[a, b)`` (``free_at(a)`` when ``b <= a``)."""
+        i = self._index(a)
+        if b <= a:
+            return self._free[i]
+        j = bisect_left(self._times, b, i + 1)
+        if j == i + 1:
+            return self._free[i]
+        return min(self._free[i:j])
+
+    def max_free_over(self, a: int, b: int) -> int:
+        """Maximum free processors over ``[a, b)`` (``free_at(a)`` when ``b <= a``)."""
+        i = self._index(a)
+        if b <= a:
+            return self._free[i]
+        j = bisect_left(self._times, b, i + 1)
+        if j == i + 1:
+            return self._free[i]
+        return max(self._free[i:j])
+
+    def fits(self, n: int, a: int, b: int) -> bool:
+        """Whether ``n`` processors are free over all of ``[a, b)``."""
+        return self.free_over(a, b) >= n
+
+    def earliest_start(self, n: int, d: int, t: int | None = None) -> int | None:
+        """Earliest ``s >= t`` with ``n`` processors free over ``[s, s + d)``.
+
+        ``t`` defaults to the origin.  ``d = 0`` asks for ``n`` free processors at the instant
+        ``s``.  Returns None when ``n`` exceeds the capacity (it never fits).  The answer is
+        always ``t`` or a breakpoint, i.e. an instant where availability changes.
+        """
+        if n > self.capacity:
+            return None
+        times = self._times
+        free = self._free
+        if t is None or t < times[0]:
+            if t is not None:
+                raise ValueError(f"time {t} is before the profile's origin {times[0]}")
+            t = times[0]
+        i = bisect_right(times, t) - 1
+        last = len(times) - 1
+        start = t
+        end = t + d
+        while True:
+            if free[i] < n:
+                i += 1  # cannot be past the last step: it holds the whole capacity
+                start = times[i]
+                end = start + d
+            elif i == last or times[i + 1] >= end:
+                return start
+            else:
+                i += 1
+
+    def steps(self, a: int | None = None, b: int | None = None) -> Iterator[tuple[int, int | None, int]]:
+        """The steps ``(start, end, free)`` meeting ``[a, b)``, clipped to it.
+
+        ``end`` is None for the last step when ``b`` is None (it runs forever).  With the
+        defaults this is the whole function from the origin on.  These are the holes of the
+        plan: slot advertisement reads them.
+        """
+        times, free = self._times, self._free
+        i = 0 if a is None else self._index(a)
+        k = len(times)
+        while i < k:
+            s = times[i]
+            e = times[i + 1] if i + 1 < k else None
+            if a is not None and s < a:
+                s = a
+            if b is not None:
+                if s >= b:
+                    return
+                if e is None or e > b:
+                    e = b
+            yield (s, e, free[i])
+            i += 1
+
+    def breakpoints(self, a: int | None = None, b: int | None = None) -> list[int]:
+        """Instants in ``[a, b)`` where availability changes (``a`` itself excluded unless it
+        is a breakpoint).  These are the candidate starts of pricing query (18), SPEC §5."""
+        times = self._times
+        i = 0 if a is None else bisect_left(times, a)
+        j = len(times) if b is None else bisect_left(times, b)
+        return times[i:j]
+
+    def copy(self) -> Profile:
+        """An independent copy (cheap: two list copies)."""
+        other = Profile.__new__(Profile)
+        other.capacity = self.capacity
+        other._times = self._times.copy()
+        other._free = self._free.copy()
+        return other
+
+    # --------------------------------------------------------------- updating
+
+    def _add(self, start: int, end: int, delta: int, what: str) -> None:
+        """Add ``delta`` free processors over ``[start, end)``, keeping 0 <= free <= capacity
+        (else raise :class:`ProfileError` and change nothing) and the steps canonical."""
+        times = self._times
+        free = self._free
+        # split at start
+        i = bisect_right(times, start) - 1
+        if i < 0:
+            raise ValueError(f"time {start} is before the profile's origin {times[0]}")
+        if times[i] != start:
+            i += 1
+            times.insert(i, start)
+            free.insert(i, free[i - 1])
+        # split at end
+        j = bisect_right(times, end, i) - 1
+        if times[j] != end:
+            j += 1
+            times.insert(j, end)
+            free.insert(j, free[j - 1])
+        if j == i + 1:
+            f = free[i] + delta
+            ok = 0 <= f <= self.capacity
+            if ok:
+                free[i] = f
+        else:
+            seg = free[i:j]
+            ok = min(seg) + delta >= 0 if delta < 0 else max(seg) + delta <= self.capacity
+            if ok:
+                free[i:j] = [f + delta for f in seg]
+        # merge equal neighbours at end, then at start
+        if j < len(free) and free[j - 1] == free[j]:
+            del free[j]
+            del times[j]
+        if i > 0 and free[i - 1] == free[i]:
+            del free[i]
+            del times[i]
+        if not ok:
+            if delta < 0:
+                raise ProfileError(
+                    f"over-commit: {what} {-delta} processors over [{start}, {end}) but only "
+                    f"{self.free_over(start, end)} are free there"
+                )
+            raise ProfileError(
+                f"{what} {delta} processors over [{start}, {end}) exceeds the capacity "
+                f"{self.capacity} (giving back what was not taken)"
+            )
+
+    def reserve(self, start: int, end: int, n: int) -> None:
+        """Insert a block: take ``n`` processors over ``[start, end)``.
+
+        Raises :class:`ProfileError` (and changes nothing) if fewer than ``n`` are free
+        somewhere in the interval.  An empty interval or ``n = 0`` is a no-op.
+        """
+        if end <= start or n == 0:
+            return
+        if n < 0:
+            raise ValueError(f"processors must be >= 0, got {n}")
+        self._add(start, end, -n, "reserving")
+
+    def release(self, start: int, end: int, n: int) -> None:
+        """Remove a block: give back ``n`` processors over ``[start, end)``.
+
+        Raises :class:`ProfileError` (and changes nothing) if that would exceed the capacity
+        (giving back what was never taken).
+        """
+        if end <= start or n == 0:
+            return
+        if n < 0:
+            raise ValueError(f"processors must be >= 0, got {n}")
+        self._add(start, end, n, "releasing")
+
+    def earliest_move(self, start: int, d: int, n: int, t: int) -> int:
+        """Earliest start ``>= t`` (and ``<= start``) for a block of ``n`` processors and
+        duration ``d`` that is *already in the profile* at ``start``.
+
+        The same answer as releasing the block and asking :meth:`earliest_start`, without
+        touching the profile: the block's own processors are free over ``[start, start + d)``,
+        so a window opening at ``s' < start`` only needs ``n`` free over
+        ``[s', min(s' + d, start))``.  Conservative backfilling's compression asks this for
+        every queued job; pricing can ask it to re-plan a queue.
+        """
+        times = self._times
+        free = self._free
+        j = bisect_left(times, start)  # steps [0, j) begin before start
+        i = bisect_right(times, t) - 1
+        if i < 0:
+            raise ValueError(f"time {t} is before the profile's origin {times[0]}")
+        cand = t
+        while i < j:
+            if free[i] < n:
+                i += 1
+                if i >= j:
+                    return start
+                cand = times[i]
+            elif i + 1 == j or times[i + 1] >= cand + d:
+                return cand if cand < start else start
+            else:
+                i += 1
+        return start
+
+    def move(self, start: int, new_start: int, d: int, n: int) -> None:
+        """Move a block of ``n`` processors and duration ``d`` from ``start`` to
+        ``new_start`` (only the net change is applied; raises :class:`ProfileError` and
+        changes nothing if it does not fit)."""
+        if new_start == start or d <= 0 or n == 0:
+            return
+        new_end, end = new_start + d, start + d
+        if new_end <= start or end <= new_start:  # disjoint: take, then give back
+            self.reserve(new_start, new_end, n)
+            self.release(start, end, n)
+        elif new_start < start:  # earlier, overlapping
+            self._add(new_start, start, -n, "moving")
+            self._add(new_end, end, n, "moving")
+        else:  # later, overlapping
+            self._add(end, new_end, -n, "moving")
+            self._add(start, new_start, n, "moving")
+
+    def advance(self, t: int) -> None:
+        """Forget everything before ``t`` (the origin becomes ``t``); a no-op if ``t`` is not
+        after the origin.  Simulators call it as time moves on so the profile stays short."""
+        times = self._times
+        if t <= times[0]:
+            return
+        i = bisect_right(times, t) - 1
+        if i > 0:
+            del times[:i]
+            del self._free[:i]
+        times[0] = t

@@ -1,0 +1,165 @@
+"""What a cluster simulation produces (SPEC §2 "Outputs", issue 3 item 5).
+
+* the schedule: job id, submit, start, end, processors, wait;
+* a summary: mean and median wait, mean bounded slowdown (τ = 10 s), utilization over the trace
+  span, makespan, dropped and killed jobs;
+* time series: busy processors and queue length at every event instant, and their
+  time-weighted averages over equal bins (:meth:`SimulationResult.binned`) for charts.
+
+Bounded slowdown (Feitelson et al., "Theory and practice in parallel job scheduling",
+JSSPP 1997): ``max(1, (wait + run) / max(run, τ))`` with τ = 10 s, ``run`` the simulated runtime.
+Utilization: Σ processors × runtime / (machine × (last end − first submit)).
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+import numpy as np
+
+from .jobs import SimJob
+
+if TYPE_CHECKING:
+    from .simulator import Simulator
+
+__all__ = ["SimulationResult", "BSLD_TAU", "SCHEDULE_HEADER"]
+
+BSLD_TAU = 10
+SCHEDULE_HEADER = ("job_id", "submit", "start", "end", "procs")
+
+
+@dataclass
+class SimulationResult:
+    """Schedule, summary inputs and time series of one simulation."""
+
+    policy: str
+    estimates: str
+    procs: int
+    jobs: list[SimJob]
+    start: np.ndarray
+    end: np.ndarray
+    dropped: dict[str, int] = field(default_factory=dict)
+    series_time: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    series_busy: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    series_queue: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    reservations: int = 0
+
+    @classmethod
+    def build(
+        cls, sim: Simulator, *, policy: str, estimates: str, dropped: dict[str, int]
+    ) -> SimulationResult:
+        started = [j for j in sim.jobs if sim.start[j.index] >= 0]
+        start = np.fromiter((sim.start[j.index] for j in started), np.int64, len(started))
+        run = np.fromiter((j.runtime for j in started), np.int64, len(started))
+        return cls(
+            policy=policy,
+            estimates=estimates,
+            procs=sim.capacity,
+            jobs=started,
+            start=start,
+            end=start + run,
+            dropped=dict(dropped),
+            series_time=np.asarray(sim.series_time, dtype=np.int64),
+            series_busy=np.asarray(sim.series_busy, dtype=np.int64),
+            series_queue=np.asarray(sim.series_queue, dtype=np.int64),
+            reservations=len(sim.reservations),
+        )
+
+    # ------------------------------------------------------------- per job
+
+    @property
+    def submit(self) -> np.ndarray:
+        return np.fromiter((j.submit for j in self.jobs), np.int64, len(self.jobs))
+
+    @property
+    def job_procs(self) -> np.ndarray:
+        return np.fromiter((j.procs for j in self.jobs), np.int64, len(self.jobs))
+
+    @property
+    def wait(self) -> np.ndarray:
+        return self.start - self.submit
+
+    def bounded_slowdown(self, tau: int = BSLD_TAU) -> np.ndarray:
+        run = self.end - self.start
+        return np.maximum(1.0, (self.end - self.submit) / np.maximum(run, tau))
+
+    def rows(self) -> list[tuple[int, int, int, int, int]]:
+        """``(job_id, submit, start, end, procs)`` per simulated job, in queue order."""
+        return [
+            (j.job_id, j.submit, s, e, j.procs)
+            for j, s, e in zip(self.jobs, self.start.tolist(), self.end.tolist(), strict=True)
+        ]
+
+    def write_csv(self, out: str | Path | IO[str]) -> None:
+        """The schedule as CSV with the header ``job_id,submit,start,end,procs``."""
+        if isinstance(out, (str, Path)):
+            with open(out, "w", newline="") as fh:
+                self.write_csv(fh)
+            return
+        w = csv.writer(out, lineterminator="\n")
+        w.writerow(SCHEDULE_HEADER)
+        w.writerows(self.rows())
+
+    # ------------------------------------------------------------- summary
+
+    def summary(self) -> dict[str, Any]:
+        """Headline numbers (JSON-ready; None where undefined, e.g. with no jobs)."""
+        n = len(self.jobs)
+        dropped = sum(self.dropped.values())
+        out: dict[str, Any] = {
+            "policy": self.policy,
+            "estimates": self.estimates,
+            "procs": self.procs,
+            "jobs": n,
+            "dropped": dropped,
+            **{f"dropped_{k}": v for k, v in sorted(self.dropped.items())},
+            "killed": sum(1 for j in self.jobs if j.killed),
+            "reservations": self.reservations,
+        }
+        if n == 0:
+            out.update(
+                mean_wait=None, median_wait=None, max_wait=None, mean_response=None,
+                mean_bounded_slowdown=None, utilization=None, makespan=None,
+                first_submit=None, last_end=None,
+            )  # fmt: skip
+            return out
+        submit = self.submit
+        wait = self.start - submit
+        run = self.end - self.start
+        first = int(submit.min())
+        last = int(self.end.max())
+        span = last - first
+        work = float((run * self.job_procs).sum())
+        out.update(
+            mean_wait=round(float(wait.mean()), 3),
+            median_wait=float(np.median(wait)),
+            max_wait=int(wait.max()),
+            mean_response=round(float((self.end - submit).mean()), 3),
+            mean_bounded_slowdown=round(float(self.bounded_slowdown().mean()), 4),
+            utilization=round(work / (self.procs * span), 6) if span > 0 else None,
+            makespan=span,
+            first_submit=first,
+            last_end=last,
+        )
+        return out
+
+    # -------------------------------------------------------------- series
+
+    def binned(self, what: str, bins: int = 300) -> list[list[float]]:
+        """Time-weighted average of ``"utilization"`` (busy / machine) or ``"queue"`` (jobs
+        waiting) over ``bins`` equal intervals of the simulated span: ``[[bin start, mean]]``."""
+        t = self.series_time
+        values = {"utilization": self.series_busy, "queue": self.series_queue}[what]
+        if t.size < 2:
+            return []
+        v = values.astype(np.float64)
+        if what == "utilization":
+            v = v / self.procs
+        cum = np.concatenate(([0.0], np.cumsum(v[:-1] * np.diff(t))))
+        edges = np.linspace(float(t[0]), float(t[-1]), max(2, min(bins, t.size)) + 1)
+        area = np.interp(edges, t.astype(np.float64), cum)
+        means = np.diff(area) / np.diff(edges)
+        return [[float(e), round(float(m), 6)] for e, m in zip(edges[:-1], means, strict=True)]

@@ -1,0 +1,96 @@
+"""Small helpers for reading JSON workflow documents with errors that name a JSON path.
+
+A path is written ``$.workflow.tasks[3].parents[0]``.  :class:`Reader` collects
+``(path, reason)`` problems and stops (raising :class:`~scheduler.workflows.dag.WorkflowError`)
+after 20, so that a broken upload reports several problems at once without flooding.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .dag import WorkflowError
+
+__all__ = ["Reader", "join"]
+
+_MAX_ERRORS = 20
+
+
+def join(path: str, key: str | int) -> str:
+    """``join("$.a", "b") == "$.a.b"``; ``join("$.a", 3) == "$.a[3]"``."""
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    if key.isidentifier():
+        return f"{path}.{key}"
+    return f"{path}[{key!r}]"
+
+
+class Reader:
+    """Typed access to parsed JSON, recording problems by path."""
+
+    def __init__(self) -> None:
+        self.errors: list[tuple[str, str]] = []
+
+    def error(self, path: str, reason: str) -> None:
+        self.errors.append((path, reason))
+        if len(self.errors) >= _MAX_ERRORS:
+            self.raise_if_any()
+
+    def raise_if_any(self) -> None:
+        if self.errors:
+            raise WorkflowError(self.errors)
+
+    def obj(self, value: Any, path: str) -> dict[str, Any] | None:
+        if not isinstance(value, dict):
+            self.error(path, f"must be a JSON object, got {_kind(value)}")
+            return None
+        return value
+
+    def array(self, value: Any, path: str) -> list[Any] | None:
+        if not isinstance(value, list):
+            self.error(path, f"must be a JSON array, got {_kind(value)}")
+            return None
+        return value
+
+    def string(self, value: Any, path: str) -> str | None:
+        if not isinstance(value, str) or not value:
+            self.error(path, f"must be a non-empty string, got {_kind(value)}")
+            return None
+        return value
+
+    def strings(self, value: Any, path: str) -> list[str]:
+        """An optional array of strings (missing → empty)."""
+        if value is None:
+            return []
+        items = self.array(value, path)
+        if items is None:
+            return []
+        out = []
+        for k, item in enumerate(items):
+            s = self.string(item, join(path, k))
+            if s is not None:
+                out.append(s)
+        return out
+
+    def field(self, doc: dict[str, Any], key: str, path: str) -> Any:
+        """``doc[key]``, recording a "missing" problem when absent."""
+        if key not in doc:
+            self.error(path, f"missing required key {key!r}")
+            return None
+        return doc[key]
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return f"the number {value!r}"
+    if isinstance(value, str):
+        return f"the string {value[:40]!r}" if value else "an empty string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__

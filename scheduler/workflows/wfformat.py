@@ -1,0 +1,319 @@
+"""WfCommons WfFormat JSON (schemas 1.4, 1.5 and 1.6) → :class:`~.dag.Workflow`.
+
+WfFormat (https://github.com/wfcommons/WfFormat) describes workflow instances logged by real
+executions (WfInstances) or produced by WfCommons' generators.  Two layouts are read:
+
+**1.5 and 1.6** (1.6 only adds optional fields)::
+
+    {"schemaVersion": "1.5", "name": ...,
+     "workflow": {"specification": {"tasks": [{"id", "name", "parents": [ids], "children": [ids],
+                                               "inputFiles": [file ids], "outputFiles": [...]}],
+                                    "files": [{"id", "sizeInBytes"}]},
+                  "execution": {"tasks": [{"id", "runtimeInSeconds", "coreCount"?,
+                                           "command": {"program"}?}], ...}}}
+
+**1.4**: one list ``workflow.tasks`` whose entries carry ``name`` (the reference used by
+``parents``/``children``), ``runtimeInSeconds``, ``cores``, and
+``files: [{"link": "input"|"output", "name", "sizeInBytes"}]``.
+
+Mapping onto the model:
+
+- the task id is ``id`` (1.5/1.6) or ``name`` (1.4, where tasks refer to each other by name; an
+  ``id`` is accepted as an alias in references);
+- runtime = ``runtimeInSeconds`` (execution entry in 1.5/1.6); a task without one takes
+  ``default_runtime`` if the caller gives it, else it is an error at its JSON path;
+- processors = ``coreCount`` (1.5/1.6) or ``cores`` (1.4), rounded up to a whole processor,
+  else 1;
+- edges = the union of every ``parents`` and ``children`` list (distinct pairs);
+- edge data = total size of the files the parent outputs that the child inputs (files not
+  listed in ``files`` count 0 bytes).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .dag import Edge, Limits, Task, Workflow, WorkflowError, check_seconds
+from .jsonpath import Reader, join
+
+__all__ = ["SUPPORTED_VERSIONS", "parse_wfformat"]
+
+SUPPORTED_VERSIONS = ("1.4", "1.5", "1.6")
+
+
+def _processors(r: Reader, value: Any, path: str) -> int:
+    if value is None:
+        return 1
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        r.error(path, f"must be a number of cores >= 1, got {value!r}")
+        return 1
+    if value < 1:
+        r.error(path, f"must be >= 1, got {value!r}")
+        return 1
+    return math.ceil(value)
+
+
+def _runtime(r: Reader, value: Any, path: str, default: float | None) -> float | None:
+    if value is None:
+        if default is None:
+            r.error(
+                path,
+                "no runtimeInSeconds for this task (load with default_runtime to use a "
+                "fixed value)",
+            )
+        return default
+    reason = check_seconds(value, "runtimeInSeconds")
+    if reason:
+        r.error(path, reason)
+        return None
+    return float(value)
+
+
+def _size(r: Reader, value: Any, path: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        r.error(path, f"sizeInBytes must be a number of bytes, got {value!r}")
+        return 0
+    if value < 0:
+        r.error(path, f"sizeInBytes must be >= 0, got {value!r}")
+        return 0
+    return int(round(value))
+
+
+def _edges(
+    r: Reader,
+    links: list[tuple[str, str, str]],
+    ids: dict[str, str],
+    outputs: dict[str, dict[str, int]],
+    inputs: dict[str, set[str]],
+    limits: Limits,
+) -> list[Edge]:
+    """``links``: (parent ref, child ref, path of the reference).  ``ids`` maps refs to ids."""
+    seen: dict[tuple[str, str], None] = {}
+    for parent_ref, child_ref, path in links:
+        parent, child = ids.get(parent_ref), ids.get(child_ref)
+        if parent is None or child is None:
+            missing = parent_ref if parent is None else child_ref
+            r.error(path, f"names no task: {missing!r}")
+        elif parent == child:
+            r.error(path, f"task {parent!r} cannot depend on itself")
+        else:
+            seen[(parent, child)] = None
+            if len(seen) > limits.max_edges:
+                r.error(path, f"more than {limits.max_edges} edges (the limit)")
+                r.raise_if_any()
+    edges = []
+    for parent, child in seen:
+        out = outputs.get(parent, {})
+        data = sum(out[f] for f in inputs.get(child, set()) if f in out)
+        edges.append(Edge(parent, child, data))
+    return edges
+
+
+def _parse_15(
+    r: Reader, doc: dict[str, Any], limits: Limits, default_runtime: float | None
+) -> tuple[list[Task], list[Edge], dict[str, str]]:
+    wf = r.obj(r.field(doc, "workflow", "$"), "$.workflow")
+    r.raise_if_any()
+    assert wf is not None
+    spec = r.obj(r.field(wf, "specification", "$.workflow"), "$.workflow.specification")
+    r.raise_if_any()
+    assert spec is not None
+    base = "$.workflow.specification"
+    tasks_in = r.array(r.field(spec, "tasks", base), join(base, "tasks"))
+    r.raise_if_any()
+    assert tasks_in is not None
+    if len(tasks_in) > limits.max_tasks:
+        r.error(
+            join(base, "tasks"), f"{len(tasks_in)} tasks, more than the limit of {limits.max_tasks}"
+        )
+        r.raise_if_any()
+
+    sizes: dict[str, int] = {}
+    files = r.array(spec.get("files", []), join(base, "files")) or []
+    for k, entry in enumerate(files):
+        path = join(join(base, "files"), k)
+        f = r.obj(entry, path)
+        if f is None:
+            continue
+        fid = r.string(r.field(f, "id", path), join(path, "id"))
+        if fid is not None:
+            sizes[fid] = _size(r, f.get("sizeInBytes", 0), join(path, "sizeInBytes"))
+
+    execution: dict[str, tuple[dict[str, Any], str]] = {}
+    ex = wf.get("execution")
+    if ex is not None and r.obj(ex, "$.workflow.execution") is not None:
+        ex_path = "$.workflow.execution.tasks"
+        for k, entry in enumerate(r.array(ex.get("tasks", []), ex_path) or []):
+            path = join(ex_path, k)
+            e = r.obj(entry, path)
+            if e is None:
+                continue
+            eid = r.string(r.field(e, "id", path), join(path, "id"))
+            if eid is not None:
+                execution[eid] = (e, path)
+
+    paths: dict[str, str] = {}
+    specs: list[tuple[str, dict[str, Any], str]] = []
+    for k, entry in enumerate(tasks_in):
+        path = join(join(base, "tasks"), k)
+        t = r.obj(entry, path)
+        if t is None:
+            continue
+        tid = r.string(r.field(t, "id", path), join(path, "id"))
+        if tid is None:
+            continue
+        if tid in paths:
+            r.error(join(path, "id"), f"duplicate task id {tid!r} (first at {paths[tid]})")
+            continue
+        paths[tid] = path
+        specs.append((tid, t, path))
+    for eid, (_, path) in execution.items():
+        if eid not in paths:
+            r.error(join(path, "id"), f"execution entry for unknown task {eid!r}")
+
+    tasks: list[Task] = []
+    links: list[tuple[str, str, str]] = []
+    outputs: dict[str, dict[str, int]] = {}
+    inputs: dict[str, set[str]] = {}
+    for tid, t, path in specs:
+        e, e_path = execution.get(tid, ({}, path))
+        runtime = _runtime(
+            r,
+            e.get("runtimeInSeconds"),
+            join(e_path, "runtimeInSeconds") if e else path,
+            default_runtime,
+        )
+        procs = _processors(r, e.get("coreCount"), join(e_path, "coreCount"))
+        name = t.get("name") if isinstance(t.get("name"), str) and t.get("name") else tid
+        program = (
+            (e.get("command") or {}).get("program") if isinstance(e.get("command"), dict) else None
+        )
+        for k, ref in enumerate(r.strings(t.get("parents"), join(path, "parents"))):
+            links.append((ref, tid, join(join(path, "parents"), k)))
+        for k, ref in enumerate(r.strings(t.get("children"), join(path, "children"))):
+            links.append((tid, ref, join(join(path, "children"), k)))
+        outs = r.strings(t.get("outputFiles"), join(path, "outputFiles"))
+        outputs[tid] = {f: sizes.get(f, 0) for f in outs}
+        inputs[tid] = set(r.strings(t.get("inputFiles"), join(path, "inputFiles")))
+        if runtime is not None:
+            module = program if isinstance(program, str) and program else None
+            tasks.append(Task(tid, runtime, procs, name=name, module=module))
+    edges = _edges(r, links, {tid: tid for tid in paths}, outputs, inputs, limits)
+    r.raise_if_any()
+    return tasks, edges, paths
+
+
+def _parse_14(
+    r: Reader, doc: dict[str, Any], limits: Limits, default_runtime: float | None
+) -> tuple[list[Task], list[Edge], dict[str, str]]:
+    wf = r.obj(r.field(doc, "workflow", "$"), "$.workflow")
+    r.raise_if_any()
+    assert wf is not None
+    base = "$.workflow.tasks"
+    tasks_in = r.array(r.field(wf, "tasks", "$.workflow"), base)
+    r.raise_if_any()
+    assert tasks_in is not None
+    if len(tasks_in) > limits.max_tasks:
+        r.error(base, f"{len(tasks_in)} tasks, more than the limit of {limits.max_tasks}")
+        r.raise_if_any()
+    paths: dict[str, str] = {}
+    refs: dict[str, str] = {}
+    entries: list[tuple[str, dict[str, Any], str]] = []
+    for k, entry in enumerate(tasks_in):
+        path = join(base, k)
+        t = r.obj(entry, path)
+        if t is None:
+            continue
+        tid = r.string(r.field(t, "name", path), join(path, "name"))
+        if tid is None:
+            continue
+        if tid in paths:
+            r.error(join(path, "name"), f"duplicate task name {tid!r} (first at {paths[tid]})")
+            continue
+        paths[tid] = path
+        refs[tid] = tid
+        entries.append((tid, t, path))
+    for tid, t, _ in entries:
+        alias = t.get("id")
+        if isinstance(alias, str) and alias and alias not in refs:
+            refs[alias] = tid
+
+    tasks: list[Task] = []
+    links: list[tuple[str, str, str]] = []
+    outputs: dict[str, dict[str, int]] = {}
+    inputs: dict[str, set[str]] = {}
+    for tid, t, path in entries:
+        runtime = _runtime(r, t.get("runtimeInSeconds", t.get("runtime")), path, default_runtime)
+        procs = _processors(r, t.get("cores"), join(path, "cores"))
+        for k, ref in enumerate(r.strings(t.get("parents"), join(path, "parents"))):
+            links.append((ref, tid, join(join(path, "parents"), k)))
+        for k, ref in enumerate(r.strings(t.get("children"), join(path, "children"))):
+            links.append((tid, ref, join(join(path, "children"), k)))
+        outs: dict[str, int] = {}
+        ins: set[str] = set()
+        for k, entry in enumerate(r.array(t.get("files", []), join(path, "files")) or []):
+            f_path = join(join(path, "files"), k)
+            f = r.obj(entry, f_path)
+            if f is None:
+                continue
+            fname = r.string(r.field(f, "name", f_path), join(f_path, "name"))
+            if fname is None:
+                continue
+            size = _size(r, f.get("sizeInBytes", f.get("size", 0)), join(f_path, "sizeInBytes"))
+            if str(f.get("link", "")).lower() == "input":
+                ins.add(fname)
+            else:
+                outs[fname] = size
+        outputs[tid], inputs[tid] = outs, ins
+        category = t.get("category")
+        command = t.get("command")
+        module = category if isinstance(category, str) and category else None
+        if module is None and isinstance(command, dict) and isinstance(command.get("program"), str):
+            module = command["program"] or None
+        if runtime is not None:
+            tasks.append(Task(tid, runtime, procs, name=tid, module=module))
+    edges = _edges(r, links, refs, outputs, inputs, limits)
+    r.raise_if_any()
+    return tasks, edges, paths
+
+
+def parse_wfformat(
+    doc: Any,
+    *,
+    name: str | None = None,
+    limits: Limits | None = None,
+    default_runtime: float | None = None,
+) -> Workflow:
+    """Build a workflow from a parsed WfFormat document (a dict from ``json.loads``).
+
+    The workflow is named by the instance's ``name``, else ``name``.  Raises
+    :class:`WorkflowError` naming the JSON path of each problem.
+    """
+    limits = limits or Limits()
+    r = Reader()
+    top = r.obj(doc, "$")
+    r.raise_if_any()
+    assert top is not None
+    version = top.get("schemaVersion")
+    if version not in SUPPORTED_VERSIONS:
+        raise WorkflowError(
+            [
+                (
+                    "$.schemaVersion",
+                    f"WfFormat schemaVersion {version!r} is not supported "
+                    f"(supported: {', '.join(SUPPORTED_VERSIONS)})",
+                )
+            ]
+        )
+    parse = _parse_14 if version == "1.4" else _parse_15
+    tasks, edges, paths = parse(r, top, limits, default_runtime)
+    if not tasks:
+        raise WorkflowError([("$.workflow", "the workflow has no tasks")])
+    label = (top.get("name") if isinstance(top.get("name"), str) else None) or name
+    return Workflow(
+        tuple(tasks),
+        tuple(edges),
+        label or "workflow",
+        locate=lambda tid: f"{paths[tid]} (task {tid!r})",
+    )
