@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .dag import Edge, Task, Workflow, _fresh_id
+from .dag import Edge, Task, Workflow, fresh_id
 from .metrics import task_levels
 
 __all__ = ["cluster_fixed_clusters", "cluster_fixed_size", "cluster_levels"]
@@ -93,7 +93,7 @@ def cluster_levels(workflow: Workflow, chunk_sizes: Callable[[int], list[int]]) 
             continue
         k = counters.get(level, 0)
         counters[level] = k + 1
-        tid = _fresh_id(f"L{level}_c{k}", taken)
+        tid = fresh_id(f"L{level}_c{k}", taken)
         taken.add(tid)
         tasks.append(_merge([workflow.tasks[i] for i in members], tid))
 

@@ -362,7 +362,7 @@ def _find_cycle(parents: list[list[int]], left: set[int]) -> list[int]:
     return cycle[first:] + cycle[:first]
 
 
-def _fresh_id(wanted: str, taken: Mapping[str, Any] | set[str]) -> str:
+def fresh_id(wanted: str, taken: Mapping[str, Any] | set[str]) -> str:
     candidate, n = wanted, 1
     while candidate in taken:
         n += 1
@@ -389,12 +389,12 @@ def with_virtual_endpoints(
     edges = list(workflow.edges)
     taken = set(workflow._index)
     if always or len(roots) > 1:
-        entry = _fresh_id(entry_id, taken)
+        entry = fresh_id(entry_id, taken)
         taken.add(entry)
         tasks.insert(0, Task(entry, 0.0, name="entry", module="virtual", virtual=True))
         edges.extend(Edge(entry, r) for r in roots)
     if always or len(sinks) > 1:
-        exit_ = _fresh_id(exit_id, taken)
+        exit_ = fresh_id(exit_id, taken)
         tasks.append(Task(exit_, 0.0, name="exit", module="virtual", virtual=True))
         edges.extend(Edge(s, exit_) for s in sinks)
     if len(tasks) == len(workflow.tasks):

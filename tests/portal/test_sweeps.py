@@ -96,20 +96,22 @@ def test_identical_finished_runs_are_reused(alice, media_root):
 
 
 def test_failed_point_does_not_lose_the_others(alice, media_root):
-    good, bad = stored_trace(alice, name="good"), stored_trace(alice, name="bad")
+    from django.core.files.base import ContentFile
+
+    trace = stored_trace(alice)
     sweep = sweep_create(
         owner=alice,
         kind="trace-stats",
         params={},
-        traces=[good],
+        traces=[trace],
         vary=[{"param": "procs", "values": [64, 128]}],
     )
-    one = sweep.points.get(point={"procs": 128}).experiment
-    good.file.storage.delete(good.file.name)  # the first run will fail...
-    experiment_execute(experiment_id=sweep.points.get(point={"procs": 64}).experiment.pk)
-    assert bad  # ...the second is computed from a restored file
-    good.file.save("x.swf", bad.file.open("rb"), save=True)
-    experiment_execute(experiment_id=one.pk)
+    storage, name = trace.file.storage, trace.file.name
+    content = storage.open(name).read()
+    storage.delete(name)  # the input vanishes while the first point runs
+    experiment_execute(experiment_id=sweep.points.get(index=0).experiment.pk)
+    assert storage.save(name, ContentFile(content)) == name
+    experiment_execute(experiment_id=sweep.points.get(index=1).experiment.pk)
     state = sweep_status(sweep)
     assert state["status"] == "partial" and state["counts"] == {
         "queued": 0,
@@ -120,6 +122,7 @@ def test_failed_point_does_not_lose_the_others(alice, media_root):
     }
     agg = sweep_aggregate(sweep)
     assert agg["summary"]["failed_runs"] == 1 and agg["summary"]["succeeded_runs"] == 1
+    assert [row[1] for row in agg["tables"][0]["rows"]] == [0, 1]  # runs per point
 
 
 @pytest.mark.parametrize(
