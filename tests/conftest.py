@@ -82,73 +82,88 @@ def database_is_postgres() -> bool:
     return "postgresql" in settings.DATABASES["default"]["ENGINE"]
 
 
-@pytest.fixture
-def celery_worker(transactional_db, settings, media_root, tmp_path):
-    """A real ``celery worker`` process on the configured broker, reading the test database.
-
-    It consumes a queue of its own so that no other worker (a developer's running portal, say)
-    can take the test's tasks.
-    """
+def _test_database_url() -> str:
     from django.db import connection
 
-    queue = f"gridportal-test-{uuid.uuid4().hex[:8]}"
-    settings.CELERY_TASK_DEFAULT_QUEUE = queue
     db = connection.settings_dict
     if "sqlite" in db["ENGINE"]:
-        db_url = f"sqlite:///{db['NAME']}"
-    else:
-        user = db.get("USER") or ""
-        host = db.get("HOST") or "127.0.0.1"
-        port = db.get("PORT") or 5432
-        db_url = f"postgres://{user}@{host}:{port}/{db['NAME']}"
-        if db.get("PASSWORD"):
-            db_url = f"postgres://{user}:{db['PASSWORD']}@{host}:{port}/{db['NAME']}"
+        return f"sqlite:///{db['NAME']}"
+    user = db.get("USER") or ""
+    if db.get("PASSWORD"):
+        user = f"{user}:{db['PASSWORD']}"
+    host = db.get("HOST") or "127.0.0.1"
+    port = db.get("PORT") or 5432
+    return f"postgres://{user}@{host}:{port}/{db['NAME']}"
+
+
+@pytest.fixture
+def start_worker(transactional_db, settings, media_root, tmp_path):
+    """Start real ``celery worker`` processes on the configured broker, reading the test
+    database. They consume a queue of their own, so no other worker (a developer's running
+    portal, say) can take the test's tasks. All are stopped at teardown."""
+    queue = f"gridportal-test-{uuid.uuid4().hex[:8]}"
+    settings.CELERY_TASK_DEFAULT_QUEUE = queue
     env = dict(
         os.environ,
-        DATABASE_URL=db_url,
+        DATABASE_URL=_test_database_url(),
         MEDIA_ROOT=str(media_root),
         CELERY_BROKER_URL=settings.CELERY_BROKER_URL,
         GRIDPORTAL_QUEUE=queue,
         DJANGO_SETTINGS_MODULE="gridportal.settings",
     )
-    log_path = tmp_path / "worker.log"
-    log = open(log_path, "wb")  # noqa: SIM115 (closed below)
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "gridportal",
-            "worker",
-            "--loglevel",
-            "INFO",
-            "--concurrency",
-            "1",
-            "--without-mingle",
-            "--without-gossip",
-            "-Q",
-            queue,
-            "--hostname",
-            f"{queue}@%h",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        yield proc
-    finally:
+    started: list[tuple[subprocess.Popen, Path]] = []
+
+    def start(concurrency: int = 1) -> subprocess.Popen:
+        n = len(started)
+        log_path = tmp_path / f"worker-{n}.log"
+        with open(log_path, "wb") as log:
+            proc = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "gridportal",
+                    "worker",
+                    "--loglevel",
+                    "INFO",
+                    "--concurrency",
+                    str(concurrency),
+                    "--without-mingle",
+                    "--without-gossip",
+                    "-Q",
+                    queue,
+                    "--hostname",
+                    f"{queue}-{n}@%h",
+                ],
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        started.append((proc, log_path))
+        return proc
+
+    yield start
+    for proc, _ in started:
         proc.terminate()
+    for proc, log_path in started:
         try:
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-        log.close()
-        text = log_path.read_text(errors="replace")
-        print("---- celery worker log ----\n" + text[-6000:])
+        print(f"---- {log_path.name} ----\n" + log_path.read_text(errors="replace")[-4000:])
+
+
+@pytest.fixture
+def celery_worker(start_worker):
+    """One real worker process (see :func:`start_worker`)."""
+    return start_worker()
+
+
+def worker_log(proc_index: int, tmp_path: Path) -> str:
+    return (tmp_path / f"worker-{proc_index}.log").read_text(errors="replace")
 
 
 def wait_for(predicate, timeout: float, interval: float = 0.3, what: str = "condition"):

@@ -363,6 +363,7 @@ def _find_cycle(parents: list[list[int]], left: set[int]) -> list[int]:
 
 
 def fresh_id(wanted: str, taken: Mapping[str, Any] | set[str]) -> str:
+    """``wanted``, or ``wanted2``, ``wanted3``… — the first that is not in ``taken``."""
     candidate, n = wanted, 1
     while candidate in taken:
         n += 1

@@ -186,9 +186,8 @@ def _parse_15(
         )
         procs = _processors(r, e.get("coreCount"), join(e_path, "coreCount"))
         name = t.get("name") if isinstance(t.get("name"), str) and t.get("name") else tid
-        program = (
-            (e.get("command") or {}).get("program") if isinstance(e.get("command"), dict) else None
-        )
+        command = e.get("command")
+        program = command.get("program") if isinstance(command, dict) else None
         for k, ref in enumerate(r.strings(t.get("parents"), join(path, "parents"))):
             links.append((ref, tid, join(join(path, "parents"), k)))
         for k, ref in enumerate(r.strings(t.get("children"), join(path, "children"))):
