@@ -108,3 +108,68 @@ def test_malformed_upload_shows_the_line(live_server, alice, page, tmp_path):
     errors = page.inner_text("#upload-errors")
     assert "line 2" in errors and "17" in errors
     assert "No traces yet." in page.inner_text("#trace-table")
+
+
+def login(page, live_server):
+    page.goto(f"{live_server.url}/login/")
+    page.fill("#id_username", "alice")
+    page.fill("#id_password", "pw-Secret-123")
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{live_server.url}/")
+
+
+@pytest.fixture
+def trace(alice, media_root):
+    from tests.portal.factories import stored_trace
+
+    return stored_trace(alice, jobs=300)
+
+
+@pytest.fixture
+def two_runs(alice, trace):
+    from tests.portal.factories import finished_experiment
+
+    return finished_experiment(alice, trace, procs=64), finished_experiment(alice, trace, procs=128)
+
+
+def test_sweep_from_form_to_chart_with_error_bars(live_server, start_worker, trace, page):
+    start_worker()
+    login(page, live_server)
+    page.goto(f"{live_server.url}/experiments/new/?kind=trace-stats&trace={trace.pk}")
+    page.select_option("#id_vary1_param", "procs")
+    page.fill("#id_vary1_values", "32, 64, 128")
+    page.fill("#id_repetitions", "2")
+    page.click("#start")
+    page.wait_for_url("**/sweeps/*/")
+    page.wait_for_selector("body[data-result-drawn=true]", timeout=120_000)
+    assert page.inner_text("#status") == "succeeded"
+    assert "6 done" in page.inner_text("#counts")
+    assert non_blank_pixels(page, "#chart-sweep-offered_load canvas") > 500
+    rows = page.locator("#table-points tbody tr")
+    assert rows.count() == 3
+    with page.expect_download() as info:
+        page.click("#download-csv")
+    text = open(info.value.path()).read()
+    assert text.startswith("procs,runs,")
+
+
+def test_compare_page_overlays_runs(live_server, two_runs, page):
+    a, b = two_runs
+    login(page, live_server)
+    page.goto(f"{live_server.url}/experiments/")
+    page.check(f"input[name=ids][value='{a.pk}']")
+    page.check(f"input[name=ids][value='{b.pk}']")
+    page.click("#compare")
+    page.wait_for_selector("body[data-result-drawn=true]")
+    assert "param procs" in page.inner_text("#table-differences")
+    assert page.locator("canvas").count() == 4
+    assert non_blank_pixels(page, "#chart-job-sizes canvas") > 500
+    legend = page.evaluate(
+        "Chart.getChart(document.querySelector('#chart-job-sizes canvas'))"
+        ".data.datasets.map(d => d.label)"
+    )
+    assert sorted(legend) == sorted([f"#{a.pk}", f"#{b.pk}"])  # in list order, newest first
+    with page.expect_download() as info:
+        page.click("#chart-job-sizes a.csv")
+    lines = open(info.value.path()).read().splitlines()
+    assert lines[0] == "series,processors,jobs,error" and len(lines) > 2
