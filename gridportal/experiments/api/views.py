@@ -168,7 +168,7 @@ class KindViewSet(viewsets.ViewSet):
 
     lookup_value_regex = r"[a-z0-9-]+"
 
-    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(operation_id="kinds_list", responses={200: OpenApiTypes.OBJECT})
     def list(self, request):
         return Response([k.as_json() for k in catalogue.kinds()])
 
