@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from typing import IO
 
@@ -90,5 +91,14 @@ def trace_delete(*, trace: Trace) -> None:
 
 
 def trace_open(trace: Trace):
-    """Load a stored trace for the engine (it was validated on upload)."""
-    return load_trace(trace.file.path, name=trace.file.name)
+    """Load a stored trace for the engine (it was validated on upload).
+
+    Parsed traces are immutable, so a worker keeps the last few in memory: the runs of a
+    sweep mostly share their input and would otherwise parse it again every time.
+    """
+    return _parsed_trace(trace.file.path, trace.sha256)
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed_trace(path: str, sha256: str):
+    return load_trace(path, name=path)
