@@ -21,6 +21,7 @@ from gridportal.experiments.services import (
     experiment_delete,
 )
 from gridportal.experiments.sweeps import sweep_cancel, sweep_create, sweep_delete, sweep_status
+from gridportal.ids import parse_id
 from gridportal.inputs.models import Trace
 from gridportal.inputs.services import trace_create
 from gridportal.ownership import visible_to
@@ -110,8 +111,8 @@ def experiment_list(request):
         qs = qs.filter(kind=f["kind"])
     if f.get("status"):
         qs = qs.filter(status=f["status"])
-    if f.get("trace", "").isdigit():
-        qs = qs.filter(traces=int(f["trace"]))
+    if parse_id(f.get("trace")):
+        qs = qs.filter(traces=parse_id(f["trace"]))
     if f.get("q"):
         qs = qs.filter(name__icontains=f["q"])
     for key, lookup in (("after", "created__date__gte"), ("before", "created__date__lte")):
@@ -142,10 +143,10 @@ def _initial_from(request, kind) -> dict:
     initial: dict = {}
     if request.GET.get("trace"):
         initial = {spec.name: request.GET["trace"] for spec in kind.inputs}
-    source_id = request.GET.get("clone", "")
-    if source_id.isdigit():
+    source_id = parse_id(request.GET.get("clone"))
+    if source_id:
         source = get_object_or_404(
-            visible_to(Experiment.objects.defer("result"), request.user), pk=int(source_id)
+            visible_to(Experiment.objects.defer("result"), request.user), pk=source_id
         )
         initial.update({f"p_{k}": v for k, v in source.params.items()})
         initial["seed"] = source.seed
@@ -207,7 +208,7 @@ def experiment_new(request):
 
 @login_required
 def experiment_compare(request):
-    ids = [int(i) for i in request.GET.getlist("ids") if i.isdigit()]
+    ids = [i for i in map(parse_id, request.GET.getlist("ids")) if i]
     experiments = list(visible_to(Experiment.objects.all(), request.user).filter(pk__in=ids))
     if len(experiments) != len(set(ids)):
         raise Http404("no such run")

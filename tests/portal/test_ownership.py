@@ -78,3 +78,20 @@ def test_staff_see_everything(make_user, alices):
     assert api.get("/api/experiments/").json()["count"] == 1
     for url in api_urls(trace, exp):
         assert api.get(url).status_code == 200, url
+
+
+def test_absurd_ids_are_404_or_400_not_500(client, alice):
+    api = APIClient()
+    api.force_authenticate(alice)
+    huge = "9" * 30
+    assert api.get(f"/api/traces/{huge}/").status_code == 404
+    assert api.get(f"/api/experiments/{huge}/result/").status_code == 404
+    assert api.get(f"/api/experiments/?trace={huge}").status_code == 400
+    assert api.get(f"/api/sweeps/?trace={huge}").status_code == 400
+    assert api.get(f"/api/traces/?machine_procs={huge}").status_code == 400
+    client.force_login(alice)
+    assert client.get(f"/traces/{huge}/").status_code == 404
+    assert client.get(f"/experiments/{huge}/").status_code == 404
+    assert client.get(f"/experiments/?trace={huge}").status_code == 200
+    assert client.get(f"/experiments/new/?clone={huge}").status_code == 200
+    assert client.get(f"/experiments/compare/?ids={huge}&ids=1").status_code == 404

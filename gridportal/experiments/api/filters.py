@@ -1,13 +1,15 @@
 import django_filters
 
+from gridportal.ids import IdFilter
+
 from ..models import Experiment, Sweep
 
 
 class ExperimentFilter(django_filters.FilterSet):
-    trace = django_filters.NumberFilter(field_name="traces", label="input trace id")
+    trace = IdFilter(field_name="traces", label="input trace id")
     created_after = django_filters.IsoDateTimeFilter(field_name="created", lookup_expr="gte")
     created_before = django_filters.IsoDateTimeFilter(field_name="created", lookup_expr="lte")
-    sweep = django_filters.NumberFilter(field_name="sweeps", label="sweep id")
+    sweep = IdFilter(field_name="sweeps", label="sweep id")
 
     class Meta:
         model = Experiment
@@ -15,7 +17,7 @@ class ExperimentFilter(django_filters.FilterSet):
 
 
 class SweepFilter(django_filters.FilterSet):
-    trace = django_filters.NumberFilter(field_name="traces", label="input trace id")
+    trace = IdFilter(field_name="traces", label="input trace id")
 
     class Meta:
         model = Sweep

@@ -8,6 +8,7 @@ from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from gridportal.ids import ID_REGEX
 from gridportal.ownership import visible_to
 from scheduler import experiments as catalogue
 
@@ -67,6 +68,7 @@ class ExperimentViewSet(
     export its result as JSON or CSV."""
 
     serializer_class = ExperimentSerializer
+    lookup_value_regex = ID_REGEX
     filterset_class = ExperimentFilter
     search_fields = ["name", "kind"]
     ordering_fields = ["created", "status", "kind"]
@@ -128,6 +130,7 @@ class SweepViewSet(
     experiments across the Celery workers; the result aggregates mean, std and n per point."""
 
     serializer_class = SweepSerializer
+    lookup_value_regex = ID_REGEX
     filterset_class = SweepFilter
     search_fields = ["name", "kind"]
     ordering_fields = ["created", "kind"]

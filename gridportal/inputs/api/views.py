@@ -1,10 +1,12 @@
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import mixins, parsers, serializers, viewsets
 
+from gridportal.ids import ID_REGEX
 from gridportal.ownership import visible_to
 
 from ..models import Trace
 from ..services import trace_delete
+from .filters import TraceFilter
 from .serializers import TraceSerializer
 
 
@@ -18,10 +20,11 @@ class TraceViewSet(
     """Workload traces (SWF). Upload with multipart ``file`` (and optional ``name``)."""
 
     serializer_class = TraceSerializer
+    lookup_value_regex = ID_REGEX
     parser_classes = [parsers.MultiPartParser, parsers.FormParser]
     search_fields = ["name", "original_filename"]
     ordering_fields = ["created", "name", "job_count"]
-    filterset_fields = ["machine_procs"]
+    filterset_class = TraceFilter
 
     def get_queryset(self):
         return visible_to(Trace.objects.select_related("owner"), self.request.user)
