@@ -173,3 +173,96 @@ def test_compare_page_overlays_runs(live_server, two_runs, page):
         page.click("#chart-job-sizes a.csv")
     lines = open(info.value.path()).read().splitlines()
     assert lines[0] == "series,processors,jobs,error" and len(lines) > 2
+
+
+GALLERY = {
+    "summary": {"n": 1},
+    "tables": [],
+    "charts": [
+        {
+            "id": "line",
+            "type": "line",
+            "title": "line with error bars",
+            "x": {"label": "x", "scale": "linear"},
+            "y": {"label": "y", "scale": "linear"},
+            "series": [
+                {"name": "a", "points": [[0, 1], [1, 3], [2, 2]], "errors": [0.5, 0.2, 0.4]}
+            ],
+        },
+        {
+            "id": "scatter",
+            "type": "scatter",
+            "title": "scatter",
+            "x": {"label": "x", "scale": "log"},
+            "y": {"label": "y", "scale": "linear"},
+            "series": [{"name": "a", "points": [[1, 1], [10, 3], [100, 2]]}],
+        },
+        {
+            "id": "bar",
+            "type": "bar",
+            "title": "bar",
+            "x": {"label": "c", "scale": "category"},
+            "y": {"label": "y", "scale": "linear"},
+            "series": [
+                {"name": "a", "points": [["u", 1], ["v", 2]]},
+                {"name": "b", "points": [["v", 3], ["w", 1]]},
+            ],
+        },
+        {
+            "id": "histogram",
+            "type": "histogram",
+            "title": "histogram / CDF",
+            "x": {"label": "bin", "scale": "category"},
+            "y": {"label": "n", "scale": "linear"},
+            "series": [{"name": "a", "points": [["0-1", 4], ["1-2", 7], ["2-3", 2]]}],
+        },
+        {
+            "id": "gantt",
+            "type": "gantt",
+            "title": "gantt",
+            "x": {"label": "time (s)", "scale": "linear"},
+            "y": {"label": "site", "scale": "linear"},
+            "series": [
+                {"name": "tasks", "points": [[0, 50, "site A"], [20, 90, "site B"]]},
+                {"name": "slots", "points": [[60, 120, "site A"]]},
+            ],
+        },
+    ],
+}
+
+
+def test_generic_renderer_draws_every_chart_type(live_server, alice, page):
+    """One renderer for every declarative chart type (the seam every experiment kind uses)."""
+    import json
+
+    login(page, live_server)
+    page.goto(f"{live_server.url}/experiments/")
+    page.add_script_tag(url=f"{live_server.url}/static/vendor/chart.umd.min.js")
+    page.add_script_tag(url=f"{live_server.url}/static/js/charts.js")
+    page.evaluate(
+        """(result) => {
+        const box = document.createElement('div'); box.id = 'gallery';
+        document.querySelector('main').appendChild(box);
+        window.GridCharts.render(box, result, null);
+    }""",
+        json.loads(json.dumps(GALLERY)),
+    )
+    for chart_id in ("line", "scatter", "bar", "histogram", "gantt"):
+        assert non_blank_pixels(page, f"#chart-{chart_id} canvas") > 300, chart_id
+    labels = page.evaluate(
+        "Chart.getChart(document.querySelector('#chart-bar canvas')).data.labels"
+    )
+    assert labels == ["u", "v", "w"]  # categories of all series, aligned
+    gantt = page.evaluate(
+        "Chart.getChart(document.querySelector('#chart-gantt canvas')).data.datasets[1].data[0].x"
+    )
+    assert gantt == [60, 120]
+    with page.expect_download() as info:
+        page.click("#chart-gantt a.csv")
+    assert open(info.value.path()).read().splitlines()[:2] == [
+        "series,start,end,row",
+        "tasks,0,50,site A",
+    ]
+    with page.expect_download() as info:
+        page.click("#chart-line a.png")
+    assert open(info.value.path(), "rb").read(8) == b"\x89PNG\r\n\x1a\n"

@@ -111,9 +111,13 @@ def test_create_experiment_queues_it_and_enqueues_after_commit(
     "payload,field,needle",
     [
         ({"kind": "nope"}, "kind", "unknown experiment kind"),
-        ({"kind": "trace-stats", "params": {"procs": -1}}, "params", "procs: must be >= 0"),
-        ({"kind": "trace-stats", "params": {"cdf_points": "many"}}, "params", "cdf_points"),
-        ({"kind": "trace-stats", "params": {"typo": 1}}, "params", "typo: unknown parameter"),
+        (
+            {"kind": "trace-stats", "params": {"procs": -1}},
+            "params.procs",
+            "greater than or equal to 0",
+        ),
+        ({"kind": "trace-stats", "params": {"cdf_points": "many"}}, "params.cdf_points", "integer"),
+        ({"kind": "trace-stats", "params": {"typo": 1}}, "params.typo", "unknown parameter"),
         ({"kind": "trace-stats", "params": [1, 2]}, "params", "JSON object"),
         ({"kind": "trace-stats", "seed": -3}, "seed", ""),
         ({"kind": "trace-stats"}, "traces", "needs 1 traces; got 0"),
@@ -128,8 +132,10 @@ def test_create_experiment_validation_names_the_field(
     resp = api.post("/api/experiments/", payload, format="json")
     assert resp.status_code == 400
     errors = resp.json()
-    assert field in errors, errors
-    assert needle in " ".join(map(str, errors[field]))
+    for key in field.split("."):  # field by field, nested under "params" for parameters
+        assert key in errors, errors
+        errors = errors[key]
+    assert needle in " ".join(map(str, errors))
     assert Experiment.objects.count() == 0
 
 

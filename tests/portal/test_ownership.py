@@ -52,6 +52,7 @@ def test_other_user_gets_404_in_api(bob, alices):
     for url in api_urls(trace, exp):
         assert api.get(url).status_code == 404, url
     assert api.post(f"/api/experiments/{exp.pk}/cancel/").status_code == 404
+    assert api.post(f"/api/experiments/{exp.pk}/clone/").status_code == 404
     assert api.delete(f"/api/experiments/{exp.pk}/").status_code == 404
     assert api.delete(f"/api/traces/{trace.pk}/").status_code == 404
     assert api.get("/api/traces/").json()["count"] == 0

@@ -3,10 +3,12 @@ from rest_framework import serializers
 
 from gridportal.inputs.models import Trace
 from gridportal.ownership import visible_to
+from scheduler import experiments as catalogue
 
 from ..models import Experiment, Sweep
 from ..services import experiment_create
 from ..sweeps import sweep_create, sweep_status
+from .params import validate_kind_params
 
 
 class OwnedTraceField(serializers.PrimaryKeyRelatedField):
@@ -65,6 +67,17 @@ class ExperimentSerializer(serializers.ModelSerializer):
         if not isinstance(value, dict):
             raise serializers.ValidationError("must be a JSON object")
         return value
+
+    def validate(self, attrs):
+        try:
+            kind = catalogue.get_kind(attrs.get("kind", ""))
+        except KeyError as exc:
+            raise serializers.ValidationError({"kind": [exc.args[0]]}) from None
+        try:
+            validate_kind_params(kind, attrs.get("params") or {})
+        except serializers.ValidationError as exc:
+            raise serializers.ValidationError({"params": exc.detail}) from None
+        return attrs
 
     def create(self, validated_data):
         try:

@@ -1,0 +1,45 @@
+"""REST serializers generated from an experiment kind's parameter schema, so the API reports
+invalid parameters field by field, exactly like the page form (both come from the schema)."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from rest_framework import serializers
+
+from scheduler.experiments import ExperimentKind, Param
+
+
+def drf_field_for(param: Param) -> serializers.Field:
+    common = {
+        "required": False,
+        "default": param.default,
+        "help_text": param.help,
+        "label": param.label or param.name,
+    }
+    if param.type == "int":
+        return serializers.IntegerField(min_value=param.min, max_value=param.max, **common)
+    if param.type == "float":
+        return serializers.FloatField(min_value=param.min, max_value=param.max, **common)
+    if param.type == "bool":
+        return serializers.BooleanField(**common)
+    if param.type == "choice":
+        return serializers.ChoiceField(choices=list(param.choices), **common)
+    return serializers.CharField(allow_blank=True, **common)
+
+
+@cache
+def params_serializer_class(kind: ExperimentKind) -> type[serializers.Serializer]:
+    fields = {p.name: drf_field_for(p) for p in kind.params}
+    name = "".join(part.title() for part in kind.name.split("-")) + "Params"
+    return type(name, (serializers.Serializer,), fields)
+
+
+def validate_kind_params(kind: ExperimentKind, params: dict) -> dict:
+    """Field-by-field errors for ``params`` (unknown names included), or the cleaned dict."""
+    known = {p.name for p in kind.params}
+    unknown = {k: ["unknown parameter"] for k in params if k not in known}
+    ser = params_serializer_class(kind)(data=params)
+    if not ser.is_valid() or unknown:
+        raise serializers.ValidationError({**(ser.errors if not ser.is_valid() else {}), **unknown})
+    return dict(ser.validated_data)
