@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "gridportal.inputs",
+    "gridportal.sites",
     "gridportal.experiments",
     "gridportal.web",
 ]

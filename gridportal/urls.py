@@ -6,12 +6,22 @@ from rest_framework.routers import DefaultRouter
 
 from gridportal.experiments.api.views import ExperimentViewSet, KindViewSet, SweepViewSet
 from gridportal.inputs.api.views import TraceViewSet
+from gridportal.sites.api.views import (
+    GroupViewSet,
+    SiteViewSet,
+    UsagePolicyViewSet,
+    VirtualOrganizationViewSet,
+)
 
 router = DefaultRouter()
 router.register("traces", TraceViewSet, basename="trace")
 router.register("experiments", ExperimentViewSet, basename="experiment")
 router.register("sweeps", SweepViewSet, basename="sweep")
 router.register("kinds", KindViewSet, basename="kind")
+router.register("sites", SiteViewSet, basename="site")
+router.register("vos", VirtualOrganizationViewSet, basename="vo")
+router.register("groups", GroupViewSet, basename="group")
+router.register("policies", UsagePolicyViewSet, basename="policy")
 
 urlpatterns = [
     path("admin/", admin.site.urls),

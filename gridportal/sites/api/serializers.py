@@ -1,0 +1,123 @@
+from django.core.exceptions import ValidationError as DjangoValidationError
+from rest_framework import serializers
+
+from ..models import Group, Site, UsagePolicy, VirtualOrganization
+
+
+class SiteSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Site
+        fields = [
+            "id",
+            "name",
+            "description",
+            "processors",
+            "local_policy",
+            "trace",
+            "unit_cost",
+            "fixed_cost",
+        ]
+
+
+class GroupSerializer(serializers.ModelSerializer):
+    vo = serializers.SlugRelatedField(slug_field="name", queryset=VirtualOrganization.objects)
+
+    class Meta:
+        model = Group
+        fields = ["id", "vo", "name"]
+
+
+class VirtualOrganizationSerializer(serializers.ModelSerializer):
+    groups = serializers.SlugRelatedField(slug_field="name", many=True, read_only=True)
+
+    class Meta:
+        model = VirtualOrganization
+        fields = ["id", "name", "description", "groups"]
+
+
+class UsagePolicySerializer(serializers.ModelSerializer):
+    """Provider and consumer by name: a site or VO name, and a VO name or ``VO.group``."""
+
+    provider = serializers.CharField(help_text="a site name or a VO name")
+    consumer = serializers.CharField(help_text="a VO name, or VO.group for a group")
+
+    class Meta:
+        model = UsagePolicy
+        fields = [
+            "id",
+            "resource",
+            "provider",
+            "consumer",
+            "epoch_interval",
+            "epoch_percent",
+            "burst_interval",
+            "burst_percent",
+        ]
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        data["provider"], data["consumer"] = str(instance.provider), str(instance.consumer)
+        return data
+
+    def validate(self, attrs):
+        out = dict(attrs)
+        provider = out.pop("provider", None)
+        consumer = out.pop("consumer", None)
+        errors = {}
+        if provider is not None:
+            site = Site.objects.filter(name=provider).first()
+            vo = VirtualOrganization.objects.filter(name=provider).first()
+            if not (site or vo):
+                errors["provider"] = [f"no site or VO named {provider!r}"]
+            out["provider_site"], out["provider_vo"] = site, (None if site else vo)
+        if consumer is not None:
+            vo_name, dot, group_name = consumer.partition(".")
+            if dot:
+                group = Group.objects.filter(vo__name=vo_name, name=group_name).first()
+                if group is None:
+                    errors["consumer"] = [f"no group {consumer!r}"]
+                out["consumer_group"], out["consumer_vo"] = group, None
+            else:
+                vo = VirtualOrganization.objects.filter(name=consumer).first()
+                if vo is None:
+                    errors["consumer"] = [f"no VO named {consumer!r}"]
+                out["consumer_vo"], out["consumer_group"] = vo, None
+        if errors:
+            raise serializers.ValidationError(errors)
+        candidate = UsagePolicy(**{**self._current(), **out})
+        try:
+            candidate.clean()
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(_by_api_field(exc.message_dict)) from None
+        return out
+
+    def _current(self) -> dict:
+        if self.instance is None:
+            return {}
+        return {
+            f: getattr(self.instance, f)
+            for f in (
+                "resource",
+                "provider_site",
+                "provider_vo",
+                "consumer_vo",
+                "consumer_group",
+                "epoch_interval",
+                "epoch_percent",
+                "burst_interval",
+                "burst_percent",
+            )
+        } | {"pk": self.instance.pk}
+
+
+def _by_api_field(errors: dict) -> dict:
+    names = {
+        "provider_site": "provider",
+        "provider_vo": "provider",
+        "consumer_vo": "consumer",
+        "consumer_group": "consumer",
+    }
+    out: dict[str, list[str]] = {}
+    for field, messages in errors.items():
+        out.setdefault(names.get(field, field), []).extend(messages)
+    return out

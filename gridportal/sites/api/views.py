@@ -1,0 +1,69 @@
+from rest_framework import permissions, viewsets
+from rest_framework.response import Response
+
+from gridportal.ids import ID_REGEX
+
+from ..models import Group, Site, UsagePolicy, VirtualOrganization
+from ..services import epoch_share_warnings
+from .serializers import (
+    GroupSerializer,
+    SiteSerializer,
+    UsagePolicySerializer,
+    VirtualOrganizationSerializer,
+)
+
+
+class ReadForUsersWriteForStaff(permissions.BasePermission):
+    """Everyone logged in reads the grid configuration; staff change it."""
+
+    def has_permission(self, request, view):
+        if not (request.user and request.user.is_authenticated):
+            return False
+        return request.method in permissions.SAFE_METHODS or request.user.is_staff
+
+
+class ConfigViewSet(viewsets.ModelViewSet):
+    permission_classes = [ReadForUsersWriteForStaff]
+    lookup_value_regex = ID_REGEX
+
+
+class SiteViewSet(ConfigViewSet):
+    """Sites: processors, local policy, background trace and slot prices."""
+
+    queryset = Site.objects.all()
+    serializer_class = SiteSerializer
+    search_fields = ["name", "description"]
+    filterset_fields = ["local_policy"]
+
+
+class VirtualOrganizationViewSet(ConfigViewSet):
+    queryset = VirtualOrganization.objects.prefetch_related("groups")
+    serializer_class = VirtualOrganizationSerializer
+    search_fields = ["name"]
+
+
+class GroupViewSet(ConfigViewSet):
+    queryset = Group.objects.select_related("vo")
+    serializer_class = GroupSerializer
+
+
+class UsagePolicyViewSet(ConfigViewSet):
+    """Usage policies <resource, provider, consumer, epoch, burst>. Responses to writes carry
+    ``warnings`` when a provider's epoch shares add up to more than 100 %."""
+
+    queryset = UsagePolicy.objects.select_related(
+        "provider_site", "provider_vo", "consumer_vo", "consumer_group__vo"
+    )
+    serializer_class = UsagePolicySerializer
+    filterset_fields = ["resource"]
+
+    def _with_warnings(self, response: Response) -> Response:
+        if isinstance(response.data, dict):
+            response.data["warnings"] = epoch_share_warnings()
+        return response
+
+    def create(self, request, *args, **kwargs):
+        return self._with_warnings(super().create(request, *args, **kwargs))
+
+    def update(self, request, *args, **kwargs):
+        return self._with_warnings(super().update(request, *args, **kwargs))

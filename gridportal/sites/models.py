@@ -1,0 +1,175 @@
+"""Sites, virtual organisations, their groups and usage policies (SPEC §11, seed 004).
+
+Configured by staff (admin and REST); every user reads them. A policy is
+``<resource, provider (site or VO), consumer (VO or group), epoch (interval, %),
+burst (interval, %)>``: a site gives each VO a share, and a VO passes its share on to its groups.
+"""
+
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+
+
+class Site(models.Model):
+    class LocalPolicy(models.TextChoices):
+        FCFS = "fcfs", "FCFS"
+        EASY = "easy", "EASY (aggressive) backfilling"
+        CONSERVATIVE = "conservative", "conservative backfilling"
+
+    name = models.SlugField(max_length=64, unique=True)
+    description = models.CharField(max_length=200, blank=True)
+    processors = models.PositiveIntegerField(validators=[MinValueValidator(1)])
+    local_policy = models.CharField(
+        max_length=16, choices=LocalPolicy.choices, default=LocalPolicy.CONSERVATIVE
+    )
+    trace = models.ForeignKey(
+        "inputs.Trace",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="sites",
+        help_text="background workload replayed on this site",
+    )
+    unit_cost = models.FloatField(
+        default=1.0,
+        validators=[MinValueValidator(0)],
+        help_text="c: cost per processor-second of a slot",
+    )
+    fixed_cost = models.FloatField(
+        default=0.0, validators=[MinValueValidator(0)], help_text="f: fixed cost per slot"
+    )
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class VirtualOrganization(models.Model):
+    name = models.SlugField(max_length=64, unique=True)
+    description = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = "virtual organization"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Group(models.Model):
+    vo = models.ForeignKey(VirtualOrganization, on_delete=models.CASCADE, related_name="groups")
+    name = models.SlugField(max_length=64)
+
+    class Meta:
+        ordering = ["vo__name", "name"]
+        constraints = [models.UniqueConstraint(fields=["vo", "name"], name="group_unique_in_vo")]
+
+    def __str__(self) -> str:
+        return f"{self.vo.name}.{self.name}"
+
+
+PERCENT = [MinValueValidator(0), MaxValueValidator(100)]
+INTERVAL = [MinValueValidator(1)]
+
+
+class UsagePolicy(models.Model):
+    class Resource(models.TextChoices):
+        CPU = "CPU"
+        NET = "NET"
+        STORAGE = "STORAGE"
+
+    resource = models.CharField(max_length=8, choices=Resource.choices, default=Resource.CPU)
+    provider_site = models.ForeignKey(
+        Site, null=True, blank=True, on_delete=models.CASCADE, related_name="policies"
+    )
+    provider_vo = models.ForeignKey(
+        VirtualOrganization,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="group_policies",
+    )
+    consumer_vo = models.ForeignKey(
+        VirtualOrganization,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="site_policies",
+    )
+    consumer_group = models.ForeignKey(
+        Group, null=True, blank=True, on_delete=models.CASCADE, related_name="policies"
+    )
+    epoch_interval = models.PositiveIntegerField(validators=INTERVAL, help_text="seconds")
+    epoch_percent = models.FloatField(validators=PERCENT, help_text="share over the epoch, %")
+    burst_interval = models.PositiveIntegerField(validators=INTERVAL, help_text="seconds")
+    burst_percent = models.FloatField(validators=PERCENT, help_text="share over a burst, %")
+
+    class Meta:
+        ordering = ["resource", "id"]
+        verbose_name_plural = "usage policies"
+
+    def __str__(self) -> str:
+        return (
+            f"{self.resource} {self.provider} → {self.consumer}: epoch "
+            f"({self.epoch_interval} s, {self.epoch_percent:g} %) burst "
+            f"({self.burst_interval} s, {self.burst_percent:g} %)"
+        )
+
+    @property
+    def provider(self):
+        return self.provider_site or self.provider_vo
+
+    @property
+    def consumer(self):
+        return self.consumer_group or self.consumer_vo
+
+    def clean(self) -> None:
+        errors: dict[str, list[str]] = {}
+        if bool(self.provider_site_id) == bool(self.provider_vo_id):
+            errors.setdefault("provider_site", []).append(
+                "give exactly one provider: a site or a VO"
+            )
+        if bool(self.consumer_vo_id) == bool(self.consumer_group_id):
+            errors.setdefault("consumer_vo", []).append(
+                "give exactly one consumer: a VO or a group"
+            )
+        if self.provider_site_id and self.consumer_group_id:
+            errors.setdefault("consumer_group", []).append(
+                "a site gives shares to VOs; a VO passes its share on to its groups"
+            )
+        if self.provider_vo_id and self.consumer_vo_id:
+            errors.setdefault("consumer_vo", []).append(
+                "a VO gives shares to its own groups, not to another VO"
+            )
+        if (
+            self.provider_vo_id
+            and self.consumer_group_id
+            and self.consumer_group.vo_id != self.provider_vo_id
+        ):
+            errors.setdefault("consumer_group", []).append(
+                f"group {self.consumer_group} does not belong to VO {self.provider_vo}"
+            )
+        if (
+            self.burst_interval
+            and self.epoch_interval
+            and self.burst_interval > self.epoch_interval
+        ):
+            errors.setdefault("burst_interval", []).append(
+                "the burst interval must not be longer than the epoch interval"
+            )
+        if not errors:
+            same = UsagePolicy.objects.filter(
+                resource=self.resource,
+                provider_site_id=self.provider_site_id,
+                provider_vo_id=self.provider_vo_id,
+                consumer_vo_id=self.consumer_vo_id,
+                consumer_group_id=self.consumer_group_id,
+            ).exclude(pk=self.pk)
+            if same.exists():
+                errors.setdefault("resource", []).append(
+                    f"{self.provider} already has a {self.resource} policy for {self.consumer}"
+                )
+        if errors:
+            raise ValidationError(errors)

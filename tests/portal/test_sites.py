@@ -1,0 +1,154 @@
+"""Sites, VOs, groups and usage policies: validation, staff-only writes, warnings, document."""
+
+import pytest
+from rest_framework.test import APIClient
+
+from gridportal.sites.models import Group, Site, UsagePolicy, VirtualOrganization
+from gridportal.sites.services import epoch_share_warnings, policy_document
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def grid():
+    """Seed 004's configuration: 2 sites, VO0 (groups G0, G1) and VO1."""
+    sites = [Site.objects.create(name=f"site{i}", processors=100) for i in range(2)]
+    vo0 = VirtualOrganization.objects.create(name="VO0")
+    vo1 = VirtualOrganization.objects.create(name="VO1")
+    for g in ("G0", "G1"):
+        Group.objects.create(vo=vo0, name=g)
+    for site in sites:
+        UsagePolicy.objects.create(
+            provider_site=site,
+            consumer_vo=vo0,
+            epoch_interval=3600,
+            epoch_percent=20,
+            burst_interval=5,
+            burst_percent=60,
+        )
+        UsagePolicy.objects.create(
+            provider_site=site,
+            consumer_vo=vo1,
+            epoch_interval=3600,
+            epoch_percent=80,
+            burst_interval=5,
+            burst_percent=90,
+        )
+    return sites, vo0, vo1
+
+
+@pytest.fixture
+def staff_api(make_user):
+    api = APIClient()
+    api.force_authenticate(make_user("root", staff=True))
+    return api
+
+
+@pytest.fixture
+def user_api(alice):
+    api = APIClient()
+    api.force_authenticate(alice)
+    return api
+
+
+def policy(provider, consumer, epoch=20, burst=60, **extra):
+    return {
+        "resource": "CPU",
+        "provider": provider,
+        "consumer": consumer,
+        "epoch_interval": 3600,
+        "epoch_percent": epoch,
+        "burst_interval": 5,
+        "burst_percent": burst,
+        **extra,
+    }
+
+
+def test_users_read_staff_write(grid, user_api, staff_api):
+    assert user_api.get("/api/sites/").json()["count"] == 2
+    assert user_api.get("/api/policies/").json()["count"] == 4
+    assert user_api.post("/api/sites/", {"name": "x", "processors": 4}).status_code == 403
+    assert user_api.delete(f"/api/sites/{grid[0][0].pk}/").status_code == 403
+    assert staff_api.post("/api/sites/", {"name": "x", "processors": 4}).status_code == 201
+    assert APIClient().get("/api/sites/").status_code == 401
+
+
+def test_policy_api_by_names_and_group_policies(grid, staff_api):
+    resp = staff_api.post("/api/policies/", policy("VO0", "VO0.G0", 50, 80), format="json")
+    assert resp.status_code == 201, resp.content
+    body = resp.json()
+    assert body["provider"] == "VO0" and body["consumer"] == "VO0.G0"
+    assert body["warnings"] == []
+    vos = staff_api.get("/api/vos/").json()["results"]
+    assert {v["name"]: v["groups"] for v in vos} == {"VO0": ["G0", "G1"], "VO1": []}
+
+
+@pytest.mark.parametrize(
+    "payload,field,needle",
+    [
+        (policy("site0", "VO0", epoch=120), "epoch_percent", "less than or equal to 100"),
+        (policy("site0", "VO0", burst=-1), "burst_percent", "greater than or equal to 0"),
+        (policy("site0", "VO0", epoch_interval=0), "epoch_interval", "greater than or equal to 1"),
+        (policy("nowhere", "VO0"), "provider", "no site or VO named 'nowhere'"),
+        (policy("site0", "VO9"), "consumer", "no VO named 'VO9'"),
+        (policy("site0", "VO0.G0"), "consumer", "a site gives shares to VOs"),
+        (policy("VO1", "VO0.G0"), "consumer", "does not belong to VO VO1"),
+        (policy("VO0", "VO1"), "consumer", "not to another VO"),
+        (policy("site0", "VO0"), "resource", "already has a CPU policy for VO0"),
+        (policy("site0", "VO0", burst_interval=7200), "burst_interval", "not be longer"),
+    ],
+)
+def test_policy_validation_names_the_field(grid, staff_api, payload, field, needle):
+    before = UsagePolicy.objects.count()
+    resp = staff_api.post("/api/policies/", payload, format="json")
+    assert resp.status_code == 400
+    assert needle in " ".join(resp.json()[field]), resp.json()
+    assert UsagePolicy.objects.count() == before
+
+
+def test_over_provisioning_is_allowed_but_flagged(grid, staff_api):
+    vo2 = VirtualOrganization.objects.create(name="VO2")
+    resp = staff_api.post("/api/policies/", policy("site0", vo2.name, epoch=30), format="json")
+    assert resp.status_code == 201
+    assert resp.json()["warnings"] == [
+        "site0 gives 130 % of its CPU epoch share (over 100 %: over-provisioned)"
+    ]
+    assert epoch_share_warnings() == resp.json()["warnings"]
+
+
+def test_admin_forms_validate_and_warn(grid, admin_client):
+    sites, vo0, _ = grid
+    url = "/admin/sites/usagepolicy/add/"
+    form = {
+        "resource": "CPU",
+        "provider_site": sites[0].pk,
+        "consumer_group": Group.objects.get(name="G0").pk,
+        "epoch_interval": 3600,
+        "epoch_percent": 10,
+        "burst_interval": 5,
+        "burst_percent": 10,
+    }
+    resp = admin_client.post(url, form)
+    assert resp.status_code == 200 and b"a site gives shares to VOs" in resp.content
+    vo2 = VirtualOrganization.objects.create(name="VO2")
+    form.update(consumer_group="", consumer_vo=vo2.pk, epoch_percent=5)
+    resp = admin_client.post(url, form, follow=True)
+    assert resp.status_code == 200
+    assert b"105 % of its CPU epoch share" in resp.content
+    form.update(epoch_percent=101)
+    resp = admin_client.post(url, form)
+    assert b"less than or equal to 100" in resp.content
+
+
+def test_policy_document_of_the_configuration(grid):
+    doc = policy_document()
+    assert doc["format"] == "gridportal-policies"
+    assert doc["sites"] == [{"name": "site0", "cpus": 100}, {"name": "site1", "cpus": 100}]
+    assert doc["vos"] == [{"name": "VO0", "groups": ["G0", "G1"]}, {"name": "VO1", "groups": []}]
+    assert {
+        "resource": "CPU",
+        "provider": "site1",
+        "consumer": "VO1",
+        "epoch": {"interval": 3600, "percent": 80.0},
+        "burst": {"interval": 5, "percent": 90.0},
+    } in doc["policies"]
