@@ -153,6 +153,7 @@ LOGOUT_REDIRECT_URL = "login"
 # Uploads: traces can be large (whole archive logs are ~100 MB uncompressed).
 GRIDPORTAL_MAX_UPLOAD_BYTES = int(os.environ.get("GRIDPORTAL_MAX_UPLOAD_BYTES", 100 * 2**20))
 GRIDPORTAL_MAX_TRACE_BYTES = int(os.environ.get("GRIDPORTAL_MAX_TRACE_BYTES", 1024 * 2**20))
+GRIDPORTAL_MAX_WORKFLOW_BYTES = int(os.environ.get("GRIDPORTAL_MAX_WORKFLOW_BYTES", 50 * 2**20))
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 2**20
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 2**20
 

@@ -5,7 +5,7 @@ from rest_framework.authtoken.views import obtain_auth_token
 from rest_framework.routers import DefaultRouter
 
 from gridportal.experiments.api.views import ExperimentViewSet, KindViewSet, SweepViewSet
-from gridportal.inputs.api.views import TraceViewSet
+from gridportal.inputs.api.views import TraceViewSet, WorkflowViewSet
 from gridportal.sites.api.views import (
     GroupViewSet,
     SiteViewSet,
@@ -15,6 +15,7 @@ from gridportal.sites.api.views import (
 
 router = DefaultRouter()
 router.register("traces", TraceViewSet, basename="trace")
+router.register("workflows", WorkflowViewSet, basename="workflow")
 router.register("experiments", ExperimentViewSet, basename="experiment")
 router.register("sweeps", SweepViewSet, basename="sweep")
 router.register("kinds", KindViewSet, basename="kind")

@@ -22,6 +22,13 @@ class Experiment(models.Model):
     params = models.JSONField(default=dict, blank=True)
     seed = models.PositiveIntegerField(default=0)
     traces = models.ManyToManyField("inputs.Trace", related_name="experiments", blank=True)
+    workflows = models.ManyToManyField("inputs.Workflow", related_name="experiments", blank=True)
+    snapshot = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="configuration copied at creation (e.g. the policy document), so later "
+        "edits never change the run",
+    )
     status = models.CharField(
         max_length=16, choices=Status.choices, default=Status.QUEUED, db_index=True
     )
@@ -62,6 +69,8 @@ class Sweep(models.Model):
     params = models.JSONField(default=dict, blank=True, help_text="the fixed parameters")
     seed = models.PositiveIntegerField(default=0, help_text="repetition r runs with seed + r")
     traces = models.ManyToManyField("inputs.Trace", related_name="sweeps", blank=True)
+    workflows = models.ManyToManyField("inputs.Workflow", related_name="sweeps", blank=True)
+    snapshot = models.JSONField(default=dict, blank=True)
     vary = models.JSONField(default=list, help_text='[{"param": name, "values": [...]}, ...]')
     repetitions = models.PositiveIntegerField(default=1)
     runs = models.ManyToManyField(Experiment, through="SweepRun", related_name="sweeps")

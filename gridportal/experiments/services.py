@@ -6,6 +6,7 @@ import hashlib
 import json
 import logging
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -13,9 +14,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from gridportal.inputs.services import trace_open
+from gridportal.inputs.services import trace_open, workflow_open
 from scheduler import experiments as catalogue
-from scheduler.io import SWFError
+from scheduler.io import SWFError, load_input
 
 from .models import Experiment
 
@@ -24,10 +25,48 @@ PROGRESS_INTERVAL_S = 0.5
 MAX_SEED = 2**31 - 1
 
 
+@dataclass(frozen=True)
+class RunInputs:
+    """What a run reads: stored traces and workflows, and configuration documents (policy
+    documents) that are copied into the run's snapshot."""
+
+    traces: tuple = ()
+    workflows: tuple = ()
+    policies: tuple = ()
+
+    @classmethod
+    def of(cls, traces=(), workflows=(), policies=()) -> RunInputs:
+        return cls(tuple(traces), tuple(workflows), tuple(policies))
+
+    def by_kind(self) -> dict[str, tuple]:
+        return {"trace": self.traces, "workflow": self.workflows, "policies": self.policies}
+
+    def for_kind(self, spec: catalogue.ExperimentKind) -> dict[str, list]:
+        """Inputs by the kind's input names; inputs of a kind it does not declare are errors."""
+        given = self.by_kind()
+        declared = {i.kind for i in spec.inputs}
+        for input_kind, items in given.items():
+            if items and input_kind not in declared:
+                raise ValidationError(
+                    {FIELD[input_kind]: [f"{spec.name} takes no {input_kind} input"]}
+                )
+        return {i.name: list(given.get(i.kind, ())) for i in spec.inputs}
+
+    def identity(self) -> dict[str, Any]:
+        return {
+            "traces": [t.sha256 for t in self.traces],
+            "workflows": [w.sha256 for w in self.workflows],
+            "policies": list(self.policies),
+        }
+
+
+FIELD = {"trace": "traces", "workflow": "workflows", "policies": "policies"}
+
+
 def validate_run(
-    *, kind: str, params: dict[str, Any] | None, traces=(), seed: int = 0
-) -> tuple[catalogue.ExperimentKind, dict[str, Any], list]:
-    """Check a run against the kind's schema and inputs; errors name the field."""
+    *, kind: str, params: dict[str, Any] | None, inputs: RunInputs, seed: int = 0
+) -> tuple[catalogue.ExperimentKind, dict[str, Any]]:
+    """Check a run against the kind's schema and declared inputs; errors name the field."""
     try:
         spec = catalogue.get_kind(kind)
     except KeyError as exc:
@@ -36,49 +75,82 @@ def validate_run(
         clean = spec.validate(params)
     except catalogue.ParamError as exc:
         raise ValidationError({"params": [f"{k}: {v}" for k, v in exc.errors.items()]}) from None
-    traces = list(traces)
+    by_name = inputs.for_kind(spec)
     try:
-        catalogue.base.check_inputs(spec, {"traces": traces})
+        catalogue.base.check_inputs(spec, by_name)
     except catalogue.InputError as exc:
-        raise ValidationError({"traces": [str(exc)]}) from None
+        failing = next(
+            (FIELD[i.kind] for i in spec.inputs if not i.min <= len(by_name[i.name]) <= i.max),
+            "inputs",
+        )
+        raise ValidationError({failing: [str(exc)]}) from None
+    for doc in inputs.policies:
+        try:
+            load_input("policies", doc)
+        except ValueError as exc:
+            raise ValidationError({"policies": [str(exc)]}) from None
     if not isinstance(seed, int) or seed < 0 or seed > MAX_SEED:
         raise ValidationError({"seed": [f"must be an integer in 0..{MAX_SEED}"]})
-    return spec, clean, traces
+    return spec, clean
 
 
-def run_fingerprint(*, kind: str, params: dict[str, Any], seed: int, traces) -> str:
+def run_fingerprint(*, kind: str, params: dict[str, Any], seed: int, inputs: RunInputs) -> str:
     """Identical runs (kind, parameters, seed, input contents) have the same fingerprint."""
-    key = {"kind": kind, "params": params, "seed": seed, "inputs": [t.sha256 for t in traces]}
+    key = {"kind": kind, "params": params, "seed": seed, "inputs": inputs.identity()}
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
 
 
 def experiment_new(
-    *, owner, kind: str, params: dict[str, Any] | None, traces=(), seed: int = 0, name: str = ""
+    *,
+    owner,
+    kind: str,
+    params: dict[str, Any] | None,
+    inputs: RunInputs,
+    seed: int = 0,
+    name: str = "",
 ) -> Experiment:
     """Validate and save a queued run without enqueueing it (callers enqueue after commit)."""
-    _, clean, traces = validate_run(kind=kind, params=params, traces=traces, seed=seed)
+    _, clean = validate_run(kind=kind, params=params, inputs=inputs, seed=seed)
     exp = Experiment.objects.create(
         owner=owner,
         kind=kind,
         params=clean,
         seed=seed,
         name=name[:200],
-        fingerprint=run_fingerprint(kind=kind, params=clean, seed=seed, traces=traces),
+        snapshot={"policies": list(inputs.policies)} if inputs.policies else {},
+        fingerprint=run_fingerprint(kind=kind, params=clean, seed=seed, inputs=inputs),
     )
-    exp.traces.set(traces)
+    exp.traces.set(inputs.traces)
+    exp.workflows.set(inputs.workflows)
     return exp
 
 
 def experiment_create(
-    *, owner, kind: str, params: dict[str, Any] | None, traces=(), seed: int = 0, name: str = ""
+    *,
+    owner,
+    kind: str,
+    params: dict[str, Any] | None,
+    traces=(),
+    workflows=(),
+    policies=(),
+    seed: int = 0,
+    name: str = "",
 ) -> Experiment:
     """Validate against the kind's schema, save as queued, enqueue after commit."""
+    inputs = RunInputs.of(traces, workflows, policies)
     with transaction.atomic():
         exp = experiment_new(
-            owner=owner, kind=kind, params=params, traces=traces, seed=seed, name=name
+            owner=owner, kind=kind, params=params, inputs=inputs, seed=seed, name=name
         )
         transaction.on_commit(lambda: experiment_enqueue(experiment_id=exp.id))
     return exp
+
+
+def run_inputs_of(exp) -> RunInputs:
+    """The inputs of a stored run (or sweep): same traces, workflows and snapshot."""
+    return RunInputs.of(
+        exp.traces.order_by("id"), exp.workflows.order_by("id"), exp.snapshot.get("policies", ())
+    )
 
 
 def experiment_clone(
@@ -89,12 +161,15 @@ def experiment_clone(
     seed: int | None = None,
     name: str | None = None,
 ) -> Experiment:
-    """A new run with the same kind and inputs; ``params`` override some parameters."""
+    """A new run with the same kind and inputs (and snapshot); ``params`` override some."""
+    inputs = run_inputs_of(experiment)
     return experiment_create(
         owner=owner,
         kind=experiment.kind,
         params={**experiment.params, **(params or {})},
-        traces=list(experiment.traces.order_by("id")),
+        traces=inputs.traces,
+        workflows=inputs.workflows,
+        policies=inputs.policies,
         seed=experiment.seed if seed is None else seed,
         name=name if name is not None else f"{experiment} (copy)",
     )
@@ -124,7 +199,14 @@ def experiment_cancel(*, experiment: Experiment) -> Experiment:
 
 
 def _inputs_for(exp: Experiment) -> dict[str, list[Any]]:
-    return {"traces": [trace_open(t) for t in exp.traces.order_by("id")]}
+    """Load the run's inputs for the engine, by the kind's input names."""
+    stored = run_inputs_of(exp)
+    loaded = RunInputs.of(
+        [trace_open(t) for t in stored.traces],
+        [workflow_open(w) for w in stored.workflows],
+        [load_input("policies", doc) for doc in stored.policies],
+    )
+    return loaded.for_kind(catalogue.get_kind(exp.kind))
 
 
 def _progress_reporter(exp_id: int):

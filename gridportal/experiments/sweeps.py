@@ -23,7 +23,13 @@ from django.db import transaction
 from scheduler import experiments as catalogue
 
 from .models import Experiment, Sweep, SweepRun
-from .services import experiment_cancel, experiment_new, run_fingerprint, validate_run
+from .services import (
+    RunInputs,
+    experiment_cancel,
+    experiment_new,
+    run_fingerprint,
+    validate_run,
+)
 
 MAX_RUNS = 2000
 MAX_VALUES = 200
@@ -96,13 +102,16 @@ def sweep_create(
     kind: str,
     params: dict[str, Any] | None,
     traces=(),
+    workflows=(),
+    policies=(),
     seed: int = 0,
     vary: Any,
     repetitions: int = 1,
     name: str = "",
 ) -> Sweep:
     """Validate the whole grid, save it, and enqueue the new runs as one Celery group."""
-    spec, base, traces = validate_run(kind=kind, params=params, traces=traces, seed=seed)
+    inputs = RunInputs.of(traces, workflows, policies)
+    spec, base = validate_run(kind=kind, params=params, inputs=inputs, seed=seed)
     vary = expand_vary(spec, vary)
     if not isinstance(repetitions, int) or repetitions < 1:
         raise ValidationError({"repetitions": ["must be a positive integer"]})
@@ -122,8 +131,10 @@ def sweep_create(
             vary=vary,
             repetitions=repetitions,
             name=name[:200],
+            snapshot={"policies": list(inputs.policies)} if inputs.policies else {},
         )
-        sweep.traces.set(traces)
+        sweep.traces.set(inputs.traces)
+        sweep.workflows.set(inputs.workflows)
         for index, point in enumerate(points):
             for rep in range(repetitions):
                 run_params = {**base, **point}
@@ -132,7 +143,7 @@ def sweep_create(
                     spec,
                     run_params,
                     seed + rep,
-                    traces,
+                    inputs,
                     f"{sweep} · {_label(point)} · seed {seed + rep}",
                 )
                 if not reused:
@@ -153,12 +164,12 @@ def _label(point: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in point.items())
 
 
-def _run_for(owner, spec, params, seed, traces, name) -> tuple[Experiment, bool]:
+def _run_for(owner, spec, params, seed, inputs: RunInputs, name) -> tuple[Experiment, bool]:
     try:
         clean = spec.validate(params)
     except catalogue.ParamError as exc:
         raise ValidationError({"vary": [f"{k}: {v}" for k, v in exc.errors.items()]}) from None
-    key = run_fingerprint(kind=spec.name, params=clean, seed=seed, traces=traces)
+    key = run_fingerprint(kind=spec.name, params=clean, seed=seed, inputs=inputs)
     existing = (
         Experiment.objects.filter(owner=owner, fingerprint=key)
         .exclude(status__in=[Experiment.Status.FAILED, Experiment.Status.CANCELLED])
@@ -168,7 +179,7 @@ def _run_for(owner, spec, params, seed, traces, name) -> tuple[Experiment, bool]
     if existing is not None:
         return existing, True
     return experiment_new(
-        owner=owner, kind=spec.name, params=clean, traces=traces, seed=seed, name=name
+        owner=owner, kind=spec.name, params=clean, inputs=inputs, seed=seed, name=name
     ), False
 
 

@@ -32,3 +32,35 @@ class Trace(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+def workflow_upload_to(instance: "Workflow", filename: str) -> str:
+    suffix = {"dax": ".xml"}.get(instance.format, ".json")
+    return f"workflows/{instance.owner_id}/{uuid.uuid4().hex}{suffix}"
+
+
+class Workflow(models.Model):
+    """A workflow (DAG of tasks): uploaded DAX / WfFormat / native JSON, or generated."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="workflows"
+    )
+    name = models.CharField(max_length=200)
+    file = models.FileField(upload_to=workflow_upload_to)
+    original_filename = models.CharField(max_length=255)
+    format = models.CharField(max_length=16, help_text="dax, wfformat, native")
+    size_bytes = models.BigIntegerField()
+    sha256 = models.CharField(max_length=64)
+    task_count = models.PositiveIntegerField()
+    edge_count = models.PositiveIntegerField()
+    summary = models.JSONField(default=dict, blank=True)
+    generator = models.JSONField(
+        null=True, blank=True, help_text="model and parameters when generated"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created", "-id"]
+
+    def __str__(self) -> str:
+        return self.name

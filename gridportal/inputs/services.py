@@ -8,13 +8,23 @@ from typing import IO
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.core.files.base import File
+from django.core.files.base import ContentFile, File
 from django.db import transaction
 
 from scheduler.io import SWFError, load_trace
 from scheduler.traces.stats import trace_summary
+from scheduler.workflows import (
+    WorkflowError,
+    dumps_native,
+    generate_cybershake,
+    generate_layered,
+    generate_montage,
+    load_workflow,
+    summarize,
+)
+from scheduler.workflows.loader import detect_format
 
-from .models import Trace
+from .models import Trace, Workflow
 
 MAX_REPORTED_ERRORS = 20
 
@@ -102,3 +112,104 @@ def trace_open(trace: Trace):
 @functools.lru_cache(maxsize=4)
 def _parsed_trace(path: str, sha256: str):
     return load_trace(path, name=path)
+
+
+# Workflows ---------------------------------------------------------------------------------
+
+WORKFLOW_GENERATORS = {
+    "layered": generate_layered,
+    "cybershake": generate_cybershake,
+    "montage": generate_montage,
+}
+
+
+def _workflow_format(data: bytes) -> str:
+    if detect_format(data) == "dax":
+        return "dax"
+    return "native" if b'"gridportal-workflow"' in data[:4096] else "wfformat"
+
+
+def _store_workflow(
+    *, owner, name: str, filename: str, data: bytes, workflow, generator: dict | None = None
+) -> Workflow:
+    summary = summarize(workflow)
+    row = Workflow(
+        owner=owner,
+        name=(name or workflow.name or filename)[:200],
+        original_filename=filename[:255],
+        format=_workflow_format(data),
+        size_bytes=len(data),
+        sha256=hashlib.sha256(data).hexdigest(),
+        task_count=summary["tasks"],
+        edge_count=summary["edges"],
+        summary=summary,
+        generator=generator,
+    )
+    row.file.save(filename, ContentFile(data), save=False)
+    try:
+        with transaction.atomic():
+            row.save()
+    except BaseException:
+        row.file.delete(save=False)
+        raise
+    return row
+
+
+def workflow_create(*, owner, name: str, upload: File) -> Workflow:
+    """Validate and store an uploaded DAX / WfFormat / native JSON workflow, or nothing."""
+    filename = (getattr(upload, "name", "") or "workflow").rsplit("/", 1)[-1][:255]
+    limit = settings.GRIDPORTAL_MAX_WORKFLOW_BYTES
+    upload.seek(0)
+    data = upload.read(limit + 1)
+    try:
+        workflow = load_workflow(data, name=filename, max_bytes=limit)
+    except WorkflowError as exc:
+        raise ValidationError(
+            {
+                "file": [
+                    f"{filename}: {where}: {reason}"
+                    for where, reason in exc.errors[:MAX_REPORTED_ERRORS]
+                ]
+            }
+        )
+    return _store_workflow(owner=owner, name=name, filename=filename, data=data, workflow=workflow)
+
+
+def workflow_generate(*, owner, model: str, params: dict, name: str = "") -> Workflow:
+    """Generate a workflow (SPEC §4, §8 models) and store it as native JSON."""
+    try:
+        generator = WORKFLOW_GENERATORS[model]
+    except KeyError:
+        raise ValidationError({"model": [f"unknown model {model!r}"]}) from None
+    try:
+        workflow = generator(**params)
+    except (TypeError, ValueError) as exc:
+        raise ValidationError({"params": [str(exc)]}) from None
+    data = dumps_native(workflow).encode()
+    filename = f"{model}-{workflow.name or 'workflow'}.json".replace("/", "-")
+    return _store_workflow(
+        owner=owner,
+        name=name or f"{model} workflow",
+        filename=filename,
+        data=data,
+        workflow=workflow,
+        generator={"model": model, "params": params},
+    )
+
+
+def workflow_delete(*, workflow: Workflow) -> None:
+    if workflow.experiments.exists():
+        raise ValidationError("this workflow is used by experiments; delete them first")
+    storage, path = workflow.file.storage, workflow.file.name
+    workflow.delete()
+    transaction.on_commit(lambda: storage.delete(path))
+
+
+def workflow_open(workflow: Workflow):
+    """Load a stored workflow for the engine (validated on upload; cached like traces)."""
+    return _parsed_workflow(workflow.file.path, workflow.sha256)
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed_workflow(path: str, sha256: str):
+    return load_workflow(path, max_bytes=None)

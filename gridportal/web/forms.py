@@ -4,8 +4,59 @@ from __future__ import annotations
 
 from django import forms
 
-from gridportal.inputs.models import Trace
-from scheduler.experiments import ExperimentKind, Param
+from gridportal.sites.services import policy_document
+from scheduler.experiments import ExperimentKind, InputSpec, Param
+
+
+class WorkflowUploadForm(forms.Form):
+    name = forms.CharField(
+        max_length=200, required=False, help_text="Defaults to the workflow's own name."
+    )
+    file = forms.FileField(
+        allow_empty_file=True,
+        help_text="Pegasus DAX (XML), WfCommons WfFormat JSON or gridportal-workflow JSON.",
+    )
+
+
+class WorkflowGenerateForm(forms.Form):
+    """The generators of SPEC §4 and §8 with their main parameters."""
+
+    model = forms.ChoiceField(
+        choices=[
+            ("layered", "random layered (thesis §4.7)"),
+            ("cybershake", "CyberShake (thesis §4.8)"),
+            ("montage", "Montage-like (seed 003)"),
+        ]
+    )
+    name = forms.CharField(max_length=200, required=False)
+    seed = forms.IntegerField(min_value=0, max_value=2**31 - 1, initial=1)
+    tasks = forms.IntegerField(
+        min_value=1, max_value=100_000, initial=100, help_text="layered: number of tasks"
+    )
+    levels = forms.IntegerField(
+        min_value=1, max_value=100_000, initial=10, help_text="layered: depth"
+    )
+    mean_runtime = forms.FloatField(min_value=1, initial=1000, help_text="layered: seconds")
+    mean_processors = forms.FloatField(min_value=1, initial=22, help_text="layered")
+    pairs = forms.IntegerField(
+        min_value=1,
+        max_value=49_000,
+        initial=4017,
+        help_text="CyberShake: synthSGT/peakValCal pairs",
+    )
+    images = forms.IntegerField(
+        min_value=2, max_value=20_000, initial=166, help_text="Montage: input images"
+    )
+
+    MODEL_PARAMS = {
+        "layered": ("tasks", "levels", "mean_runtime", "mean_processors", "seed"),
+        "cybershake": ("pairs", "seed"),
+        "montage": ("images", "seed"),
+    }
+
+    def generator_params(self) -> dict:
+        data = self.cleaned_data
+        return {k: data[k] for k in self.MODEL_PARAMS[data["model"]]}
 
 
 class TraceUploadForm(forms.Form):
@@ -33,8 +84,31 @@ def field_for(param: Param) -> forms.Field:
     return forms.CharField(required=False, **common)
 
 
-def experiment_form_class(kind: ExperimentKind, traces_queryset) -> type[forms.Form]:
-    """A form with name, seed, the kind's declared inputs and one field per parameter."""
+def input_field(spec: InputSpec, querysets: dict) -> forms.Field:
+    """The form field of one declared input: pick stored traces/workflows, or use the
+    configuration staff set up (policy documents are copied into the run)."""
+    required = spec.min > 0
+    if spec.kind == "policies":
+        return forms.BooleanField(
+            required=required,
+            initial=required,
+            label="use the configured sites and policies",
+            help_text=spec.help or "copied into the run now, so later edits never change it",
+        )
+    queryset = querysets[spec.kind]
+    label = spec.kind if spec.max == 1 else f"{spec.kind}s"
+    if spec.max == 1:
+        return forms.ModelChoiceField(
+            queryset=queryset, required=required, label=label, help_text=spec.help
+        )
+    return forms.ModelMultipleChoiceField(
+        queryset=queryset, required=required, label=label, help_text=spec.help
+    )
+
+
+def experiment_form_class(kind: ExperimentKind, querysets: dict) -> type[forms.Form]:
+    """A form with name, seed, the kind's declared inputs, one field per parameter and the
+    optional sweep. ``querysets`` maps "trace"/"workflow" to what the user may pick."""
     fields: dict[str, forms.Field] = {
         "name": forms.CharField(max_length=200, required=False),
         "seed": forms.IntegerField(
@@ -45,15 +119,7 @@ def experiment_form_class(kind: ExperimentKind, traces_queryset) -> type[forms.F
         ),
     }
     for spec in kind.inputs:
-        if spec.kind == "trace":
-            if spec.max == 1:
-                fields[spec.name] = forms.ModelChoiceField(
-                    queryset=traces_queryset, label="trace", help_text=spec.help
-                )
-            else:
-                fields[spec.name] = forms.ModelMultipleChoiceField(
-                    queryset=traces_queryset, help_text=spec.help
-                )
+        fields[spec.name] = input_field(spec, querysets)
     for param in kind.params:
         fields[f"p_{param.name}"] = field_for(param)
     fields.update(sweep_fields(kind))
@@ -120,11 +186,15 @@ def params_from_form(kind: ExperimentKind, cleaned: dict) -> dict:
     return {p.name: cleaned[f"p_{p.name}"] for p in kind.params}
 
 
-def inputs_from_form(kind: ExperimentKind, cleaned: dict) -> list[Trace]:
-    traces: list[Trace] = []
+def inputs_from_form(kind: ExperimentKind, cleaned: dict) -> dict[str, list]:
+    """``traces``, ``workflows`` and ``policies`` keyword arguments for the services."""
+    out: dict[str, list] = {"traces": [], "workflows": [], "policies": []}
     for spec in kind.inputs:
         value = cleaned.get(spec.name)
-        if value is None:
+        if not value:
             continue
-        traces.extend(value if spec.max != 1 else [value])
-    return traces
+        if spec.kind == "policies":
+            out["policies"].append(policy_document())
+        else:
+            out[f"{spec.kind}s"].extend(value if spec.max != 1 else [value])
+    return out

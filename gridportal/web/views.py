@@ -22,13 +22,15 @@ from gridportal.experiments.services import (
 )
 from gridportal.experiments.sweeps import sweep_cancel, sweep_create, sweep_delete, sweep_status
 from gridportal.ids import parse_id
-from gridportal.inputs.models import Trace
-from gridportal.inputs.services import trace_create
+from gridportal.inputs.models import Trace, Workflow
+from gridportal.inputs.services import trace_create, workflow_create, workflow_generate
 from gridportal.ownership import visible_to
 from scheduler import experiments as catalogue
 
 from .forms import (
     TraceUploadForm,
+    WorkflowGenerateForm,
+    WorkflowUploadForm,
     experiment_form_class,
     inputs_from_form,
     params_from_form,
@@ -101,6 +103,84 @@ def trace_download(request, pk: int):
 
 
 @login_required
+def workflow_list(request):
+    upload = WorkflowUploadForm()
+    generate = WorkflowGenerateForm()
+    if request.method == "POST":
+        try:
+            if request.POST.get("action") == "generate":
+                generate = WorkflowGenerateForm(request.POST)
+                if generate.is_valid():
+                    wf = workflow_generate(
+                        owner=request.user,
+                        model=generate.cleaned_data["model"],
+                        params=generate.generator_params(),
+                        name=generate.cleaned_data["name"],
+                    )
+                    return redirect("workflow-detail", pk=wf.pk)
+            else:
+                upload = WorkflowUploadForm(request.POST, request.FILES)
+                if upload.is_valid():
+                    wf = workflow_create(
+                        owner=request.user,
+                        name=upload.cleaned_data["name"],
+                        upload=upload.cleaned_data["file"],
+                    )
+                    messages.success(request, f"Uploaded {wf.name}: {wf.task_count:,} tasks.")
+                    return redirect("workflow-detail", pk=wf.pk)
+        except ValidationError as exc:
+            form = generate if request.POST.get("action") == "generate" else upload
+            _add_errors(form, exc, "file" if form is upload else None)
+    workflows = visible_to(Workflow.objects.select_related("owner"), request.user)
+    status = 400 if upload.errors or generate.errors else 200
+    return render(
+        request,
+        "workflows/list.html",
+        {"workflows": workflows, "form": upload, "generate_form": generate},
+        status=status,
+    )
+
+
+@login_required
+def workflow_detail(request, pk: int):
+    wf = get_object_or_404(visible_to(Workflow.objects.all(), request.user), pk=pk)
+    levels = wf.summary.get("tasks_per_level", [])
+    preview = {
+        "summary": {},
+        "tables": [],
+        "charts": [
+            catalogue.base.chart(
+                "levels",
+                "bar",
+                "Tasks per level",
+                x="level",
+                y="tasks",
+                series=[
+                    catalogue.base.series("tasks", [[str(i + 1), n] for i, n in enumerate(levels)])
+                ],
+            )
+        ],
+    }
+    kinds = [k for k in catalogue.kinds() if any(i.kind == "workflow" for i in k.inputs)]
+    return render(
+        request,
+        "workflows/detail.html",
+        {
+            "workflow": wf,
+            "preview": preview,
+            "kinds": kinds,
+            "experiments": wf.experiments.defer("result").order_by("-created")[:20],
+        },
+    )
+
+
+@login_required
+def workflow_download(request, pk: int):
+    wf = get_object_or_404(visible_to(Workflow.objects.all(), request.user), pk=pk)
+    return FileResponse(wf.file.open("rb"), as_attachment=True, filename=wf.original_filename)
+
+
+@login_required
 def experiment_list(request):
     """Runs, "my runs" by default; filter by kind, status, input and date; search by name."""
     qs = Experiment.objects.defer("result").select_related("owner")
@@ -139,10 +219,12 @@ def experiment_list(request):
 
 
 def _initial_from(request, kind) -> dict:
-    """Initial form values: ``?trace=`` picks the input, ``?clone=`` copies a run."""
+    """Initial form values: ``?trace=`` / ``?workflow=`` pick inputs, ``?clone=`` copies a run."""
     initial: dict = {}
-    if request.GET.get("trace"):
-        initial = {spec.name: request.GET["trace"] for spec in kind.inputs}
+    for spec in kind.inputs:
+        picked = parse_id(request.GET.get(spec.kind))
+        if picked:
+            initial[spec.name] = picked if spec.max == 1 else [picked]
     source_id = parse_id(request.GET.get("clone"))
     if source_id:
         source = get_object_or_404(
@@ -151,9 +233,16 @@ def _initial_from(request, kind) -> dict:
         initial.update({f"p_{k}": v for k, v in source.params.items()})
         initial["seed"] = source.seed
         initial["name"] = f"{source} (copy)"
-        ids = list(source.traces.values_list("id", flat=True))
+        stored = {
+            "trace": list(source.traces.values_list("id", flat=True)),
+            "workflow": list(source.workflows.values_list("id", flat=True)),
+        }
         for spec in kind.inputs:
-            initial[spec.name] = ids[0] if spec.max == 1 and ids else ids
+            if spec.kind == "policies":
+                initial[spec.name] = bool(source.snapshot.get("policies"))
+                continue
+            ids = stored.get(spec.kind, [])
+            initial[spec.name] = (ids[0] if ids else None) if spec.max == 1 else ids
     return initial
 
 
@@ -164,8 +253,13 @@ def experiment_new(request):
         kind = catalogue.get_kind(kind_name)
     except KeyError:
         raise Http404(f"no experiment kind {kind_name!r}") from None
-    traces = visible_to(Trace.objects.all(), request.user)
-    form_class = experiment_form_class(kind, traces)
+    form_class = experiment_form_class(
+        kind,
+        {
+            "trace": visible_to(Trace.objects.all(), request.user),
+            "workflow": visible_to(Workflow.objects.all(), request.user),
+        },
+    )
     form = form_class(request.POST or None, initial=_initial_from(request, kind))
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
@@ -176,7 +270,7 @@ def experiment_new(request):
             "owner": request.user,
             "kind": kind.name,
             "params": params_from_form(kind, data),
-            "traces": inputs_from_form(kind, data),
+            **inputs_from_form(kind, data),
             "seed": data["seed"],
             "name": data["name"],
         }

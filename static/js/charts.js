@@ -210,5 +210,5 @@
     return charts;
   }
 
-  window.GridCharts = {render: render, config: config};
+  window.GridCharts = {render: render, renderChart: renderChart, config: config};
 })();

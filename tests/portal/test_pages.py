@@ -27,7 +27,7 @@ def test_field_for_each_param_type():
 def test_form_class_has_inputs_and_params(alice):
     from gridportal.inputs.models import Trace
 
-    form = experiment_form_class(get_kind("trace-stats"), Trace.objects.none())()
+    form = experiment_form_class(get_kind("trace-stats"), {"trace": Trace.objects.none()})()
     assert {"name", "seed", "traces", "p_procs", "p_cdf_points"} <= set(form.fields)
 
 

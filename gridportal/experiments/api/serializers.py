@@ -1,8 +1,9 @@
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
-from gridportal.inputs.models import Trace
+from gridportal.inputs.models import Trace, Workflow
 from gridportal.ownership import visible_to
+from gridportal.sites.services import policy_document
 from scheduler import experiments as catalogue
 
 from ..models import Experiment, Sweep
@@ -18,9 +19,43 @@ class OwnedTraceField(serializers.PrimaryKeyRelatedField):
         return visible_to(Trace.objects.all(), self.context["request"].user)
 
 
-class ExperimentSerializer(serializers.ModelSerializer):
-    owner = serializers.CharField(source="owner.username", read_only=True)
+class OwnedWorkflowField(serializers.PrimaryKeyRelatedField):
+    """Only workflows the requesting user may see can be chosen."""
+
+    def get_queryset(self):
+        return visible_to(Workflow.objects.all(), self.context["request"].user)
+
+
+class PoliciesField(serializers.JSONField):
+    """``"configured"`` (the sites, VOs and policies staff configured, copied now) or a
+    ``gridportal-policies`` document."""
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        if value in (None, "", []):
+            return []
+        if value == "configured":
+            return [policy_document()]
+        if isinstance(value, dict):
+            return [value]
+        raise serializers.ValidationError('give "configured" or a policy document object')
+
+
+class InputFieldsMixin(serializers.Serializer):
     traces = OwnedTraceField(many=True, required=False)
+    workflows = OwnedWorkflowField(many=True, required=False)
+    policies = PoliciesField(required=False, write_only=True, default=list)
+
+    def input_kwargs(self, data) -> dict:
+        return {
+            "traces": data.get("traces", []),
+            "workflows": data.get("workflows", []),
+            "policies": data.get("policies", []),
+        }
+
+
+class ExperimentSerializer(InputFieldsMixin, serializers.ModelSerializer):
+    owner = serializers.CharField(source="owner.username", read_only=True)
     params = serializers.JSONField(
         required=False, default=dict, help_text="parameters of the kind (see /api/kinds/)"
     )
@@ -36,6 +71,9 @@ class ExperimentSerializer(serializers.ModelSerializer):
             "params",
             "seed",
             "traces",
+            "workflows",
+            "policies",
+            "snapshot",
             "owner",
             "status",
             "progress",
@@ -47,6 +85,7 @@ class ExperimentSerializer(serializers.ModelSerializer):
             "result_url",
         ]
         read_only_fields = [
+            "snapshot",
             "status",
             "progress",
             "message",
@@ -85,9 +124,9 @@ class ExperimentSerializer(serializers.ModelSerializer):
                 owner=self.context["request"].user,
                 kind=validated_data["kind"],
                 params=validated_data.get("params"),
-                traces=validated_data.get("traces", []),
                 seed=validated_data.get("seed", 0),
                 name=validated_data.get("name", ""),
+                **self.input_kwargs(validated_data),
             )
         except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.message_dict) from None
@@ -116,9 +155,8 @@ class VarySerializer(serializers.Serializer):
     )
 
 
-class SweepSerializer(serializers.ModelSerializer):
+class SweepSerializer(InputFieldsMixin, serializers.ModelSerializer):
     owner = serializers.CharField(source="owner.username", read_only=True)
-    traces = OwnedTraceField(many=True, required=False)
     params = serializers.JSONField(required=False, default=dict)
     seed = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**31 - 1)
     vary = VarySerializer(many=True, help_text="one or two parameters and their values")
@@ -134,13 +172,16 @@ class SweepSerializer(serializers.ModelSerializer):
             "params",
             "seed",
             "traces",
+            "workflows",
+            "policies",
+            "snapshot",
             "vary",
             "repetitions",
             "owner",
             "created",
             "state",
         ]
-        read_only_fields = ["created"]
+        read_only_fields = ["created", "snapshot"]
 
     def get_state(self, obj) -> dict:
         return sweep_status(obj)
@@ -151,8 +192,8 @@ class SweepSerializer(serializers.ModelSerializer):
                 owner=self.context["request"].user,
                 kind=validated_data["kind"],
                 params=validated_data.get("params"),
-                traces=validated_data.get("traces", []),
                 seed=validated_data.get("seed", 0),
+                **self.input_kwargs(validated_data),
                 vary=[dict(v) for v in validated_data["vary"]],
                 repetitions=validated_data.get("repetitions", 1),
                 name=validated_data.get("name", ""),

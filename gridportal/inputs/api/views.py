@@ -1,13 +1,16 @@
 from django.core.exceptions import ValidationError as DjangoValidationError
-from rest_framework import mixins, parsers, serializers, viewsets
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, parsers, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
 
 from gridportal.ids import ID_REGEX
 from gridportal.ownership import visible_to
 
-from ..models import Trace
-from ..services import trace_delete
+from ..models import Trace, Workflow
+from ..services import trace_delete, workflow_delete, workflow_generate
 from .filters import TraceFilter
-from .serializers import TraceSerializer
+from .serializers import TraceSerializer, WorkflowGenerateSerializer, WorkflowSerializer
 
 
 class TraceViewSet(
@@ -34,3 +37,45 @@ class TraceViewSet(
             trace_delete(trace=instance)
         except DjangoValidationError as exc:
             raise serializers.ValidationError({"detail": exc.messages}) from None
+
+
+class WorkflowViewSet(
+    mixins.CreateModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.DestroyModelMixin,
+    mixins.ListModelMixin,
+    viewsets.GenericViewSet,
+):
+    """Workflows: upload (multipart ``file``: DAX, WfFormat or native JSON) or generate one."""
+
+    serializer_class = WorkflowSerializer
+    lookup_value_regex = ID_REGEX
+    search_fields = ["name", "original_filename"]
+    ordering_fields = ["created", "name", "task_count"]
+    filterset_fields = ["format"]
+
+    parser_classes = [parsers.MultiPartParser, parsers.FormParser, parsers.JSONParser]
+
+    def get_queryset(self):
+        return visible_to(Workflow.objects.select_related("owner"), self.request.user)
+
+    def perform_destroy(self, instance):
+        try:
+            workflow_delete(workflow=instance)
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError({"detail": exc.messages}) from None
+
+    @extend_schema(request=WorkflowGenerateSerializer, responses={201: WorkflowSerializer})
+    @action(detail=False, methods=["post"])
+    def generate(self, request):
+        """Generate a layered random, CyberShake or Montage-like workflow."""
+        ser = WorkflowGenerateSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        try:
+            wf = workflow_generate(owner=request.user, **ser.validated_data)
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from None
+        return Response(
+            WorkflowSerializer(wf, context={"request": request}).data,
+            status=status.HTTP_201_CREATED,
+        )
