@@ -37,7 +37,7 @@ def token(alice, media_root, db, keep_connection):
 @pytest.mark.django_db
 @schema.parametrize()
 @settings(
-    max_examples=25,
+    max_examples=15,
     derandomize=CI,  # CI replays a fixed set; local runs explore new inputs each time
     deadline=None,
     suppress_health_check=[
