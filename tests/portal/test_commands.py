@@ -8,7 +8,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from gridportal.experiments.models import Experiment
-from gridportal.inputs.models import Trace
+from gridportal.inputs.models import Trace, Workflow
 from tests.conftest import make_swf_bytes
 
 pytestmark = pytest.mark.django_db
@@ -22,8 +22,11 @@ def test_seed_demo_creates_user_trace_and_queued_experiment_once(media_root, cap
     assert trace.job_count == 5000 and trace.machine_procs == 128
     exp = Experiment.objects.get()
     assert exp.kind == "trace-stats" and exp.status == "queued"
+    wf = Workflow.objects.get(owner__username="demo")
+    assert wf.task_count == 100 and wf.summary["levels"] == 10
     call_command("seed_demo")
     assert Trace.objects.count() == 1 and Experiment.objects.count() == 1
+    assert Workflow.objects.count() == 1
 
 
 @pytest.fixture

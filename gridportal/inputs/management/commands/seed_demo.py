@@ -1,4 +1,4 @@
-"""Create the demo user, a generated demo trace and one example experiment (queued).
+"""Create the demo user, a generated demo trace and workflow, and one example experiment.
 
 The experiment is queued, not stored finished: the worker started next to the portal runs it,
 which proves the whole path works on this machine.
@@ -14,8 +14,8 @@ from django.db import transaction
 
 from gridportal.experiments.models import Experiment
 from gridportal.experiments.services import experiment_create
-from gridportal.inputs.models import Trace
-from gridportal.inputs.services import trace_create
+from gridportal.inputs.models import Trace, Workflow
+from gridportal.inputs.services import trace_create, workflow_generate
 from scheduler.traces.lublin import generate_lublin99
 from scheduler.traces.swf import write_swf
 
@@ -48,6 +48,15 @@ class Command(BaseCommand):
             )
             trace = trace_create(owner=user, name=name, upload=upload)
             self.stdout.write(f"demo trace: {trace.name} ({trace.job_count} jobs)")
+        wf_name = "Demo: random layered workflow (thesis §4.7: 100 tasks, 10 levels)"
+        if not Workflow.objects.filter(owner=user, name=wf_name).exists():
+            wf = workflow_generate(
+                owner=user,
+                model="layered",
+                name=wf_name,
+                params={"tasks": 100, "levels": 10, "seed": DEMO_SEED},
+            )
+            self.stdout.write(f"demo workflow: {wf.name} ({wf.task_count} tasks)")
         if not Experiment.objects.filter(owner=user, traces=trace, kind="trace-stats").exists():
             exp = experiment_create(
                 owner=user,
