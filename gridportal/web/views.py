@@ -366,7 +366,9 @@ def sweep_delete_view(request, pk: int):
 @login_required
 def experiment_detail(request, pk: int):
     exp = get_object_or_404(
-        visible_to(Experiment.objects.defer("result").prefetch_related("traces"), request.user),
+        visible_to(
+            Experiment.objects.defer("result").prefetch_related("traces", "workflows"), request.user
+        ),
         pk=pk,
     )
     try:
