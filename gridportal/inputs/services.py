@@ -82,7 +82,12 @@ def trace_create(*, owner, name: str, upload: File) -> Trace:
         header=dict(trace.header.fields),
         summary=summary,
     )
-    row.file.save(filename, upload, save=False)
+    return _save_with_file(row, filename, upload)
+
+
+def _save_with_file(row, filename: str, content):
+    """Write the file, then the row; if the row cannot be saved, the file goes too."""
+    row.file.save(filename, content, save=False)
     try:
         with transaction.atomic():
             row.save()
@@ -92,12 +97,17 @@ def trace_create(*, owner, name: str, upload: File) -> Trace:
     return row
 
 
-def trace_delete(*, trace: Trace) -> None:
-    if trace.experiments.exists():
-        raise ValidationError("this trace is used by experiments; delete them first")
-    storage, path = trace.file.storage, trace.file.name
-    trace.delete()
+def _delete_unused(row, what: str) -> None:
+    """Delete an input and (after commit) its file, unless experiments still use it."""
+    if row.experiments.exists():
+        raise ValidationError(f"this {what} is used by experiments; delete them first")
+    storage, path = row.file.storage, row.file.name
+    row.delete()
     transaction.on_commit(lambda: storage.delete(path))
+
+
+def trace_delete(*, trace: Trace) -> None:
+    _delete_unused(trace, "trace")
 
 
 def trace_open(trace: Trace):
@@ -145,14 +155,7 @@ def _store_workflow(
         summary=summary,
         generator=generator,
     )
-    row.file.save(filename, ContentFile(data), save=False)
-    try:
-        with transaction.atomic():
-            row.save()
-    except BaseException:
-        row.file.delete(save=False)
-        raise
-    return row
+    return _save_with_file(row, filename, ContentFile(data))
 
 
 def workflow_create(*, owner, name: str, upload: File) -> Workflow:
@@ -198,11 +201,7 @@ def workflow_generate(*, owner, model: str, params: dict, name: str = "") -> Wor
 
 
 def workflow_delete(*, workflow: Workflow) -> None:
-    if workflow.experiments.exists():
-        raise ValidationError("this workflow is used by experiments; delete them first")
-    storage, path = workflow.file.storage, workflow.file.name
-    workflow.delete()
-    transaction.on_commit(lambda: storage.delete(path))
+    _delete_unused(workflow, "workflow")
 
 
 def workflow_open(workflow: Workflow):
