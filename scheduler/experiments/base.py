@@ -104,7 +104,7 @@ class ExperimentKind:
         self, params: dict[str, Any], inputs: dict[str, list[Any]], seed: int, progress: Progress
     ) -> dict[str, Any]:
         """Return ``{"summary", "tables", "charts"}`` (``summary_labels`` optional)."""
-        raise NotImplementedError  # abstract: every registered kind overrides it
+        raise TypeError(f"experiment kind {self.name!r} does not define run()")
 
     def validate(self, params: dict[str, Any] | None) -> dict[str, Any]:
         return validate_params(self.params, params)

@@ -1,3 +1,6 @@
+from collections.abc import Callable
+from typing import Any
+
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
@@ -5,43 +8,19 @@ from ..models import Trace, Workflow
 from ..services import WORKFLOW_GENERATORS, trace_create, workflow_create
 
 
-class TraceSerializer(serializers.ModelSerializer):
-    owner = serializers.CharField(source="owner.username", read_only=True)
-    file = serializers.FileField(
-        write_only=True, allow_empty_file=True, help_text="SWF file, plain or gzipped"
-    )
-    name = serializers.CharField(required=False, allow_blank=True, max_length=200)
+class UploadSerializer(serializers.ModelSerializer):
+    """An uploaded input: a write-only ``file`` and an optional ``name``; everything else is
+    derived by the service that validates and stores it (``create_service``)."""
 
-    class Meta:
-        model = Trace
-        fields = [
-            "id",
-            "name",
-            "owner",
-            "file",
-            "original_filename",
-            "size_bytes",
-            "sha256",
-            "job_count",
-            "machine_procs",
-            "header",
-            "summary",
-            "created",
-        ]
-        read_only_fields = [
-            "original_filename",
-            "size_bytes",
-            "sha256",
-            "job_count",
-            "machine_procs",
-            "header",
-            "summary",
-            "created",
-        ]
+    owner = serializers.CharField(source="owner.username", read_only=True)
+    name = serializers.CharField(required=False, allow_blank=True, max_length=200)
+    COMMON = ["id", "name", "owner", "file", "original_filename", "size_bytes", "sha256", "created"]
+
+    create_service: Callable[..., Any]  # each subclass names the service that stores it
 
     def create(self, validated_data):
         try:
-            return trace_create(
+            return self.create_service(
                 owner=self.context["request"].user,
                 name=validated_data.get("name", ""),
                 upload=validated_data["file"],
@@ -50,53 +29,32 @@ class TraceSerializer(serializers.ModelSerializer):
             raise serializers.ValidationError(exc.message_dict) from None
 
 
-class WorkflowSerializer(serializers.ModelSerializer):
-    owner = serializers.CharField(source="owner.username", read_only=True)
+class TraceSerializer(UploadSerializer):
+    file = serializers.FileField(
+        write_only=True, allow_empty_file=True, help_text="SWF file, plain or gzipped"
+    )
+    create_service = staticmethod(trace_create)
+
+    class Meta:
+        model = Trace
+        derived = ["job_count", "machine_procs", "header", "summary"]
+        fields = UploadSerializer.COMMON + derived
+        read_only_fields = [f for f in fields if f not in ("id", "name", "owner", "file")]
+
+
+class WorkflowSerializer(UploadSerializer):
     file = serializers.FileField(
         write_only=True,
         allow_empty_file=True,
         help_text="Pegasus DAX (XML), WfCommons WfFormat JSON or gridportal-workflow JSON",
     )
-    name = serializers.CharField(required=False, allow_blank=True, max_length=200)
+    create_service = staticmethod(workflow_create)
 
     class Meta:
         model = Workflow
-        fields = [
-            "id",
-            "name",
-            "owner",
-            "file",
-            "original_filename",
-            "format",
-            "size_bytes",
-            "sha256",
-            "task_count",
-            "edge_count",
-            "summary",
-            "generator",
-            "created",
-        ]
-        read_only_fields = [
-            "original_filename",
-            "format",
-            "size_bytes",
-            "sha256",
-            "task_count",
-            "edge_count",
-            "summary",
-            "generator",
-            "created",
-        ]
-
-    def create(self, validated_data):
-        try:
-            return workflow_create(
-                owner=self.context["request"].user,
-                name=validated_data.get("name", ""),
-                upload=validated_data["file"],
-            )
-        except DjangoValidationError as exc:
-            raise serializers.ValidationError(exc.message_dict) from None
+        derived = ["format", "task_count", "edge_count", "summary", "generator"]
+        fields = UploadSerializer.COMMON + derived
+        read_only_fields = [f for f in fields if f not in ("id", "name", "owner", "file")]
 
 
 class WorkflowGenerateSerializer(serializers.Serializer):
