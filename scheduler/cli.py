@@ -2,7 +2,8 @@
 
     python -m scheduler kinds
     python -m scheduler run KIND [--params P.json] [--preset NAME] [--trace FILE]...
-                                 [--workflow FILE]... [--seed N] --out RESULT.json
+                                 [--workflow FILE]... [--policies FILE] [--seed N]
+                                 --out RESULT.json
     python -m scheduler generate-trace --model lublin99 --jobs N --procs P --seed S --out X.swf
     python -m scheduler workflow-info FILE            (JSON: tasks, edges, levels, critical_path,
                                                        average_parallelism, …)
@@ -54,7 +55,11 @@ def _read_params(args: argparse.Namespace, kind: experiments.ExperimentKind) -> 
 def _cmd_run(args: argparse.Namespace) -> int:
     kind = experiments.get_kind(args.kind)
     params = _read_params(args, kind)
-    paths = {"traces": args.trace or [], "workflows": args.workflow or []}
+    paths = {
+        "traces": args.trace or [],
+        "workflows": args.workflow or [],
+        "policies": [args.policies] if args.policies else [],
+    }
     experiments.base.check_inputs(kind, paths)
     specs = {spec.name: spec for spec in kind.inputs}
     inputs = {
@@ -99,6 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--preset", help="start from a named preset of the kind")
     p.add_argument("--trace", action="append", help="SWF trace (plain or .gz); repeatable")
     p.add_argument("--workflow", action="append", help="workflow file; repeatable")
+    p.add_argument("--policies", help="usage-policy document (JSON: sites, VOs, policies)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", required=True, help="where to write the Result JSON")
     p.add_argument("-v", "--verbose", action="store_true", help="print progress to stderr")

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from .traces.swf import SWFError, Trace, read_swf
+from .usage.config import PolicyError, load_policy_file
 from .workflows.dag import WorkflowError
 from .workflows.loader import load_workflow
 
@@ -17,6 +18,8 @@ __all__ = [
     "load_trace",
     "load_workflow",
     "load_input",
+    "load_policy_file",
+    "PolicyError",
     "SWFError",
     "WorkflowError",
     "INPUT_LOADERS",
@@ -30,7 +33,7 @@ def load_trace(
     return read_swf(source, name=name, max_bytes=max_bytes)
 
 
-INPUT_LOADERS = {"trace": load_trace, "workflow": load_workflow}
+INPUT_LOADERS = {"trace": load_trace, "workflow": load_workflow, "policies": load_policy_file}
 
 
 def load_input(kind: str, source: str | Path, **options: Any) -> Any:

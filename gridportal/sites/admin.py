@@ -1,7 +1,7 @@
 from django.contrib import admin, messages
 
 from .models import Group, Site, UsagePolicy, VirtualOrganization
-from .services import epoch_share_warnings
+from .services import configuration_warnings
 
 
 @admin.register(Site)
@@ -43,12 +43,17 @@ class UsagePolicyAdmin(admin.ModelAdmin):
         ),
     ]
 
-    def save_model(self, request, obj, form, change):
-        super().save_model(request, obj, form, change)
-        for warning in epoch_share_warnings():
-            messages.warning(request, warning)
+    # The configuration's warnings (over-provisioning …) on every page that shows policies;
+    # after a save the admin redirects to one of them, so each warning appears once.
+    def _warn(self, request) -> None:
+        if request.method == "GET":
+            for warning in configuration_warnings():
+                messages.warning(request, warning)
 
     def changelist_view(self, request, extra_context=None):
-        for warning in epoch_share_warnings():
-            messages.warning(request, warning)
+        self._warn(request)
         return super().changelist_view(request, extra_context)
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        self._warn(request)
+        return super().change_view(request, object_id, form_url, extra_context)

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from .models import Site, UsagePolicy, VirtualOrganization
+from scheduler.usage.config import (
+    PolicyError,
+    load_policy_document,
+    policy_warnings,
+    to_document,
+)
+
+from .models import Group, Site, UsagePolicy, VirtualOrganization
 
 
 def policy_document() -> dict[str, Any]:
@@ -35,23 +43,54 @@ def policy_document() -> dict[str, Any]:
     }
 
 
-def epoch_share_warnings() -> list[str]:
-    """Providers whose consumers' epoch shares add up to more than 100 % (over-provisioning:
-    allowed, as in the seed's open problem, but flagged)."""
-    totals: dict[tuple[str, str], float] = {}
-    for p in UsagePolicy.objects.select_related("provider_site", "provider_vo"):
-        key = (p.resource, str(p.provider))
-        totals[key] = totals.get(key, 0.0) + p.epoch_percent
-    return [
-        f"{provider} gives {total:g} % of its {resource} epoch share (over 100 %: over-provisioned)"
-        for (resource, provider), total in sorted(totals.items())
-        if total > 100 + 1e-9
-    ]
+def configuration_warnings() -> list[str]:
+    """What the engine flags in the staff configuration: a provider whose epoch shares add up
+    to more than 100 % (over-provisioning, allowed as in the seed's open problem), a burst share
+    below the epoch share, a VO with no share anywhere."""
+    try:
+        return policy_warnings(load_policy_document(policy_document()))
+    except PolicyError as exc:
+        return [f"the configuration cannot be simulated: {exc}"]
 
 
-def policy_save(policy: UsagePolicy) -> tuple[UsagePolicy, list[str]]:
-    """Validate and save a policy; return it with the configuration's warnings."""
-    policy.full_clean()
+def configuration_import(document: dict[str, Any]) -> dict[str, int]:
+    """Create the sites, VOs, groups and policies of a policy document (validated by the
+    engine first); existing objects with the same names are updated, nothing is deleted."""
+    try:
+        doc = to_document(load_policy_document(document))
+    except PolicyError as exc:
+        raise ValidationError(str(exc)) from None
+    counts = {"sites": 0, "vos": 0, "groups": 0, "policies": 0}
     with transaction.atomic():
-        policy.save()
-    return policy, epoch_share_warnings()
+        for site in doc["sites"]:
+            Site.objects.update_or_create(name=site["name"], defaults={"processors": site["cpus"]})
+            counts["sites"] += 1
+        for vo in doc["vos"]:
+            row, _ = VirtualOrganization.objects.get_or_create(name=vo["name"])
+            counts["vos"] += 1
+            for g in vo["groups"]:
+                Group.objects.get_or_create(vo=row, name=g)
+                counts["groups"] += 1
+        for p in doc["policies"]:
+            provider_site = Site.objects.filter(name=p["provider"]).first()
+            provider_vo = (
+                None if provider_site else VirtualOrganization.objects.get(name=p["provider"])
+            )
+            vo_name, dot, group = p["consumer"].partition(".")
+            consumer_group = Group.objects.get(vo__name=vo_name, name=group) if dot else None
+            consumer_vo = None if dot else VirtualOrganization.objects.get(name=vo_name)
+            UsagePolicy.objects.update_or_create(
+                resource=p["resource"],
+                provider_site=provider_site,
+                provider_vo=provider_vo,
+                consumer_vo=consumer_vo,
+                consumer_group=consumer_group,
+                defaults={
+                    "epoch_interval": p["epoch"]["interval"],
+                    "epoch_percent": p["epoch"]["percent"],
+                    "burst_interval": p["burst"]["interval"],
+                    "burst_percent": p["burst"]["percent"],
+                },
+            )
+            counts["policies"] += 1
+    return counts

@@ -13,6 +13,7 @@ from .base import (
     run_experiment,
 )
 from .schema import Param, ParamError, validate_params
+from .usage_policy import UsagePolicy  # noqa: F401  (registers the kind)
 
 __all__ = [
     "Cancelled",

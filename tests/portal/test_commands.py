@@ -9,6 +9,7 @@ from django.core.management import CommandError, call_command
 
 from gridportal.experiments.models import Experiment
 from gridportal.inputs.models import Trace, Workflow
+from gridportal.sites.models import Site, UsagePolicy
 from tests.conftest import make_swf_bytes
 
 pytestmark = pytest.mark.django_db
@@ -24,9 +25,15 @@ def test_seed_demo_creates_user_trace_and_queued_experiment_once(media_root, cap
     assert exp.kind == "trace-stats" and exp.status == "queued"
     wf = Workflow.objects.get(owner__username="demo")
     assert wf.task_count == 100 and wf.summary["levels"] == 10
+    assert (
+        UsagePolicy.objects.filter(provider_site__name="site0", consumer_vo__name="VO0")
+        .get()
+        .epoch_percent
+        == 20
+    )
     call_command("seed_demo")
     assert Trace.objects.count() == 1 and Experiment.objects.count() == 1
-    assert Workflow.objects.count() == 1
+    assert Workflow.objects.count() == 1 and Site.objects.count() == 2
 
 
 @pytest.fixture
@@ -61,3 +68,11 @@ def test_fetch_trace_errors_are_clear(archive, alice, media_root):
     with pytest.raises(CommandError, match="line 1"):
         call_command("fetch_trace", f"{archive}/broken.swf", "--owner", "alice")
     assert Trace.objects.count() == 0
+
+
+def test_load_policies_command(capsys):
+    call_command("load_policies", "seed004-5sites")
+    assert Site.objects.count() == 5
+    assert "loaded 5 sites" in capsys.readouterr().out
+    with pytest.raises(CommandError, match="cannot read|No such file"):
+        call_command("load_policies", "/nonexistent.json")

@@ -4,7 +4,7 @@ from rest_framework.response import Response
 from gridportal.ids import ID_REGEX
 
 from ..models import Group, Site, UsagePolicy, VirtualOrganization
-from ..services import epoch_share_warnings
+from ..services import configuration_warnings
 from .serializers import (
     GroupSerializer,
     SiteSerializer,
@@ -59,7 +59,7 @@ class UsagePolicyViewSet(ConfigViewSet):
 
     def _with_warnings(self, response: Response) -> Response:
         if isinstance(response.data, dict):
-            response.data["warnings"] = epoch_share_warnings()
+            response.data["warnings"] = configuration_warnings()
         return response
 
     def create(self, request, *args, **kwargs):

@@ -16,8 +16,11 @@ from gridportal.experiments.models import Experiment
 from gridportal.experiments.services import experiment_create
 from gridportal.inputs.models import Trace, Workflow
 from gridportal.inputs.services import trace_create, workflow_generate
+from gridportal.sites.models import Site, VirtualOrganization
+from gridportal.sites.services import configuration_import
 from scheduler.traces.lublin import generate_lublin99
 from scheduler.traces.swf import write_swf
+from scheduler.usage.scenarios import seed004_document
 
 DEMO_JOBS, DEMO_PROCS, DEMO_SEED = 5000, 128, 1
 
@@ -57,6 +60,12 @@ class Command(BaseCommand):
                 params={"tasks": 100, "levels": 10, "seed": DEMO_SEED},
             )
             self.stdout.write(f"demo workflow: {wf.name} ({wf.task_count} tasks)")
+        if not (Site.objects.exists() or VirtualOrganization.objects.exists()):
+            counts = configuration_import(seed004_document(sites=2))
+            self.stdout.write(
+                f"grid configuration of seed 004: {counts['sites']} sites, "
+                f"{counts['vos']} VOs, {counts['policies']} usage policies"
+            )
         if not Experiment.objects.filter(owner=user, traces=trace, kind="trace-stats").exists():
             exp = experiment_create(
                 owner=user,

@@ -1,0 +1,553 @@
+"""Experiment kind ``usage-policy``: S-PEP vs local RM fair share vs no policy (seed 004).
+
+SPEC §11 / issue 5: a grid of sites shares its CPUs among VOs (and VOs among their groups)
+under ``<resource, provider, consumer, epoch, burst>`` policies.  One run simulates the same
+workload under each chosen strategy —
+
+* ``spep`` — V-PEP at each VO's submission host + S-PEP at each site (:mod:`scheduler.usage.
+  spep`, :mod:`scheduler.usage.vpep`), suspending over-quota jobs;
+* ``rm-fairshare`` — the local resource manager's fair share, no suspension
+  (:mod:`scheduler.usage.rm`);
+* ``none`` — FCFS, no policy —
+
+and reports BUPV, EUPV, ARU, ART and AJC (:mod:`scheduler.usage.metrics`) overall, per site,
+per VO and per group, with each VO's and group's share of each site and of the grid over time
+against its epoch and burst policy lines (seed 004 Figures 2–13), and bars per strategy.
+
+The grid comes from a policy document (input ``policies``, e.g. ``--policies FILE`` or the
+portal's snapshot) or, without one, from the ``scenario`` parameter: seed 004's 2 VOs (two
+groups in VO0) on 2 or 5 sites.  The workload is Poisson streams per group / VO, or an SWF
+trace (input ``traces``) whose users and groups are mapped to VOs and groups.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..usage import STRATEGIES, GridModel, outcome_metrics, simulate
+from ..usage.config import PolicySet, load_policy_document, policy_warnings
+from ..usage.metrics import METRICS, downsample, trailing_average
+from ..usage.scenarios import SCENARIOS, SEED_WEIGHTS, seed004_document
+from ..usage.simulator import SimOutcome
+from ..usage.workload import (
+    KEYS,
+    PROCS_DISTS,
+    RUNTIME_DISTS,
+    UsageJob,
+    parse_weights,
+    poisson_jobs,
+    swf_jobs,
+)
+from .base import ExperimentKind, InputSpec, Preset, chart, register, series, table
+from .schema import Param, ParamError
+
+MAX_STEPS = 2_000_000
+STRATEGY_PARAMS = (("spep", "spep"), ("rm-fairshare", "rm_fairshare"), ("none", "none"))
+SEED_PARAMS: dict[str, Any] = {
+    "jobs": 440,
+    "duration": 3600,
+    "weights": "",
+    "runtime_dist": "exponential",
+    "runtime_mean": 500,
+    "procs_dist": "uniform",
+    "procs_max": 8,
+}
+
+
+def _r(x: float | None, digits: int = 4) -> float | None:
+    return None if x is None else round(float(x), digits)
+
+
+@register
+class UsagePolicy(ExperimentKind):
+    name = "usage-policy"
+    title = "Usage policies: S-PEP vs local RM fair share vs no policy"
+    description = (
+        "Simulates VOs and their groups sharing grid sites under epoch and burst usage "
+        "policies, enforced by S-PEP/V-PEP, by the local resource manager's fair share, or not "
+        "at all; compares burst and epoch violations (BUPV, EUPV), utilization (ARU), response "
+        "time (ART) and completion (AJC), with each consumer's share over time against its "
+        "policy lines."
+    )
+    reproduces = "seed 004 (Dumitrescu, Wilde, Foster), Figures 2–13 and the comparison table"
+    params = (
+        Param(
+            "scenario", "choice", "seed004-2sites", choices=(*SCENARIOS, "custom"),
+            help="The grid when no policy document is given: seed 004's policy set on 2 or 5 "
+            "sites. A policy document (--policies FILE or the portal's configuration) always "
+            "takes precedence; 'custom' requires one.",
+        ),
+        Param(
+            "site_cpus", "int", 100, min=1, max=1_000_000, label="CPUs per site",
+            help="Size of each site of the seed 004 scenarios (a document gives its own).",
+        ),
+        Param(
+            "jobs", "int", SEED_PARAMS["jobs"], min=1, max=1_000_000,
+            help="Number of Poisson jobs (ignored with a trace).",
+        ),
+        Param(
+            "duration", "int", SEED_PARAMS["duration"], min=0, max=100_000_000,
+            label="duration (s)",
+            help="Jobs arrive over [0, duration). With a trace: keep the jobs submitted in the "
+            "first 'duration' seconds (0 = all).",
+        ),
+        Param(
+            "drain", "int", 0, min=0, max=100_000_000, label="drain (s)",
+            help="Simulate this long after the last arrival window; metrics cover "
+            "duration + drain.",
+        ),
+        Param(
+            "weights", "str", SEED_PARAMS["weights"],
+            help="Relative arrival rate per stream, 'VO.group=w' or 'VO=w' (spread over its "
+            f"groups), comma-separated; unlisted consumers submit nothing. Empty: "
+            f"'{SEED_WEIGHTS}' for the seed 004 scenarios, every VO equal for a policy "
+            "document.",
+        ),
+        Param("runtime_dist", "choice", SEED_PARAMS["runtime_dist"], choices=RUNTIME_DISTS,
+              label="runtime distribution",
+              help="exponential (mean), uniform on [1, 2·mean − 1], or constant."),
+        Param("runtime_mean", "float", SEED_PARAMS["runtime_mean"], min=1, max=10_000_000,
+              label="mean runtime (s)"),
+        Param("procs_dist", "choice", SEED_PARAMS["procs_dist"], choices=PROCS_DISTS,
+              label="processor distribution",
+              help="uniform on 1..max, powers of two up to max, or constant = max."),
+        Param("procs_max", "int", SEED_PARAMS["procs_max"], min=1, max=1_000_000,
+              label="max processors per job"),
+        Param("spep", "bool", True, label="S-PEP + V-PEP"),
+        Param("rm_fairshare", "bool", True, label="local RM fair share"),
+        Param("none", "bool", True, label="no policy (FCFS)"),
+        Param(
+            "step", "int", 1, min=1, max=3600, label="enforcement period (s)",
+            help="The simulation advances in steps of this length; the S-PEP and the local "
+            "RM act once per step. Raise it for long traces.",
+        ),
+        Param(
+            "swf_vo_key", "choice", "group", choices=KEYS, label="trace field → VO",
+            help="With a trace, a job belongs to VO number (field mod number of VOs), in "
+            "document order; unknown (-1) counts as 0.",
+        ),
+        Param(
+            "swf_group_key", "choice", "user", choices=KEYS, label="trace field → group",
+            help="Inside a VO with n groups, group number (field mod n); when it is the same "
+            "field as the VO's, (field div number of VOs) mod n.",
+        ),
+        Param("swf_limit", "int", 0, min=0, max=100_000_000, label="first trace jobs only",
+              help="Keep the first K jobs of the trace (0: all)."),
+        Param("series_points", "int", 200, min=10, max=300, label="points per time series"),
+    )  # fmt: skip
+    inputs = (
+        InputSpec(
+            "policies", "policies", 0, 1,
+            "policy document (sites, VOs, groups, policies); absent: the scenario parameter",
+        ),
+        InputSpec("traces", "trace", 0, 1, "SWF workload whose users/groups map to VOs"),
+    )  # fmt: skip
+    presets = (
+        Preset(
+            "seed004-2sites",
+            "As in seed 004: 2 VOs (VO0 with 2 groups), 2 sites of 100 CPUs, 440 jobs in one "
+            "hour; VO0 epoch (3600 s, 20 %) burst (5 s, 60 %), VO1 epoch (3600 s, 80 %) burst "
+            "(5 s, 90 %)",
+            {"scenario": "seed004-2sites", "site_cpus": 100, **SEED_PARAMS},
+        ),
+        Preset(
+            "seed004-5sites",
+            "Seed 004 on 5 sites (Figures 12–13): the same policies on 5 sites of 100 CPUs, "
+            "1100 jobs in one hour (the same load per site)",
+            {"scenario": "seed004-5sites", "site_cpus": 100, **SEED_PARAMS, "jobs": 1100},
+        ),
+    )
+
+    def run(
+        self, params: dict[str, Any], inputs: dict[str, list[Any]], seed: int, progress
+    ) -> dict[str, Any]:
+        chosen = [name for name, key in STRATEGY_PARAMS if params[key]]
+        if not chosen:
+            raise ParamError({"spep": "choose at least one strategy"})
+        policyset, source = self._policyset(params, inputs)
+        model = GridModel.from_policyset(policyset)
+        if not model.sites:
+            raise ParamError({"policies": "the policy document has no site"})
+        progress(0.01, "workload")
+        jobs, dropped = self._workload(params, inputs, policyset, seed)
+        duration = params["duration"] or (max((j.submit for j in jobs), default=0) + 1)
+        horizon = duration + params["drain"]
+        if horizon / params["step"] > MAX_STEPS:
+            raise ParamError(
+                {
+                    "step": f"{horizon} s in steps of {params['step']} s is more than {MAX_STEPS} "
+                    "steps: raise the step or shorten the duration"
+                }
+            )
+
+        outcomes: dict[str, SimOutcome] = {}
+        metrics: dict[str, dict[str, Any]] = {}
+        for i, name in enumerate(chosen):
+            lo, hi = 0.05 + 0.85 * i / len(chosen), 0.05 + 0.85 * (i + 1) / len(chosen)
+            progress(lo, f"simulating {name}")
+
+            def on_step(f: float, lo: float = lo, hi: float = hi, name: str = name) -> None:
+                progress(lo + (hi - lo) * f, f"simulating {name}")
+
+            out = simulate(
+                model,
+                jobs,
+                STRATEGIES[name](),
+                horizon=horizon,
+                step=params["step"],
+                on_step=on_step,
+            )
+            outcomes[name] = out
+            metrics[name] = outcome_metrics(out, model)
+        progress(0.92, "charts")
+        warnings = policy_warnings(policyset)
+        body = _report(params, model, policyset, jobs, duration, outcomes, metrics, warnings)
+        body["summary"].update(
+            {
+                "policy_source": source,
+                "jobs": len(jobs),
+                "dropped_trace_jobs": dropped,
+                "sites": len(model.sites),
+                "vos": len(model.vo_nodes),
+                "groups": len(model.nodes) - len(model.vo_nodes),
+                "cpus": model.total_cpus,
+                "horizon_s": horizon,
+                "warnings": len(warnings),
+                "policies_not_simulated": len(model.not_simulated),
+            }
+        )
+        progress(1.0, "done")
+        return body
+
+    @staticmethod
+    def _policyset(params: dict[str, Any], inputs: dict[str, list[Any]]) -> tuple[PolicySet, str]:
+        given = inputs.get("policies") or []
+        if given:
+            doc = given[0]
+            if isinstance(doc, PolicySet):
+                return doc, "input"
+            return load_policy_document(doc), "input"
+        if params["scenario"] == "custom":
+            raise ParamError(
+                {
+                    "scenario": "'custom' needs a policy document (--policies FILE, or the "
+                    "portal's configured sites, VOs and policies)"
+                }
+            )
+        sites = 2 if params["scenario"] == "seed004-2sites" else 5
+        doc = seed004_document(sites, params["site_cpus"])
+        return load_policy_document(doc), params["scenario"]
+
+    @staticmethod
+    def _workload(
+        params: dict[str, Any], inputs: dict[str, list[Any]], ps: PolicySet, seed: int
+    ) -> tuple[list[UsageJob], int]:
+        traces = inputs.get("traces") or []
+        if traces:
+            return swf_jobs(
+                traces[0].jobs,
+                ps,
+                vo_key=params["swf_vo_key"],
+                group_key=params["swf_group_key"],
+                duration=params["duration"],
+                limit=params["swf_limit"],
+            )
+        if params["duration"] < 1:
+            raise ParamError({"duration": "must be >= 1 s for a Poisson workload"})
+        text = params["weights"]
+        if not text.strip() and params["scenario"] != "custom" and not inputs.get("policies"):
+            text = SEED_WEIGHTS
+        try:
+            weights = parse_weights(text, ps)
+        except ValueError as exc:
+            raise ParamError({"weights": str(exc)}) from None
+        jobs = poisson_jobs(
+            weights,
+            jobs=params["jobs"],
+            duration=params["duration"],
+            runtime_dist=params["runtime_dist"],
+            runtime_mean=params["runtime_mean"],
+            procs_dist=params["procs_dist"],
+            procs_max=params["procs_max"],
+            seed=seed,
+        )
+        return jobs, 0
+
+
+# --------------------------------------------------------------------------------------------
+# Result: summary, tables, charts
+# --------------------------------------------------------------------------------------------
+
+LABELS = {
+    "BUPV": "burst usage-policy violation (fraction of capacity)",
+    "EUPV": "epoch usage-policy violation (fraction of capacity)",
+    "ARU": "aggregated resource utilization (fraction)",
+    "ART": "aggregated response time (s)",
+    "AJC": "aggregated job completion (completed / submitted)",
+    "group_BUPV": "group burst violation (fraction of capacity)",
+    "group_EUPV": "group epoch violation (fraction of capacity)",
+    "completed": "jobs completed",
+    "rejected": "jobs no site could run",
+    "suspensions": "suspensions by the S-PEP",
+}
+
+
+def _report(
+    params: dict[str, Any],
+    model: GridModel,
+    ps: PolicySet,
+    jobs: list[UsageJob],
+    duration: int,
+    outcomes: dict[str, SimOutcome],
+    metrics: dict[str, dict[str, Any]],
+    warnings: list[str],
+) -> dict[str, Any]:
+    summary: dict[str, Any] = {}
+    labels: dict[str, str] = {}
+    for name, m in metrics.items():
+        title = STRATEGIES[name].title
+        for key in (*METRICS, "group_BUPV", "group_EUPV"):
+            summary[f"{name}.{key}"] = _r(m["overall"][key], 2 if key == "ART" else 4)
+            labels[f"{name}.{key}"] = f"{title}: {LABELS[key]}"
+        for key in ("completed", "rejected", "suspensions"):
+            summary[f"{name}.{key}"] = m["counts"][key]
+            labels[f"{name}.{key}"] = f"{title}: {LABELS[key]}"
+    labels.update(
+        {
+            "policy_source": "where the policies came from",
+            "jobs": "jobs in the workload",
+            "dropped_trace_jobs": "trace jobs without runtime or processors",
+            "sites": "sites",
+            "vos": "VOs",
+            "groups": "groups",
+            "cpus": "CPUs in the grid",
+            "horizon_s": "simulated time (s)",
+            "warnings": "policy warnings",
+            "policies_not_simulated": "NET/STORAGE policies (not simulated)",
+        }
+    )
+    return {
+        "summary": summary,
+        "summary_labels": labels,
+        "tables": _tables(model, ps, jobs, duration, metrics, warnings),
+        "charts": _bars(metrics) + _share_charts(model, outcomes, params["series_points"]),
+    }
+
+
+def _tables(
+    model: GridModel,
+    ps: PolicySet,
+    jobs: list[UsageJob],
+    duration: int,
+    metrics: dict[str, dict[str, Any]],
+    warnings: list[str],
+) -> list[dict[str, Any]]:
+    rows = []
+    for name, m in metrics.items():
+        scopes = [("grid", "all", m["overall"])]
+        scopes += [("site", s, v) for s, v in m["sites"].items()]
+        scopes += [("VO", s, v) for s, v in m["vos"].items()]
+        scopes += [("group", s, v) for s, v in m["groups"].items()]
+        for scope, who, v in scopes:
+            rows.append(
+                [
+                    name,
+                    scope,
+                    who,
+                    _r(v["BUPV"]),
+                    _r(v["EUPV"]),
+                    _r(v["ARU"]),
+                    _r(v["ART"], 2),
+                    _r(v["AJC"]),
+                ]
+            )
+    out = [
+        table(
+            "metrics",
+            "BUPV, EUPV, ARU, ART, AJC per strategy (per-VO and per-group values are fractions "
+            "of the whole grid; per-site values of that site)",
+            ["strategy", "scope", "name", "BUPV", "EUPV", "ARU", "ART (s)", "AJC"],
+            rows,
+        ),
+        table(
+            "policies",
+            "Usage policies",
+            [
+                "resource",
+                "provider",
+                "consumer",
+                "epoch (s)",
+                "epoch %",
+                "burst (s)",
+                "burst %",
+                "simulated",
+            ],
+            [
+                [
+                    p.resource,
+                    p.provider,
+                    p.consumer,
+                    p.epoch.interval,
+                    p.epoch.percent,
+                    p.burst.interval,
+                    p.burst.percent,
+                    "yes" if p.resource == "CPU" else "no",
+                ]
+                for p in ps.policies
+            ],
+        ),
+    ]
+    capacity = model.total_cpus * duration
+    demand: dict[str, list[float]] = {}
+    for j in jobs:
+        d = demand.setdefault(j.consumer, [0, 0.0])
+        d[0] += 1
+        d[1] += j.procs * j.runtime
+    out.append(
+        table(
+            "workload",
+            "Workload per consumer (demand in CPU-hours; offered load = demand / grid CPUs / "
+            "arrival window)",
+            ["consumer", "jobs", "demand (CPU-h)", "offered load"],
+            [
+                [c, d[0], round(d[1] / 3600, 2), round(d[1] / capacity, 4)]
+                for c, d in sorted(demand.items())
+            ],
+        )
+    )
+    if warnings:
+        out.append(table("warnings", "Policy warnings", ["warning"], [[w] for w in warnings]))
+    return out
+
+
+def _bars(metrics: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    names = list(metrics)
+    return [
+        chart(
+            "violations",
+            "bar",
+            "BUPV, EUPV and ARU per strategy",
+            x="strategy",
+            y="fraction of grid capacity",
+            series=[
+                series(key, [[n, _r(metrics[n]["overall"][key])] for n in names])
+                for key in ("BUPV", "EUPV", "ARU")
+            ],
+        ),
+        chart(
+            "response",
+            "bar",
+            "Aggregated response time per strategy",
+            x="strategy",
+            y="ART (s)",
+            series=[series("ART", [[n, _r(metrics[n]["overall"]["ART"], 2)] for n in names])],
+        ),
+        chart(
+            "completion",
+            "bar",
+            "Aggregated job completion per strategy",
+            x="strategy",
+            y="completed / submitted",
+            series=[series("AJC", [[n, _r(metrics[n]["overall"]["AJC"])] for n in names])],
+        ),
+    ]
+
+
+def _line(xs: np.ndarray, ys: np.ndarray) -> list[list[float]]:
+    return [[int(x), round(float(y), 4)] for x, y in zip(xs, ys, strict=True)]
+
+
+def _consumer_series(
+    name: str,
+    usage: np.ndarray,
+    ea: np.ndarray,
+    epoch: float | None,
+    burst: float | None,
+    horizon: int,
+    step: int,
+    points: int,
+) -> list[dict[str, Any]]:
+    """A consumer's share (bin means), its epoch-window usage and its two policy lines."""
+    first, mean = downsample(usage, points)
+    width = np.diff(np.append(first, usage.size))
+    out = [series(f"{name} share", _line((first + width / 2) * step, mean))]
+    ends = np.append(first[1:], usage.size) - 1
+    out.append(series(f"{name} epoch usage", _line((ends + 1) * step, ea[ends])))
+    if epoch is not None:
+        out.append(series(f"{name} epoch policy", [[0, _r(epoch)], [horizon, _r(epoch)]]))
+    if burst is not None:
+        out.append(series(f"{name} burst policy", [[0, _r(burst)], [horizon, _r(burst)]]))
+    return out
+
+
+def _share_charts(
+    model: GridModel, outcomes: dict[str, SimOutcome], points: int
+) -> list[dict[str, Any]]:
+    """Share over time per site, per VO and per group (grid level), for each strategy."""
+    charts = []
+    for name, out in outcomes.items():
+        step, horizon = out.step, out.horizon
+        title = STRATEGIES[name].title
+        grid_usage = np.zeros((len(model.nodes), out.steps))
+        grid_ea = np.zeros((len(model.nodes), out.steps))
+        for s, site in enumerate(model.sites):
+            usage = out.usage[s]
+            grid_usage += usage
+            lines = []
+            for v in model.vo_nodes:
+                if not site.member[v]:
+                    continue
+                w = max(1, round(site.epoch_interval[v] / step))
+                ea = trailing_average(usage[v], w) / (site.cpus * step)
+                lines += _consumer_series(
+                    model.nodes[v].name,
+                    usage[v] / (site.cpus * step),
+                    ea,
+                    site.epoch[v],
+                    site.burst[v],
+                    horizon,
+                    step,
+                    points,
+                )
+            for n in range(len(model.nodes)):
+                interval = site.epoch_interval[n] or site.epoch_interval[model.nodes[n].vo]
+                if interval is not None:
+                    w = max(1, round(interval / step))
+                    grid_ea[n] += trailing_average(usage[n], w) / step
+            charts.append(
+                chart(
+                    f"{name}-site-{site.name}",
+                    "line",
+                    f"{title}: VO shares of {site.name} vs their policies",
+                    x="time (s)",
+                    y=f"share of {site.name} CPUs",
+                    series=lines,
+                )
+            )
+        cpus = model.total_cpus
+        for node in model.nodes:
+            n = node.index
+            kind = "group" if node.is_group else "vo"
+            charts.append(
+                chart(
+                    f"{name}-{kind}-{node.name}",
+                    "line",
+                    f"{title}: {'group' if node.is_group else 'VO'} {node.name}, share of the "
+                    "grid vs its policy",
+                    x="time (s)",
+                    y="share of grid CPUs",
+                    series=_consumer_series(
+                        node.name,
+                        grid_usage[n] / (cpus * step),
+                        grid_ea[n] / cpus,
+                        model.grid_share(n, "epoch"),
+                        model.grid_share(n, "burst"),
+                        horizon,
+                        step,
+                        points,
+                    ),
+                )
+            )
+    return charts
