@@ -9,6 +9,11 @@
                                                        average_parallelism, …)
     python -m scheduler generate-workflow --model {layered,cybershake,montage} ... --seed S
                                           --out FILE.json   (see scheduler/workflows/commands.py)
+    python -m scheduler simulate TRACE.swf[.gz] --procs N --policy {fcfs,easy,conservative}
+                        --estimates {accurate,requested} [--limit K] [--out schedule.csv]
+                                      (CSV job_id,submit,start,end,procs; JSON summary on stdout)
+    python -m scheduler slots TRACE.swf[.gz] --procs N [--estimates accurate|requested] --at T
+                        --out slots.json   (see scheduler/slots/commands.py)
 
 Exit status 0 on success, 2 on bad input (the message names the file, line or field).
 """
@@ -121,6 +126,14 @@ def build_parser() -> argparse.ArgumentParser:
     from .workflows.commands import add_workflow_commands
 
     add_workflow_commands(sub)  # workflow-info, generate-workflow
+
+    from .cluster.commands import add_cluster_commands
+
+    add_cluster_commands(sub)  # simulate
+
+    from .slots.commands import add_slot_commands
+
+    add_slot_commands(sub)  # slots
     return parser
 
 

@@ -23,8 +23,10 @@ from gridportal.experiments.services import (
 from gridportal.experiments.sweeps import sweep_cancel, sweep_create, sweep_delete, sweep_status
 from gridportal.ids import parse_id
 from gridportal.inputs.models import Trace, Workflow
+from gridportal.inputs.selectors import usable_traces
 from gridportal.inputs.services import trace_create, workflow_create, workflow_generate
 from gridportal.ownership import visible_to
+from gridportal.sites.models import Site
 from scheduler import experiments as catalogue
 
 from .forms import (
@@ -225,6 +227,8 @@ def _initial_from(request, kind) -> dict:
         picked = parse_id(request.GET.get(spec.kind))
         if picked:
             initial[spec.name] = picked if spec.max == 1 else [picked]
+    if request.GET.get("sites") == "configured":
+        initial.update(configured_sites_initial(kind))
     source_id = parse_id(request.GET.get("clone"))
     if source_id:
         source = get_object_or_404(
@@ -246,6 +250,42 @@ def _initial_from(request, kind) -> dict:
     return initial
 
 
+SITE_FIELDS = {
+    "site_names": "name",
+    "procs": "processors",
+    "unit_cost": "unit_cost",
+    "fixed_cost": "fixed_cost",
+}
+
+
+def kind_uses_sites(kind) -> bool:
+    names = {p.name for p in kind.params}
+    return "site_names" in names and any(i.kind == "trace" and i.max > 1 for i in kind.inputs)
+
+
+def configured_sites_initial(kind) -> dict:
+    """Form values describing the sites staff configured (those with a background trace):
+    one trace input per site, and the per-site lists (names, processors, prices)."""
+    if not kind_uses_sites(kind):
+        return {}
+    sites = list(Site.objects.filter(trace__isnull=False).order_by("name"))
+    if not sites:
+        return {}
+    initial = {
+        f"p_{param}": ",".join(
+            f"{getattr(s, attr):g}"
+            if isinstance(getattr(s, attr), float)
+            else str(getattr(s, attr))
+            for s in sites
+        )
+        for param, attr in SITE_FIELDS.items()
+        if param in {p.name for p in kind.params}
+    }
+    spec = next(i for i in kind.inputs if i.kind == "trace")
+    initial[spec.name] = [s.trace_id for s in sites][: spec.max]
+    return initial
+
+
 @login_required
 def experiment_new(request):
     kind_name = request.GET.get("kind") or request.POST.get("kind") or "trace-stats"
@@ -256,7 +296,7 @@ def experiment_new(request):
     form_class = experiment_form_class(
         kind,
         {
-            "trace": visible_to(Trace.objects.all(), request.user),
+            "trace": usable_traces(request.user),
             "workflow": visible_to(Workflow.objects.all(), request.user),
         },
     )
@@ -295,6 +335,8 @@ def experiment_new(request):
             "sweep_fields": [f for f in form if f.name in sweep_names],
             "kinds": catalogue.kinds(),
             "presets": presets,
+            "uses_sites": kind_uses_sites(kind)
+            and Site.objects.filter(trace__isnull=False).exists(),
         },
         status=400 if form.errors else 200,
     )

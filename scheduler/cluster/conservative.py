@@ -8,23 +8,44 @@ starts exactly at its reservation time.
 When a job ends before its estimate, the plan is compressed: in queue order (submit time, job
 id) each queued job is taken out and put back at its earliest start, which is never later
 than its current one (its own old place is free again).  All early completions of one instant
-are released first and compressed together, once.
+are released first and compressed together, once, before the arrivals of that instant are
+placed.
 
-Most jobs cannot move, and that is cheap to see: a job can only move into ``[now, start)``,
-and only if some step there has at least its processors free (its own block lies after
-``start``, so it does not count there).  A running prefix maximum of the free counts answers
-that with one ``bisect``; only jobs that pass are taken out and re-placed.
+Most jobs cannot move, and that is cheap to see without touching the profile
+(:meth:`~scheduler.cluster.profile.Profile.earliest_move` answers "where could this block go"
+read-only; only jobs that do move are updated, by the net change).  A job's window opens in
+``[now, start)``; if the step just before ``start`` lacks its processors, the window must fit
+whole before that step, so it opens by ``times[j] - d`` in a step with enough free processors:
+a running prefix maximum of the free counts rules most jobs out with one ``bisect``, and a job
+of the same shape (processors, estimate) already found immovable in the same profile rules
+out the next ones.  Every shortcut is exact: tests compare with a brute-force re-placement.
 """
 
 from __future__ import annotations
 
 import heapq
 from bisect import bisect_left, bisect_right
+from collections.abc import Iterable
 from itertools import accumulate
 
 from .policy import Policy, register_policy
+from .profile import Profile
 
-__all__ = ["Conservative"]
+__all__ = ["Conservative", "plan_in_order"]
+
+
+def plan_in_order(profile: Profile, shapes: Iterable[tuple[int, int]], t: int) -> list[int]:
+    """Place jobs ``(processors, duration)`` one after the other, each at its earliest start
+    ``>= t`` (conservative backfilling from scratch); inserts their blocks into ``profile`` and
+    returns the starts.  Pricing (SPEC §5) compares two such plans, with and without a slot."""
+    out = []
+    for n, d in shapes:
+        s = profile.earliest_start(n, d, t)
+        if s is None:
+            raise ValueError(f"a job of {n} processors never fits {profile.capacity}")
+        profile.reserve(s, s + d, n)
+        out.append(s)
+    return out
 
 
 @register_policy
@@ -36,19 +57,39 @@ class Conservative(Policy):
         self._plan: dict[int, int] = {}  # queued job -> planned start
         self._starts: list[tuple[int, int]] = []  # heap of (planned start, job), lazy
         self._dirty = False
+        self._shapes: list[tuple[int, int, int]] = []  # (job, procs, estimate), queue order
+        #: when a dict, the start each job was given on arrival (off by default)
+        self.arrival_log: dict[int, int] | None = None
 
     def planned_start(self, k: int) -> int | None:
         return self._plan.get(k)
 
+    def base_profile(self) -> Profile:
+        """A copy of the profile without the queued jobs' blocks: running jobs and fixed
+        reservations only (re-plan the queue on it with :func:`plan_in_order`)."""
+        base = self.profile.copy()
+        for k, n, d in self._shapes:
+            base.release(self._plan[k], self._plan[k] + d, n)
+        return base
+
+    def queued_shapes(self) -> list[tuple[int, int]]:
+        """``(processors, planned duration)`` of the queued jobs, in queue order."""
+        return [(n, d) for _, n, d in self._shapes]
+
     def submit(self, k: int, now: int) -> None:
-        sim = self.sim
-        n = sim.procs[k]
-        d = sim.estimate[k]
+        if self._dirty:  # completions come before arrivals: compress the plan first
+            self._dirty = False
+            self._compress(now)
+        n = self.procs[k]
+        d = self.estimate[k]
         p = self.profile
         s = p.earliest_start(n, d, now)
         p.reserve(s, s + d, n)
         self._plan[k] = s
+        if self.arrival_log is not None:
+            self.arrival_log[k] = s
         self.queue.append(k)
+        self._shapes.append((k, n, d))
         heapq.heappush(self._starts, (s, k))
 
     def complete(self, k: int, now: int, early: bool) -> None:
@@ -68,32 +109,45 @@ class Conservative(Policy):
     def _compress(self, now: int) -> None:
         p = self.profile
         times, free = p.times, p.free
-        procs, est = self.sim.procs, self.sim.estimate
         plan = self._plan
         starts = self._starts
         earliest_move, move = p.earliest_move, p.move
-        prefix_max = list(accumulate(free, max))
-        for k in self.queue:
+        prefix_max = None  # running maximum of free, rebuilt lazily after a move
+        # (n, d) -> latest window opening found impossible in this profile: a job of the same
+        # shape whose window must open even earlier cannot move either
+        no_window: dict[tuple[int, int], int] = {}
+        for k, n, d in self._shapes:
             s = plan[k]
             if s <= now:
                 continue
-            n = procs[k]
             j = bisect_left(times, s) - 1  # the step just before s
             if j < 0:
                 continue
-            d = est[k]
             if free[j] < n:
                 # The window cannot reach s, so it must fit whole before times[j]: it opens
                 # at or before times[j] - d, in a step with n processors free.
                 last = times[j] - d
-                if last < now or prefix_max[bisect_right(times, last) - 1] < n:
+                if last < now:
                     continue
-            s2 = earliest_move(s, d, n, now)
+                if prefix_max is None:
+                    prefix_max = list(accumulate(free, max))
+                if prefix_max[bisect_right(times, last) - 1] < n:
+                    continue
+                key = (n, d)
+                if no_window.get(key, -1) >= last:
+                    continue
+                s2 = earliest_move(s, d, n, now)
+                if s2 == s:
+                    no_window[key] = last
+                    continue
+            else:
+                s2 = earliest_move(s, d, n, now)
             if s2 < s:
                 move(s, s2, d, n)
                 plan[k] = s2
                 heapq.heappush(starts, (s2, k))
-                prefix_max = list(accumulate(free, max))
+                prefix_max = None
+                no_window.clear()
 
     def schedule(self, now: int, changed: bool) -> list[int]:
         if self._dirty:
@@ -113,4 +167,5 @@ class Conservative(Policy):
             started.sort()
             gone = set(started)
             self.queue[:] = [k for k in self.queue if k not in gone]
+            self._shapes[:] = [x for x in self._shapes if x[0] not in gone]
         return started

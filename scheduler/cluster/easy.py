@@ -4,9 +4,12 @@ Only the first queued job holds a reservation, at its *shadow time*: the earlies
 profile (running jobs' estimates and fixed reservations) gives it its processors for its
 estimate.  A later job starts now if it fits now and does not delay that reservation: it ends
 by the shadow time, or it uses only processors left over at the shadow time.  Both cases are
-one profile question: with the head's block inserted at the shadow time, are the job's
-processors free over ``[now, now + estimate)``?  With fixed reservations in the profile this
-also accounts for them in the shadow time, as issue 3 asks.
+one profile question: with the head's block at the shadow time, are the job's processors
+free over ``[now, now + estimate)``?  (Asked without inserting the block: two range minima;
+without fixed reservations ahead, free processors never decrease, and these become classic
+EASY's O(1) tests on the free count now and the "extra" processors at the shadow time.)  With
+fixed reservations in the profile this also accounts for them in the shadow time, as issue 3
+asks.
 
 Arrivals alone change nothing for jobs already examined (nothing was freed, and a job that
 did not fit cannot fit later without a release), so at such instants only the newcomers are
@@ -28,15 +31,23 @@ class EASY(Policy):
     def __init__(self, sim) -> None:  # type: ignore[no-untyped-def]
         super().__init__(sim)
         self._examined = 0  # queue[:_examined] were examined since the last release
+        #: when a dict, the shadow time each job got when it first headed the queue and did not
+        #: fit (for checking that EASY never delays the head past it; off by default)
+        self.shadow_log: dict[int, int] | None = None
 
     def schedule(self, now: int, changed: bool) -> list[int]:
         q = self.queue
         if not q:
             return []
-        procs, est = self.sim.procs, self.sim.estimate
+        procs, est = self.procs, self.estimate
         p = self.profile
         free_over, reserve = p.free_over, p.reserve
         started: list[int] = []
+        # Without fixed reservations ahead, free processors never decrease from now on (running
+        # jobs only end), so "free over [now, end)" is "free now" and "free over [shadow, x)"
+        # is "free at the shadow time": classic EASY's O(1) tests, same answers.
+        monotone = not self.reservation_ends
+        free = p.free  # free[0] is free now: the simulator advanced the profile to now
         # 1. the head, and each next head, while it fits
         h = 0
         nq = len(q)
@@ -44,7 +55,7 @@ class EASY(Policy):
             while h < nq:
                 k = q[h]
                 end = now + est[k]
-                if free_over(now, end) < procs[k]:
+                if (free[0] if monotone else free_over(now, end)) < procs[k]:
                     break
                 reserve(now, end, procs[k])
                 started.append(k)
@@ -55,15 +66,23 @@ class EASY(Policy):
             lo = 1
         else:
             lo = self._examined
+        log = self.shadow_log
+        if log is not None and nq and q[0] not in log:
+            k = q[0]
+            log[k] = p.earliest_start(procs[k], est[k], now)
         if nq <= lo:
             self._examined = nq
             return started
         # 2. backfill behind the head's reservation at its shadow time
-        free_now = p.free_at(now)
+        free_now = free[0]
+        if free_now == 0:  # nothing can start now; nothing changes until a release
+            self._examined = nq
+            return started
         head = q[0]
         shadow = -1
         hn = procs[head]
         he = est[head]
+        h_end = extra = 0
         filled = None
         for i in range(lo, nq):
             k = q[i]
@@ -72,19 +91,28 @@ class EASY(Policy):
                 continue
             if shadow < 0:
                 shadow = p.earliest_start(hn, he, now)
-                reserve(shadow, shadow + he, hn)
+                h_end = shadow + he
+                extra = p.free_at(shadow) - hn
             end = now + est[k]
-            if free_over(now, end) >= n:
-                reserve(now, end, n)
-                started.append(k)
-                if filled is None:
-                    filled = set()
-                filled.add(i)
-                free_now -= n
-                if free_now == 0:
-                    break
-        if shadow >= 0:
-            p.release(shadow, shadow + he, hn)
+            # free over [now, end) with the head's block in place at [shadow, h_end)
+            if monotone:
+                if end > shadow and n > extra:
+                    continue
+            else:
+                if free_over(now, end) < n:
+                    continue
+                if end > shadow and free_over(shadow, end if end < h_end else h_end) < n + hn:
+                    continue
+            reserve(now, end, n)
+            started.append(k)
+            if filled is None:
+                filled = set()
+            filled.add(i)
+            free_now -= n
+            if monotone and end > shadow:
+                extra -= n
+            if free_now == 0:
+                break
         if filled:
             q[:] = [k for i, k in enumerate(q) if i not in filled]
         self._examined = len(q)

@@ -17,37 +17,30 @@ class FCFS(Policy):
 
     def __init__(self, sim) -> None:  # type: ignore[no-untyped-def]
         super().__init__(sim)
-        self._head = 0  # queue[:_head] have started (compacted lazily)
         self._blocked = False  # the head did not fit and nothing has freed since
 
     def schedule(self, now: int, changed: bool) -> list[int]:
         if self._blocked and not changed:
             return []  # only arrivals: they queue behind a head that still does not fit
         q = self.queue
-        h = self._head
         nq = len(q)
-        procs, est = self.sim.procs, self.sim.estimate
+        procs, est = self.procs, self.estimate
         p = self.profile
-        free_over, reserve = p.free_over, p.reserve
-        started = []
+        free = p.free  # free[0] is free now: the simulator advanced the profile to now
+        # without fixed reservations ahead, free processors only grow from now on
+        monotone = not self.reservation_ends
+        h = 0
         while h < nq:
             k = q[h]
             n = procs[k]
             end = now + est[k]
-            if free_over(now, end) < n:
+            if (free[0] if monotone else p.free_over(now, end)) < n:
                 break
-            reserve(now, end, n)
-            started.append(k)
+            p.reserve(now, end, n)
             h += 1
         self._blocked = h < nq
-        if h > 4096 or h == nq:
-            del q[:h]
-            h = 0
-        self._head = h
+        if h == 0:
+            return []
+        started = q[:h]
+        del q[:h]
         return started
-
-    def waiting(self) -> list[int]:
-        return self.queue[self._head :]
-
-    def waiting_count(self) -> int:
-        return len(self.queue) - self._head

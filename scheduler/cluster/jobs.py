@@ -12,6 +12,10 @@ Estimate modes (SPEC §2):
   its request (SPEC §1: "a job never runs past its request"); a job without a requested time
   (field 9 missing, i.e. -1, or 0) is planned with its actual runtime.
 
+Plans reserve at least one second (:class:`~scheduler.cluster.simulator.Simulator` plans a job
+of estimate 0 for 1 s): a job of runtime 0 — CTC-SP2 has 17 — needs its processors at the
+instant it starts and gives them back at once.
+
 Jobs that cannot run are dropped, never silently: :func:`prepare_jobs` counts them by reason.
 """
 
@@ -19,8 +23,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..traces.swf import SWFJob
+from ._gc import gc_paused
 
 __all__ = [
     "DROP_REASONS",
@@ -37,9 +43,8 @@ ESTIMATE_MODES = ("accurate", "requested")
 DROP_REASONS = ("missing_runtime", "missing_procs", "exceeds_machine")
 
 
-@dataclass(frozen=True, slots=True)
-class SimJob:
-    """One job to simulate.
+class SimJob(NamedTuple):
+    """One job to simulate (a named tuple: cheap to build for whole archive traces).
 
     ``runtime`` is how long it runs in the simulation (the trace runtime, cut to the request
     when ``killed``); ``estimate`` is what the scheduler plans with.  ``index`` is the job's
@@ -94,13 +99,21 @@ def prepare_jobs(
 
     Raises ValueError for an unknown estimate mode or a machine without processors.
     """
+    with gc_paused():
+        return _prepare_jobs(jobs, machine_procs, estimates)
+
+
+def _prepare_jobs(
+    jobs: Iterable[SWFJob], machine_procs: int, estimates: str
+) -> tuple[list[SimJob], dict[str, int]]:
     if estimates not in ESTIMATE_MODES:
         raise ValueError(f"estimates must be one of {', '.join(ESTIMATE_MODES)}; got {estimates!r}")
     if isinstance(machine_procs, bool) or not isinstance(machine_procs, int) or machine_procs < 1:
         raise ValueError(f"machine processors must be an int >= 1, got {machine_procs!r}")
     dropped = dict.fromkeys(DROP_REASONS, 0)
     kept: list[tuple[int, int, int, SWFJob, int]] = []
-    requested = estimates == "requested"
+    ordered = True
+    prev = (-1, -1)
     for pos, j in enumerate(jobs):
         procs = j.req_procs if j.req_procs > 0 else j.alloc_procs
         if j.run < 0:
@@ -110,24 +123,31 @@ def prepare_jobs(
         elif procs > machine_procs:
             dropped["exceeds_machine"] += 1
         else:
-            kept.append((int(j.submit), int(j.job_id), pos, j, int(procs)))
-    kept.sort(key=lambda r: (r[0], r[1], r[2]))
+            key = (j.submit, j.job_id)
+            if key < prev:
+                ordered = False
+            prev = key
+            kept.append((j.submit, j.job_id, pos, j, procs))
+    if not ordered:
+        kept.sort(key=lambda r: (r[0], r[1], r[2]))
+    requested = estimates == "requested"
     out: list[SimJob] = []
+    append = out.append
     for index, (submit, job_id, _, j, procs) in enumerate(kept):
         run = int(j.run)
         req = int(j.req_time)
-        if requested and req > 0:
-            killed = run > req
-            out.append(
+        if requested and req > 0 and run > req:  # killed at its request
+            append(
                 SimJob(
-                    index, job_id, submit, req if killed else run, req, procs, killed,
+                    index, int(job_id), int(submit), req, req, int(procs), True,
                     j.user, j.group, j.queue, j.partition,
                 )
             )  # fmt: skip
         else:
-            out.append(
+            est = req if requested and req > 0 else run
+            append(
                 SimJob(
-                    index, job_id, submit, run, run, procs, False,
+                    index, int(job_id), int(submit), run, est, int(procs), False,
                     j.user, j.group, j.queue, j.partition,
                 )
             )  # fmt: skip

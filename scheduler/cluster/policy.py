@@ -29,7 +29,11 @@ class Policy:
     name: str = ""
 
     def __init__(self, sim: Simulator) -> None:
-        self.sim = sim
+        # The simulator's per-job lists (appended in place), not the simulator itself: no
+        # reference cycle, so a finished simulation is freed at once.
+        self.procs = sim.procs
+        self.estimate = sim.estimate
+        self.reservation_ends = sim.reservation_ends  # fixed reservations still ahead
         self.profile = sim.profile
         self.queue: list[int] = []  # job indices, queue order
 

@@ -169,7 +169,9 @@ class Profile:
             else:
                 i += 1
 
-    def steps(self, a: int | None = None, b: int | None = None) -> Iterator[tuple[int, int | None, int]]:
+    def steps(
+        self, a: int | None = None, b: int | None = None
+    ) -> Iterator[tuple[int, int | None, int]]:
         """The steps ``(start, end, free)`` meeting ``[a, b)``, clipped to it.
 
         ``end`` is None for the last step when ``b`` is None (it runs forever).  With the
@@ -215,8 +217,8 @@ class Profile:
         (else raise :class:`ProfileError` and change nothing) and the steps canonical."""
         times = self._times
         free = self._free
-        # split at start
-        i = bisect_right(times, start) - 1
+        # split at start (simulators mostly update from the origin: now)
+        i = 0 if start == times[0] else bisect_right(times, start) - 1
         if i < 0:
             raise ValueError(f"time {start} is before the profile's origin {times[0]}")
         if times[i] != start:

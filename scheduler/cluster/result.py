@@ -54,6 +54,7 @@ class SimulationResult:
         started = [j for j in sim.jobs if sim.start[j.index] >= 0]
         start = np.fromiter((sim.start[j.index] for j in started), np.int64, len(started))
         run = np.fromiter((j.runtime for j in started), np.int64, len(started))
+        series = np.array(sim._series, dtype=np.int64).reshape(-1, 3)
         return cls(
             policy=policy,
             estimates=estimates,
@@ -62,9 +63,9 @@ class SimulationResult:
             start=start,
             end=start + run,
             dropped=dict(dropped),
-            series_time=np.asarray(sim.series_time, dtype=np.int64),
-            series_busy=np.asarray(sim.series_busy, dtype=np.int64),
-            series_queue=np.asarray(sim.series_queue, dtype=np.int64),
+            series_time=series[:, 0],
+            series_busy=series[:, 1],
+            series_queue=series[:, 2],
             reservations=len(sim.reservations),
         )
 
@@ -159,7 +160,7 @@ class SimulationResult:
         if what == "utilization":
             v = v / self.procs
         cum = np.concatenate(([0.0], np.cumsum(v[:-1] * np.diff(t))))
-        edges = np.linspace(float(t[0]), float(t[-1]), max(2, min(bins, t.size)) + 1)
+        edges = np.linspace(float(t[0]), float(t[-1]), max(1, bins) + 1)
         area = np.interp(edges, t.astype(np.float64), cum)
         means = np.diff(area) / np.diff(edges)
         return [[float(e), round(float(m), 6)] for e, m in zip(edges[:-1], means, strict=True)]

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from . import conservative, easy, fcfs  # noqa: F401  (register the policies)
+from ._gc import gc_paused
 from .jobs import Reservation, SimJob, prepare_jobs
 from .policy import Policy, get_policy
 from .profile import Profile, ProfileError
@@ -55,16 +56,14 @@ class Simulator:
             raise ValueError(f"procs must be an int >= 1, got {procs!r}")
         policy_cls = get_policy(policy)
         self.jobs: list[SimJob] = list(jobs)
-        for i, j in enumerate(self.jobs):
-            if j.index != i:
-                raise ValueError("jobs must be in queue order with index = position")
-            if j.procs > procs or j.procs < 1:
-                raise ValueError(f"job {j.job_id} needs {j.procs} processors of {procs}")
         self.capacity = procs
         self.submit_time = [j.submit for j in self.jobs]
         self.runtime = [j.runtime for j in self.jobs]
-        self.estimate = [j.estimate for j in self.jobs]
+        # Plans reserve at least 1 s: a job of runtime 0 still needs its processors at the
+        # instant it starts, and a block of length 0 would protect nothing.
+        self.estimate = [j.estimate or 1 for j in self.jobs]
         self.procs = [j.procs for j in self.jobs]
+        self._check_jobs()
         self.start = [-1] * len(self.jobs)
         resv = sorted(reservations, key=lambda r: (r.start, r.end, r.procs))
         starts = [j.submit for j in self.jobs[:1]] + [r.start for r in resv[:1]]
@@ -73,7 +72,8 @@ class Simulator:
         self.now = origin
         self.profile = Profile(procs, origin)
         self.reservations: list[Reservation] = []
-        self._resv_ends: list[int] = []  # heap
+        #: ends of the fixed reservations still ahead (a heap); empty means none are left
+        self.reservation_ends: list[int] = []
         for r in resv:
             self.add_reservation(r)
         self.policy: Policy = policy_cls(self)
@@ -82,11 +82,34 @@ class Simulator:
         self._trace_jobs = len(self.jobs)
         self._extra: list[tuple[int, int]] = []  # heap of (submit, job) submitted on the fly
         self.busy = 0
-        # time series, one sample per event instant (after the policy acted)
-        self.series_time: list[int] = []
-        self.series_busy: list[int] = []
-        self.series_queue: list[int] = []
+        # time series: (instant, busy processors, jobs waiting), one sample per event
+        # instant, after the policy acted
+        self._series: list[tuple[int, int, int]] = []
         self.finished = False
+
+    def _check_jobs(self) -> None:
+        """Validate the workload with a few C-speed passes; name the first bad job."""
+        jobs, sub, est, run, procs = (
+            self.jobs, self.submit_time, self.estimate, self.runtime, self.procs,
+        )  # fmt: skip
+        if not jobs:
+            return
+        ordered = all(j.index == i for i, j in enumerate(jobs)) and all(
+            a <= b for a, b in zip(sub, sub[1:], strict=False)
+        )
+        if not ordered:
+            raise ValueError(
+                "jobs must be in queue order (by submit time) with index = position; "
+                "use prepare_jobs"
+            )
+        if (
+            min(procs) < 1
+            or max(procs) > self.capacity
+            or min(run) < 0
+            or any(r > e for r, e in zip(run, est, strict=True))
+        ):
+            for j in jobs:
+                _check_job(j, self.capacity)
 
     # ---------------------------------------------------------------- control
 
@@ -104,13 +127,12 @@ class Simulator:
                 f"reservation of {r.procs} processors over [{r.start}, {r.end}) does not fit: {exc}"
             ) from None
         self.reservations.append(r)
-        heapq.heappush(self._resv_ends, r.end)
+        heapq.heappush(self.reservation_ends, r.end)
 
     def submit(self, job: SimJob) -> int:
         """Submit a job on the fly (e.g. a workflow task); it arrives at ``max(job.submit,
         now)``, after the trace's jobs of that instant.  Returns its index."""
-        if job.procs > self.capacity or job.procs < 1:
-            raise ValueError(f"job {job.job_id} needs {job.procs} processors of {self.capacity}")
+        _check_job(job, self.capacity)
         k = len(self.jobs)
         at = max(job.submit, self.now)
         job = SimJob(
@@ -120,7 +142,7 @@ class Simulator:
         self.jobs.append(job)
         self.submit_time.append(at)
         self.runtime.append(job.runtime)
-        self.estimate.append(job.estimate)
+        self.estimate.append(job.estimate or 1)
         self.procs.append(job.procs)
         self.start.append(-1)
         heapq.heappush(self._extra, (at, k))
@@ -138,6 +160,21 @@ class Simulator:
         waiting = getattr(self.policy, "waiting", None)
         return waiting() if waiting else list(self.policy.queue)
 
+    @property
+    def series_time(self) -> list[int]:
+        """Event instants (one per sample of :attr:`series_busy` and :attr:`series_queue`)."""
+        return [x[0] for x in self._series]
+
+    @property
+    def series_busy(self) -> list[int]:
+        """Busy processors after each event instant."""
+        return [x[1] for x in self._series]
+
+    @property
+    def series_queue(self) -> list[int]:
+        """Jobs waiting after each event instant."""
+        return [x[2] for x in self._series]
+
     def next_event_time(self) -> int | None:
         t = _INF
         a = self._next_arrival
@@ -147,8 +184,8 @@ class Simulator:
             t = self._extra[0][0]
         if self._completions and self._completions[0][0] < t:
             t = self._completions[0][0]
-        if self._resv_ends and self._resv_ends[0] < t:
-            t = self._resv_ends[0]
+        if self.reservation_ends and self.reservation_ends[0] < t:
+            t = self.reservation_ends[0]
         w = self.policy.next_wakeup()
         if w is not None and w < t:
             t = w
@@ -159,75 +196,99 @@ class Simulator:
         until: int | None = None,
         progress: Callable[[float, str], None] | None = None,
     ) -> Simulator:
-        """Process events in time order (all of them, or those at instants ``<= until``)."""
+        """Process events in time order (all of them, or those at instants ``<= until``).
+
+        ``progress(fraction of the trace submitted, message)`` is called every few thousand
+        instants; an exception it raises (e.g. a cancellation) propagates.
+        """
+        with gc_paused():
+            self._run(until, progress)
+        self.finished = until is None or self.next_event_time() is None
+        return self
+
+    def _run(self, until: int | None, progress: Callable[[float, str], None] | None) -> None:
         submit_time, runtime, estimate, procs = (
             self.submit_time, self.runtime, self.estimate, self.procs,
         )  # fmt: skip
         start = self.start
         profile = self.profile
         advance, release = profile.advance, profile.release
+        times = profile.times  # mutated in place by the profile, never rebound
         policy = self.policy
+        queue = policy.queue
         psubmit, pcomplete, pschedule = policy.submit, policy.complete, policy.schedule
-        pwakeup = policy.next_wakeup
-        count_waiting = policy.waiting_count
+        # hooks a policy does not override are not called at all (the hot loop)
+        pwakeup = policy.next_wakeup if _overrides(policy, "next_wakeup") else None
+        if not _overrides(policy, "complete"):
+            pcomplete = None
+        qappend = None if _overrides(policy, "submit") else queue.append
+        count_waiting = policy.waiting_count if _overrides(policy, "waiting_count") else None
         completions = self._completions
         extra = self._extra
-        resv_ends = self._resv_ends
+        resv_ends = self.reservation_ends
         heappush, heappop = heapq.heappush, heapq.heappop
-        st, sb, sq = self.series_time, self.series_busy, self.series_queue
+        record = self._series.append
         n_trace = self._trace_jobs
         a = self._next_arrival
         busy = self.busy
         limit = _INF if until is None else until
         instants = 0
-        while True:
-            t = submit_time[a] if a < n_trace else _INF
-            if extra and extra[0][0] < t:
-                t = extra[0][0]
-            if completions and completions[0][0] < t:
-                t = completions[0][0]
-            if resv_ends and resv_ends[0] < t:
-                t = resv_ends[0]
-            w = pwakeup()
-            if w is not None and w < t:
-                t = w
-            if t == _INF or t > limit:
-                break
-            advance(t)
-            self.now = t
-            changed = False
-            while completions and completions[0][0] == t:
-                k = heappop(completions)[1]
-                n = procs[k]
-                busy -= n
-                planned = start[k] + estimate[k]
-                early = t < planned
-                if early:
-                    release(t, planned, n)
-                pcomplete(k, t, early)
-                changed = True
-            while resv_ends and resv_ends[0] == t:
-                heappop(resv_ends)
-                changed = True
-            while a < n_trace and submit_time[a] == t:
-                psubmit(a, t)
-                a += 1
-            while extra and extra[0][0] == t:
-                psubmit(heappop(extra)[1], t)
-            for k in pschedule(t, changed):
-                start[k] = t
-                busy += procs[k]
-                heappush(completions, (t + runtime[k], k))
-            st.append(t)
-            sb.append(busy)
-            sq.append(count_waiting())
-            instants += 1
-            if progress is not None and instants % _PROGRESS_EVERY == 0:
-                progress(a / n_trace if n_trace else 1.0, f"{a} of {n_trace} jobs submitted")
-        self._next_arrival = a
-        self.busy = busy
-        self.finished = until is None or self.next_event_time() is None
-        return self
+        try:
+            while True:
+                t = submit_time[a] if a < n_trace else _INF
+                if extra and extra[0][0] < t:
+                    t = extra[0][0]
+                if completions and completions[0][0] < t:
+                    t = completions[0][0]
+                if resv_ends and resv_ends[0] < t:
+                    t = resv_ends[0]
+                if pwakeup is not None:
+                    w = pwakeup()
+                    if w is not None and w < t:
+                        t = w
+                if t == _INF or t > limit:
+                    break
+                if len(times) > 1 and times[1] <= t:
+                    advance(t)  # forget the steps that are over
+                else:
+                    times[0] = t
+                changed = False
+                while completions and completions[0][0] == t:
+                    k = heappop(completions)[1]
+                    n = procs[k]
+                    busy -= n
+                    planned = start[k] + estimate[k]
+                    early = t < planned
+                    if early:
+                        release(t, planned, n)
+                    if pcomplete is not None:
+                        pcomplete(k, t, early)
+                    changed = True
+                while resv_ends and resv_ends[0] == t:
+                    heappop(resv_ends)
+                    changed = True
+                if qappend is not None:
+                    while a < n_trace and submit_time[a] == t:
+                        qappend(a)
+                        a += 1
+                else:
+                    while a < n_trace and submit_time[a] == t:
+                        psubmit(a, t)
+                        a += 1
+                while extra and extra[0][0] == t:
+                    psubmit(heappop(extra)[1], t)
+                for k in pschedule(t, changed):
+                    start[k] = t
+                    busy += procs[k]
+                    heappush(completions, (t + runtime[k], k))
+                record((t, busy, len(queue) if count_waiting is None else count_waiting()))
+                instants += 1
+                if progress is not None and instants % _PROGRESS_EVERY == 0:
+                    progress(a / n_trace if n_trace else 1.0, f"{a} of {n_trace} jobs submitted")
+        finally:
+            self._next_arrival = a
+            self.busy = busy
+            self.now = times[0]
 
     def result(
         self, *, policy: str | None = None, estimates: str = "", dropped: dict | None = None
@@ -236,6 +297,20 @@ class Simulator:
         return SimulationResult.build(
             self, policy=policy or self.policy.name, estimates=estimates, dropped=dropped or {}
         )
+
+
+def _check_job(j: SimJob, procs: int) -> None:
+    if j.procs > procs or j.procs < 1:
+        raise ValueError(f"job {j.job_id} needs {j.procs} processors of {procs}")
+    if j.runtime < 0 or j.runtime > max(j.estimate, 1):
+        raise ValueError(
+            f"job {j.job_id}: runtime {j.runtime} must be >= 0 and not exceed its estimate "
+            f"{j.estimate} (a job never runs past its request)"
+        )
+
+
+def _overrides(policy: Policy, method: str) -> bool:
+    return getattr(type(policy), method) is not getattr(Policy, method)
 
 
 def simulate(

@@ -12,7 +12,10 @@ from .base import (
     register,
     run_experiment,
 )
+from .cluster_sim import ClusterSim  # noqa: F401  (registers the kind)
+from .provisioning import Provisioning  # noqa: F401  (registers the kind)
 from .schema import Param, ParamError, validate_params
+from .slot_advertisement import SlotAdvertisement  # noqa: F401  (registers the kind)
 from .usage_policy import UsagePolicy  # noqa: F401  (registers the kind)
 
 __all__ = [

@@ -1,7 +1,8 @@
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
-from gridportal.inputs.models import Trace, Workflow
+from gridportal.inputs.models import Workflow
+from gridportal.inputs.selectors import usable_traces
 from gridportal.ownership import visible_to
 from gridportal.sites.services import policy_document
 from scheduler import experiments as catalogue
@@ -13,10 +14,10 @@ from .params import validate_kind_params
 
 
 class OwnedTraceField(serializers.PrimaryKeyRelatedField):
-    """Only traces the requesting user may see can be chosen."""
+    """Only the user's own traces and the configured sites' traces can be chosen."""
 
     def get_queryset(self):
-        return visible_to(Trace.objects.all(), self.context["request"].user)
+        return usable_traces(self.context["request"].user)
 
 
 class OwnedWorkflowField(serializers.PrimaryKeyRelatedField):

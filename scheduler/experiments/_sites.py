@@ -1,0 +1,155 @@
+"""Sites of the slot and provisioning experiments: one simulated cluster per trace input.
+
+Per-site settings are scalar string parameters holding comma-separated lists, one value per
+site; a list shorter than the number of sites repeats its last value (so ``"1"`` means 1
+everywhere).  ``site_traces`` maps sites to the trace inputs (1-based), so one uploaded trace
+can feed several sites at different loads (thesis §4.9 built six sites from CTC-SP2 and
+SDSC-SP2); by default each trace input is one site.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..cluster import prepare_jobs
+from ..cluster.jobs import SimJob
+from ..cluster.simulator import Simulator
+from ..traces.load import offered_load, shifted_copy
+from ..traces.swf import Trace
+from .schema import Param, ParamError
+
+__all__ = ["SITE_PARAMS", "SiteSetup", "build_sites", "per_site"]
+
+SITE_PARAMS: tuple[Param, ...] = (
+    Param(
+        "procs", "str", "0", label="processors per site",
+        help="Comma-separated, one per site (a short list repeats its last value); 0 takes "
+        "MaxProcs from the trace header. The thesis ran CTC-SP2 with 430 and SDSC-SP2 with 128.",
+    ),
+    Param(
+        "site_traces", "str", "", label="trace of each site",
+        help="Comma-separated 1-based trace numbers, one per site (e.g. 1,2,1,2,1,2 builds six "
+        "sites from two traces); empty: one site per trace.",
+    ),
+    Param(
+        "num_sites", "int", 0, min=0, max=6, label="number of sites used",
+        help="Use the first k sites only (0: all). Sweep it for thesis Figure 19.",
+    ),
+    Param(
+        "site_names", "str", "", label="site names",
+        help="Comma-separated names (per-site task runtimes refer to them); default site1, "
+        "site2, …",
+    ),
+    Param(
+        "load_p", "str", "0", label="load scaling p per site",
+        help="Thesis §4.7: a copy of the trace one week later is added, each job kept with "
+        "probability p (0: the trace as is). Comma-separated per site.",
+    ),
+    Param("unit_cost", "str", "1", label="unit cost c per site",
+          help="SU per processor-hour of a slot (thesis: 1). Comma-separated per site."),
+    Param("fixed_cost", "str", "0", label="fixed cost f per site",
+          help="SU per slot provisioned (thesis: 0). Comma-separated per site."),
+)  # fmt: skip
+
+
+@dataclass
+class SiteSetup:
+    """One simulated site: its trace (after load scaling), jobs and prices."""
+
+    name: str
+    trace_index: int
+    procs: int
+    load_p: float
+    unit_cost: float
+    fixed_cost: float
+    trace: Trace
+    jobs: list[SimJob]
+    offered_load: float | None
+
+    def simulator(self) -> Simulator:
+        return Simulator(self.jobs, self.procs, "conservative")
+
+
+def per_site(
+    params: dict[str, Any], name: str, sites: int, cast: Callable[[str], Any]
+) -> list[Any]:
+    """The per-site list held by string parameter ``name`` (short lists repeat the last)."""
+    text = str(params[name]).strip()
+    parts = [p.strip() for p in text.split(",")] if text else []
+    if len(parts) > sites:
+        raise ParamError({name: f"{len(parts)} values for {sites} sites"})
+    try:
+        values = [cast(p) for p in parts]
+    except ParamError:
+        raise
+    except ValueError:
+        raise ParamError({name: f"cannot read {text!r} as a comma-separated list"}) from None
+    if not values:
+        raise ParamError({name: "give at least one value"})
+    return values + [values[-1]] * (sites - len(values))
+
+
+def _nonneg(name: str) -> Callable[[str], float]:
+    def cast(text: str) -> float:
+        value = float(text)
+        if not math.isfinite(value) or value < 0:
+            raise ParamError({name: f"values must be finite and >= 0, got {text!r}"})
+        return value
+
+    return cast
+
+
+def build_sites(
+    params: dict[str, Any], traces: list[Trace], seed: int, estimates: str = "accurate"
+) -> list[SiteSetup]:
+    """The sites described by ``params`` over the trace inputs (load scaling seeded by
+    ``seed`` and the site number), their jobs prepared with ``estimates``."""
+    if params["site_traces"].strip():
+        try:
+            mapping = [int(p) for p in params["site_traces"].split(",")]
+        except ValueError:
+            raise ParamError({"site_traces": "give 1-based trace numbers, e.g. 1,2,1"}) from None
+        bad = [m for m in mapping if not 1 <= m <= len(traces)]
+        if bad:
+            raise ParamError({"site_traces": f"no trace number {bad[0]} ({len(traces)} given)"})
+        if len(mapping) > 6:
+            raise ParamError({"site_traces": "at most 6 sites"})
+    else:
+        mapping = list(range(1, len(traces) + 1))
+    k = len(mapping)
+    procs = per_site(params, "procs", k, int)
+    loads = per_site(params, "load_p", k, _nonneg("load_p"))
+    unit = per_site(params, "unit_cost", k, _nonneg("unit_cost"))
+    fixed = per_site(params, "fixed_cost", k, _nonneg("fixed_cost"))
+    if any(p > 1 for p in loads):
+        raise ParamError({"load_p": "probabilities must be <= 1"})
+    names_text = params["site_names"].strip()
+    names = [n.strip() for n in names_text.split(",")] if names_text else []
+    if len(names) > k or len(set(names)) != len(names) or any(not n for n in names):
+        raise ParamError({"site_names": f"give up to {k} distinct, non-empty names"})
+    names += [f"site{r + 1}" for r in range(len(names), k)]
+    if params["num_sites"]:  # the first k sites of those described
+        if params["num_sites"] > k:
+            raise ParamError({"num_sites": f"only {k} sites are defined"})
+        mapping = mapping[: params["num_sites"]]
+    sites = []
+    for r, m in enumerate(mapping):
+        trace = traces[m - 1]
+        machine = procs[r] or trace.machine_procs
+        if machine < 1:
+            raise ParamError({"procs": f"site {r + 1}: the machine size is unknown"})
+        if loads[r] > 0:
+            trace = shifted_copy(trace, loads[r], seed=seed + 1000 * (r + 1))
+        jobs, _ = prepare_jobs(trace.jobs, machine, estimates)
+        if not jobs:
+            raise ParamError({"site_traces": f"site {r + 1}: the trace has no job to simulate"})
+        sites.append(
+            SiteSetup(
+                names[r], m, machine, loads[r], unit[r], fixed[r], trace, jobs,
+                offered_load(trace, machine),
+            )
+        )  # fmt: skip
+    return sites

@@ -1,0 +1,229 @@
+"""Experiment kind ``cluster-sim``: one trace under several batch policies side by side.
+
+SPEC §2: replay an SWF trace on one space-shared cluster under FCFS, EASY (aggressive) and
+conservative backfilling (Mu'alem & Feitelson 2001), planning with accurate or with requested
+runtimes, optionally at a raised load (thesis §4.7 shifted copy, or §5.3 duplicated jobs).
+Charts: wait and bounded-slowdown CDFs per (policy, estimates), utilization and queue length
+over time (time-weighted bins), mean wait per configuration, and a summary table.  Chart data
+is downsampled (``cdf_points`` quantiles, ``time_bins`` bins) to keep the stored Result small.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..cluster import ESTIMATE_MODES, prepare_jobs
+from ..cluster.simulator import Simulator
+from ..traces.load import duplicate_jobs, offered_load, shifted_copy
+from .base import ExperimentKind, InputSpec, Preset, chart, register, series, table
+from .schema import Param
+
+POLICY_TITLES = {"fcfs": "FCFS", "easy": "EASY", "conservative": "Conservative"}
+DAY = 86400.0
+
+
+def _label(policy: str, estimates: str) -> str:
+    return f"{POLICY_TITLES[policy]}, {estimates}"
+
+
+def _cdf(values: np.ndarray, points: int, floor: float) -> list[list[float]]:
+    if values.size == 0:
+        return []
+    qs = np.linspace(0.0, 1.0, min(points, values.size))
+    xs = np.quantile(values, qs, method="inverted_cdf")
+    return [[max(float(x), floor), round(float(q), 5)] for x, q in zip(xs, qs, strict=True)]
+
+
+@register
+class ClusterSim(ExperimentKind):
+    name = "cluster-sim"
+    title = "Batch cluster simulation: FCFS, EASY and conservative backfilling"
+    description = (
+        "Replays one SWF trace on a simulated space-shared cluster under several local "
+        "policies and runtime-estimate modes, and compares waits, bounded slowdowns, "
+        "utilization and queue length."
+    )
+    reproduces = "SPEC §2 (batch-cluster simulation used by every thesis experiment)"
+    params = (
+        Param(
+            "procs", "int", 0, min=0, max=10_000_000, label="machine processors",
+            help="0 takes MaxProcs from the trace header (the thesis simulated CTC-SP2 with "
+            "430, where the header says 338).",
+        ),
+        Param("fcfs", "bool", True, label="FCFS", help="Strict queue order."),
+        Param("easy", "bool", True, label="EASY backfilling", help="Aggressive backfilling."),
+        Param(
+            "conservative", "bool", True, label="conservative backfilling",
+            help="Every queued job holds a reservation.",
+        ),
+        Param(
+            "accurate", "bool", True, label="accurate estimates",
+            help="Plan with the actual runtimes.",
+        ),
+        Param(
+            "requested", "bool", True, label="requested estimates",
+            help="Plan with the requested times (SWF field 9); jobs are killed at their request.",
+        ),
+        Param(
+            "limit", "int", 0, min=0, max=100_000_000, label="first jobs only",
+            help="Keep the first K jobs of the file (0: all).",
+        ),
+        Param(
+            "load_method", "choice", "none", choices=("none", "shifted-copy", "duplicate"),
+            label="load scaling",
+            help="shifted-copy: a second copy one week later, each job kept with probability p "
+            "(thesis §4.7); duplicate: add a fraction of duplicated jobs (thesis §5.3).",
+        ),
+        Param(
+            "load_p", "float", 0.5, min=0.0, max=1.0, label="shifted-copy probability p",
+            help="Used by load scaling 'shifted-copy'.",
+        ),
+        Param(
+            "load_extra", "float", 0.2, min=0.0, max=10.0, label="duplicated fraction",
+            help="Used by load scaling 'duplicate' (0.2 = +20 % jobs).",
+        ),
+        Param("cdf_points", "int", 200, min=10, max=2000, label="CDF points"),
+        Param("time_bins", "int", 300, min=10, max=2000, label="time-series bins"),
+    )  # fmt: skip
+    inputs = (InputSpec("traces", "trace", 1, 1, "the SWF trace to replay"),)
+    presets = (
+        Preset("ctc-thesis", "CTC-SP2 as in the thesis, 430 processors", {"procs": 430}),
+        Preset("sdsc-thesis", "SDSC-SP2 as in the thesis, 128 processors", {"procs": 128}),
+        Preset(
+            "ctc-quick",
+            "CTC-SP2, 430 processors, first 10,000 jobs",
+            {"procs": 430, "limit": 10_000},
+        ),
+        Preset(
+            "ctc-high-load",
+            "CTC-SP2, 430 processors, load raised by a shifted copy (p = 0.5)",
+            {"procs": 430, "load_method": "shifted-copy", "load_p": 0.5},
+        ),
+    )
+
+    def run(
+        self, params: dict[str, Any], inputs: dict[str, list[Any]], seed: int, progress
+    ) -> dict[str, Any]:
+        trace = inputs["traces"][0]
+        policies = [p for p in ("fcfs", "easy", "conservative") if params[p]]
+        modes = [m for m in ESTIMATE_MODES if params[m]]
+        if not policies or not modes:
+            from .schema import ParamError
+
+            raise ParamError({"fcfs": "choose at least one policy and one estimate mode"})
+        procs = params["procs"] or trace.machine_procs
+        progress(0.01, "preparing the workload")
+        if params["limit"]:
+            trace = type(trace)(header=trace.header, jobs=trace.jobs[: params["limit"]])
+        if params["load_method"] == "shifted-copy":
+            trace = shifted_copy(trace, params["load_p"], seed=seed)
+        elif params["load_method"] == "duplicate":
+            trace = duplicate_jobs(trace, params["load_extra"], seed=seed)
+
+        configs = [(pol, mode) for mode in modes for pol in policies]
+        results = []
+        dropped: dict[str, int] = {}
+        prepared = {}
+        for mode in modes:
+            prepared[mode], dropped = prepare_jobs(trace.jobs, procs, mode)
+        for r, (pol, mode) in enumerate(configs):
+            lo, width = 0.05 + 0.85 * r / len(configs), 0.85 / len(configs)
+            label = _label(pol, mode)
+            progress(lo, f"simulating {label}")
+
+            def report(
+                f: float, msg: str, lo: float = lo, width: float = width, label: str = label
+            ) -> None:
+                progress(lo + width * f, f"{label}: {msg}")
+
+            sim = Simulator(prepared[mode], procs, pol).run(progress=report)
+            results.append(sim.result(policy=pol, estimates=mode, dropped=dropped))
+        progress(0.92, "charts")
+        return self._report(trace, procs, params, configs, results, dropped, progress)
+
+    def _report(self, trace, procs, params, configs, results, dropped, progress) -> dict:  # type: ignore[no-untyped-def]
+        npts, nbins = params["cdf_points"], params["time_bins"]
+        origin = min((float(r.series_time[0]) for r in results if r.series_time.size), default=0)
+        wait_s, bsld_s, util_s, queue_s, mean_wait = [], [], [], [], []
+        rows = []
+        summary: dict[str, Any] = {
+            "jobs": len(trace.jobs),
+            "simulated_jobs": len(results[0].jobs),
+            "dropped": sum(dropped.values()),
+            "machine_procs": procs,
+            "offered_load": offered_load(trace, procs),
+        }
+        labels = {
+            "jobs": "job lines (after limit and load scaling)",
+            "simulated_jobs": "jobs simulated",
+            "dropped": "jobs dropped (no runtime, no processors, or larger than the machine)",
+            "machine_procs": "machine processors",
+            "offered_load": "offered load",
+        }
+        for (pol, mode), res in zip(configs, results, strict=True):
+            label = _label(pol, mode)
+            s = res.summary()
+            wait_s.append(series(label, _cdf(res.wait.astype(np.float64), npts, 1.0)))
+            bsld_s.append(series(label, _cdf(res.bounded_slowdown(), npts, 1.0)))
+
+            def days(points: list[list[float]]) -> list[list[float]]:
+                return [[round((t - origin) / DAY, 4), v] for t, v in points]
+
+            util_s.append(series(label, days(res.binned("utilization", nbins))))
+            queue_s.append(series(label, days(res.binned("queue", nbins))))
+            mean_wait.append([label, s["mean_wait"]])
+            rows.append(
+                [
+                    POLICY_TITLES[pol], mode, s["jobs"], s["killed"], s["mean_wait"],
+                    s["median_wait"], s["mean_bounded_slowdown"], s["utilization"],
+                    s["makespan"],
+                ]
+            )  # fmt: skip
+            key = f"{pol}_{mode}"
+            for name, text in (
+                ("mean_wait", "mean wait (s)"),
+                ("median_wait", "median wait (s)"),
+                ("mean_bounded_slowdown", "mean bounded slowdown"),
+                ("utilization", "utilization"),
+            ):
+                summary[f"{key}_{name}"] = s[name]
+                labels[f"{key}_{name}"] = f"{label}: {text}"
+        for reason, count in sorted(dropped.items()):
+            summary[f"dropped_{reason}"] = count
+            labels[f"dropped_{reason}"] = f"dropped: {reason.replace('_', ' ')}"
+        charts = [
+            chart(
+                "wait-cdf", "line", "Wait time CDF (waits under 1 s drawn at 1 s)",
+                x="wait (s)", y="fraction of jobs", x_scale="log", series=wait_s,
+            ),
+            chart(
+                "bsld-cdf", "line", "Bounded slowdown CDF (τ = 10 s)",
+                x="bounded slowdown", y="fraction of jobs", x_scale="log", series=bsld_s,
+            ),
+            chart(
+                "utilization", "line", "Utilization over time (time-weighted bins)",
+                x="time since first submission (days)", y="busy processors / machine",
+                series=util_s,
+            ),
+            chart(
+                "queue-length", "line", "Queue length over time (time-weighted bins)",
+                x="time since first submission (days)", y="jobs waiting", series=queue_s,
+            ),
+            chart(
+                "mean-wait", "bar", "Mean wait per configuration",
+                x="policy, estimates", y="mean wait (s)", series=[series("mean wait", mean_wait)],
+            ),
+        ]  # fmt: skip
+        columns = [
+            "policy", "estimates", "jobs", "killed", "mean wait (s)", "median wait (s)",
+            "mean bounded slowdown", "utilization", "makespan (s)",
+        ]  # fmt: skip
+        progress(1.0, "done")
+        return {
+            "summary": summary,
+            "summary_labels": labels,
+            "tables": [table("summary", "Summary per configuration", columns, rows)],
+            "charts": charts,
+        }

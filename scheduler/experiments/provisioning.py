@@ -1,0 +1,487 @@
+"""Experiment kind ``provisioning``: a workflow provisioned on advertised slots versus the same
+workflow run best effort (thesis §4.7–4.9, Figures 13–16, 18, 19; SPEC §4).
+
+Each site replays its trace under conservative backfilling.  At ``submissions`` instants spread
+evenly over the traces' common span (between ``window_start`` and ``window_end`` of it):
+
+1. every site advertises the holes of its plan (:mod:`scheduler.slots.advertise`); their union
+   is ``Â``;
+2. MOGA (:mod:`scheduler.provisioning.moga`) searches plans over ``Â``, each evaluated by
+   HEFT-order scheduling on the plan's slots with Figure 2 (:mod:`scheduler.provisioning.plan`),
+   and returns a Pareto set of (allocation cost, makespan);
+3. for each trade-off ``α`` the plan minimising eq. 15 is chosen;
+4. the workflow is also run best effort — submitted just in time into copies of the sites'
+   live simulations (:mod:`scheduler.provisioning.best_effort`).
+
+Charts: makespan and allocation cost against α, with the best-effort line, as means over the
+submissions with one standard deviation as error bars (Figure 13); each submission's makespans;
+the Pareto front of one submission with the chosen plan marked; and a Gantt chart of that plan
+(tasks on the provisioned slots, per site).  Sweeps over workflow size (``tasks``; Figure 14),
+task size (``mean_procs``; Figure 15), utilization (``load_p``; Figure 16) and number of sites
+(``num_sites``; Figure 19) are the portal's sweeps over these parameters: the summary holds the
+means they plot.  When ``Â`` has at most ``exhaustive_max_slots`` slots the true Pareto front is
+also found by exhaustive search and the hypervolume ratio of MOGA's front reported.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..provisioning.best_effort import run_best_effort
+from ..provisioning.exhaustive import exhaustive_front
+from ..provisioning.moga import moga
+from ..provisioning.network import GBIT, Network
+from ..provisioning.pareto import choose_by_alpha, hypervolume_ratio
+from ..provisioning.plan import PlanEvaluator
+from ..slots.advertise import advertise_simulator
+from ..workflows import generate_cybershake, generate_layered, generate_montage
+from ..workflows.dag import Workflow
+from ._sites import SITE_PARAMS, build_sites
+from .base import ExperimentKind, InputSpec, Preset, chart, register, series, table
+from .schema import Param, ParamError
+
+HOUR = 3600.0
+DAY = 86400.0
+GANTT_MAX_BARS = 1500
+
+THESIS_LAYERED = {"tasks": 100, "levels": 10, "mean_runtime": 1000.0}
+FIG19 = {
+    "site_traces": "1,2,1,2,1,2",
+    "procs": "430,128,430,128,430,128",
+    "load_p": "0.33,0,0.15,0,0,0",
+    "mean_procs": 14.0,
+    "mean_data_gbit": 1000.0,
+    "bandwidth_gbps": 10.0,
+    "latency_s": 150.0,
+    "alphas": "0.5",
+    "submissions": 10,
+}
+
+
+def _alphas(text: str) -> list[float]:
+    try:
+        values = [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise ParamError({"alphas": "give comma-separated numbers in [0, 1]"}) from None
+    if not values or any(not 0 <= v <= 1 for v in values):
+        raise ParamError({"alphas": "give comma-separated numbers in [0, 1]"})
+    return sorted(set(values))
+
+
+def _akey(alpha: float) -> str:
+    return f"a{round(alpha * 100):d}"
+
+
+def _mean_std(values: list[float]) -> tuple[float | None, float | None]:
+    finite = [v for v in values if math.isfinite(v)]
+    if not finite:
+        return None, None
+    arr = np.array(finite)
+    return float(arr.mean()), float(arr.std())
+
+
+def _r(value: float | None, digits: int = 4) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+@register
+class Provisioning(ExperimentKind):
+    name = "provisioning"
+    title = "Provisioning advertised slots versus best effort"
+    description = (
+        "Submits a workflow at many instants of the sites' trace simulations; each time, MOGA "
+        "chooses a plan of advertised slots for each trade-off α between allocation cost and "
+        "makespan, and the same workflow is also run best effort through the batch queues."
+    )
+    reproduces = "thesis ch. 4, Figures 13–16, 18 and 19 (SPEC §4)"
+    params = SITE_PARAMS + (
+        Param(
+            "estimates", "choice", "accurate", choices=("accurate", "requested"),
+            label="runtime estimates of the trace jobs",
+            help="The thesis assumes accurate estimates (chapter 4).",
+        ),
+        Param("submissions", "int", 50, min=1, max=500, label="submissions K",
+              help="Workflow submissions spread over the traces (thesis: 50)."),
+        Param("window_start", "float", 0.05, min=0, max=1, label="first submission (fraction)",
+              help="Where in the traces' common span the first submission falls."),
+        Param("window_end", "float", 0.95, min=0, max=1, label="last submission (fraction)"),
+        Param("alphas", "str", "0,0.2,0.4,0.6,0.8,1", label="trade-off factors α",
+              help="Comma-separated values in [0, 1] (eq. 15: 1 = cheapest, 0 = fastest)."),
+        Param("report_alpha", "float", 0.5, min=0, max=1, label="α of the headline",
+              help="The α of the Pareto/Gantt charts and the headline ratios."),
+        Param(
+            "workflow", "choice", "layered", choices=("layered", "cybershake", "montage"),
+            label="generated workflow",
+            help="Used when no workflow is given: the thesis's random layered workflow "
+            "(§4.7), CyberShake (§4.8) or a Montage-like one.",
+        ),
+        Param("tasks", "int", 100, min=1, max=20_000, label="tasks (layered)"),
+        Param("levels", "int", 10, min=0, max=20_000, label="levels (layered)",
+              help="0: round(√tasks), the thesis's depth for its size sweep (Figure 14)."),
+        Param("mean_runtime", "float", 1000.0, min=1, max=1e7, label="mean runtime (s)"),
+        Param("mean_procs", "float", 22.0, min=1, max=100_000, label="mean processors per task",
+              help="Thesis: 22 on CTC-SP2, 6 on SDSC-SP2, 14 with several sites."),
+        Param("parents_per_task", "float", 2.0, min=1, max=1000, label="parents per task"),
+        Param("cybershake_pairs", "int", 4017, min=1, max=49_000,
+              label="synthSGT/peakValCal pairs (CyberShake)"),
+        Param("montage_images", "int", 50, min=2, max=20_000, label="images (Montage)"),
+        Param("mean_data_gbit", "float", 0.0, min=0, max=1e9, label="mean data per edge (Gb)",
+              help="Thesis §4.9: 1000 Gb between sites (0: no data)."),
+        Param("bandwidth_gbps", "float", 10.0, min=1e-6, max=1e9, label="bandwidth (Gbps)"),
+        Param("latency_s", "float", 150.0, min=0, max=1e7, label="latency (s)"),
+        Param("population", "int", 100, min=2, max=10_000, label="MOGA population"),
+        Param("generations", "int", 10, min=0, max=10_000, label="MOGA generations"),
+        Param("sigma_share", "float", 0.041, min=1e-6, max=10, label="σ_share",
+              help="MOGA niche radius in normalised objective space (thesis: 0.041)."),
+        Param(
+            "seed_full_plan", "bool", False, label="seed MOGA with the plan of all slots",
+            help="Put the plan holding every advertised slot in the initial population (off: "
+            "the thesis's purely random start; useful for large tasks such as CyberShake's, "
+            "where random plans are rarely feasible).",
+        ),
+        Param("exhaustive_max_slots", "int", 8, min=0, max=16, label="exhaustive search up to",
+              help="Also find the true Pareto front when there are at most this many slots."),
+    )  # fmt: skip
+    inputs = (
+        InputSpec("traces", "trace", 1, 6, "one SWF trace per site (see 'trace of each site')"),
+        InputSpec("workflows", "workflow", 0, 1, "the workflow; generated from the parameters "
+                  "when none is given"),
+    )  # fmt: skip
+    presets = (
+        Preset("thesis-fig13-ctc", "As in thesis Figure 13 on CTC-SP2 (430 processors)",
+               {"procs": "430", "mean_procs": 22.0, **THESIS_LAYERED}),
+        Preset("thesis-fig13-sdsc", "As in thesis Figure 13 on SDSC-SP2 (128 processors)",
+               {"procs": "128", "mean_procs": 6.0, **THESIS_LAYERED}),
+        Preset("thesis-fig14-ctc",
+               "As in thesis Figure 14 on CTC-SP2: α = 0 and 1; sweep 'tasks' 100–400",
+               {"procs": "430", "mean_procs": 22.0, "levels": 0, "alphas": "0,1",
+                "report_alpha": 1.0}),
+        Preset("thesis-fig14-sdsc",
+               "As in thesis Figure 14 on SDSC-SP2: α = 0 and 1; sweep 'tasks' 100–400",
+               {"procs": "128", "mean_procs": 6.0, "levels": 0, "alphas": "0,1",
+                "report_alpha": 1.0}),
+        Preset("thesis-fig15-ctc",
+               "As in thesis Figure 15 on CTC-SP2: α = 0 and 1; sweep 'mean_procs' 3–30",
+               {"procs": "430", "alphas": "0,1", "report_alpha": 1.0, **THESIS_LAYERED}),
+        Preset("thesis-fig15-sdsc",
+               "As in thesis Figure 15 on SDSC-SP2: α = 0 and 1; sweep 'mean_procs' 1–9",
+               {"procs": "128", "mean_procs": 6.0, "alphas": "0,1", "report_alpha": 1.0,
+                **THESIS_LAYERED}),
+        Preset("thesis-fig16-ctc",
+               "As in thesis Figure 16 on CTC-SP2: α = 0.5; sweep 'load_p' 0–0.33 (63–88 %) "
+               "and 'mean_procs'",
+               {"procs": "430", "mean_procs": 22.0, "alphas": "0.5", **THESIS_LAYERED}),
+        Preset("thesis-fig16-sdsc",
+               "As in thesis Figure 16 on SDSC-SP2: α = 0.5; sweep 'load_p' (the cleaned trace "
+               "starts at 83 %)",
+               {"procs": "128", "mean_procs": 6.0, "alphas": "0.5", **THESIS_LAYERED}),
+        Preset("thesis-fig18-cybershake",
+               "As in thesis Figure 18: CyberShake on CTC-SP2 (430), α = 0.5; sweep 'load_p' "
+               "0, 0.15, 0.33 (63, 76, 88 %)",
+               {"procs": "430", "workflow": "cybershake", "alphas": "0.5", "submissions": 10,
+                "seed_full_plan": True}),
+        Preset("thesis-fig19-multisite",
+               "As in thesis Figure 19: six sites from CTC-SP2 (trace 1) and SDSC-SP2 "
+               "(trace 2), 1000 Gb per edge at 10 Gbps and 150 s; sweep 'num_sites' 2–6",
+               dict(FIG19)),
+        Preset("quick", "A quick look: 5 submissions, MOGA 40 × 5",
+               {"submissions": 5, "population": 40, "generations": 5}),
+    )  # fmt: skip
+
+    # ------------------------------------------------------------------ running
+
+    def _workflow(self, params: dict[str, Any], inputs: dict, sites, seed: int) -> Workflow:  # type: ignore[no-untyped-def]
+        given = inputs.get("workflows") or []
+        if given:
+            return given[0]
+        data = params["mean_data_gbit"] * GBIT
+        if params["workflow"] == "cybershake":
+            return generate_cybershake(params["cybershake_pairs"], edge_data=int(data), seed=seed)
+        if params["workflow"] == "montage":
+            return generate_montage(params["montage_images"], seed=seed)
+        tasks = params["tasks"]
+        levels = params["levels"] or max(1, round(math.sqrt(tasks)))
+        if levels > tasks:
+            raise ParamError({"levels": f"at most the number of tasks ({tasks})"})
+        return generate_layered(
+            tasks, levels, mean_runtime=params["mean_runtime"],
+            mean_processors=params["mean_procs"], parents_per_task=params["parents_per_task"],
+            max_processors=max(s.procs for s in sites), mean_data=data, seed=seed,
+        )  # fmt: skip
+
+    def run(
+        self, params: dict[str, Any], inputs: dict[str, list[Any]], seed: int, progress
+    ) -> dict[str, Any]:
+        alphas = _alphas(params["alphas"])
+        report_alpha = params["report_alpha"]
+        if report_alpha not in alphas:
+            alphas = sorted(set(alphas) | {report_alpha})
+        if params["window_end"] < params["window_start"]:
+            raise ParamError({"window_end": "must not be before window_start"})
+        progress(0.01, "preparing the sites")
+        sites = build_sites(params, inputs["traces"], seed, params["estimates"])
+        names = [s.name for s in sites]
+        workflow = self._workflow(params, inputs, sites, seed)
+        biggest = max(t.processors for t in workflow.tasks if not t.virtual)
+        if biggest > max(s.procs for s in sites):
+            raise ParamError({"procs": f"a task needs {biggest} processors; no site has that many"})
+        network = None
+        if len(sites) > 1:
+            network = Network.uniform(
+                len(sites), bandwidth=params["bandwidth_gbps"] * GBIT, latency=params["latency_s"]
+            )
+        first = max(s.jobs[0].submit for s in sites)
+        last = min(s.jobs[-1].submit for s in sites)
+        if last <= first:
+            raise ParamError({"site_traces": "the traces have no common time span"})
+        K = params["submissions"]
+        lo, hi = params["window_start"], params["window_end"]
+        times = [int(first + (lo + (hi - lo) * (k + 0.5) / K) * (last - first)) for k in range(K)]
+        sims = [s.simulator() for s in sites]
+        subs: list[dict[str, Any]] = []
+        keep: dict[str, Any] | None = None
+        for k, T in enumerate(times):
+            progress(0.03 + 0.9 * k / K, f"submission {k + 1} of {K}")
+            slots = []
+            for site, sim in zip(sites, sims, strict=True):
+                sim.run(until=T)
+                slots.extend(
+                    advertise_simulator(
+                        sim, T, unit_cost=site.unit_cost, fixed_cost=site.fixed_cost,
+                        site=site.name,
+                    )
+                )  # fmt: skip
+            ev = PlanEvaluator(workflow, slots, sites=names, submit=T, network=network)
+            result = moga(
+                ev.evaluate, len(slots), population=params["population"],
+                generations=params["generations"], sigma_share=params["sigma_share"],
+                seed=seed * 100_003 + k, seed_plans=[np.ones(len(slots), bool)]
+                if params["seed_full_plan"] else (),
+            )  # fmt: skip
+            distinct = ev.evaluations
+            front = [(float(a), float(s)) for a, s, _ in result.front]
+            masks = [m for _, _, m in result.front]
+            fallback = False
+            if not front:  # no feasible plan met: fall back on the plan of all slots
+                full = np.ones(len(slots), bool)
+                a, s = ev.evaluate(full)
+                if math.isfinite(s):
+                    front, masks, fallback = [(a, s)], [full], True
+            chosen = {}
+            for alpha in alphas:
+                if front:
+                    i = choose_by_alpha(front, alpha)
+                    chosen[alpha] = (front[i][0], front[i][1], i)
+                else:
+                    chosen[alpha] = (math.nan, math.inf, -1)
+            hv = None
+            if front and len(slots) <= params["exhaustive_max_slots"]:
+                true = exhaustive_front(ev.evaluate, len(slots))
+                hv = hypervolume_ratio(front, [(a, s) for a, s, _ in true])
+            be = run_best_effort(sims, workflow, submit=T, sites=names, network=network)
+            subs.append({
+                "time": T, "slots": len(slots), "front": len(front), "chosen": chosen,
+                "be_makespan": be.makespan, "be_cost": be.allocation_cost, "hv": hv,
+                "distinct": distinct, "fallback": fallback,
+            })  # fmt: skip
+            if front and (keep is None or len(front) > len(keep["front"])):
+                keep = {"k": k, "T": T, "front": front, "masks": masks, "ev": ev,
+                        "slots": slots, "be": be}  # fmt: skip
+        progress(0.95, "charts")
+        return self._report(params, sites, workflow, alphas, report_alpha, subs, keep, first)
+
+    # ------------------------------------------------------------------ results
+
+    def _report(self, params, sites, workflow, alphas, report_alpha, subs, keep, origin):  # type: ignore[no-untyped-def]
+        be_ms = [s["be_makespan"] / HOUR for s in subs]
+        be_ac = [s["be_cost"] for s in subs]
+        be_m, be_sd = _mean_std(be_ms)
+        be_c, be_csd = _mean_std(be_ac)
+        summary: dict[str, Any] = {
+            "sites": len(sites),
+            "submissions": len(subs),
+            "workflow_tasks": len(workflow.real_tasks),
+            "be_makespan_h": _r(be_m),
+            "be_makespan_h_std": _r(be_sd),
+            "be_cost_su": _r(be_c),
+        }
+        labels: dict[str, str] = {
+            "sites": "sites",
+            "submissions": "workflow submissions",
+            "workflow_tasks": "workflow tasks",
+            "be_makespan_h": "best effort: mean makespan (h)",
+            "be_makespan_h_std": "best effort: makespan std (h)",
+            "be_cost_su": "best effort: allocation cost AC_BE (SU)",
+        }
+        prov_m, prov_c, rows = [], [], []
+        infeasible = 0
+        for alpha in alphas:
+            ms = [s["chosen"][alpha][1] / HOUR for s in subs]
+            acs = [s["chosen"][alpha][0] for s in subs]
+            infeasible = max(infeasible, sum(1 for v in ms if not math.isfinite(v)))
+            m, sd = _mean_std(ms)
+            c, csd = _mean_std(acs)
+            prov_m.append((alpha, m, sd))
+            prov_c.append((alpha, c, csd))
+            key = _akey(alpha)
+            summary[f"prov_makespan_h_{key}"] = _r(m)
+            summary[f"prov_makespan_h_std_{key}"] = _r(sd)
+            summary[f"prov_cost_su_{key}"] = _r(c)
+            summary[f"prov_cost_su_std_{key}"] = _r(csd)
+            labels[f"prov_makespan_h_{key}"] = f"provisioned, α = {alpha:g}: mean makespan (h)"
+            labels[f"prov_makespan_h_std_{key}"] = f"provisioned, α = {alpha:g}: makespan std (h)"
+            labels[f"prov_cost_su_{key}"] = f"provisioned, α = {alpha:g}: mean allocation cost (SU)"
+            labels[f"prov_cost_su_std_{key}"] = f"provisioned, α = {alpha:g}: cost std (SU)"
+            below = sum(1 for s in subs if s["chosen"][alpha][1] <= s["be_makespan"])
+            rows.append([
+                alpha, _r(m, 3), _r(sd, 3), _r(c, 2), _r(csd, 2),
+                _r(m / be_m, 3) if m is not None and be_m else None,
+                _r(c / be_c, 3) if c is not None and be_c else None,
+                f"{below}/{len(subs)}",
+            ])  # fmt: skip
+        head = next(x for x in prov_m if x[0] == report_alpha)
+        headc = next(x for x in prov_c if x[0] == report_alpha)
+        summary["makespan_ratio"] = _r(head[1] / be_m) if head[1] is not None and be_m else None
+        summary["cost_ratio"] = _r(headc[1] / be_c) if headc[1] is not None and be_c else None
+        labels["makespan_ratio"] = f"provisioned (α = {report_alpha:g}) / best-effort makespan"
+        labels["cost_ratio"] = f"provisioned (α = {report_alpha:g}) / best-effort cost"
+        summary["slots_mean"] = _r(float(np.mean([s["slots"] for s in subs])), 2)
+        summary["front_mean"] = _r(float(np.mean([s["front"] for s in subs])), 2)
+        summary["distinct_plans_mean"] = _r(float(np.mean([s["distinct"] for s in subs])), 1)
+        summary["infeasible_submissions"] = infeasible
+        summary["full_plan_fallbacks"] = sum(1 for s in subs if s["fallback"])
+        hvs = [s["hv"] for s in subs if s["hv"] is not None]
+        summary["exhaustive_cases"] = len(hvs)
+        summary["hv_ratio_mean"] = _r(float(np.mean(hvs))) if hvs else None
+        summary["hv_ratio_min"] = _r(float(np.min(hvs))) if hvs else None
+        labels.update({
+            "slots_mean": "mean number of advertised slots (all sites)",
+            "front_mean": "mean size of MOGA's Pareto front",
+            "distinct_plans_mean": "distinct plans MOGA evaluated per submission (mean)",
+            "infeasible_submissions": "submissions without a feasible plan",
+            "full_plan_fallbacks": "submissions where only the plan of all slots was feasible",
+            "exhaustive_cases": "submissions also searched exhaustively",
+            "hv_ratio_mean": "hypervolume of MOGA's front / exhaustive front (mean)",
+            "hv_ratio_min": "hypervolume ratio (worst case)",
+        })  # fmt: skip
+        for r, site in enumerate(sites, start=1):
+            summary[f"site{r}_offered_load"] = site.offered_load
+            labels[f"site{r}_offered_load"] = f"{site.name}: offered load"
+        charts = [
+            chart(
+                "makespan-vs-alpha", "line",
+                "Makespan of the provisioned and best-effort runs (thesis Figure 13)",
+                x="trade-off factor α", y="makespan (h)",
+                series=[
+                    series("Provisioned", [[a, _r(m, 3)] for a, m, _ in prov_m],
+                           [_r(sd, 3) or 0.0 for _, _, sd in prov_m]),
+                    series("Best effort", [[a, _r(be_m, 3)] for a in alphas],
+                           [_r(be_sd, 3) or 0.0 for _ in alphas]),
+                ],
+            ),
+            chart(
+                "cost-vs-alpha", "line",
+                "Allocation cost of the provisioned and best-effort runs (thesis Figure 13)",
+                x="trade-off factor α", y="allocation cost (SU)",
+                series=[
+                    series("Provisioned", [[a, _r(c, 2)] for a, c, _ in prov_c],
+                           [_r(sd, 2) or 0.0 for _, _, sd in prov_c]),
+                    series("Best effort", [[a, _r(be_c, 2)] for a in alphas],
+                           [_r(be_csd, 2) or 0.0 for _ in alphas]),
+                ],
+            ),
+            chart(
+                "makespan-per-submission", "scatter",
+                f"Makespan at each submission (provisioned at α = {report_alpha:g})",
+                x="submission time (days into the trace)", y="makespan (h)",
+                series=[
+                    series("Best effort", [
+                        [_r((s["time"] - origin) / DAY, 3), _r(s["be_makespan"] / HOUR, 3)]
+                        for s in subs
+                    ]),
+                    series("Provisioned", [
+                        [_r((s["time"] - origin) / DAY, 3),
+                         _r(s["chosen"][report_alpha][1] / HOUR, 3)]
+                        for s in subs if math.isfinite(s["chosen"][report_alpha][1])
+                    ]),
+                ],
+            ),
+        ]  # fmt: skip
+        if keep is not None:
+            charts.extend(self._plan_charts(keep, sites, report_alpha, origin))
+        columns = [
+            "α", "makespan (h)", "makespan std (h)", "cost (SU)", "cost std (SU)",
+            "makespan / best effort", "cost / best effort", "makespan ≤ best effort",
+        ]  # fmt: skip
+        sub_rows = [
+            [k + 1, _r((s["time"] - origin) / DAY, 3), s["slots"], s["front"],
+             _r(s["be_makespan"] / HOUR, 3),
+             _r(s["chosen"][report_alpha][1] / HOUR, 3)
+             if math.isfinite(s["chosen"][report_alpha][1]) else None,
+             _r(s["chosen"][report_alpha][0], 2), _r(s["hv"], 4)]
+            for k, s in enumerate(subs)
+        ]  # fmt: skip
+        sub_columns = [
+            "submission", "day", "slots", "front size", "best-effort makespan (h)",
+            f"provisioned makespan (h), α = {report_alpha:g}", "provisioned cost (SU)",
+            "hypervolume ratio",
+        ]  # fmt: skip
+        return {
+            "summary": summary,
+            "summary_labels": labels,
+            "tables": [
+                table("per-alpha", "Provisioned versus best effort per α", columns, rows),
+                table("per-submission", "Each submission", sub_columns, sub_rows),
+            ],
+            "charts": charts,
+        }
+
+    def _plan_charts(self, keep, sites, alpha, origin) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
+        front, masks, ev, T = keep["front"], keep["masks"], keep["ev"], keep["T"]
+        i = choose_by_alpha(front, alpha)
+        day = (T - origin) / DAY
+        pareto = chart(
+            "pareto-front", "scatter",
+            f"Pareto front of MOGA at day {day:.1f} (submission {keep['k'] + 1})",
+            x="allocation cost (SU)", y="makespan (h)",
+            series=[
+                series("Pareto front", [[_r(a, 3), _r(s / HOUR, 4)] for a, s in front]),
+                series(f"chosen plan (α = {alpha:g})",
+                       [[_r(front[i][0], 3), _r(front[i][1] / HOUR, 4)]]),
+                series("best effort", [[_r(keep["be"].allocation_cost, 3),
+                                        _r(keep["be"].makespan / HOUR, 4)]]),
+            ],
+        )  # fmt: skip
+        plan = ev.schedule(masks[i])
+        slots = keep["slots"]
+        multi = len(sites) > 1
+
+        def row(o: int) -> str:
+            s = slots[o]
+            where = f"{s.site} · " if multi else ""
+            kind = "edge " if s.extensible else ""
+            return f"{where}{kind}slot {o + 1} ({s.procs} p)"
+
+        end_h = max((p.end for p in plan.placements), default=T)
+        bars_slot, bars_task = [], []
+        for o in sorted(plan.slot_costs):
+            s = slots[o]
+            stop = min(s.end, end_h) if s.extensible else s.end
+            bars_slot.append([_r((s.start - T) / HOUR, 4), _r((stop - T) / HOUR, 4), row(o)])
+        for p in plan.placements:
+            for o in p.slots:
+                if len(bars_task) < GANTT_MAX_BARS:
+                    bars_task.append([_r((p.start - T) / HOUR, 4), _r((p.end - T) / HOUR, 4),
+                                      row(o)])  # fmt: skip
+        shown = "" if len(bars_task) < GANTT_MAX_BARS else f", first {GANTT_MAX_BARS} bars"
+        gantt = chart(
+            "plan-gantt", "gantt",
+            f"Chosen plan (α = {alpha:g}): tasks on the provisioned slots{shown}",
+            x="hours after submission", y="slot", series=[
+                series("provisioned slot", bars_slot), series("task", bars_task),
+            ],
+        )  # fmt: skip
+        return [pareto, gantt]

@@ -1,0 +1,56 @@
+"""Experiments over the sites staff configured: their traces are usable by every user."""
+
+import pytest
+from rest_framework.test import APIClient
+
+from gridportal.sites.models import Site
+
+from .factories import stored_trace
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def sites(make_user, media_root):
+    staff = make_user("root", staff=True)
+    a = stored_trace(staff, jobs=120, procs=64, seed=1, name="site A background")
+    b = stored_trace(staff, jobs=120, procs=32, seed=2, name="site B background")
+    return [
+        Site.objects.create(name="alpha", processors=64, trace=a, unit_cost=1.0),
+        Site.objects.create(name="beta", processors=32, trace=b, unit_cost=2.5, fixed_cost=10),
+    ]
+
+
+def test_form_fills_in_the_configured_sites(client, alice, sites):
+    client.force_login(alice)
+    page = client.get("/experiments/new/?kind=slot-advertisement&sites=configured")
+    assert page.status_code == 200
+    initial = page.context["form"].initial
+    assert initial["p_site_names"] == "alpha,beta"
+    assert initial["p_procs"] == "64,32"
+    assert initial["p_unit_cost"] == "1,2.5" and initial["p_fixed_cost"] == "0,10"
+    assert initial["traces"] == [s.trace_id for s in sites]
+    assert b'id="use-sites"' in page.content
+
+
+def test_site_traces_are_usable_but_other_traces_are_not(alice, bob, sites, media_root):
+    api = APIClient()
+    api.force_authenticate(alice)
+    resp = api.post(
+        "/api/experiments/",
+        {
+            "kind": "slot-advertisement",
+            "traces": [s.trace_id for s in sites],
+            "params": {"site_names": "alpha,beta", "procs": "64,32"},
+        },
+        format="json",
+    )
+    assert resp.status_code == 201, resp.content
+    private = stored_trace(bob, name="bob's own")
+    resp = api.post(
+        "/api/experiments/", {"kind": "slot-advertisement", "traces": [private.pk]}, format="json"
+    )
+    assert resp.status_code == 400 and "traces" in resp.json()
+    # the site traces stay out of the user's own trace list and pages
+    assert api.get("/api/traces/").json()["count"] == 0
+    assert api.get(f"/api/traces/{sites[0].trace_id}/").status_code == 404

@@ -1,0 +1,195 @@
+"""``python -m scheduler simulate`` (issue 3 item 6, a stable contract) and the ``cluster-sim``
+experiment kind (item 7)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from scheduler import experiments
+from scheduler.experiments import run_experiment
+from scheduler.traces.swf import read_swf
+from tests.conftest import make_swf_bytes
+
+ROOT = Path(__file__).resolve().parents[2]
+
+FIVE = """; MaxProcs: 5
+1 0 -1 10800 2 -1 -1 2 10800 -1 1 1 1 1 1 1 -1 -1
+2 0 -1 3600 4 -1 -1 4 3600 -1 1 1 1 1 1 1 -1 -1
+3 0 -1 7200 1 -1 -1 1 7200 -1 1 1 1 1 1 1 -1 -1
+4 0 -1 7200 3 -1 -1 3 7200 -1 1 1 1 1 1 1 -1 -1
+5 0 -1 -1 3 -1 -1 3 7200 -1 1 1 1 1 1 1 -1 -1
+"""
+
+
+def cli(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "scheduler", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_simulate_writes_the_schedule_and_a_one_line_summary(tmp_path):
+    trace = tmp_path / "five.swf"
+    trace.write_text(FIVE)
+    out = tmp_path / "schedule.csv"
+    args = ["simulate", str(trace), "--procs", "5", "--policy", "easy", "--estimates", "requested"]
+    res = cli(*args, "--out", str(out))
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert len(lines) == 1
+    summary = json.loads(lines[0])
+    assert summary["jobs"] == 4 and summary["dropped"] == 1
+    assert summary["dropped_missing_runtime"] == 1
+    assert summary["policy"] == "easy" and summary["procs"] == 5
+    rows = list(csv.reader(out.open()))
+    assert rows[0] == ["job_id", "submit", "start", "end", "procs"]
+    assert rows[1:] == [
+        ["1", "0", "0", "10800", "2"],
+        ["2", "0", "10800", "14400", "4"],
+        ["3", "0", "0", "7200", "1"],
+        ["4", "0", "14400", "21600", "3"],
+    ]
+    # same input, same bytes
+    again = tmp_path / "again.csv"
+    res2 = cli(*args, "--out", str(again))
+    assert res2.stdout == res.stdout and again.read_bytes() == out.read_bytes()
+    # without --out only the summary is printed
+    res3 = cli(*args)
+    assert res3.returncode == 0 and res3.stdout == res.stdout
+
+
+def test_simulate_limit_and_gzip(tmp_path):
+    import gzip
+
+    trace = tmp_path / "gen.swf.gz"
+    trace.write_bytes(gzip.compress(make_swf_bytes(jobs=400, procs=32, seed=3)))
+    out = tmp_path / "s.csv"
+    res = cli(
+        "simulate", str(trace), "--procs", "32", "--policy", "conservative",
+        "--estimates", "accurate", "--limit", "150", "--out", str(out),
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["jobs"] == 150
+    rows = list(csv.DictReader(out.open()))
+    first = [j.job_id for j in read_swf(trace).jobs[:150]]
+    assert sorted(int(r["job_id"]) for r in rows) == sorted(first)
+    assert all(int(r["start"]) >= int(r["submit"]) for r in rows)
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--procs", "0"], "--procs must be >= 1"),
+        (["--procs", "5", "--limit", "0"], "--limit must be >= 1"),
+        (["--procs", "5", "--policy", "sjf"], "invalid choice"),
+        (["--procs", "5", "--estimates", "guess"], "invalid choice"),
+    ],
+)
+def test_simulate_bad_arguments_exit_2(tmp_path, extra, message):
+    trace = tmp_path / "five.swf"
+    trace.write_text(FIVE)
+    base = {"--policy": "fcfs", "--estimates": "accurate"}
+    for i in range(0, len(extra), 2):
+        base.pop(extra[i], None)
+    args = [a for kv in base.items() for a in kv]
+    out = tmp_path / "s.csv"
+    res = cli("simulate", str(trace), *args, *extra, "--out", str(out))
+    assert res.returncode == 2 and message in res.stderr
+    assert not out.exists()
+
+
+def test_simulate_bad_trace_exit_2_naming_the_line(tmp_path):
+    bad = tmp_path / "bad.swf"
+    bad.write_text(FIVE + "6 0 -1 10\n")
+    out = tmp_path / "s.csv"
+    args = ["--procs", "5", "--policy", "fcfs", "--estimates", "accurate", "--out", str(out)]
+    res = cli("simulate", str(bad), *args)
+    assert res.returncode == 2 and "line 7" in res.stderr
+    assert not out.exists()
+    res = cli("simulate", str(tmp_path / "missing.swf"), *args)
+    assert res.returncode == 2 and "missing.swf" in res.stderr
+
+
+# ------------------------------------------------------------------ experiment kind
+
+
+def small_trace(jobs=300):
+    return read_swf(io.BytesIO(make_swf_bytes(jobs=jobs, procs=32, seed=11)))
+
+
+def test_cluster_sim_kind_compares_policies_and_estimates():
+    kind = experiments.get_kind("cluster-sim")
+    assert {p.name for p in kind.presets} >= {"ctc-thesis", "sdsc-thesis"}
+    assert kind.preset("ctc-thesis").params["procs"] == 430
+    seen = []
+    result = run_experiment(
+        "cluster-sim", {"cdf_points": 50, "time_bins": 40}, {"traces": [small_trace()]},
+        progress=lambda f, m: seen.append(f),
+    )  # fmt: skip
+    assert seen == sorted(seen) and seen[-1] == 1.0 and len(seen) > 6
+    rows = result["tables"][0]["rows"]
+    assert [(r[0], r[1]) for r in rows] == [
+        ("FCFS", "accurate"), ("EASY", "accurate"), ("Conservative", "accurate"),
+        ("FCFS", "requested"), ("EASY", "requested"), ("Conservative", "requested"),
+    ]  # fmt: skip
+    charts = {c["id"]: c for c in result["charts"]}
+    assert set(charts) == {"wait-cdf", "bsld-cdf", "utilization", "queue-length", "mean-wait"}
+    for cid in ("wait-cdf", "bsld-cdf"):
+        assert len(charts[cid]["series"]) == 6
+        for s in charts[cid]["series"]:
+            assert len(s["points"]) <= 50 and s["points"][-1][1] == 1.0
+    assert all(len(s["points"]) == 40 for s in charts["utilization"]["series"])
+    s = result["summary"]
+    assert s["simulated_jobs"] == 300 and s["machine_procs"] == 32
+    # backfilling never makes the mean wait worse than FCFS on this workload
+    assert s["easy_accurate_mean_wait"] <= s["fcfs_accurate_mean_wait"]
+    assert s["conservative_accurate_mean_wait"] <= s["fcfs_accurate_mean_wait"]
+    again = run_experiment(
+        "cluster-sim", {"cdf_points": 50, "time_bins": 40}, {"traces": [small_trace()]}
+    )
+    assert json.dumps(again, sort_keys=True) == json.dumps(result, sort_keys=True)
+
+
+def test_cluster_sim_options_load_scaling_and_cancel():
+    params = {"fcfs": False, "conservative": False, "accurate": False, "limit": 200}
+    one = run_experiment("cluster-sim", params, {"traces": [small_trace()]})
+    assert len(one["tables"][0]["rows"]) == 1 and one["summary"]["jobs"] == 200
+    scaled = run_experiment(
+        "cluster-sim",
+        {**params, "load_method": "duplicate", "load_extra": 0.5},
+        {"traces": [small_trace()]},
+        seed=4,
+    )
+    assert scaled["summary"]["jobs"] > 200
+    assert scaled["summary"]["offered_load"] > one["summary"]["offered_load"]
+    with pytest.raises(experiments.ParamError):
+        run_experiment("cluster-sim", {**params, "easy": False}, {"traces": [small_trace()]})
+
+    def cancel(fraction, message):
+        if fraction > 0.3:
+            raise experiments.Cancelled()
+
+    with pytest.raises(experiments.Cancelled):
+        run_experiment("cluster-sim", {}, {"traces": [small_trace()]}, progress=cancel)
+
+
+def test_cli_run_cluster_sim_with_preset(tmp_path):
+    trace = tmp_path / "t.swf"
+    trace.write_bytes(make_swf_bytes(jobs=200, procs=64, seed=5))
+    out = tmp_path / "r.json"
+    res = cli(
+        "run", "cluster-sim", "--preset", "sdsc-thesis", "--trace", str(trace), "--out", str(out)
+    )
+    assert res.returncode == 0, res.stderr
+    result = json.loads(out.read_text())
+    assert result["summary"]["machine_procs"] == 128
