@@ -15,6 +15,7 @@ References: SPEC §2; A. W. Mu'alem and D. G. Feitelson, IEEE TPDS 12(6), 2001.
 
 from __future__ import annotations
 
+import copy
 import heapq
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
@@ -159,6 +160,26 @@ class Simulator:
         """Indices of the jobs waiting now, in queue order."""
         waiting = getattr(self.policy, "waiting", None)
         return waiting() if waiting else list(self.policy.queue)
+
+    def running_count(self) -> int:
+        """How many jobs are running at :attr:`now` (started, not yet completed)."""
+        return len(self._completions)
+
+    def fork(self) -> Simulator:
+        """An independent copy (same time, plan, queue and future): running either one further
+        leaves the other untouched. Used to submit a workflow into a site's live simulation at
+        several submission times without replaying the trace each time (SPEC §4 best effort).
+
+        The simulator and its policy keep their state in plain containers (lists, dicts, sets,
+        heaps of immutable items, the :class:`Profile`); each container is copied once, so a
+        container shared by the simulator and its policy stays shared in the copy, and the
+        policy's reference to its simulator points to the copy.
+        """
+        memo: dict[int, object] = {}
+        twin = _copy_state(self, memo)
+        memo[id(self)] = twin
+        twin.policy = _copy_state(self.policy, memo)
+        return twin
 
     @property
     def series_time(self) -> list[int]:
@@ -307,6 +328,20 @@ def _check_job(j: SimJob, procs: int) -> None:
             f"job {j.job_id}: runtime {j.runtime} must be >= 0 and not exceed its estimate "
             f"{j.estimate} (a job never runs past its request)"
         )
+
+
+def _copy_state(obj, memo: dict[int, object]):
+    """A shallow copy of ``obj`` whose containers are copied once each (see ``fork``)."""
+    new = copy.copy(obj)
+    for name, value in vars(obj).items():
+        key = id(value)
+        if key in memo:
+            setattr(new, name, memo[key])
+        elif isinstance(value, Profile | list | dict | set):
+            twin = value.copy()
+            memo[key] = twin
+            setattr(new, name, twin)
+    return new
 
 
 def _overrides(policy: Policy, method: str) -> bool:

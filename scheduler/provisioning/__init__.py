@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from .best_effort import BestEffortRun, allocation_cost_best_effort, run_best_effort
 from .exhaustive import MAX_EXHAUSTIVE_SLOTS, exhaustive_front
-from .live import fork_simulator, running_jobs, system_jobs
+from .live import system_jobs
 from .moga import SIGMA_SHARE, MogaResult, moga, moga_fitness
 from .network import GBIT, Network
 from .pareto import (
@@ -46,13 +46,11 @@ __all__ = [
     "choose_by_alpha",
     "dominates",
     "exhaustive_front",
-    "fork_simulator",
     "hypervolume",
     "hypervolume_ratio",
     "moga",
     "moga_fitness",
     "nondominated",
     "run_best_effort",
-    "running_jobs",
     "system_jobs",
 ]

@@ -15,7 +15,7 @@ Allocation cost ``AC_BE = Σ n_i · t_i`` over the tasks (eq. 16; in SU), the lo
 any provisioned plan's cost.
 
 The trace keeps running around the workflow: each site's simulator is forked at the submission
-time (:func:`~.live.fork_simulator`) so the trace state stays reusable, and the forks are
+time (:meth:`Simulator.fork`) so the trace state stays reusable, and the forks are
 advanced event by event until the workflow's last task ends.
 """
 
@@ -31,7 +31,7 @@ from ..cluster.simulator import Simulator
 from ..slots.model import SECONDS_PER_SU
 from ..workflows.dag import Workflow
 from ..workflows.heft import heft_rank
-from .live import fork_simulator, system_jobs
+from .live import system_jobs
 from .network import Network
 
 __all__ = ["BestEffortRun", "allocation_cost_best_effort", "run_best_effort"]
@@ -80,7 +80,7 @@ def run_best_effort(
         raise ValueError(f"{len(names)} site names for {R} sites")
     if R > 1 and network is None:
         raise ValueError("several sites need a network (bandwidth and latency)")
-    live = [fork_simulator(s) if fork else s for s in sims]
+    live = [s.fork() if fork else s for s in sims]
     for s in live:
         if s.now > submit:
             raise ValueError(f"a site's simulation is already at {s.now}, after {submit}")

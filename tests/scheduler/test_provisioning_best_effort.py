@@ -9,9 +9,7 @@ from scheduler.cluster import SimJob, Simulator
 from scheduler.provisioning import (
     Network,
     allocation_cost_best_effort,
-    fork_simulator,
     run_best_effort,
-    running_jobs,
     system_jobs,
 )
 from scheduler.workflows import Edge, Task, Workflow, generate_layered
@@ -101,23 +99,23 @@ def test_fork_is_independent():
     jobs = [SimJob(i, i + 1, 100 * i, 300, 300, 1 + i % 3) for i in range(20)]
     sim = Simulator(jobs, 4, "conservative")
     sim.run(until=700)
-    before = (list(sim.start), sim.profile.copy(), sim.queued(), running_jobs(sim))
-    twin = fork_simulator(sim)
+    before = (list(sim.start), sim.profile.copy(), sim.queued(), sim.running_count())
+    twin = sim.fork()
     assert system_jobs(twin) == system_jobs(sim)
     run_best_effort([twin], wf, submit=700, fork=False)
     assert len(twin.jobs) == len(jobs) + 10
-    assert (list(sim.start), sim.profile, sim.queued(), running_jobs(sim)) == before
+    assert (list(sim.start), sim.profile, sim.queued(), sim.running_count()) == before
     sim.run()
     reference = Simulator(jobs, 4, "conservative").run()
     assert sim.start == reference.start
 
 
-def test_running_jobs_counts_started_unfinished_jobs():
+def test_running_count_counts_started_unfinished_jobs():
     jobs = [SimJob(0, 1, 0, 100, 100, 2), SimJob(1, 2, 0, 50, 50, 2), SimJob(2, 3, 0, 10, 10, 1)]
     sim = Simulator(jobs, 4, "conservative")
     sim.run(until=0)
-    assert running_jobs(sim) == 2 and system_jobs(sim) == 3
+    assert sim.running_count() == 2 and system_jobs(sim) == 3
     sim.run(until=55)
-    assert running_jobs(sim) == 2 and system_jobs(sim) == 2  # job 3 started at 50
+    assert sim.running_count() == 2 and system_jobs(sim) == 2  # job 3 started at 50
     sim.run(until=60)
-    assert running_jobs(sim) == 1 and system_jobs(sim) == 1
+    assert sim.running_count() == 1 and system_jobs(sim) == 1
