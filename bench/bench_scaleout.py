@@ -1,10 +1,15 @@
-"""Scale-out: one sweep of 40 runs with 1 and then 2 Celery workers (issue 6 item 7).
+"""Scale-out: one sweep with 1 and then 2 Celery workers (issue 6 item 7, issue 4 item 10).
 
 Needs Redis and PostgreSQL (the real deployment path): it creates its own database
 ``gridportal_bench`` (dropped and re-created), starts worker processes on a private queue, submits
 the sweep through the service the API uses, and prints throughput (runs per minute) and speed-up.
 
     .venv/bin/python bench/bench_scaleout.py [--runs 40] [--jobs 40000] [--workers 1 2]
+    .venv/bin/python bench/bench_scaleout.py --kind provisioning [--trace CTC-SP2.swf.gz]
+
+``trace-stats`` (default): 40 runs on a generated trace, varying the CDF resolution.
+``provisioning``: the thesis Figure 13 experiment on CTC-SP2 (430 processors, 50 submissions),
+split into one run per α (0, 0.2, …, 1) so that the workers share it.
 
 Environment: BENCH_PG (default postgres://postgres@127.0.0.1:5432), BENCH_REDIS
 (default redis://127.0.0.1:6379/0). Prints figures; asserts nothing about time.
@@ -43,6 +48,12 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=40)
     ap.add_argument("--jobs", type=int, default=40_000, help="jobs in the generated trace")
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--kind", choices=["trace-stats", "provisioning"], default="trace-stats")
+    ap.add_argument(
+        "--trace",
+        default=str(ROOT.parent / "shared/data/traces/CTC-SP2-1996-3.1-cln.swf.gz"),
+        help="the trace of the provisioning experiment",
+    )
     args = ap.parse_args()
 
     prepare_database()
@@ -73,13 +84,30 @@ def main() -> int:
     from scheduler.traces.swf import write_swf
 
     user = User.objects.create_user("bench")
-    text = io.StringIO()
-    write_swf(generate_lublin99(jobs=args.jobs, procs=128, seed=1), text)
-    trace = trace_create(
-        owner=user, name="bench", upload=ContentFile(text.getvalue().encode(), name="bench.swf")
-    )
+    if args.kind == "provisioning":
+        from django.core.files import File
+
+        from scheduler.experiments import get_kind
+
+        with open(args.trace, "rb") as fh:
+            trace = trace_create(
+                owner=user, name="CTC-SP2", upload=File(fh, name=Path(args.trace).name)
+            )
+        params = dict(get_kind("provisioning").preset("thesis-fig13-ctc").params)
+        params["report_alpha"] = 0.0
+        alphas = ["0", "0.2", "0.4", "0.6", "0.8", "1"]
+        vary = [{"param": "alphas", "values": alphas}]
+        args.runs = len(alphas)
+    else:
+        text = io.StringIO()
+        write_swf(generate_lublin99(jobs=args.jobs, procs=128, seed=1), text)
+        trace = trace_create(
+            owner=user, name="bench", upload=ContentFile(text.getvalue().encode(), name="bench.swf")
+        )
+        params = {}
+        vary = [{"param": "cdf_points", "range": {"start": 10, "stop": 10 * args.runs, "step": 10}}]
     print(
-        f"trace: {trace.job_count} jobs; sweep: {args.runs} runs of trace-stats; "
+        f"trace: {trace.job_count} jobs; sweep: {args.runs} runs of {args.kind}; "
         f"CPU cores: {os.cpu_count()}"
     )
     print(f"{'workers':>7} {'seconds':>8} {'runs/min':>9} {'speed-up':>8}")
@@ -123,16 +151,11 @@ def main() -> int:
             start = time.monotonic()
             sweep = sweep_create(
                 owner=user,
-                kind="trace-stats",
-                params={},
+                kind=args.kind,
+                params=params,
                 traces=[trace],
                 seed=1000 * round_no,  # fresh runs each round: nothing is re-used
-                vary=[
-                    {
-                        "param": "cdf_points",
-                        "range": {"start": 10, "stop": 10 * args.runs, "step": 10},
-                    }
-                ],
+                vary=vary,
             )
             while sweep_status(sweep)["status"] in ("queued", "running"):
                 time.sleep(0.2)
