@@ -45,6 +45,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from scheduler.jsonvalues import describe
+
 __all__ = [
     "FORMAT",
     "VERSION",
@@ -163,22 +165,6 @@ class PolicySet:
 # --------------------------------------------------------------------------------------------
 
 
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return f"the number {value!r}"
-    if isinstance(value, str):
-        return f"the string {value[:40]!r}" if value else "an empty string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
-
-
 class _Errors:
     def __init__(self) -> None:
         self.items: list[tuple[str, str]] = []
@@ -191,7 +177,7 @@ class _Errors:
 
 def _obj(errs: _Errors, value: Any, path: str, keys: tuple[str, ...] | None) -> dict | None:
     if not isinstance(value, dict):
-        errs.add(path, f"must be a JSON object, got {_kind(value)}")
+        errs.add(path, f"must be a JSON object, got {describe(value)}")
         return None
     if keys is not None:
         for k in value:
@@ -205,7 +191,7 @@ def _obj(errs: _Errors, value: Any, path: str, keys: tuple[str, ...] | None) -> 
 
 def _name(errs: _Errors, value: Any, path: str, *, dotless: bool) -> str | None:
     if not isinstance(value, str) or not value.strip():
-        errs.add(path, f"must be a non-empty string, got {_kind(value)}")
+        errs.add(path, f"must be a non-empty string, got {describe(value)}")
         return None
     if value != value.strip():
         errs.add(path, "must not start or end with white space")
@@ -223,13 +209,13 @@ def _allocation(errs: _Errors, value: Any, path: str) -> Allocation | None:
     interval, percent = doc["interval"], doc["percent"]
     ok = True
     if isinstance(interval, bool) or not isinstance(interval, int | float):
-        errs.add(f"{path}.interval", f"must be a number of seconds, got {_kind(interval)}")
+        errs.add(f"{path}.interval", f"must be a number of seconds, got {describe(interval)}")
         ok = False
     elif not math.isfinite(interval) or interval <= 0 or float(interval) != int(interval):
         errs.add(f"{path}.interval", f"must be a whole number of seconds > 0, got {interval!r}")
         ok = False
     if isinstance(percent, bool) or not isinstance(percent, int | float):
-        errs.add(f"{path}.percent", f"must be a number, got {_kind(percent)}")
+        errs.add(f"{path}.percent", f"must be a number, got {describe(percent)}")
         ok = False
     elif not math.isfinite(percent) or not 0 <= percent <= 100:
         errs.add(f"{path}.percent", f"must be between 0 and 100, got {percent!r}")
@@ -256,9 +242,9 @@ def load_policy_document(source: dict | str | Path) -> PolicySet:
     if top is None:
         raise PolicyError(errs.items)
     if top.get("format") != FORMAT:
-        errs.add("$.format", f"must be {FORMAT!r}, got {_kind(top.get('format'))}")
+        errs.add("$.format", f"must be {FORMAT!r}, got {describe(top.get('format'))}")
     if top.get("version") != VERSION or isinstance(top.get("version"), bool):
-        errs.add("$.version", f"must be {VERSION}, got {_kind(top.get('version'))}")
+        errs.add("$.version", f"must be {VERSION}, got {describe(top.get('version'))}")
 
     sites: list[Site] = []
     vos: list[VO] = []
@@ -266,7 +252,7 @@ def load_policy_document(source: dict | str | Path) -> PolicySet:
 
     raw_sites = top.get("sites", [])
     if not isinstance(raw_sites, list):
-        errs.add("$.sites", f"must be a JSON array, got {_kind(raw_sites)}")
+        errs.add("$.sites", f"must be a JSON array, got {describe(raw_sites)}")
         raw_sites = []
     for k, item in enumerate(raw_sites):
         path = f"$.sites[{k}]"
@@ -276,7 +262,7 @@ def load_policy_document(source: dict | str | Path) -> PolicySet:
         name = _name(errs, d.get("name"), f"{path}.name", dotless=False) if "name" in d else None
         cpus = d.get("cpus")
         if "cpus" in d and (isinstance(cpus, bool) or not isinstance(cpus, int) or cpus < 1):
-            errs.add(f"{path}.cpus", f"must be an integer >= 1, got {_kind(cpus)}")
+            errs.add(f"{path}.cpus", f"must be an integer >= 1, got {describe(cpus)}")
             cpus = None
         if name is not None and name in owner:
             errs.add(f"{path}.name", f"{name!r} is already defined at {owner[name]}")
@@ -288,7 +274,7 @@ def load_policy_document(source: dict | str | Path) -> PolicySet:
 
     raw_vos = top.get("vos", [])
     if not isinstance(raw_vos, list):
-        errs.add("$.vos", f"must be a JSON array, got {_kind(raw_vos)}")
+        errs.add("$.vos", f"must be a JSON array, got {describe(raw_vos)}")
         raw_vos = []
     for k, item in enumerate(raw_vos):
         path = f"$.vos[{k}]"
@@ -302,7 +288,7 @@ def load_policy_document(source: dict | str | Path) -> PolicySet:
         groups: list[str] = []
         raw_groups = d.get("groups", [])
         if not isinstance(raw_groups, list):
-            errs.add(f"{path}.groups", f"must be a JSON array, got {_kind(raw_groups)}")
+            errs.add(f"{path}.groups", f"must be a JSON array, got {describe(raw_groups)}")
             raw_groups = []
         for g, gname in enumerate(raw_groups):
             gpath = f"{path}.groups[{g}]"
@@ -323,7 +309,7 @@ def load_policy_document(source: dict | str | Path) -> PolicySet:
     seen: dict[tuple[str, str, str], str] = {}
     raw_policies = top.get("policies", [])
     if not isinstance(raw_policies, list):
-        errs.add("$.policies", f"must be a JSON array, got {_kind(raw_policies)}")
+        errs.add("$.policies", f"must be a JSON array, got {describe(raw_policies)}")
         raw_policies = []
     keys = ("resource", "provider", "consumer", "epoch", "burst")
     for k, item in enumerate(raw_policies):
@@ -334,7 +320,8 @@ def load_policy_document(source: dict | str | Path) -> PolicySet:
         resource = d.get("resource")
         if "resource" in d and resource not in RESOURCES:
             errs.add(
-                f"{path}.resource", f"must be one of {', '.join(RESOURCES)}, got {_kind(resource)}"
+                f"{path}.resource",
+                f"must be one of {', '.join(RESOURCES)}, got {describe(resource)}",
             )
             resource = None
         provider = d.get("provider")

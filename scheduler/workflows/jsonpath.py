@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from scheduler.jsonvalues import describe
+
 from .dag import WorkflowError
 
 __all__ = ["Reader", "join"]
@@ -42,19 +44,19 @@ class Reader:
 
     def obj(self, value: Any, path: str) -> dict[str, Any] | None:
         if not isinstance(value, dict):
-            self.error(path, f"must be a JSON object, got {_kind(value)}")
+            self.error(path, f"must be a JSON object, got {describe(value)}")
             return None
         return value
 
     def array(self, value: Any, path: str) -> list[Any] | None:
         if not isinstance(value, list):
-            self.error(path, f"must be a JSON array, got {_kind(value)}")
+            self.error(path, f"must be a JSON array, got {describe(value)}")
             return None
         return value
 
     def string(self, value: Any, path: str) -> str | None:
         if not isinstance(value, str) or not value:
-            self.error(path, f"must be a non-empty string, got {_kind(value)}")
+            self.error(path, f"must be a non-empty string, got {describe(value)}")
             return None
         return value
 
@@ -78,19 +80,3 @@ class Reader:
             self.error(path, f"missing required key {key!r}")
             return None
         return doc[key]
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return f"the number {value!r}"
-    if isinstance(value, str):
-        return f"the string {value[:40]!r}" if value else "an empty string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
