@@ -96,3 +96,12 @@ def test_absurd_ids_are_404_or_400_not_500(client, alice):
     assert client.get(f"/experiments/?trace={huge}").status_code == 200
     assert client.get(f"/experiments/new/?clone={huge}").status_code == 200
     assert client.get(f"/experiments/compare/?ids={huge}&ids=1").status_code == 404
+
+
+def test_dates_the_database_cannot_store_are_400(alice):
+    api = APIClient()
+    api.force_authenticate(alice)
+    odd = "0690-03-05T21:55:12.0-16:48"  # a valid ISO offset beyond PostgreSQL's ±15:59
+    assert api.get(f"/api/experiments/?created_before={odd}").status_code == 200
+    assert api.get("/api/experiments/?created_after=0001-01-01T00:00:00%2B10:00").status_code == 400
+    assert api.get("/api/experiments/?created_after=2020-01-01T00:00:00Z").status_code == 200

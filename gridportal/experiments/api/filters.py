@@ -1,14 +1,14 @@
 import django_filters
 
-from gridportal.ids import IdFilter
+from gridportal.ids import IdFilter, UTCDateTimeFilter
 
 from ..models import Experiment, Sweep
 
 
 class ExperimentFilter(django_filters.FilterSet):
     trace = IdFilter(field_name="traces", label="input trace id")
-    created_after = django_filters.IsoDateTimeFilter(field_name="created", lookup_expr="gte")
-    created_before = django_filters.IsoDateTimeFilter(field_name="created", lookup_expr="lte")
+    created_after = UTCDateTimeFilter(field_name="created", lookup_expr="gte")
+    created_before = UTCDateTimeFilter(field_name="created", lookup_expr="lte")
     sweep = IdFilter(field_name="sweeps", label="sweep id")
 
     class Meta:
