@@ -15,6 +15,7 @@ event instant, which queued jobs start.  Contract:
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["Policy", "POLICIES", "register_policy", "get_policy"]
 
 
-class Policy:
+class Policy(ABC):
     """Base class: a FIFO wait queue in (submit, job id) order and no-op hooks."""
 
     name: str = ""
@@ -41,13 +42,13 @@ class Policy:
         """Job ``k`` arrives at ``now``."""
         self.queue.append(k)
 
-    def complete(self, k: int, now: int, early: bool) -> None:
+    def complete(self, k: int, now: int, early: bool) -> None:  # noqa: B027 (optional hook)
         """Job ``k`` ended at ``now`` (``early``: before its planned end)."""
 
+    @abstractmethod
     def schedule(self, now: int, changed: bool) -> list[int]:
         """Jobs to start at ``now``.  ``changed`` is False when the only events at ``now``
         were arrivals (nothing freed), which lets policies look at the newcomers only."""
-        raise NotImplementedError
 
     def waiting_count(self) -> int:
         """How many jobs wait now."""

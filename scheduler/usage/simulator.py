@@ -17,6 +17,7 @@ site / node order, so a run is deterministic.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -45,7 +46,7 @@ class GridState:
         return job.vo if job.grp is None else job.grp
 
 
-class Strategy:
+class Strategy(ABC):
     """An enforcement strategy: a grid dispatcher and a per-site pass."""
 
     name = ""
@@ -55,11 +56,13 @@ class Strategy:
         """Could some site ever run ``job``?  Default: a member site with enough CPUs."""
         return any(s.shares.member[job.vo] and job.procs <= s.cpus for s in grid.sites)
 
+    @abstractmethod
     def dispatch(self, grid: GridState, t: int, k: int) -> None:
-        raise NotImplementedError
+        """Send (or hold) the jobs waiting at the VOs' submission hosts at ``t``."""
 
+    @abstractmethod
     def site_pass(self, grid: GridState, site: SiteState, t: int, k: int) -> None:
-        raise NotImplementedError
+        """Decide at ``site`` which queued jobs start (and which are suspended) at ``t``."""
 
 
 @dataclass

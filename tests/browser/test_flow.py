@@ -5,6 +5,7 @@ import os
 import shutil
 
 import pytest
+from playwright.sync_api import sync_playwright
 
 from tests.conftest import make_swf_bytes, require
 
@@ -32,8 +33,7 @@ def browser():
         os.path.exists(CHROMIUM) or bool(shutil.which("chromium")),
         f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)",
     )
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
+    with sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
         yield b
         b.close()

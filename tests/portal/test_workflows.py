@@ -7,7 +7,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from gridportal.inputs.models import Workflow
-from tests.conftest import SHARED_DATA
+from tests.conftest import SHARED_DATA, require
 
 pytestmark = pytest.mark.django_db
 
@@ -88,7 +88,7 @@ def test_bad_workflows_are_refused_naming_the_place(client, alice, media_root, c
 def test_real_dax_file(alice, media_root):
     path = SHARED_DATA / "workflows" / "Montage_25.xml"
     if not path.exists():
-        pytest.skip(f"shared workflows not found at {path.parent}")
+        require(False, f"shared workflows not found at {path.parent}")
     api = APIClient()
     api.force_authenticate(alice)
     resp = api.post(

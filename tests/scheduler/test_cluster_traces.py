@@ -11,7 +11,7 @@ import pytest
 from scheduler.cluster import simulate
 from scheduler.traces.load import WEEK, duplicate_jobs, offered_load, shifted_copy
 from scheduler.traces.swf import read_swf
-from tests.conftest import SHARED_DATA, make_swf_bytes
+from tests.conftest import SHARED_DATA, make_swf_bytes, require
 
 TRACES = SHARED_DATA / "traces"
 EXPECTED_JOBS = {
@@ -25,7 +25,7 @@ EXPECTED_JOBS = {
 def trace_path(name: str) -> Path:
     path = TRACES / name
     if not path.exists():
-        pytest.skip(f"trace {name} not found under {TRACES} (shared data set absent)")
+        require(False, f"trace {name} not found under {TRACES} (shared data set absent)")
     return path
 
 

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from scheduler.cluster import Profile, Reservation, SimJob, Simulator, prepare_jobs
 from scheduler.io import load_trace
 from scheduler.slots import Slot, advertise, advertise_simulator, cut_free_area, horizon
+from tests.conftest import require
 
 ROOT = Path(__file__).resolve().parents[2]
 TRACES = ROOT.parent / "shared" / "data" / "traces"
@@ -133,7 +134,7 @@ def test_slots_cover_exactly_the_free_capacity_of_the_plan(case):
 
 def real_trace():
     if not CTC.exists():
-        pytest.skip(f"real trace not found at {CTC}")
+        require(False, f"real trace not found at {CTC}")
     return load_trace(CTC)
 
 

@@ -11,9 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-ROOT = Path(__file__).resolve().parents[2]
-
-from scheduler.traces.swf import (  # noqa: E402
+from scheduler.traces.swf import (
     FIELDS,
     SWFError,
     SWFHeader,
@@ -22,7 +20,9 @@ from scheduler.traces.swf import (  # noqa: E402
     read_swf,
     write_swf,
 )
+from tests.conftest import require
 
+ROOT = Path(__file__).resolve().parents[2]
 REAL_TRACES = ROOT.parent / "shared" / "data" / "traces"
 
 # job counts (non-comment lines) and MaxProcs header values, from shared/data/traces/README.md
@@ -55,10 +55,10 @@ def errors_of(data: bytes, **kwargs: object) -> list[tuple[int, str]]:
 
 def real_trace(name: str) -> Path:
     if not REAL_TRACES.is_dir():
-        pytest.skip(f"real traces not found at {REAL_TRACES}")
+        require(False, f"real traces not found at {REAL_TRACES}")
     path = REAL_TRACES / name
     if not path.is_file():
-        pytest.skip(f"real trace {name} not found in {REAL_TRACES}")
+        require(False, f"real trace {name} not found in {REAL_TRACES}")
     return path
 
 

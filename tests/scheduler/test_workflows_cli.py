@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from scheduler.workflows import load_workflow, summarize
+from tests.conftest import require
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED_WORKFLOWS = ROOT.parent / "shared" / "data" / "workflows"
@@ -60,7 +61,7 @@ def test_workflow_info_contract(tmp_path):
 def test_workflow_info_on_a_shared_dax():
     path = SHARED_WORKFLOWS / "Montage_25.xml"
     if not path.is_file():
-        pytest.skip(f"shared workflow files not found at {SHARED_WORKFLOWS}")
+        require(False, f"shared workflow files not found at {SHARED_WORKFLOWS}")
     done = cli("workflow-info", str(path))
     assert done.returncode == 0, done.stderr
     info = json.loads(done.stdout)

@@ -24,6 +24,7 @@ from scheduler.workflows import (
     with_virtual_endpoints,
     write_native,
 )
+from tests.conftest import require
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED_WORKFLOWS = ROOT.parent / "shared" / "data" / "workflows"
@@ -48,10 +49,10 @@ REAL = {
 
 def shared_file(name: str) -> Path:
     if not SHARED_WORKFLOWS.is_dir():
-        pytest.skip(f"shared workflow files not found at {SHARED_WORKFLOWS}")
+        require(False, f"shared workflow files not found at {SHARED_WORKFLOWS}")
     path = SHARED_WORKFLOWS / name
     if not path.is_file():
-        pytest.skip(f"shared workflow file {name} not found in {SHARED_WORKFLOWS}")
+        require(False, f"shared workflow file {name} not found in {SHARED_WORKFLOWS}")
     return path
 
 
