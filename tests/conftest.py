@@ -174,3 +174,14 @@ def wait_for(predicate, timeout: float, interval: float = 0.3, what: str = "cond
             return value
         time.sleep(interval)
     raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+def scheduler_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m scheduler ARGS`` from the repository, as other tools call it."""
+    return subprocess.run(
+        [sys.executable, "-m", "scheduler", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )

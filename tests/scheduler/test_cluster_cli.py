@@ -6,8 +6,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +14,7 @@ from scheduler import experiments
 from scheduler.experiments import run_experiment
 from scheduler.traces.swf import read_swf
 from tests.conftest import make_swf_bytes
+from tests.conftest import scheduler_cli as cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,16 +25,6 @@ FIVE = """; MaxProcs: 5
 4 0 -1 7200 3 -1 -1 3 7200 -1 1 1 1 1 1 1 -1 -1
 5 0 -1 -1 3 -1 -1 3 7200 -1 1 1 1 1 1 1 -1 -1
 """
-
-
-def cli(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "scheduler", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
 
 
 def test_simulate_writes_the_schedule_and_a_one_line_summary(tmp_path):

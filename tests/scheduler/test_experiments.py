@@ -2,8 +2,6 @@
 
 import io
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +9,7 @@ import pytest
 from scheduler import experiments
 from scheduler.experiments import Param, ParamError, run_experiment, validate_params
 from scheduler.traces.swf import read_swf
+from tests.conftest import scheduler_cli as cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -112,16 +111,6 @@ def test_progress_is_reported_and_can_cancel():
 
     with pytest.raises(experiments.Cancelled):
         run_experiment("trace-stats", {}, {"traces": [tiny_trace()]}, progress=cancel)
-
-
-def cli(*args, cwd=ROOT):
-    return subprocess.run(
-        [sys.executable, "-m", "scheduler", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def test_cli_kinds():

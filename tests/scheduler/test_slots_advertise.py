@@ -4,8 +4,6 @@ the exact cover of the simulator's plan, and the ``slots`` command (a subprocess
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +14,7 @@ from scheduler.cluster import Profile, Reservation, SimJob, Simulator, prepare_j
 from scheduler.io import load_trace
 from scheduler.slots import Slot, advertise, advertise_simulator, cut_free_area, horizon
 from tests.conftest import require
+from tests.conftest import scheduler_cli as run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 TRACES = ROOT.parent / "shared" / "data" / "traces"
@@ -152,13 +151,6 @@ def test_exact_cover_on_ctc_with_requested_estimates():
 
 
 # ------------------------------------------------------------------ command line
-
-
-def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "scheduler", *args], cwd=ROOT, capture_output=True, text=True,
-        timeout=120,
-    )  # fmt: skip
 
 
 def test_cli_slots_writes_the_advertised_list(tmp_path):

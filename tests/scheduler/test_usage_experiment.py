@@ -2,8 +2,6 @@
 
 import io
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +12,7 @@ from scheduler.traces.swf import read_swf
 from scheduler.usage import load_policy_document
 from scheduler.usage.scenarios import seed004_document
 from scheduler.usage.workload import parse_weights, poisson_jobs, swf_jobs
+from tests.conftest import scheduler_cli as cli
 
 from .usage_helpers import document
 
@@ -204,16 +203,6 @@ def test_swf_users_and_groups_map_to_vos_and_groups():
         "usage-policy", {"duration": 0, "site_cpus": 8}, {"traces": [trace]}, seed=0
     )
     assert result["summary"]["jobs"] == 4 and result["summary"]["horizon_s"] == 4901
-
-
-def cli(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "scheduler", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
 
 
 def test_cli_runs_without_files(tmp_path):

@@ -3,27 +3,16 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from scheduler.workflows import load_workflow, summarize
 from tests.conftest import require
+from tests.conftest import scheduler_cli as cli
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED_WORKFLOWS = ROOT.parent / "shared" / "data" / "workflows"
-
-
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "scheduler", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def test_workflow_info_contract(tmp_path):
