@@ -19,6 +19,7 @@ from celery import group
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Count, Sum
 
 from scheduler import experiments as catalogue
 
@@ -212,13 +213,31 @@ def sweep_delete(*, sweep: Sweep) -> None:
         Experiment.objects.filter(id__in=ids, sweeps__isnull=True).delete()
 
 
-def sweep_status(sweep: Sweep) -> dict[str, Any]:
-    """Overall state and progress, and each run's, for the sweep page and API."""
-    rows = list(sweep.points.select_related("experiment").defer("experiment__result"))
+def sweep_status(sweep: Sweep, *, with_runs: bool = True) -> dict[str, Any]:
+    """Overall state and progress (and, ``with_runs``, each run's) for the page and API.
+
+    Lists ask without runs: counts and progress come from one aggregate query then, however
+    large the sweep.
+    """
+    finished = [s.value for s in Experiment.FINISHED]
+    if with_runs:
+        rows = list(sweep.points.select_related("experiment").defer("experiment__result"))
+        statuses = [r.experiment.status for r in rows]
+        done = sum(1.0 if r.experiment.is_finished else r.experiment.progress for r in rows)
+    else:
+        rows = []
+        per_status = sweep.points.values("experiment__status").annotate(
+            n=Count("id"), p=Sum("experiment__progress")
+        )
+        statuses = [row["experiment__status"] for row in per_status for _ in range(row["n"])]
+        done = sum(
+            row["n"] if row["experiment__status"] in finished else row["p"] or 0.0
+            for row in per_status
+        )
     counts = {s.value: 0 for s in Experiment.Status}
-    for r in rows:
-        counts[r.experiment.status] += 1
-    n = len(rows)
+    for status in statuses:
+        counts[status] += 1
+    n = len(statuses)
     if counts["queued"] + counts["running"]:
         state = "running" if counts["running"] or counts["succeeded"] else "queued"
     elif counts["cancelled"] and not counts["succeeded"]:
@@ -227,12 +246,9 @@ def sweep_status(sweep: Sweep) -> dict[str, Any]:
         state = "partial" if counts["succeeded"] else "failed"
     else:
         state = "succeeded"
-    progress = sum(1.0 if r.experiment.is_finished else r.experiment.progress for r in rows)
-    return {
-        "status": state,
-        "progress": progress / n if n else 1.0,
-        "counts": counts,
-        "runs": [
+    out: dict[str, Any] = {"status": state, "progress": done / n if n else 1.0, "counts": counts}
+    if with_runs:
+        out["runs"] = [
             {
                 "id": r.experiment.id,
                 "point": r.point,
@@ -244,8 +260,8 @@ def sweep_status(sweep: Sweep) -> dict[str, Any]:
                 "reused": r.reused,
             }
             for r in rows
-        ],
-    }
+        ]
+    return out
 
 
 def sweep_aggregate(sweep: Sweep) -> dict[str, Any]:

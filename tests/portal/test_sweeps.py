@@ -321,3 +321,23 @@ def test_staff_see_all_runs_only_when_asked(client, alice, make_user, media_root
     client.force_login(staff)
     assert list(client.get("/experiments/").context["experiments"]) == []
     assert len(client.get("/experiments/?all=1").context["experiments"]) == 1
+
+
+def test_sweep_list_state_without_runs_matches_the_detail(api, alice, media_root):
+    trace = stored_trace(alice)
+    sweep = sweep_create(
+        owner=alice,
+        kind="trace-stats",
+        params={},
+        traces=[trace],
+        vary=[{"param": "procs", "values": [8, 16, 32]}],
+    )
+    experiment_execute(experiment_id=sweep.points.get(index=0).experiment.pk)
+    Experiment.objects.filter(pk=sweep.points.get(index=1).experiment.pk).update(
+        status="running", progress=0.5
+    )
+    listed = api.get("/api/sweeps/").json()["results"][0]["state"]
+    detail = api.get(f"/api/sweeps/{sweep.pk}/").json()["state"]
+    assert "runs" not in listed and len(detail["runs"]) == 3
+    assert listed == {k: v for k, v in detail.items() if k != "runs"}
+    assert listed["status"] == "running" and listed["progress"] == pytest.approx(1.5 / 3)

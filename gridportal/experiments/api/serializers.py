@@ -185,7 +185,8 @@ class SweepSerializer(InputFieldsMixin, serializers.ModelSerializer):
         read_only_fields = ["created", "snapshot"]
 
     def get_state(self, obj) -> dict:
-        return sweep_status(obj)
+        view = self.context.get("view")
+        return sweep_status(obj, with_runs=getattr(view, "action", None) != "list")
 
     def create(self, validated_data):
         try:
