@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -112,9 +113,11 @@ def start_worker(transactional_db, settings, media_root, tmp_path):
         DJANGO_SETTINGS_MODULE="gridportal.settings",
     )
     started: list[tuple[subprocess.Popen, Path]] = []
+    names: list[str] = []
 
     def start(concurrency: int = 1) -> subprocess.Popen:
         n = len(started)
+        names.append(f"{queue}-{n}@{socket.gethostname()}")
         log_path = tmp_path / f"worker-{n}.log"
         with open(log_path, "wb") as log:
             proc = subprocess.Popen(
@@ -134,7 +137,7 @@ def start_worker(transactional_db, settings, media_root, tmp_path):
                     "-Q",
                     queue,
                     "--hostname",
-                    f"{queue}-{n}@%h",
+                    names[-1],
                 ],
                 cwd=ROOT,
                 env=env,
@@ -144,6 +147,19 @@ def start_worker(transactional_db, settings, media_root, tmp_path):
         started.append((proc, log_path))
         return proc
 
+    def wait_ready(timeout: float = 90) -> None:
+        """Block until every started worker answers a ping (needs a broker with broadcast,
+        e.g. Redis), so that work submitted next is shared by all of them."""
+        from gridportal.celery import app
+
+        wait_for(
+            lambda: len(app.control.ping(destination=names, timeout=1.0) or []) == len(names),
+            timeout=timeout,
+            interval=0.2,
+            what=f"workers {names} to answer",
+        )
+
+    start.wait_ready = wait_ready
     yield start
     for proc, _ in started:
         proc.terminate()

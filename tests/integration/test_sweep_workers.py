@@ -40,6 +40,7 @@ def upload(api, jobs, seed=5):
 def test_sweep_on_two_workers_reaches_the_right_aggregate(api, start_worker, tmp_path):
     start_worker()
     start_worker()
+    start_worker.wait_ready()
     trace_id, content = upload(api, jobs=600)
     procs_values = [32, 64, 128, 256]
     resp = api.post(
