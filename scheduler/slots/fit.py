@@ -121,32 +121,22 @@ def free_slots(slots: Sequence[Slot]) -> list[FreeSlot]:
     return sorted(FreeSlot(s.start, s.end, s.procs, s.extensible, i) for i, s in enumerate(slots))
 
 
-def _walk_back(slots: Sequence[tuple], i: int, n: int, lim: int) -> list[int]:
-    """Figure 2's combination Z: ``S_i``, then the slots before it covering up to ``lim``."""
+def _walk_back(
+    slots: Sequence[tuple], i: int, n: int, lim: int, below: int | None = None
+) -> list[int]:
+    """Figure 2's combination Z: ``S_i``, then earlier slots, latest first, that cover up to
+    ``lim`` (or are extensible) until ``n`` processors are stacked.  The walk starts just below
+    ``below`` (default ``i``): for a success in phase 1 it is the end of the slots scanned
+    before ``S_i`` (all offering ``c = earliest``)."""
     need = n - slots[i][2]
     z = [i]
-    j = i - 1
+    j = (i if below is None else below) - 1
     while need > 0:
         _, ej, kj, xj, _ = slots[j]
         if xj or ej >= lim:
             z.append(j)
             need -= kj
         j -= 1
-    return z
-
-
-def _walk_back_prefix(slots: Sequence[tuple], i: int, j: int, n: int, lim: int) -> list[int]:
-    """Z for a success at ``slots[i]`` in phase 1: ``S_i``, then the slots scanned before it
-    (``slots[i + 1 : j]``, all offering ``c = earliest``), the latest opened first."""
-    need = n - slots[i][2]
-    z = [i]
-    q = j - 1
-    while need > 0:
-        _, eq, kq, xq, _ = slots[q]
-        if xq or eq >= lim:
-            z.append(q)
-            need -= kq
-        q -= 1
     return z
 
 
@@ -184,7 +174,7 @@ def find_start(
         else:
             continue
         if total >= n:
-            return t, _walk_back_prefix(slots, q, j, n, lim)
+            return t, _walk_back(slots, q, n, lim, below=j)
     endless = total - covering
     heapq.heapify(ends)
     # Phase 2: later slots, c = their start (non-decreasing); a slot that stops covering

@@ -341,3 +341,18 @@ def test_sweep_list_state_without_runs_matches_the_detail(api, alice, media_root
     assert "runs" not in listed and len(detail["runs"]) == 3
     assert listed == {k: v for k, v in detail.items() if k != "runs"}
     assert listed["status"] == "running" and listed["progress"] == pytest.approx(1.5 / 3)
+
+
+def test_sweep_params_must_be_an_object(api, alice, media_root):
+    trace = stored_trace(alice)
+    resp = api.post(
+        "/api/sweeps/",
+        {
+            "kind": "trace-stats",
+            "traces": [trace.pk],
+            "params": [1],
+            "vary": [{"param": "procs", "values": [8]}],
+        },
+        format="json",
+    )
+    assert resp.status_code == 400 and "JSON object" in str(resp.json()["params"])

@@ -42,10 +42,40 @@ class PoliciesField(serializers.JSONField):
         raise serializers.ValidationError('give "configured" or a policy document object')
 
 
-class InputFieldsMixin(serializers.Serializer):
+class JSONObjectField(serializers.JSONField):
+    """A JSON object (parameters): anything else is "must be a JSON object"."""
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        if not isinstance(value, dict):
+            raise serializers.ValidationError("must be a JSON object")
+        return value
+
+
+class RunSpecFields(serializers.Serializer):
+    """What runs and sweeps share: kind parameters, seed, inputs and owner."""
+
+    owner = serializers.CharField(source="owner.username", read_only=True)
+    params = JSONObjectField(
+        required=False, default=dict, help_text="parameters of the kind (see /api/kinds/)"
+    )
+    seed = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**31 - 1)
     traces = OwnedTraceField(many=True, required=False)
     workflows = OwnedWorkflowField(many=True, required=False)
     policies = PoliciesField(required=False, write_only=True, default=list)
+
+    FIELDS = [
+        "id",
+        "name",
+        "kind",
+        "params",
+        "seed",
+        "traces",
+        "workflows",
+        "policies",
+        "snapshot",
+        "owner",
+    ]
 
     def input_kwargs(self, data) -> dict:
         return {
@@ -55,27 +85,13 @@ class InputFieldsMixin(serializers.Serializer):
         }
 
 
-class ExperimentSerializer(InputFieldsMixin, serializers.ModelSerializer):
-    owner = serializers.CharField(source="owner.username", read_only=True)
-    params = serializers.JSONField(
-        required=False, default=dict, help_text="parameters of the kind (see /api/kinds/)"
-    )
-    seed = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**31 - 1)
+class ExperimentSerializer(RunSpecFields, serializers.ModelSerializer):
     result_url = serializers.SerializerMethodField()
 
     class Meta:
         model = Experiment
         fields = [
-            "id",
-            "name",
-            "kind",
-            "params",
-            "seed",
-            "traces",
-            "workflows",
-            "policies",
-            "snapshot",
-            "owner",
+            *RunSpecFields.FIELDS,
             "status",
             "progress",
             "message",
@@ -102,11 +118,6 @@ class ExperimentSerializer(InputFieldsMixin, serializers.ModelSerializer):
         request = self.context.get("request")
         path = f"/api/experiments/{obj.pk}/result/"
         return request.build_absolute_uri(path) if request else path
-
-    def validate_params(self, value):
-        if not isinstance(value, dict):
-            raise serializers.ValidationError("must be a JSON object")
-        return value
 
     def validate(self, attrs):
         try:
@@ -137,13 +148,8 @@ class CloneSerializer(serializers.Serializer):
     """Optional changes for the copy; anything left out is taken from the original run."""
 
     name = serializers.CharField(required=False, allow_blank=True, max_length=200)
-    params = serializers.JSONField(required=False, help_text="parameters to override")
+    params = JSONObjectField(required=False, help_text="parameters to override")
     seed = serializers.IntegerField(required=False, min_value=0, max_value=2**31 - 1)
-
-    def validate_params(self, value):
-        if not isinstance(value, dict):
-            raise serializers.ValidationError("must be a JSON object")
-        return value
 
 
 class VarySerializer(serializers.Serializer):
@@ -156,10 +162,7 @@ class VarySerializer(serializers.Serializer):
     )
 
 
-class SweepSerializer(InputFieldsMixin, serializers.ModelSerializer):
-    owner = serializers.CharField(source="owner.username", read_only=True)
-    params = serializers.JSONField(required=False, default=dict)
-    seed = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**31 - 1)
+class SweepSerializer(RunSpecFields, serializers.ModelSerializer):
     vary = VarySerializer(many=True, help_text="one or two parameters and their values")
     repetitions = serializers.IntegerField(required=False, default=1, min_value=1, max_value=100)
     state = serializers.SerializerMethodField()
@@ -167,15 +170,7 @@ class SweepSerializer(InputFieldsMixin, serializers.ModelSerializer):
     class Meta:
         model = Sweep
         fields = [
-            "id",
-            "name",
-            "kind",
-            "params",
-            "seed",
-            "traces",
-            "workflows",
-            "policies",
-            "snapshot",
+            *RunSpecFields.FIELDS,
             "vary",
             "repetitions",
             "owner",
