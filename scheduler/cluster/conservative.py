@@ -76,6 +76,22 @@ class Conservative(Policy):
         """``(processors, planned duration)`` of the queued jobs, in queue order."""
         return [(n, d) for _, n, d in self._shapes]
 
+    def clear_plan(self) -> None:
+        """Take every queued job's block out of the profile (see :meth:`replan`)."""
+        release = self.profile.release
+        for k, n, d in self._shapes:
+            release(self._plan[k], self._plan[k] + d, n)
+
+    def replan(self, now: int) -> None:
+        """Plan the queue afresh, in queue order, after :meth:`clear_plan` (the blocks must be
+        out of the profile).  A reservation granted mid-run is inserted this way: the new plan
+        is the one adaptive pricing charged for (thesis Figure 22, step 4)."""
+        self._dirty = False
+        starts = plan_in_order(self.profile, [(n, d) for _, n, d in self._shapes], now)
+        self._plan = {k: s for (k, _, _), s in zip(self._shapes, starts, strict=True)}
+        self._starts = [(s, k) for k, s in self._plan.items()]
+        heapq.heapify(self._starts)
+
     def submit(self, k: int, now: int) -> None:
         if self._dirty:  # completions come before arrivals: compress the plan first
             self._dirty = False
@@ -95,6 +111,9 @@ class Conservative(Policy):
     def complete(self, k: int, now: int, early: bool) -> None:
         if early:
             self._dirty = True
+
+    def freed(self, now: int) -> None:
+        self._dirty = True  # compress the plan into what a reservation gave back
 
     def next_wakeup(self) -> int | None:
         starts = self._starts

@@ -45,6 +45,9 @@ class Policy(ABC):
     def complete(self, k: int, now: int, early: bool) -> None:  # noqa: B027 (optional hook)
         """Job ``k`` ended at ``now`` (``early``: before its planned end)."""
 
+    def freed(self, now: int) -> None:  # noqa: B027 (optional hook)
+        """Processors held ahead were given back at ``now`` (a reservation ended early)."""
+
     @abstractmethod
     def schedule(self, now: int, changed: bool) -> list[int]:
         """Jobs to start at ``now``.  ``changed`` is False when the only events at ``now``

@@ -75,6 +75,8 @@ class Simulator:
         self.reservations: list[Reservation] = []
         #: ends of the fixed reservations still ahead (a heap); empty means none are left
         self.reservation_ends: list[int] = []
+        #: reservations given back before their end: instant -> ((planned end, processors), ..)
+        self._early: dict[int, tuple[tuple[int, int], ...]] = {}
         for r in resv:
             self.add_reservation(r)
         self.policy: Policy = policy_cls(self)
@@ -129,6 +131,44 @@ class Simulator:
             ) from None
         self.reservations.append(r)
         heapq.heappush(self.reservation_ends, r.end)
+
+    def move_to(self, t: int) -> None:
+        """Set the clock to ``t`` when no event lies in ``(now, t]`` (after ``run(until=t)``
+        the clock stands at the last event instant, which may be earlier)."""
+        if t < self.now:
+            raise ValueError(f"cannot move back from {self.now} to {t}")
+        nxt = self.next_event_time()
+        if nxt is not None and nxt <= t and t > self.now:
+            raise ValueError(f"an event at {nxt} is due first: run(until={t}) before")
+        self.profile.advance(t)
+        self.now = t
+
+    def insert_reservation(
+        self, r: Reservation, now: int | None = None, *, used: int | None = None
+    ) -> None:
+        """Grant a reservation in a running simulation at ``now`` (default: the clock; see
+        :meth:`move_to`): it must fit beside the running jobs and the other reservations;
+        queued jobs make room.  Under conservative backfilling the queue is planned afresh
+        around it (thesis Figure 22: the plan adaptive pricing charged for); EASY and FCFS hold
+        no blocks for queued jobs.  Raises ValueError if it does not fit.
+
+        ``used``: the reservation's job ends ``used`` seconds after the start, before the
+        reservation's end: the rest is given back then, as an early job completion is."""
+        if now is not None:
+            self.move_to(now)
+        clear = getattr(self.policy, "clear_plan", None)
+        if clear is None:
+            self.add_reservation(r)
+        else:
+            clear()
+            try:
+                self.add_reservation(r)
+            finally:
+                self.policy.replan(self.now)
+        if used is not None and 0 <= used < r.duration and r.procs:
+            at = r.start + used
+            self._early[at] = self._early.get(at, ()) + ((r.end, r.procs),)
+            heapq.heappush(self.reservation_ends, at)
 
     def submit(self, job: SimJob) -> int:
         """Submit a job on the fly (e.g. a workflow task); it arrives at ``max(job.submit,
@@ -247,6 +287,7 @@ class Simulator:
         completions = self._completions
         extra = self._extra
         resv_ends = self.reservation_ends
+        given_back = self._early
         heappush, heappop = heapq.heappush, heapq.heappop
         record = self._series.append
         n_trace = self._trace_jobs
@@ -285,9 +326,14 @@ class Simulator:
                     if pcomplete is not None:
                         pcomplete(k, t, early)
                     changed = True
-                while resv_ends and resv_ends[0] == t:
-                    heappop(resv_ends)
+                if resv_ends and resv_ends[0] == t:
+                    while resv_ends and resv_ends[0] == t:
+                        heappop(resv_ends)
                     changed = True
+                    if given_back and t in given_back:  # reservations whose jobs ended
+                        for end, n in given_back.pop(t):
+                            release(t, end, n)
+                        policy.freed(t)
                 if qappend is not None:
                     while a < n_trace and submit_time[a] == t:
                         qappend(a)

@@ -28,6 +28,14 @@ SMALL = {
         "mean_procs": 4,
         "alphas": "0,1",
     },
+    "greedy-provisioning": {
+        "submissions": 2,
+        "tasks": 12,
+        "levels": 3,
+        "mean_procs": 4,
+        "alphas": "0,1",
+    },
+    "pricing": {"alphas": "0,1", "estimates": "accurate"},
     "slot-advertisement": {"days": 2.0, "interval_hours": 6.0},
     "usage-policy": {"jobs": 60, "duration": 600},
 }

@@ -1,0 +1,317 @@
+"""Experiment kind ``pricing``: reservations bought at adaptive prices in a whole trace
+(thesis ch. 5, §5.3, Figures 23–31; SPEC §5).
+
+A seeded fraction of the trace's jobs (thesis: 10 %) buy reservations: at its submit time such
+a job asks query (18) for a slot of its processors and planned duration, and picks a start by
+eq. 20 with the trade-off ``α`` (:mod:`scheduler.pricing`).  The others run best effort under
+the site's policy (conservative or EASY backfilling), with accurate or requested estimates,
+optionally at a raised load (thesis §5.3 duplicated jobs: +20 %, +40 %).  One simulation per
+``α`` (the same jobs reserve in each), and one without reservations as the baseline of the
+best-effort waits.  The thesis could only afford the first 30 days; here ``days = 0`` runs the
+whole trace.
+
+Charts: mean price vs α (Figs 23, 25, 27, 29, 30), mean waits of reservations and best-effort
+jobs vs α (Figs 24, 28, 31), reservation wait normalised by the best-effort wait (Fig 26), the
+price against the queue length at quote time, and the distribution of prices.  The summary
+holds per-α means, so the portal's sweeps over ``extra_load`` (Fig 25), ``fraction`` (Fig 27),
+``policy`` (Fig 29) or ``estimates`` (Fig 30) plot the thesis's other figures.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+import numpy as np
+
+from ..cluster import prepare_jobs
+from ..pricing.workload import PricingRun, run_pricing
+from ..traces.load import duplicate_jobs, offered_load
+from .base import ExperimentKind, InputSpec, Preset, chart, register, series, table
+from .schema import Param, ParamError
+
+HOUR = 3600.0
+DAY = 86400.0
+POLICIES = ("conservative", "easy")
+
+
+def alpha_list(text: str, field: str = "alphas") -> list[float]:
+    """Comma-separated trade-off factors in [0, 1], sorted and distinct."""
+    try:
+        values = [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise ParamError({field: f"give comma-separated numbers in [0, 1], not {text!r}"}) from None
+    if not values or any(not (0 <= v <= 1) for v in values):
+        raise ParamError({field: f"give comma-separated numbers in [0, 1], not {text!r}"})
+    return sorted(set(values))
+
+
+def _mean(values) -> float | None:  # type: ignore[no-untyped-def]
+    values = list(values)
+    return float(np.mean(values)) if values else None
+
+
+def _r(value: float | None, digits: int = 4) -> float | None:
+    return None if value is None or not math.isfinite(value) else round(value, digits)
+
+
+def _key(alpha: float | str) -> str:
+    return "random" if isinstance(alpha, str) else f"a{round(alpha * 100):d}"
+
+
+def _label(alpha: float | str) -> str:
+    return "α random" if isinstance(alpha, str) else f"α = {alpha:g}"
+
+
+@register
+class Pricing(ExperimentKind):
+    name = "pricing"
+    title = "Adaptive reservation pricing over a whole trace"
+    description = (
+        "A fraction of the trace's jobs buy reservations priced by the delay they cause to the "
+        "queued best-effort jobs (thesis Figure 22), choosing the start by their trade-off α "
+        "between price and earliness; compares prices and waits of reservations and best-effort "
+        "jobs, against the same trace without reservations."
+    )
+    reproduces = "thesis ch. 5, Figures 23–31 (SPEC §5)"
+    params = (
+        Param("procs", "int", 0, min=0, max=10_000_000, label="machine processors",
+              help="0 takes MaxProcs from the trace header (thesis: CTC-SP2 430, SDSC-SP2 128)."),
+        Param("policy", "choice", "conservative", choices=POLICIES, label="site policy π",
+              help="How the site schedules its best-effort queue (thesis: conservative; "
+              "Figure 29 compares EASY)."),
+        Param("estimates", "choice", "requested", choices=("requested", "accurate"),
+              label="runtime estimates",
+              help="requested: plan with SWF field 9 (the thesis's traces as recorded); "
+              "accurate: plan with the actual runtimes (Figures 30, 31)."),
+        Param("alphas", "str", "0,0.25,0.5,0.75,1", label="trade-off factors α",
+              help="Comma-separated values in [0, 1]: one simulation each (eq. 20: 0 = earliest "
+              "start, 1 = cheapest)."),
+        Param("random_alpha", "bool", False, label="also: α drawn per reservation",
+              help="Add a run where each reservation draws α uniformly from [0, 1] (Figure 29)."),
+        Param("fraction", "float", 0.1, min=0.0, max=1.0, label="fraction of reservations",
+              help="Jobs that buy reservations (thesis: 10 %; Figure 27 sweeps 10–90 %)."),
+        Param("extra_load", "float", 0.0, min=0.0, max=5.0, label="extra load (duplicated jobs)",
+              help="Thesis §5.3: duplicate jobs to add load; 0.2 = +20 %, 0.4 = +40 %."),
+        Param("days", "float", 0.0, min=0.0, max=100_000, label="first days only",
+              help="0: the whole trace (the thesis could only afford 30 days)."),
+        Param("unit_cost", "float", 1.0, min=0.0, max=1e6, label="unit cost c (SU per "
+              "processor-hour)"),
+        Param("hold_slot", "bool", False, label="reservations hold their whole slot",
+              help="Off: a reservation whose job ends early gives the rest back, as a job "
+              "ending before its estimate does. On: the slot stays taken (and idle) to its end."),
+        Param("baseline", "bool", True, label="baseline without reservations",
+              help="Also simulate the trace with every job best effort."),
+    )  # fmt: skip
+    inputs = (InputSpec("traces", "trace", 1, 1, "the site's SWF trace"),)
+    presets = (
+        Preset("thesis-fig23-24-ctc", "Thesis Figures 23–24 on CTC-SP2 (430 processors)",
+               {"procs": 430}),
+        Preset("thesis-fig23-24-sdsc", "Thesis Figures 23–24 on SDSC-SP2 (128 processors)",
+               {"procs": 128}),
+        Preset("thesis-fig25-26-ctc-plus20",
+               "Thesis Figures 25–26 on CTC-SP2, load +20 % (sweep extra_load 0, 0.2, 0.4)",
+               {"procs": 430, "extra_load": 0.2}),
+        Preset("thesis-fig25-26-ctc-plus40", "Thesis Figures 25–26 on CTC-SP2, load +40 %",
+               {"procs": 430, "extra_load": 0.4}),
+        Preset("thesis-fig25-26-sdsc-plus20", "Thesis Figures 25–26 on SDSC-SP2, load +20 %",
+               {"procs": 128, "extra_load": 0.2}),
+        Preset("thesis-fig25-26-sdsc-plus40", "Thesis Figures 25–26 on SDSC-SP2, load +40 %",
+               {"procs": 128, "extra_load": 0.4}),
+        Preset("thesis-fig27-ctc",
+               "Thesis Figure 27 on CTC-SP2: α = 0; sweep fraction 0.1, 0.2, 0.4, 0.6, 0.8, 0.9",
+               {"procs": 430, "alphas": "0"}),
+        Preset("thesis-fig28-ctc", "Thesis Figure 28 on CTC-SP2: 50 % reservations",
+               {"procs": 430, "fraction": 0.5}),
+        Preset("thesis-fig28-sdsc", "Thesis Figure 28 on SDSC-SP2: 50 % reservations",
+               {"procs": 128, "fraction": 0.5}),
+        Preset("thesis-fig29-ctc-easy",
+               "Thesis Figure 29 on CTC-SP2 under EASY, α random (sweep policy, extra_load)",
+               {"procs": 430, "policy": "easy", "alphas": "0.5", "random_alpha": True}),
+        Preset("thesis-fig30-31-ctc-accurate",
+               "Thesis Figures 30–31 on CTC-SP2 with accurate estimates (sweep estimates)",
+               {"procs": 430, "estimates": "accurate"}),
+        Preset("first-30-days-ctc", "As the thesis could afford: CTC-SP2, first 30 days",
+               {"procs": 430, "days": 30.0}),
+    )  # fmt: skip
+
+    def run(
+        self, params: dict[str, Any], inputs: dict[str, list[Any]], seed: int, progress
+    ) -> dict[str, Any]:
+        trace = inputs["traces"][0]
+        alphas: list[float | str] = list(alpha_list(params["alphas"]))
+        if params["random_alpha"]:
+            alphas.append("random")
+        procs = params["procs"] or trace.machine_procs
+        if not procs:
+            raise ParamError({"procs": "the trace header has no MaxProcs: give the processors"})
+        if params["estimates"] == "requested" and not any(j.req_time > 0 for j in trace.jobs):
+            raise ParamError({
+                "estimates": "the trace has no requested times (SWF field 9 is -1 or 0 "
+                "everywhere): choose 'accurate'"
+            })  # fmt: skip
+        progress(0.01, "preparing the workload")
+        if params["extra_load"] > 0:
+            trace = duplicate_jobs(trace, params["extra_load"], seed=seed + 17)
+        jobs, dropped = prepare_jobs(trace.jobs, procs, params["estimates"])
+        if params["days"]:
+            end = jobs[0].submit + params["days"] * DAY if jobs else 0
+            jobs = [j for j in jobs if j.submit < end]
+        if not jobs:
+            raise ParamError({"procs": f"no job of the trace fits {procs} processors"})
+        passes = len(alphas) + (1 if params["baseline"] else 0)
+        runs: dict[float | str, PricingRun] = {}
+        for i, alpha in enumerate(alphas):
+            base_frac = i / passes
+
+            def report(f: float, msg: str, base_frac=base_frac, alpha=alpha) -> None:
+                progress(0.02 + 0.93 * (base_frac + f / passes), f"{_label(alpha)}: {msg}")
+
+            choose_alpha: float | Any = alpha
+            if alpha == "random":
+                rng = random.Random(seed * 7919 + 1)
+                choose_alpha = rng.random  # a fresh α per reservation
+            runs[alpha] = run_pricing(
+                jobs, procs, params["policy"], alpha=choose_alpha, fraction=params["fraction"],
+                seed=seed, unit_cost=params["unit_cost"], hold=params["hold_slot"],
+                progress=report,
+            )  # fmt: skip
+        baseline = None
+        if params["baseline"]:
+            progress(0.02 + 0.93 * len(alphas) / passes, "baseline without reservations")
+            baseline = run_pricing(jobs, procs, params["policy"], alpha=0.0, fraction=0.0)
+        progress(0.97, "charts")
+        return self._report(params, procs, jobs, dropped, alphas, runs, baseline, trace)
+
+    # ------------------------------------------------------------------ results
+
+    def _report(self, params, procs, jobs, dropped, alphas, runs, baseline, trace):  # type: ignore[no-untyped-def]
+        numeric = [a for a in alphas if not isinstance(a, str)]
+        summary: dict[str, Any] = {
+            "jobs": len(jobs),
+            "reservations": len(next(iter(runs.values())).reservations),
+            "processors": procs,
+            "offered_load": _r(offered_load(trace, procs)),
+            "dropped_jobs": sum(dropped.values()),
+        }
+        labels: dict[str, str] = {
+            "jobs": "jobs simulated",
+            "reservations": "reservation jobs",
+            "processors": "processors",
+            "offered_load": "offered load of the trace",
+            "dropped_jobs": "jobs dropped (no runtime, no processors or too large)",
+        }
+        rows = []
+        be_base = None
+        if baseline is not None:
+            be_base = _mean(baseline.best_effort_waits)
+            summary["baseline_wait_h"] = _r(be_base / HOUR if be_base is not None else None)
+            summary["baseline_utilization"] = _r(baseline.utilization)
+            labels["baseline_wait_h"] = "mean wait without reservations (h)"
+            labels["baseline_utilization"] = "utilization without reservations"
+        for alpha in alphas:
+            run = runs[alpha]
+            key = _key(alpha)
+            f = _mean(r.f for r in run.reservations)
+            rw = _mean(r.wait for r in run.reservations)
+            bw = _mean(run.best_effort_waits)
+            zero = _mean(1.0 if r.f == 0 else 0.0 for r in run.reservations)
+            norm = rw / bw if rw is not None and bw else None
+            summary[f"price_su_{key}"] = _r(f)
+            summary[f"resv_wait_h_{key}"] = _r(rw / HOUR if rw is not None else None)
+            summary[f"be_wait_h_{key}"] = _r(bw / HOUR if bw is not None else None)
+            summary[f"norm_wait_{key}"] = _r(norm)
+            summary[f"free_share_{key}"] = _r(zero)
+            lab = _label(alpha)
+            labels[f"price_su_{key}"] = f"{lab}: mean additive price f (SU)"
+            labels[f"resv_wait_h_{key}"] = f"{lab}: mean wait of reservations (h)"
+            labels[f"be_wait_h_{key}"] = f"{lab}: mean wait of best-effort jobs (h)"
+            labels[f"norm_wait_{key}"] = f"{lab}: reservation wait / best-effort wait"
+            labels[f"free_share_{key}"] = f"{lab}: share of reservations at price 0"
+            rows.append([
+                lab, _r(f, 3), _r(zero, 3), _r(rw / HOUR if rw is not None else None, 3),
+                _r(bw / HOUR if bw is not None else None, 3), _r(norm, 3),
+                _r(bw / be_base, 3) if bw is not None and be_base else None,
+                _r(run.utilization, 4),
+            ])  # fmt: skip
+        price_pts = [[a, summary[f"price_su_{_key(a)}"]] for a in numeric]
+        charts = [
+            chart("price-vs-alpha", "line", "Mean price of a reservation (thesis Figure 23)",
+                  x="trade-off factor α", y="additive price f (SU)",
+                  series=[series("Mean price", price_pts)]),
+            chart("wait-vs-alpha", "line",
+                  "Mean wait of reservations and best-effort jobs (thesis Figure 24)",
+                  x="trade-off factor α", y="mean wait (h)",
+                  series=[
+                      series("Reservations",
+                             [[a, summary[f"resv_wait_h_{_key(a)}"]] for a in numeric]),
+                      series("Best effort",
+                             [[a, summary[f"be_wait_h_{_key(a)}"]] for a in numeric]),
+                  ] + ([series("Best effort, no reservations",
+                               [[a, summary["baseline_wait_h"]] for a in numeric])]
+                       if baseline is not None else [])),
+            chart("normalised-wait-vs-alpha", "line",
+                  "Reservation wait normalised by the best-effort wait (thesis Figure 26)",
+                  x="trade-off factor α", y="reservation wait / best-effort wait",
+                  series=[series("Normalised wait",
+                                 [[a, summary[f"norm_wait_{_key(a)}"]] for a in numeric])]),
+        ]  # fmt: skip
+        report_alpha = numeric[0] if numeric else alphas[0]
+        charts.extend(self._detail_charts(runs[report_alpha], report_alpha))
+        columns = [
+            "α", "mean price f (SU)", "share at price 0", "reservation wait (h)",
+            "best-effort wait (h)", "reservation / best-effort wait",
+            "best-effort wait / without reservations", "utilization",
+        ]  # fmt: skip
+        resv_rows = [
+            [r.job_id, _r((r.submit - jobs[0].submit) / DAY, 4), r.procs, r.duration,
+             _r(r.wait / HOUR, 4), _r(r.f, 4), _r(r.total, 4), r.options, r.queued]
+            for r in runs[report_alpha].reservations[:500]
+        ]  # fmt: skip
+        return {
+            "summary": summary,
+            "summary_labels": labels,
+            "tables": [
+                table("per-alpha", "Prices and waits per trade-off factor", columns, rows),
+                table(
+                    "reservations", f"The first reservations ({_label(report_alpha)})",
+                    ["job", "day", "processors", "duration (s)", "wait (h)", "f (SU)",
+                     "total (SU)", "options offered", "queued jobs"], resv_rows,
+                ),
+            ],
+            "charts": charts,
+        }  # fmt: skip
+
+    def _detail_charts(self, run: PricingRun, alpha) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
+        recs = run.reservations
+        if not recs:
+            return []
+        # mean price per queue-length bucket at quote time
+        edges = [0, 1, 5, 10, 20, 50, 100, 200, 500, 10**9]
+        pts = []
+        for lo, hi in zip(edges, edges[1:], strict=False):
+            sel = [r.f for r in recs if lo <= r.queued < hi]
+            if sel:
+                name = f"{lo}–{hi - 1}" if hi < 10**9 else f"≥ {lo}"
+                pts.append([name, _r(float(np.mean(sel)), 3)])
+        prices = np.array([r.f for r in recs])
+        bins = [0, 1e-9, 1, 5, 10, 50, 100, 500, 1000, math.inf]
+        hist = []
+        for lo, hi in zip(bins, bins[1:], strict=False):
+            if lo == 0:
+                count = int((prices == 0).sum())
+                name = "0"
+            else:
+                count = int(((prices >= lo) & (prices < hi)).sum())
+                name = f"{lo:g}–{hi:g}" if math.isfinite(hi) else f"≥ {lo:g}"
+            hist.append([name, count])
+        return [
+            chart("price-vs-queue", "bar",
+                  f"Mean price against the queue length when asked ({_label(alpha)})",
+                  x="best-effort jobs queued", y="additive price f (SU)",
+                  series=[series("Mean price", pts)]),
+            chart("price-histogram", "histogram", f"Prices paid ({_label(alpha)})",
+                  x="additive price f (SU)", y="reservations",
+                  series=[series("Reservations", hist)]),
+        ]  # fmt: skip
