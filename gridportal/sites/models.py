@@ -15,6 +15,8 @@ class Site(models.Model):
         FCFS = "fcfs", "FCFS"
         EASY = "easy", "EASY (aggressive) backfilling"
         CONSERVATIVE = "conservative", "conservative backfilling"
+        FAIRSHARE = "fairshare", "Maui-style fair share"
+        FAIRSHARE_CB = "fairshare-cb", "fair share + backfilling"
 
     name = models.SlugField(max_length=64, unique=True)
     description = models.CharField(max_length=200, blank=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -94,3 +95,47 @@ def configuration_import(document: dict[str, Any]) -> dict[str, int]:
             )
             counts["policies"] += 1
     return counts
+
+
+# Reservation quotes (thesis §5.2, queries 18 and 19) ---------------------------------------
+
+QUOTE_CACHE = 8
+
+
+def site_quote(
+    *,
+    site: Site,
+    n: int,
+    duration: int,
+    at_hours: float,
+    s_min_hours: float | None = None,
+    estimates: str | None = None,
+) -> dict[str, Any]:
+    """The price list a site shows for ``n`` processors over ``duration`` seconds, with the
+    site's trace replayed under its policy up to ``at_hours`` into the trace.  Raises
+    ValidationError naming the field."""
+    from scheduler.pricing.site import QuoteRequestError, price_list
+
+    if site.trace_id is None:
+        raise ValidationError({"site": [f"site {site.name} has no background trace to price on"]})
+    trace = site.trace
+    try:
+        mode = estimates or "auto"
+        state = _site_state(
+            site.pk, trace.pk, trace.sha256, site.processors, site.local_policy, mode,
+            round(float(at_hours), 4),
+        )  # fmt: skip
+        return price_list(state, n, duration, s_min_hours=s_min_hours)
+    except QuoteRequestError as exc:
+        raise ValidationError({k: [v] for k, v in exc.errors.items()}) from None
+
+
+@functools.lru_cache(maxsize=QUOTE_CACHE)
+def _site_state(site_id, trace_id, sha256, procs, policy, estimates, at_hours):  # type: ignore[no-untyped-def]
+    """Replaying a trace to an instant is the costly part of a quote: keep the last few."""
+    from gridportal.inputs.models import Trace
+    from gridportal.inputs.services import trace_open
+    from scheduler.pricing.site import site_state
+
+    trace = trace_open(Trace.objects.get(pk=trace_id))
+    return site_state(trace, procs, policy, estimates, at_hours)

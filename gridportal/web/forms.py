@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.core.validators import MaxValueValidator
 
 from gridportal.sites.services import policy_document
 from scheduler.experiments import ExperimentKind, InputSpec, Param
@@ -198,3 +199,37 @@ def inputs_from_form(kind: ExperimentKind, cleaned: dict) -> dict[str, list]:
         else:
             out[f"{spec.kind}s"].extend(value if spec.max != 1 else [value])
     return out
+
+
+class QuoteForm(forms.Form):
+    """A reservation to price on a site (thesis §5.2, queries 18 and 19)."""
+
+    n = forms.IntegerField(label="processors", min_value=1, initial=16)
+    hours = forms.FloatField(label="duration (hours)", min_value=1 / 3600, max_value=1e5,
+                             initial=1.0)  # fmt: skip
+    at = forms.FloatField(
+        label="now (hours into the site's trace)",
+        min_value=0,
+        max_value=1e7,
+        initial=24.0,
+        help_text="The instant of the site's simulated schedule the quote is made at.",
+    )
+    s_min = forms.FloatField(
+        label="not before (hours from now)",
+        min_value=0,
+        max_value=1e7,
+        required=False,
+        help_text="Empty: every start from now on (query 18); else from then on (query 19).",
+    )
+    estimates = forms.ChoiceField(
+        choices=[("", "auto"), ("requested", "requested"), ("accurate", "accurate")],
+        required=False,
+        label="runtime estimates of the queue",
+    )
+
+    def __init__(self, *args, site=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if site is not None:
+            self.fields["n"].max_value = site.processors
+            self.fields["n"].validators.append(MaxValueValidator(site.processors))
+            self.fields["n"].widget.attrs["max"] = site.processors

@@ -27,9 +27,11 @@ from gridportal.inputs.selectors import usable_traces
 from gridportal.inputs.services import trace_create, workflow_create, workflow_generate
 from gridportal.ownership import visible_to
 from gridportal.sites.models import Site
+from gridportal.sites.services import site_quote
 from scheduler import experiments as catalogue
 
 from .forms import (
+    QuoteForm,
     TraceUploadForm,
     WorkflowGenerateForm,
     WorkflowUploadForm,
@@ -260,14 +262,25 @@ SITE_FIELDS = {
 
 def kind_uses_sites(kind) -> bool:
     names = {p.name for p in kind.params}
+    if "clusters" in names:  # clusters of processors only (e.g. malleability)
+        return True
     return "site_names" in names and any(i.kind == "trace" and i.max > 1 for i in kind.inputs)
 
 
 def configured_sites_initial(kind) -> dict:
     """Form values describing the sites staff configured (those with a background trace):
-    one trace input per site, and the per-site lists (names, processors, prices)."""
+    one trace input per site, and the per-site lists (names, processors, prices).  A kind
+    with a ``clusters`` parameter takes every site's size and name only."""
     if not kind_uses_sites(kind):
         return {}
+    if "clusters" in {p.name for p in kind.params}:
+        every = list(Site.objects.order_by("name"))
+        if not every:
+            return {}
+        out = {"p_clusters": ",".join(str(s.processors) for s in every)}
+        if "cluster_names" in {p.name for p in kind.params}:
+            out["p_cluster_names"] = ",".join(s.name for s in every)
+        return out
     sites = list(Site.objects.filter(trace__isnull=False).order_by("name"))
     if not sites:
         return {}
@@ -429,3 +442,30 @@ def experiment_cancel_view(request, pk: int):
     except ValidationError as exc:
         messages.warning(request, exc.messages[0])
     return redirect("experiment-detail", pk=pk)
+
+
+# Sites ------------------------------------------------------------------------------------
+
+
+@login_required
+def site_list(request):
+    return render(request, "sites/list.html", {"sites": Site.objects.select_related("trace")})
+
+
+@login_required
+def site_detail(request, pk):
+    """A configured site, and the price list of a reservation on it (thesis §5.2)."""
+    site = get_object_or_404(Site.objects.select_related("trace"), pk=pk)
+    form = QuoteForm(request.GET or None, site=site)
+    quote = None
+    if request.GET and form.is_valid():
+        data = form.cleaned_data
+        try:
+            quote = site_quote(
+                site=site, n=data["n"], duration=round(data["hours"] * 3600),
+                at_hours=data["at"], s_min_hours=data.get("s_min"),
+                estimates=data.get("estimates") or None,
+            )  # fmt: skip
+        except ValidationError as exc:
+            _add_errors(form, exc, "n")
+    return render(request, "sites/detail.html", {"site": site, "form": form, "quote": quote})

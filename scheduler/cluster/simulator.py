@@ -20,7 +20,7 @@ import heapq
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from . import conservative, easy, fcfs  # noqa: F401  (register the policies)
+from . import conservative, easy, fairshare, fcfs  # noqa: F401  (register the policies)
 from ._gc import gc_paused
 from .jobs import Reservation, SimJob, prepare_jobs
 from .policy import Policy, get_policy
@@ -220,6 +220,18 @@ class Simulator:
         memo[id(self)] = twin
         twin.policy = _copy_state(self.policy, memo)
         return twin
+
+    def pessimistic(self) -> Simulator:
+        """A fork in which every job runs its planned duration (its estimate) and nothing
+        arrives after now: the future as the scheduler itself can foresee it (seed 003 §3.1:
+        an advance reservation is placed "by simulating with requested = actual times")."""
+        f = self.fork()
+        f.runtime[:] = f.estimate  # runtime <= estimate; estimate >= 1
+        f._completions[:] = [(f.start[k] + f.estimate[k], k) for _, k in f._completions]
+        heapq.heapify(f._completions)
+        f._trace_jobs = f._next_arrival  # no trace arrival after now
+        f._extra.clear()
+        return f
 
     @property
     def series_time(self) -> list[int]:

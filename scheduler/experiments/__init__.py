@@ -14,8 +14,10 @@ from .base import (
 )
 from .cluster_sim import ClusterSim  # noqa: F401  (registers the kind)
 from .greedy_provisioning import GreedyProvisioning  # noqa: F401  (registers the kind)
+from .malleability import Malleability  # noqa: F401  (registers the kind)
 from .pricing import Pricing  # noqa: F401  (registers the kind)
 from .provisioning import Provisioning  # noqa: F401  (registers the kind)
+from .provisioning_impact import ProvisioningImpact  # noqa: F401  (registers the kind)
 from .schema import Param, ParamError, validate_params
 from .slot_advertisement import SlotAdvertisement  # noqa: F401  (registers the kind)
 from .usage_policy import UsagePolicy  # noqa: F401  (registers the kind)

@@ -20,7 +20,21 @@ from ..traces.load import duplicate_jobs, offered_load, shifted_copy
 from .base import ExperimentKind, InputSpec, Preset, chart, register, series, table
 from .schema import Param
 
-POLICY_TITLES = {"fcfs": "FCFS", "easy": "EASY", "conservative": "Conservative"}
+POLICY_TITLES = {
+    "fcfs": "FCFS",
+    "easy": "EASY",
+    "conservative": "Conservative",
+    "fairshare": "Fair share",
+    "fairshare-cb": "Fair share + backfilling",
+}
+#: boolean parameter -> policy
+POLICY_PARAMS = {
+    "fcfs": "fcfs",
+    "easy": "easy",
+    "conservative": "conservative",
+    "fairshare": "fairshare",
+    "fairshare_cb": "fairshare-cb",
+}
 DAY = 86400.0
 
 
@@ -57,6 +71,16 @@ class ClusterSim(ExperimentKind):
         Param(
             "conservative", "bool", True, label="conservative backfilling",
             help="Every queued job holds a reservation.",
+        ),
+        Param(
+            "fairshare", "bool", False, label="Maui-style fair share",
+            help="Priority from fair share (users' decayed usage), queue time, expansion factor, "
+            "bypass count and size, no backfilling (seed 003; weights in "
+            "scheduler/cluster/fairshare.py).",
+        ),
+        Param(
+            "fairshare_cb", "bool", False, label="fair share + backfilling",
+            help="The same priority with conservative backfilling of the top 50 jobs (seed 003).",
         ),
         Param(
             "accurate", "bool", True, label="accurate estimates",
@@ -107,7 +131,7 @@ class ClusterSim(ExperimentKind):
         self, params: dict[str, Any], inputs: dict[str, list[Any]], seed: int, progress
     ) -> dict[str, Any]:
         trace = inputs["traces"][0]
-        policies = [p for p in ("fcfs", "easy", "conservative") if params[p]]
+        policies = [pol for name, pol in POLICY_PARAMS.items() if params[name]]
         modes = [m for m in ESTIMATE_MODES if params[m]]
         if not policies or not modes:
             from .schema import ParamError

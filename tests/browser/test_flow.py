@@ -266,3 +266,29 @@ def test_generic_renderer_draws_every_chart_type(live_server, alice, page):
     with page.expect_download() as info:
         page.click("#chart-line a.png")
     assert open(info.value.path(), "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture
+def priced_site(trace):
+    from gridportal.sites.models import Site
+
+    return Site.objects.create(name="alpha", processors=64, trace=trace)
+
+
+def test_a_site_quotes_a_reservation(live_server, priced_site, page):
+    """Sites → a site's page → ask for 32 processors for 2 h → the price list (query 18) as a
+    table and a drawn chart, with a free start in it."""
+    login(page, live_server)
+    page.click("text=Sites")
+    page.click("text=alpha")
+    page.fill("#id_n", "32")
+    page.fill("#id_hours", "2")
+    page.fill("#id_at", "12")
+    page.click("#quote-form button[type=submit]")
+    page.wait_for_selector("#chart-price-vs-start canvas")
+    rows = page.locator("#table-options tbody tr")
+    assert rows.count() >= 1
+    prices = [rows.nth(i).locator("td").nth(1).inner_text() for i in range(rows.count())]
+    assert "0" in prices  # the list always holds a start at price 0
+    assert non_blank_pixels(page, "#chart-price-vs-start canvas") > 200
+    assert "α = 1" in page.inner_text("#quote-choices")

@@ -35,7 +35,17 @@ SMALL = {
         "mean_procs": 4,
         "alphas": "0,1",
     },
+    "malleability": {"jobs": 60, "combos": "PRA/FPSMA,PWA/EGS"},
     "pricing": {"alphas": "0,1", "estimates": "accurate"},
+    "provisioning-impact": {
+        "montage_images": 40,
+        "runtime_scale": 1.0,
+        "families": "original,clusters-per-level",
+        "clusters_per_level": "1,4",
+        "n_max": 16,
+        "submit_hour": 24.0,
+        "figure7": False,
+    },
     "slot-advertisement": {"days": 2.0, "interval_hours": 6.0},
     "usage-policy": {"jobs": 60, "duration": 600},
 }

@@ -33,6 +33,14 @@ def test_form_fills_in_the_configured_sites(client, alice, sites):
     assert b'id="use-sites"' in page.content
 
 
+def test_cluster_kinds_take_the_configured_site_sizes(client, alice, sites):
+    client.force_login(alice)
+    page = client.get("/experiments/new/?kind=malleability&sites=configured")
+    initial = page.context["form"].initial
+    assert initial["p_clusters"] == "64,32" and initial["p_cluster_names"] == "alpha,beta"
+    assert b'id="use-sites"' in page.content
+
+
 def test_site_traces_are_usable_but_other_traces_are_not(alice, bob, sites, media_root):
     api = APIClient()
     api.force_authenticate(alice)

@@ -121,3 +121,21 @@ def _by_api_field(errors: dict) -> dict:
     for field, messages in errors.items():
         out.setdefault(names.get(field, field), []).extend(messages)
     return out
+
+
+class QuoteRequestSerializer(serializers.Serializer):
+    """A reservation request to price (thesis §5.2): ``n`` processors for ``duration``
+    seconds, on the site as it stands ``at`` hours into its trace; ``s_min`` (hours after
+    that instant) asks query (19) instead of (18)."""
+
+    n = serializers.IntegerField(min_value=1, max_value=10_000_000)
+    duration = serializers.IntegerField(min_value=1, max_value=10**9, help_text="seconds")
+    at = serializers.FloatField(
+        min_value=0, max_value=1e7, default=24.0, help_text="hours into the site's trace"
+    )
+    s_min = serializers.FloatField(
+        min_value=0, max_value=1e7, required=False, help_text="earliest start, hours after 'at'"
+    )
+    estimates = serializers.ChoiceField(
+        choices=["auto", "accurate", "requested"], default="auto", required=False
+    )

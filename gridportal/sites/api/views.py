@@ -1,12 +1,16 @@
-from rest_framework import permissions, viewsets
+from django.core.exceptions import ValidationError
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import permissions, serializers, viewsets
+from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from gridportal.ids import ID_REGEX
 
 from ..models import Group, Site, UsagePolicy, VirtualOrganization
-from ..services import configuration_warnings
+from ..services import configuration_warnings, site_quote
 from .serializers import (
     GroupSerializer,
+    QuoteRequestSerializer,
     SiteSerializer,
     UsagePolicySerializer,
     VirtualOrganizationSerializer,
@@ -34,6 +38,27 @@ class SiteViewSet(ConfigViewSet):
     serializer_class = SiteSerializer
     search_fields = ["name", "description"]
     filterset_fields = ["local_policy"]
+
+    @extend_schema(
+        parameters=[QuoteRequestSerializer],
+        responses={200: OpenApiResponse(description="start times with their prices"), 400: None},
+    )
+    @action(detail=True, methods=["get"], permission_classes=[permissions.IsAuthenticated])
+    def quote(self, request, pk=None):
+        """The price list of a reservation on this site (thesis §5.2, queries 18/19): every
+        feasible start with its adaptive price f (SU) and total n·d·c + f."""
+        site = self.get_object()
+        params = QuoteRequestSerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        data = params.validated_data
+        try:
+            body = site_quote(
+                site=site, n=data["n"], duration=data["duration"], at_hours=data["at"],
+                s_min_hours=data.get("s_min"), estimates=data.get("estimates"),
+            )  # fmt: skip
+        except ValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from None
+        return Response(body)
 
 
 class VirtualOrganizationViewSet(ConfigViewSet):

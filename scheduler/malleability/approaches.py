@@ -1,0 +1,58 @@
+"""Job-management approaches PRA and PWA (SPEC §10, seed 002 §5.2).
+
+Both run at every scheduling pass of :class:`~scheduler.malleability.simulator.Simulation`
+(after the events of an instant, and on KOALA's periodic poll of its information service).
+
+* **PRA** — Precedence to Running Applications: processors that are available first go to the
+  running malleable jobs (grow, by the policy); waiting jobs are placed only with what growth
+  leaves (the threshold kept for local users, or what jobs at their maximum cannot take).  PRA
+  never shrinks.  We grow, scan the placement queue, then grow again so that jobs placed in this
+  pass at their minimum take what is left.
+* **PWA** — Precedence to Waiting Applications: the placement queue is scanned first; when a
+  job cannot be placed, running malleable jobs of one cluster are shrunk (by the policy, never
+  below their minimum) to make room — the cluster chosen by Worst-Fit over idle plus
+  reclaimable processors; if even that cannot make room, the job stays queued.  Processors left
+  over once the queue has been served go to the running malleable jobs (grow).
+
+Growth never takes the last ``threshold`` idle processors of a cluster (§5.2); placement may.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from .model import ModelError
+
+__all__ = ["APPROACHES", "check_approach"]
+
+APPROACHES = ("PRA", "PWA")
+
+
+class _Sim(Protocol):
+    def grow_all(self, t: int) -> None: ...
+
+    def place_queue(self, t: int, *, shrink: bool) -> None: ...
+
+
+def pra(sim: _Sim, t: int) -> None:
+    sim.grow_all(t)
+    sim.place_queue(t, shrink=False)
+    sim.grow_all(t)
+
+
+def pwa(sim: _Sim, t: int) -> None:
+    sim.place_queue(t, shrink=True)
+    sim.grow_all(t)
+
+
+_RUN = {"PRA": pra, "PWA": pwa}
+
+
+def check_approach(name: str):
+    """The pass function of approach ``name`` (PRA or PWA)."""
+    try:
+        return _RUN[name.upper()]
+    except KeyError:
+        raise ModelError(
+            "approach", f"unknown approach {name!r} (known: {', '.join(APPROACHES)})"
+        ) from None

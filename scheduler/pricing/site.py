@@ -1,0 +1,138 @@
+"""A site's price list for one reservation request: what a site would show its users (thesis
+§5.2, queries 18 and 19; SPEC §5).
+
+:func:`site_state` replays the site's trace under its policy up to an instant; :func:`price_list`
+answers a request ``(n, d)`` (from ``s_min`` on, optionally) with every feasible start and its
+price, as a small Result (summary, one table, one chart) that the portal renders with its
+generic chart code and the REST API returns as JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..cluster import prepare_jobs
+from ..cluster.simulator import Simulator
+from ..traces.swf import Trace
+from .price import SiteQuote, choose
+
+__all__ = ["QuoteRequestError", "site_state", "price_list"]
+
+HOUR = 3600.0
+
+
+class QuoteRequestError(ValueError):
+    """A bad request; ``errors`` maps each offending field to a message."""
+
+    def __init__(self, errors: dict[str, str]) -> None:
+        self.errors = dict(errors)
+        super().__init__("; ".join(f"{k}: {v}" for k, v in self.errors.items()))
+
+
+@dataclass(frozen=True)
+class SiteState:
+    quote: SiteQuote
+    origin: int  # the trace's first submission
+    at: int  # the instant of the quote (seconds, trace clock)
+    running: int
+    queued: int
+
+
+def site_state(trace: Trace, procs: int, policy: str, estimates: str, at_hours: float) -> SiteState:
+    """The site ``at_hours`` after its trace's first submission, ready to price slots.
+    ``estimates`` "auto" plans with the requested times when the trace has them."""
+    if policy not in ("fcfs", "easy", "conservative"):
+        raise QuoteRequestError({
+            "site": f"adaptive prices are computed for sites under FCFS, EASY or conservative "
+            f"backfilling; this site's local policy is {policy!r}"
+        })  # fmt: skip
+    if estimates == "auto":
+        estimates = "requested" if any(j.req_time > 0 for j in trace.jobs) else "accurate"
+    if estimates not in ("accurate", "requested"):
+        raise QuoteRequestError({"estimates": "must be 'accurate', 'requested' or 'auto'"})
+    jobs, _ = prepare_jobs(trace.jobs, procs, estimates)
+    if not jobs:
+        raise QuoteRequestError({"site": "the site's trace has no job that fits the site"})
+    origin = jobs[0].submit
+    span_h = (jobs[-1].submit - origin) / HOUR
+    if not (isinstance(at_hours, (int, float)) and 0 <= at_hours <= span_h):
+        raise QuoteRequestError(
+            {"at": f"must be between 0 and {span_h:.1f} hours (the trace's span); got {at_hours:g}"}
+        )
+    at = origin + int(round(at_hours * HOUR))
+    sim = Simulator(jobs, procs, policy)
+    sim.run(until=at)
+    return SiteState(SiteQuote.of(sim, at), origin, at, sim.running_count(), len(sim.queued()))
+
+
+def price_list(
+    state: SiteState,
+    n: int,
+    duration: int,
+    *,
+    s_min_hours: float | None = None,
+    alphas: tuple[float, ...] = (0.0, 0.5, 1.0),
+) -> dict[str, Any]:
+    """Query (18) — or (19) from ``s_min_hours`` after the quote instant — for ``n``
+    processors over ``duration`` seconds.  Returns ``{"summary", "options", "choices",
+    "charts", "tables"}``; starts are reported in hours after the quote instant."""
+    q = state.quote
+    errors = {}
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= q.capacity:
+        errors["n"] = f"must be an integer in 1..{q.capacity} (the site's processors); got {n!r}"
+    if isinstance(duration, bool) or not isinstance(duration, int) or duration < 1:
+        errors["duration"] = f"must be a whole number of seconds >= 1; got {duration!r}"
+    if s_min_hours is not None and not s_min_hours >= 0:
+        errors["s_min"] = f"must be >= 0 hours after now; got {s_min_hours!r}"
+    if errors:
+        raise QuoteRequestError(errors)
+    if s_min_hours is None:
+        options = q.options(n, duration)
+    else:
+        options = q.options_from(state.at + int(round(s_min_hours * HOUR)), n, duration)
+    rows = [
+        [round((o.start - state.at) / HOUR, 4), round(o.f, 4), round(o.total, 4)] for o in options
+    ]
+    choices = {f"{a:g}": round((choose(options, a).start - state.at) / HOUR, 4) for a in alphas}
+    return {
+        "summary": {
+            "now_hours": round((state.at - state.origin) / HOUR, 4),
+            "running_jobs": state.running,
+            "queued_jobs": state.queued,
+            "options": len(options),
+            "earliest_start_h": rows[0][0] if rows else None,
+            "earliest_free_start_h": next((r[0] for r in rows if r[1] == 0), None),
+        },
+        "summary_labels": {
+            "now_hours": "quote instant (hours into the trace)",
+            "running_jobs": "jobs running",
+            "queued_jobs": "jobs queued",
+            "options": "start times offered",
+            "earliest_start_h": "earliest start (h from now)",
+            "earliest_free_start_h": "earliest start at price 0 (h from now)",
+        },
+        "options": [
+            {"start_h": r[0], "f": r[1], "total": r[2], "start": o.start}
+            for r, o in zip(rows, options, strict=True)
+        ],
+        "choices": choices,
+        "tables": [
+            {
+                "id": "options",
+                "title": f"Start times for {n} processors × {duration / HOUR:g} h",
+                "columns": ["start (h from now)", "price f (SU)", "total n·d·c + f (SU)"],
+                "rows": rows,
+            }
+        ],
+        "charts": [
+            {
+                "id": "price-vs-start",
+                "type": "line",
+                "title": "Price of the reservation by start time (query 18)",
+                "x": {"label": "start (hours from now)", "scale": "linear"},
+                "y": {"label": "additive price f (SU)", "scale": "linear"},
+                "series": [{"name": "price f", "points": [[r[0], r[1]] for r in rows]}],
+            }
+        ],
+    }
