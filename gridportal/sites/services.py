@@ -139,3 +139,30 @@ def _site_state(site_id, trace_id, sha256, procs, policy, estimates, at_hours): 
 
     trace = trace_open(Trace.objects.get(pk=trace_id))
     return site_state(trace, procs, policy, estimates, at_hours)
+
+
+def site_start_prediction(
+    *, site: Site, n: int, req_time: int, at_hours: float, estimates: str | None = None
+) -> dict[str, Any]:
+    """ "When would my job start?" (thesis ch. 6, QBETS-like): bounds on the start of a job of
+    ``n`` processors asking ``req_time`` seconds, submitted ``at_hours`` into the site's trace.
+    Raises ValidationError naming the field."""
+    from gridportal.inputs.services import trace_open
+    from scheduler.reservations.site import PredictionRequestError, predict_start
+
+    if site.trace_id is None:
+        raise ValidationError({"site": [f"site {site.name} has no background trace to learn from"]})
+    try:
+        return predict_start(
+            trace_open(site.trace), site.processors, site.local_policy, estimates or "auto",
+            float(at_hours), n, req_time,
+        )  # fmt: skip
+    except PredictionRequestError as exc:
+        errors = dict(exc.errors)
+        if "policy" in errors:
+            errors["site"] = (
+                f"start predictions replay sites under FCFS, EASY or conservative backfilling; "
+                f"this site's local policy is {site.local_policy!r}"
+            )
+            del errors["policy"]
+        raise ValidationError({k: [v] for k, v in errors.items()}) from None

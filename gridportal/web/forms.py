@@ -233,3 +233,20 @@ class QuoteForm(forms.Form):
             self.fields["n"].max_value = site.processors
             self.fields["n"].validators.append(MaxValueValidator(site.processors))
             self.fields["n"].widget.attrs["max"] = site.processors
+
+
+class PredictForm(forms.Form):
+    """A job whose start to predict on a site (thesis ch. 6, QBETS-like); prefixed "p"."""
+
+    n = forms.IntegerField(label="processors", min_value=1, initial=16)
+    hours = forms.FloatField(label="requested time (hours)", min_value=1 / 3600, max_value=1e5,
+                             initial=1.0)  # fmt: skip
+    at = forms.FloatField(
+        label="submitted (hours into the site's trace)", min_value=0, max_value=1e7, initial=24.0
+    )
+
+    def __init__(self, *args, site=None, **kwargs):
+        super().__init__(*args, prefix="p", **kwargs)
+        if site is not None:
+            self.fields["n"].validators.append(MaxValueValidator(site.processors))
+            self.fields["n"].widget.attrs["max"] = site.processors

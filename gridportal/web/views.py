@@ -27,10 +27,11 @@ from gridportal.inputs.selectors import usable_traces
 from gridportal.inputs.services import trace_create, workflow_create, workflow_generate
 from gridportal.ownership import visible_to
 from gridportal.sites.models import Site
-from gridportal.sites.services import site_quote
+from gridportal.sites.services import site_quote, site_start_prediction
 from scheduler import experiments as catalogue
 
 from .forms import (
+    PredictForm,
     QuoteForm,
     TraceUploadForm,
     WorkflowGenerateForm,
@@ -456,9 +457,21 @@ def site_list(request):
 def site_detail(request, pk):
     """A configured site, and the price list of a reservation on it (thesis §5.2)."""
     site = get_object_or_404(Site.objects.select_related("trace"), pk=pk)
-    form = QuoteForm(request.GET or None, site=site)
-    quote = None
-    if request.GET and form.is_valid():
+    asks_quote = "n" in request.GET
+    asks_prediction = "p-n" in request.GET
+    form = QuoteForm(request.GET if asks_quote else None, site=site)
+    predict_form = PredictForm(request.GET if asks_prediction else None, site=site)
+    quote = prediction = None
+    if asks_prediction and predict_form.is_valid():
+        data = predict_form.cleaned_data
+        try:
+            prediction = site_start_prediction(
+                site=site, n=data["n"], req_time=max(1, round(data["hours"] * 3600)),
+                at_hours=data["at"],
+            )  # fmt: skip
+        except ValidationError as exc:
+            _add_errors(predict_form, exc, "n")
+    if asks_quote and form.is_valid():
         data = form.cleaned_data
         try:
             quote = site_quote(
@@ -468,4 +481,14 @@ def site_detail(request, pk):
             )  # fmt: skip
         except ValidationError as exc:
             _add_errors(form, exc, "n")
-    return render(request, "sites/detail.html", {"site": site, "form": form, "quote": quote})
+    return render(
+        request,
+        "sites/detail.html",
+        {
+            "site": site,
+            "form": form,
+            "quote": quote,
+            "predict_form": predict_form,
+            "prediction": prediction,
+        },
+    )

@@ -292,3 +292,11 @@ def test_a_site_quotes_a_reservation(live_server, priced_site, page):
     assert "0" in prices  # the list always holds a start at price 0
     assert non_blank_pixels(page, "#chart-price-vs-start canvas") > 200
     assert "α = 1" in page.inner_text("#quote-choices")
+    # and the other way in: submit best effort — when would it start?
+    page.fill("#id_p-n", "8")
+    page.fill("#id_p-hours", "1")
+    page.fill("#id_p-at", "48")
+    page.click("#predict-form button[type=submit]")
+    page.wait_for_selector("#chart-start-probability canvas")
+    assert page.locator("#table-start-quantiles tbody tr").count() == 4
+    assert non_blank_pixels(page, "#chart-start-probability canvas") > 200

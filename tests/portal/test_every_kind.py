@@ -47,6 +47,7 @@ SMALL = {
         "figure7": False,
     },
     "slot-advertisement": {"days": 2.0, "interval_hours": 6.0},
+    "virtual-reservations": {"days": 2, "warmup_days": 1},
     "usage-policy": {"jobs": 60, "duration": 600},
 }
 KINDS = [k.name for k in catalogue.kinds()]

@@ -71,3 +71,32 @@ def test_the_site_page_shows_the_price_list(client, alice, site):
     assert b'id="quote-data"' in page.content
     page = client.get(f"/sites/{site.pk}/", {"n": 100, "hours": 1, "at": 12})
     assert page.context["quote"] is None and page.context["form"].errors["n"]
+
+
+def test_start_prediction_over_rest(alice, site):
+    api = APIClient()
+    api.force_authenticate(alice)
+    url = f"/api/sites/{site.pk}/predict/"
+    resp = api.get(url, {"n": 8, "req_time": 3600, "at": 48})
+    assert resp.status_code == 200, resp.content
+    body = resp.json()
+    quantiles = [q["quantile"] for q in body["quantiles"]]
+    assert quantiles == [0.25, 0.5, 0.75, 0.95]
+    bounds = [q["start_h"] for q in body["quantiles"] if q["defined"]]
+    assert bounds == sorted(bounds) and all(b >= 0 for b in bounds)  # quantile bounds rise
+    assert body["summary"]["history_total"] > 0
+    probs = [p[1] for p in body["charts"][0]["series"][0]["points"]]
+    assert probs == sorted(probs) and all(0 <= p <= 1 for p in probs)
+    assert api.get(url, {"n": 65, "req_time": 60}).status_code == 400
+    bad = api.get(url, {"n": 4, "req_time": 0})
+    assert bad.status_code == 400 and "req_time" in bad.json()
+    bad = api.get(url, {"n": 4, "req_time": 60, "at": 1e6})
+    assert bad.status_code == 400 and "at" in bad.json()
+
+
+def test_the_site_page_predicts_a_start(client, alice, site):
+    client.force_login(alice)
+    page = client.get(f"/sites/{site.pk}/", {"p-n": 8, "p-hours": 1, "p-at": 48})
+    assert page.status_code == 200
+    assert page.context["prediction"]["quantiles"] and page.context["quote"] is None
+    assert b'id="predict-data"' in page.content

@@ -139,3 +139,17 @@ class QuoteRequestSerializer(serializers.Serializer):
     estimates = serializers.ChoiceField(
         choices=["auto", "accurate", "requested"], default="auto", required=False
     )
+
+
+class PredictRequestSerializer(serializers.Serializer):
+    """A job to predict the start of: ``n`` processors asking ``req_time`` seconds, submitted
+    ``at`` hours into the site's trace."""
+
+    n = serializers.IntegerField(min_value=1, max_value=10_000_000)
+    req_time = serializers.IntegerField(min_value=1, max_value=10**9, help_text="seconds")
+    at = serializers.FloatField(
+        min_value=0, max_value=1e7, default=24.0, help_text="hours into the site's trace"
+    )
+    estimates = serializers.ChoiceField(
+        choices=["auto", "accurate", "requested"], default="auto", required=False
+    )

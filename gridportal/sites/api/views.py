@@ -7,9 +7,10 @@ from rest_framework.response import Response
 from gridportal.ids import ID_REGEX
 
 from ..models import Group, Site, UsagePolicy, VirtualOrganization
-from ..services import configuration_warnings, site_quote
+from ..services import configuration_warnings, site_quote, site_start_prediction
 from .serializers import (
     GroupSerializer,
+    PredictRequestSerializer,
     QuoteRequestSerializer,
     SiteSerializer,
     UsagePolicySerializer,
@@ -55,6 +56,27 @@ class SiteViewSet(ConfigViewSet):
             body = site_quote(
                 site=site, n=data["n"], duration=data["duration"], at_hours=data["at"],
                 s_min_hours=data.get("s_min"), estimates=data.get("estimates"),
+            )  # fmt: skip
+        except ValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from None
+        return Response(body)
+
+    @extend_schema(
+        parameters=[PredictRequestSerializer],
+        responses={200: OpenApiResponse(description="predicted start quantiles"), 400: None},
+    )
+    @action(detail=True, methods=["get"], permission_classes=[permissions.IsAuthenticated])
+    def predict(self, request, pk=None):
+        """When would a job start on this site? Upper bounds on the quantiles of its start
+        (QBETS-like, from the waits of the jobs the site has run so far; thesis ch. 6)."""
+        site = self.get_object()
+        params = PredictRequestSerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        data = params.validated_data
+        try:
+            body = site_start_prediction(
+                site=site, n=data["n"], req_time=data["req_time"], at_hours=data["at"],
+                estimates=data.get("estimates"),
             )  # fmt: skip
         except ValidationError as exc:
             raise serializers.ValidationError(exc.message_dict) from None
