@@ -9,6 +9,7 @@ from gridportal.inputs.api.views import TraceViewSet, WorkflowViewSet
 from gridportal.sites.api.views import (
     GroupViewSet,
     SiteViewSet,
+    TopologyViewSet,
     UsagePolicyViewSet,
     VirtualOrganizationViewSet,
 )
@@ -23,6 +24,7 @@ router.register("sites", SiteViewSet, basename="site")
 router.register("vos", VirtualOrganizationViewSet, basename="vo")
 router.register("groups", GroupViewSet, basename="group")
 router.register("policies", UsagePolicyViewSet, basename="policy")
+router.register("topologies", TopologyViewSet, basename="topology")
 
 urlpatterns = [
     path("admin/", admin.site.urls),

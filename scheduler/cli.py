@@ -2,7 +2,8 @@
 
     python -m scheduler kinds
     python -m scheduler run KIND [--params P.json] [--preset NAME] [--trace FILE]...
-                                 [--workflow FILE]... [--policies FILE] [--seed N]
+                                 [--workflow FILE]... [--policies FILE] [--topology FILE]
+                                 [--seed N]
                                  --out RESULT.json
     python -m scheduler generate-trace --model lublin99 --jobs N --procs P --seed S --out X.swf
     python -m scheduler workflow-info FILE            (JSON: tasks, edges, levels, critical_path,
@@ -64,6 +65,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         "traces": args.trace or [],
         "workflows": args.workflow or [],
         "policies": [args.policies] if args.policies else [],
+        "topology": [args.topology] if args.topology else [],
     }
     experiments.base.check_inputs(kind, paths)
     specs = {spec.name: spec for spec in kind.inputs}
@@ -110,6 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trace", action="append", help="SWF trace (plain or .gz); repeatable")
     p.add_argument("--workflow", action="append", help="workflow file; repeatable")
     p.add_argument("--policies", help="usage-policy document (JSON: sites, VOs, policies)")
+    p.add_argument("--topology", help="co-allocation topology document (JSON: sites, links)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", required=True, help="where to write the Result JSON")
     p.add_argument("-v", "--verbose", action="store_true", help="print progress to stderr")

@@ -33,7 +33,23 @@ def load_trace(
     return read_swf(source, name=name, max_bytes=max_bytes)
 
 
-INPUT_LOADERS = {"trace": load_trace, "workflow": load_workflow, "policies": load_policy_file}
+def load_topology_input(source: Any, **_: Any) -> dict[str, Any]:
+    """A co-allocation topology document (a dict, or a JSON file), validated; raises
+    ``TopologyError`` naming the JSON path.  Kinds receive the document itself."""
+    from .coallocation import load_topology, load_topology_file, topology_as_json
+
+    if isinstance(source, dict):
+        load_topology(source)
+        return source
+    return topology_as_json(load_topology_file(source))
+
+
+INPUT_LOADERS = {
+    "trace": load_trace,
+    "workflow": load_workflow,
+    "policies": load_policy_file,
+    "topology": load_topology_input,
+}
 
 
 def load_input(kind: str, source: str | Path, **options: Any) -> Any:

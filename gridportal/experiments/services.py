@@ -28,18 +28,33 @@ MAX_SEED = 2**31 - 1
 @dataclass(frozen=True)
 class RunInputs:
     """What a run reads: stored traces and workflows, and configuration documents (policy
-    documents) that are copied into the run's snapshot."""
+    documents, co-allocation topologies) that are copied into the run's snapshot."""
 
     traces: tuple = ()
     workflows: tuple = ()
     policies: tuple = ()
+    topologies: tuple = ()
 
     @classmethod
-    def of(cls, traces=(), workflows=(), policies=()) -> RunInputs:
-        return cls(tuple(traces), tuple(workflows), tuple(policies))
+    def of(cls, traces=(), workflows=(), policies=(), topologies=()) -> RunInputs:
+        return cls(tuple(traces), tuple(workflows), tuple(policies), tuple(topologies))
 
     def by_kind(self) -> dict[str, tuple]:
-        return {"trace": self.traces, "workflow": self.workflows, "policies": self.policies}
+        return {
+            "trace": self.traces,
+            "workflow": self.workflows,
+            "policies": self.policies,
+            "topology": self.topologies,
+        }
+
+    def snapshot(self) -> dict[str, list]:
+        """The configuration documents, as stored with the run (later edits never change it)."""
+        out: dict[str, list] = {}
+        if self.policies:
+            out["policies"] = list(self.policies)
+        if self.topologies:
+            out["topology"] = list(self.topologies)
+        return out
 
     def for_kind(self, spec: catalogue.ExperimentKind) -> dict[str, list]:
         """Inputs by the kind's input names; inputs of a kind it does not declare are errors."""
@@ -53,14 +68,17 @@ class RunInputs:
         return {i.name: list(given.get(i.kind, ())) for i in spec.inputs}
 
     def identity(self) -> dict[str, Any]:
-        return {
+        out = {
             "traces": [t.sha256 for t in self.traces],
             "workflows": [w.sha256 for w in self.workflows],
             "policies": list(self.policies),
         }
+        if self.topologies:  # (absent otherwise: earlier runs keep their fingerprints)
+            out["topologies"] = list(self.topologies)
+        return out
 
 
-FIELD = {"trace": "traces", "workflow": "workflows", "policies": "policies"}
+FIELD = {"trace": "traces", "workflow": "workflows", "policies": "policies", "topology": "topology"}
 
 
 def validate_run(
@@ -89,6 +107,11 @@ def validate_run(
             load_input("policies", doc)
         except ValueError as exc:
             raise ValidationError({"policies": [str(exc)]}) from None
+    for doc in inputs.topologies:
+        try:
+            load_input("topology", doc)
+        except ValueError as exc:
+            raise ValidationError({"topology": [str(exc)]}) from None
     if not isinstance(seed, int) or seed < 0 or seed > MAX_SEED:
         raise ValidationError({"seed": [f"must be an integer in 0..{MAX_SEED}"]})
     return spec, clean
@@ -117,7 +140,7 @@ def experiment_new(
         params=clean,
         seed=seed,
         name=name[:200],
-        snapshot={"policies": list(inputs.policies)} if inputs.policies else {},
+        snapshot=inputs.snapshot(),
         fingerprint=run_fingerprint(kind=kind, params=clean, seed=seed, inputs=inputs),
     )
     exp.traces.set(inputs.traces)
@@ -133,11 +156,12 @@ def experiment_create(
     traces=(),
     workflows=(),
     policies=(),
+    topologies=(),
     seed: int = 0,
     name: str = "",
 ) -> Experiment:
     """Validate against the kind's schema, save as queued, enqueue after commit."""
-    inputs = RunInputs.of(traces, workflows, policies)
+    inputs = RunInputs.of(traces, workflows, policies, topologies)
     with transaction.atomic():
         exp = experiment_new(
             owner=owner, kind=kind, params=params, inputs=inputs, seed=seed, name=name
@@ -149,7 +173,10 @@ def experiment_create(
 def run_inputs_of(exp) -> RunInputs:
     """The inputs of a stored run (or sweep): same traces, workflows and snapshot."""
     return RunInputs.of(
-        exp.traces.order_by("id"), exp.workflows.order_by("id"), exp.snapshot.get("policies", ())
+        exp.traces.order_by("id"),
+        exp.workflows.order_by("id"),
+        exp.snapshot.get("policies", ()),
+        exp.snapshot.get("topology", ()),
     )
 
 
@@ -170,6 +197,7 @@ def experiment_clone(
         traces=inputs.traces,
         workflows=inputs.workflows,
         policies=inputs.policies,
+        topologies=inputs.topologies,
         seed=experiment.seed if seed is None else seed,
         name=name if name is not None else f"{experiment} (copy)",
     )
@@ -205,6 +233,7 @@ def _inputs_for(exp: Experiment) -> dict[str, list[Any]]:
         [trace_open(t) for t in stored.traces],
         [workflow_open(w) for w in stored.workflows],
         [load_input("policies", doc) for doc in stored.policies],
+        list(stored.topologies),  # the kind reads the (validated) document itself
     )
     return loaded.for_kind(catalogue.get_kind(exp.kind))
 

@@ -105,13 +105,14 @@ def sweep_create(
     traces=(),
     workflows=(),
     policies=(),
+    topologies=(),
     seed: int = 0,
     vary: Any,
     repetitions: int = 1,
     name: str = "",
 ) -> Sweep:
     """Validate the whole grid, save it, and enqueue the new runs as one Celery group."""
-    inputs = RunInputs.of(traces, workflows, policies)
+    inputs = RunInputs.of(traces, workflows, policies, topologies)
     spec, base = validate_run(kind=kind, params=params, inputs=inputs, seed=seed)
     vary = expand_vary(spec, vary)
     if not isinstance(repetitions, int) or repetitions < 1:
@@ -132,7 +133,7 @@ def sweep_create(
             vary=vary,
             repetitions=repetitions,
             name=name[:200],
-            snapshot={"policies": list(inputs.policies)} if inputs.policies else {},
+            snapshot=inputs.snapshot(),
         )
         sweep.traces.set(inputs.traces)
         sweep.workflows.set(inputs.workflows)

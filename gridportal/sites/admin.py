@@ -1,6 +1,6 @@
 from django.contrib import admin, messages
 
-from .models import Group, Site, UsagePolicy, VirtualOrganization
+from .models import Group, Site, Topology, UsagePolicy, VirtualOrganization
 from .services import configuration_warnings
 
 
@@ -57,3 +57,9 @@ class UsagePolicyAdmin(admin.ModelAdmin):
     def change_view(self, request, object_id, form_url="", extra_context=None):
         self._warn(request)
         return super().change_view(request, object_id, form_url, extra_context)
+
+
+@admin.register(Topology)
+class TopologyAdmin(admin.ModelAdmin):
+    list_display = ("name", "description")
+    search_fields = ("name", "description")

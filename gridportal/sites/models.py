@@ -175,3 +175,36 @@ class UsagePolicy(models.Model):
                 )
         if errors:
             raise ValidationError(errors)
+
+
+class Topology(models.Model):
+    """A co-allocation resource graph (SPEC §9, seed 001): compute sites, domain exchange
+    points and links with bandwidth and unit values, as the engine's topology document
+    (``scheduler.coallocation.topology``), validated whenever it is saved."""
+
+    name = models.SlugField(max_length=64, unique=True)
+    description = models.CharField(max_length=200, blank=True)
+    document = models.JSONField(
+        help_text='{"sites": [{"name", "domain", "cpus", "value"}], "exchange_points": '
+        '[{"name", "domains"}], "links": [{"between": [a, b], "bandwidth" (Gbps), "value"}]}'
+    )
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name_plural = "topologies"
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self) -> None:
+        from scheduler.coallocation import TopologyError, load_topology
+
+        try:
+            load_topology(self.document)
+        except TopologyError as exc:
+            raise ValidationError(
+                {"document": [f"{path}: {msg}" for path, msg in exc.errors.items()]}
+            ) from None
+
+    def site_names(self) -> list[str]:
+        return [s.get("name") for s in (self.document or {}).get("sites", [])]

@@ -166,3 +166,56 @@ def site_start_prediction(
             )
             del errors["policy"]
         raise ValidationError({k: [v] for k, v in errors.items()}) from None
+
+
+# Co-allocation topologies (seed 001) ------------------------------------------------------
+
+
+def topology_plan(*, topology, request: Any, options: dict[str, Any]) -> list[dict[str, Any]]:
+    """Ranked plans for one co-allocation request against ``topology`` (nothing reserved).
+    Raises ValidationError naming the field (``request.paths[0].between[1]``, …)."""
+    from scheduler.coallocation import plan_request
+
+    try:
+        return plan_request(topology.document, request, options)
+    except ValueError as exc:
+        errors = getattr(exc, "errors", None) or {"request": str(exc)}
+        raise ValidationError({k: [v] for k, v in errors.items()}) from None
+
+
+def topology_load(*, name: str, document: dict[str, Any], description: str = "") -> Any:
+    """Create or replace the topology ``name`` from a validated document."""
+    from .models import Topology
+
+    topology = Topology.objects.filter(name=name).first() or Topology(name=name)
+    topology.document = document
+    topology.description = description or document.get("title", "")[:200]
+    topology.full_clean()
+    topology.save()
+    return topology
+
+
+def topology_picture(topology) -> dict[str, Any]:
+    """Nodes (x, y in [0, 1]) and links of ``topology`` for the SVG drawn on the pages."""
+    from scheduler.coallocation import layout, load_topology
+
+    t = load_topology(topology.document)
+    pos = layout(t)
+    doc = topology.document
+    nodes = [
+        {"name": s["name"], "kind": "site", "domain": s.get("domain", ""),
+         "cpus": s.get("cpus"), "x": pos[s["name"]][0], "y": pos[s["name"]][1]}
+        for s in doc.get("sites", [])
+    ] + [
+        {"name": x["name"], "kind": "exchange", "domain": ",".join(x.get("domains", [])),
+         "cpus": None, "x": pos[x["name"]][0], "y": pos[x["name"]][1]}
+        for x in doc.get("exchange_points", [])
+    ]  # fmt: skip
+    links = [
+        {"a": ln["between"][0], "b": ln["between"][1], "bandwidth": ln.get("bandwidth"),
+         "value": ln.get("value"),
+         "x1": pos[ln["between"][0]][0], "y1": pos[ln["between"][0]][1],
+         "x2": pos[ln["between"][1]][0], "y2": pos[ln["between"][1]][1]}
+        for ln in doc.get("links", [])
+    ]  # fmt: skip
+    return {"nodes": nodes, "links": links}

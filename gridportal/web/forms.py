@@ -96,6 +96,13 @@ def input_field(spec: InputSpec, querysets: dict) -> forms.Field:
             label="use the configured sites and policies",
             help_text=spec.help or "copied into the run now, so later edits never change it",
         )
+    if spec.kind == "topology":
+        from gridportal.sites.models import Topology
+
+        return forms.ModelChoiceField(
+            queryset=Topology.objects.all(), required=required, label="topology",
+            help_text=(spec.help or "") + " — a configured topology, copied into the run now",
+        )  # fmt: skip
     queryset = querysets[spec.kind]
     label = spec.kind if spec.max == 1 else f"{spec.kind}s"
     if spec.max == 1:
@@ -189,13 +196,15 @@ def params_from_form(kind: ExperimentKind, cleaned: dict) -> dict:
 
 def inputs_from_form(kind: ExperimentKind, cleaned: dict) -> dict[str, list]:
     """``traces``, ``workflows`` and ``policies`` keyword arguments for the services."""
-    out: dict[str, list] = {"traces": [], "workflows": [], "policies": []}
+    out: dict[str, list] = {"traces": [], "workflows": [], "policies": [], "topologies": []}
     for spec in kind.inputs:
         value = cleaned.get(spec.name)
         if not value:
             continue
         if spec.kind == "policies":
             out["policies"].append(policy_document())
+        elif spec.kind == "topology":
+            out["topologies"].append(value.document)
         else:
             out[f"{spec.kind}s"].extend(value if spec.max != 1 else [value])
     return out
@@ -250,3 +259,53 @@ class PredictForm(forms.Form):
         if site is not None:
             self.fields["n"].validators.append(MaxValueValidator(site.processors))
             self.fields["n"].widget.attrs["max"] = site.processors
+
+
+class PlanForm(forms.Form):
+    """A co-allocation request to plan against a topology (seed 001)."""
+
+    request = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 7, "cols": 70, "spellcheck": "false"}),
+        label="request (JSON)",
+        help_text='Sites with CPUs, paths with bandwidth (Gbps), and a frame: exact {"start", '
+        '"end"} or a range {"earliest_start", "latest_start", "duration"} (seconds).',
+    )
+    option = forms.ChoiceField(label="rank plans by", initial="earliest")
+    admin = forms.ChoiceField(label="administrator option", initial="none")
+    priority = forms.ChoiceField(
+        choices=[("normal", "normal"), ("low", "low (sees half the resources)")],
+        initial="normal",
+    )
+    frames = forms.IntegerField(label="time frames N", min_value=1, max_value=100, initial=10)
+
+    def __init__(self, *args, topology=None, **kwargs):
+        from scheduler.coallocation import ADMIN_OPTIONS, USER_OPTIONS
+
+        super().__init__(*args, **kwargs)
+        self.fields["option"].choices = [(o, o) for o in USER_OPTIONS]
+        self.fields["admin"].choices = [(o, o) for o in ADMIN_OPTIONS]
+        if topology is not None and not self.is_bound:
+            self.initial["request"] = example_request(topology)
+
+    def clean_request(self):
+        import json
+
+        text = self.cleaned_data["request"]
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise forms.ValidationError(
+                f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+            ) from None
+
+
+def example_request(topology) -> str:
+    """A request of 2 sites × 4 CPUs and 1 Gbps between them, within the next 3 hours."""
+    import json
+
+    doc = {
+        "sites": [{"name": "A", "cpus": 4}, {"name": "B", "cpus": 4}],
+        "paths": [{"between": ["A", "B"], "bandwidth": 1}],
+        "frame": {"earliest_start": 0, "latest_start": 7200, "duration": 3600},
+    }
+    return json.dumps(doc, indent=1)

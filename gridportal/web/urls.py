@@ -25,6 +25,7 @@ urlpatterns = [
     path("experiments/<id:pk>/delete/", views.experiment_delete_view, name="experiment-delete"),
     path("sites/", views.site_list, name="site-list"),
     path("sites/<id:pk>/", views.site_detail, name="site-detail"),
+    path("sites/topologies/<id:pk>/", views.topology_detail, name="topology-detail"),
     path("sweeps/", views.sweep_list, name="sweep-list"),
     path("sweeps/<id:pk>/", views.sweep_detail, name="sweep-detail"),
     path("sweeps/<id:pk>/cancel/", views.sweep_cancel_view, name="sweep-cancel"),

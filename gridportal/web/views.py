@@ -26,11 +26,17 @@ from gridportal.inputs.models import Trace, Workflow
 from gridportal.inputs.selectors import usable_traces
 from gridportal.inputs.services import trace_create, workflow_create, workflow_generate
 from gridportal.ownership import visible_to
-from gridportal.sites.models import Site
-from gridportal.sites.services import site_quote, site_start_prediction
+from gridportal.sites.models import Site, Topology
+from gridportal.sites.services import (
+    site_quote,
+    site_start_prediction,
+    topology_picture,
+    topology_plan,
+)
 from scheduler import experiments as catalogue
 
 from .forms import (
+    PlanForm,
     PredictForm,
     QuoteForm,
     TraceUploadForm,
@@ -248,6 +254,11 @@ def _initial_from(request, kind) -> dict:
             if spec.kind == "policies":
                 initial[spec.name] = bool(source.snapshot.get("policies"))
                 continue
+            if spec.kind == "topology":  # the configured topology whose document it copied
+                docs = source.snapshot.get("topology") or [None]
+                match = [t.pk for t in Topology.objects.all() if t.document == docs[0]]
+                initial[spec.name] = match[0] if match else None
+                continue
             ids = stored.get(spec.kind, [])
             initial[spec.name] = (ids[0] if ids else None) if spec.max == 1 else ids
     return initial
@@ -450,7 +461,37 @@ def experiment_cancel_view(request, pk: int):
 
 @login_required
 def site_list(request):
-    return render(request, "sites/list.html", {"sites": Site.objects.select_related("trace")})
+    return render(
+        request,
+        "sites/list.html",
+        {"sites": Site.objects.select_related("trace"), "topologies": Topology.objects.all()},
+    )
+
+
+@login_required
+def topology_detail(request, pk):
+    """A co-allocation topology drawn as a graph, and a planner for one request (seed 001)."""
+    topology = get_object_or_404(Topology, pk=pk)
+    form = PlanForm(request.POST or None, topology=topology)
+    plans = None
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        options = {"option": data["option"], "admin": data["admin"],
+                   "priority": data["priority"], "frames": data["frames"]}  # fmt: skip
+        try:
+            plans = topology_plan(topology=topology, request=data["request"], options=options)
+        except ValidationError as exc:
+            _add_errors(form, exc, "request")
+        else:
+            for p in plans:
+                p["frame"]["start_min"] = p["frame"]["start"] / 60
+                p["frame"]["end_min"] = p["frame"]["end"] / 60
+    return render(
+        request,
+        "sites/topology.html",
+        {"topology": topology, "picture": topology_picture(topology), "form": form,
+         "plans": plans},
+    )  # fmt: skip
 
 
 @login_required
@@ -490,5 +531,10 @@ def site_detail(request, pk):
             "quote": quote,
             "predict_form": predict_form,
             "prediction": prediction,
+            "pictures": [
+                (t, topology_picture(t))
+                for t in Topology.objects.all()
+                if site.name in t.site_names()
+            ],
         },
     )

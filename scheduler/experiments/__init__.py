@@ -13,6 +13,7 @@ from .base import (
     run_experiment,
 )
 from .cluster_sim import ClusterSim  # noqa: F401  (registers the kind)
+from .coallocation import Coallocation  # noqa: F401  (registers the kind)
 from .greedy_provisioning import GreedyProvisioning  # noqa: F401  (registers the kind)
 from .malleability import Malleability  # noqa: F401  (registers the kind)
 from .pricing import Pricing  # noqa: F401  (registers the kind)

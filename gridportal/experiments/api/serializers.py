@@ -42,6 +42,26 @@ class PoliciesField(serializers.JSONField):
         raise serializers.ValidationError('give "configured" or a policy document object')
 
 
+class TopologyField(serializers.JSONField):
+    """The name of a configured co-allocation topology (its document is copied now) or a
+    topology document object."""
+
+    def to_internal_value(self, data):
+        from gridportal.sites.models import Topology
+
+        value = super().to_internal_value(data)
+        if value in (None, "", []):
+            return []
+        if isinstance(value, str):
+            found = Topology.objects.filter(name=value).first()
+            if found is None:
+                raise serializers.ValidationError(f"no configured topology named {value!r}")
+            return [found.document]
+        if isinstance(value, dict):
+            return [value]
+        raise serializers.ValidationError("give a configured topology's name or a document")
+
+
 class JSONObjectField(serializers.JSONField):
     """A JSON object (parameters): anything else is "must be a JSON object"."""
 
@@ -63,6 +83,7 @@ class RunSpecFields(serializers.Serializer):
     traces = OwnedTraceField(many=True, required=False)
     workflows = OwnedWorkflowField(many=True, required=False)
     policies = PoliciesField(required=False, write_only=True, default=list)
+    topology = TopologyField(required=False, write_only=True, default=list)
 
     FIELDS = [
         "id",
@@ -73,6 +94,7 @@ class RunSpecFields(serializers.Serializer):
         "traces",
         "workflows",
         "policies",
+        "topology",
         "snapshot",
         "owner",
     ]
@@ -82,6 +104,7 @@ class RunSpecFields(serializers.Serializer):
             "traces": data.get("traces", []),
             "workflows": data.get("workflows", []),
             "policies": data.get("policies", []),
+            "topologies": data.get("topology", []),
         }
 
 

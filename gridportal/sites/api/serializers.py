@@ -1,7 +1,7 @@
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
-from ..models import Group, Site, UsagePolicy, VirtualOrganization
+from ..models import Group, Site, Topology, UsagePolicy, VirtualOrganization
 
 
 class SiteSerializer(serializers.ModelSerializer):
@@ -153,3 +153,30 @@ class PredictRequestSerializer(serializers.Serializer):
     estimates = serializers.ChoiceField(
         choices=["auto", "accurate", "requested"], default="auto", required=False
     )
+
+
+class TopologySerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Topology
+        fields = ["id", "name", "description", "document"]
+
+    def validate(self, attrs):
+        instance = Topology(**{**({} if self.instance is None else {
+            "name": self.instance.name, "document": self.instance.document,
+        }), **attrs})  # fmt: skip
+        try:
+            instance.clean()
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from None
+        return attrs
+
+
+class PlanRequestSerializer(serializers.Serializer):
+    """One co-allocation request to plan against a topology (seed 001): ``request`` is the
+    engine's request document, ``options`` the user and administrator options."""
+
+    request = serializers.JSONField(
+        help_text='{"sites": [{"name", "cpus"}], "paths": [{"between": [a, b], "bandwidth"}], '
+        '"frame": {...}}'
+    )
+    options = serializers.JSONField(required=False, default=dict)

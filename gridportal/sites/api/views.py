@@ -6,13 +6,15 @@ from rest_framework.response import Response
 
 from gridportal.ids import ID_REGEX
 
-from ..models import Group, Site, UsagePolicy, VirtualOrganization
-from ..services import configuration_warnings, site_quote, site_start_prediction
+from ..models import Group, Site, Topology, UsagePolicy, VirtualOrganization
+from ..services import configuration_warnings, site_quote, site_start_prediction, topology_plan
 from .serializers import (
     GroupSerializer,
+    PlanRequestSerializer,
     PredictRequestSerializer,
     QuoteRequestSerializer,
     SiteSerializer,
+    TopologySerializer,
     UsagePolicySerializer,
     VirtualOrganizationSerializer,
 )
@@ -114,3 +116,32 @@ class UsagePolicyViewSet(ConfigViewSet):
 
     def update(self, request, *args, **kwargs):
         return self._with_warnings(super().update(request, *args, **kwargs))
+
+
+class TopologyViewSet(ConfigViewSet):
+    """Co-allocation topologies (seed 001): compute sites, exchange points, links."""
+
+    queryset = Topology.objects.all()
+    serializer_class = TopologySerializer
+    search_fields = ["name", "description"]
+
+    @extend_schema(
+        request=PlanRequestSerializer,
+        responses={200: OpenApiResponse(description="ranked plans, best first"), 400: None},
+    )
+    @action(detail=True, methods=["post"], permission_classes=[permissions.IsAuthenticated])
+    def plan(self, request, pk=None):
+        """Plan one co-allocation request against this topology (nothing reserved): the
+        0-1 IP per time frame, plans ranked by the user's option (seed 001 §3)."""
+        topology = self.get_object()
+        body = PlanRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        try:
+            plans = topology_plan(
+                topology=topology,
+                request=body.validated_data["request"],
+                options=body.validated_data.get("options") or {},
+            )
+        except ValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from None
+        return Response({"plans": plans, "feasible": bool(plans)})

@@ -1,0 +1,233 @@
+"""The GRC planner: N time frames, one 0-1 IP per frame, plans ranked (SPEC §9; seed 001
+"The Steps of Resource Co-allocation", steps 2i–2iv).
+
+2i   pick N equidistant starts in [EST, LST] (frames [s, s + D) covering [EST, LST + D]);
+2ii  read each frame's availability from the resource managers (:mod:`.manager`), halved for a
+     low-priority user (administrator option C);
+2iii solve the IP of each frame (:mod:`.ip`) with the objective weighted by the user option and
+     administrator options A/B (:mod:`.admin_options`); frames without a plan drop out (N' <= N);
+2iv  sort the N' plans by the user option.
+
+Frames whose availability and costs are identical give the same IP; it is solved once
+(``cache``).  A cheap necessary condition — the k-th largest request fits the k-th largest site
+— skips frames that cannot be feasible without calling the solver.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from .admin_options import ADMIN_OPTIONS, USER_OPTIONS, admin_site_weights, base_costs, halve
+from .ip import SOLVERS, build_ip, solve_ip
+from .manager import Managers
+from .requests import Request
+from .topology import MBPS_PER_GBPS, Topology
+
+__all__ = ["PlannerConfig", "Plan", "PlanningResult", "plan", "plan_as_json"]
+
+
+@dataclass(frozen=True)
+class PlannerConfig:
+    frames: int = 10
+    option: str = "earliest"
+    admin: str = "none"
+    domain_order: tuple[str, ...] = ()
+    p_max: int | None = 2  # constraint (11); None drops it
+    two_way: bool = True  # constraint (10)
+    tighten: bool = False  # valid inequalities of :func:`.ip.build_ip`
+    solver: str = "highs"
+    time_limit: float = 10.0
+    cache: bool = True
+    stop_at_first: bool = False  # with "earliest": the first feasible frame is the answer
+
+    def __post_init__(self) -> None:
+        if self.option not in USER_OPTIONS:
+            raise ValueError(f"option must be one of {', '.join(USER_OPTIONS)}")
+        if self.admin not in ADMIN_OPTIONS:
+            raise ValueError(f"admin must be one of {', '.join(ADMIN_OPTIONS)}")
+        if self.solver not in SOLVERS:
+            raise ValueError(f"solver must be one of {', '.join(SOLVERS)}")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One co-allocation plan for one frame."""
+
+    frame: int  # index of the frame among the N
+    start: int
+    end: int
+    mapping: tuple[int, ...]  # requested site j -> site index
+    routes: tuple[tuple[int, ...], ...]  # per requested path: node indices, source to sink
+    site_blocks: tuple[tuple[int, int], ...]  # (site index, cpus)
+    link_blocks: tuple[tuple[int, int], ...]  # (link index, mbps), summed over paths
+    price: float  # topology unit values x amounts x hours
+    objective: float  # the IP's optimum under the option's weights
+    quality: float  # Σ amount / quality (lower is better)
+    optimal: bool
+    solve_seconds: float
+
+
+@dataclass
+class PlanningResult:
+    plans: list[Plan]
+    seconds: float = 0.0  # wall time of the whole planning (steps 2i–2iv)
+    solves: int = 0  # IPs handed to the solver
+    skipped: int = 0  # frames found infeasible without the solver
+    timeouts: int = 0
+    solve_seconds: list[float] = field(default_factory=list)
+
+
+def _fits(rc: list[int], wc: list[int]) -> bool:
+    """Necessary (and, for sites alone, sufficient) condition for (4)–(6)."""
+    if len(rc) > len(wc):
+        return False
+    big = sorted(wc, reverse=True)
+    return all(w >= r for r, w in zip(sorted(rc, reverse=True), big, strict=False))
+
+
+def _walk(arcs: tuple[tuple[int, int], ...], src: int, dst: int) -> tuple[int, ...]:
+    """The simple path src → dst inside the chosen arcs (flow conservation guarantees one;
+    zero-cost cycles the solver may add are short-cut)."""
+    out: dict[int, list[int]] = {}
+    for u, v in arcs:
+        out.setdefault(u, []).append(v)
+    walk = [src]
+    node = src
+    while node != dst:
+        node = out[node].pop()
+        if node in walk:  # a cycle: cut it
+            del walk[walk.index(node) + 1 :]
+        else:
+            walk.append(node)
+    return tuple(walk)
+
+
+def plan(
+    topology: Topology,
+    request: Request,
+    managers: Managers,
+    config: PlannerConfig = PlannerConfig(),
+    *,
+    low_priority: bool = False,
+) -> PlanningResult:
+    """Plans for ``request`` against the managers' current availability, best first."""
+    t0 = time.perf_counter()
+    result = PlanningResult([])
+    d = request.frame.duration
+    rc = [s.cpus for s in request.sites]
+    paths = [(p.a, p.b, p.mbps) for p in request.paths]
+    n_sites = len(topology.sites)
+    node = topology.node_index
+    links = [(node[ln.a], node[ln.b]) for ln in topology.links]
+    link_of = {}
+    for k, (a, b) in enumerate(links):
+        link_of[a, b] = link_of[b, a] = k
+    site_cost, link_cost = base_costs(topology, config.option)
+    price_site = [s.value for s in topology.sites]
+    price_link = [ln.value for ln in topology.links]
+    q_site = [1.0 / s.quality for s in topology.sites]
+    q_link = [1.0 / ln.quality for ln in topology.links]
+    cache: dict[tuple, Any] = {}
+    for f, start in enumerate(request.frame.starts(config.frames)):
+        wc, wb = managers.availability(start, start + d)
+        if low_priority:
+            wc, wb = halve(wc), halve(wb)
+        if not _fits(rc, wc):
+            result.skipped += 1
+            continue
+        weights = admin_site_weights(topology, config.admin, wc, config.domain_order)
+        costs = (
+            site_cost
+            if weights is None
+            else [c * w for c, w in zip(site_cost, weights, strict=True)]
+        )
+        key = (tuple(wc), tuple(wb), tuple(costs))
+        if config.cache and key in cache:
+            sol = cache[key]
+        else:
+            ip = build_ip(
+                len(topology.nodes), n_sites, links, wc, wb, costs, link_cost, rc, paths,
+                two_way=config.two_way, p_max=config.p_max, tighten=config.tighten,
+            )  # fmt: skip
+            if ip is None:
+                sol = None
+                result.skipped += 1
+            else:
+                sol, secs, timed_out = solve_ip(
+                    ip, len(paths), solver=config.solver, time_limit=config.time_limit
+                )
+                result.solves += 1
+                result.solve_seconds.append(secs)
+                result.timeouts += int(timed_out)
+            cache[key] = sol
+        if sol is None:
+            continue
+        routes = tuple(
+            _walk(sol.arcs[l_idx], sol.mapping[o], sol.mapping[p]) if rb > 0 else ()
+            for l_idx, (o, p, rb) in enumerate(paths)
+        )
+        use: dict[int, int] = {}
+        for (_, _, rb), route in zip(paths, routes, strict=True):
+            for u, v in zip(route, route[1:], strict=False):
+                k = link_of[u, v]
+                use[k] = use.get(k, 0) + rb
+        site_blocks = tuple((sol.mapping[j], rc[j]) for j in range(len(rc)))
+        link_blocks = tuple(sorted(use.items()))
+        hours = d / 3600.0
+        gb = MBPS_PER_GBPS
+        price = hours * (
+            sum(price_site[i] * n for i, n in site_blocks)
+            + sum(price_link[k] * m / gb for k, m in link_blocks)
+        )
+        quality = sum(q_site[i] * n for i, n in site_blocks) + sum(
+            q_link[k] * m / gb for k, m in link_blocks
+        )
+        result.plans.append(
+            Plan(
+                f, start, start + d, sol.mapping, routes, site_blocks, link_blocks,
+                round(price, 6), round(sol.objective, 6), round(quality, 6), sol.optimal,
+                result.solve_seconds[-1] if result.solve_seconds else 0.0,
+            )
+        )  # fmt: skip
+        if config.stop_at_first and config.option == "earliest":
+            break
+    result.plans.sort(key=_rank_key(config.option))
+    result.seconds = time.perf_counter() - t0
+    return result
+
+
+def _rank_key(option: str):
+    if option == "cheapest":
+        return lambda p: (p.price, p.start)
+    if option == "quality":
+        return lambda p: (p.quality, p.start)
+    return lambda p: (p.start, p.objective)
+
+
+def plan_as_json(t: Topology, r: Request, p: Plan) -> dict[str, Any]:
+    """A plan as the REST endpoint returns it (names, not indices; bandwidth in Gbps)."""
+    nodes = t.nodes
+    return {
+        "frame": {"index": p.frame, "start": p.start, "end": p.end},
+        "sites": {r.sites[j].name: t.sites[i].name for j, i in enumerate(p.mapping)},
+        "cpus": {t.sites[i].name: n for i, n in p.site_blocks},
+        "paths": [
+            {
+                "between": [r.sites[rp.a].name, r.sites[rp.b].name],
+                "bandwidth": rp.mbps / MBPS_PER_GBPS,
+                "route": [nodes[n] for n in route],
+            }
+            for rp, route in zip(r.paths, p.routes, strict=True)
+        ],
+        "links": [
+            {"between": [t.links[k].a, t.links[k].b], "bandwidth": m / MBPS_PER_GBPS}
+            for k, m in p.link_blocks
+        ],
+        "price": p.price,
+        "objective": p.objective,
+        "quality": p.quality,
+        "optimal": p.optimal,
+        "solve_seconds": round(p.solve_seconds, 6),
+    }

@@ -1,0 +1,289 @@
+"""Experiment kind ``coallocation``: advance-reservation co-allocation of sites and bandwidth
+(SPEC §9, seed 001 — Takefusa et al., "Comparison of Co-allocation Success Ratios",
+"Comparison of service levels", "Comparison of Resource Utilizations with administrator
+options (A) and (B)", "Comparison of planning times").
+
+During a first day two users send Poisson requests (types 1–4, CPUs {1, 2, 4, 8} per site,
+1 Gbps per path, D ∈ {30, 60, 120} min, LST − EST + D = 3D) for the next day until the requested
+load reaches ``max_load``; the GRC plans each over N frames with the 0-1 IP and reserves the
+first plan all-or-nothing (:mod:`scheduler.coallocation`).  The same workload is replayed per
+scenario: normal; service levels (UserB low priority, option C); load balancing (A);
+preference by domain (B1); preference by CPU count (B2).
+
+Success ratio vs load is reported per 10 % bin of requested load (the ratio among the requests
+that brought the load from 40 to 50 %, …) and cumulatively.  Planning wall times are measured
+only with ``measure_time`` (they are the one non-deterministic output).
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+from typing import Any
+
+from ..coallocation.planner import PlannerConfig
+from ..coallocation.requests import SHAPES
+from ..coallocation.simulate import Outcome, SimResult, seed_workload, simulate
+from ..coallocation.topology import Topology, TopologyError, builtin_topologies, load_topology
+from .base import ExperimentKind, InputSpec, Preset, chart, register, series, table
+from .schema import Param, ParamError
+
+SCENARIOS = (
+    ("normal", "normal", "none", False),
+    ("service_levels", "service levels (UserB low priority)", "none", True),
+    ("load_balancing", "(A) load balancing", "A", False),
+    ("pref_domain", "(B1) preference by domain", "B-domain", False),
+    ("pref_cpus", "(B2) preference by # of CPUs", "B-cpus", False),
+)
+USERS = ("UserA", "UserB")
+
+
+def _r(x: float | None, digits: int = 4) -> float | None:
+    return None if x is None else round(float(x), digits)
+
+
+def _ratio(outs: list[Outcome]) -> float | None:
+    return sum(o.success for o in outs) / len(outs) if outs else None
+
+
+@register
+class Coallocation(ExperimentKind):
+    name = "coallocation"
+    title = "Co-allocation of compute sites and network bandwidth (advance reservation)"
+    description = (
+        "Plans co-allocation requests (CPUs at several sites and bandwidth between them, at "
+        "the same time) as a 0-1 integer program per candidate time frame, solved by HiGHS, "
+        "and reserves all or nothing; reports the success ratio vs requested load, per user "
+        "priority, site utilization under the administrator options and planning times."
+    )
+    reproduces = (
+        "seed 001 (Takefusa et al.): success ratios, service levels, administrator options "
+        "(A)/(B), planning times"
+    )
+    params = (
+        Param("topology", "choice", "seed001", choices=tuple(builtin_topologies()),
+              help="Built-in testbed used when no topology input is given."),
+        Param("max_load", "float", 100, min=1, max=300, label="requested load at the end (%)",
+              help="Requests arrive until the next day's requested CPU load reaches this."),
+        Param("day", "int", 86400, min=21600, max=7 * 86400, label="day length (s)",
+              help="Requests arrive over [0, day) for resources in [day, 2·day)."),
+        Param("shape", "choice", "star", choices=SHAPES, label="request shape",
+              help="Type t has t + 1 requested sites, joined as a star around the first site "
+              "or pairwise (mesh)."),
+        Param("frames", "int", 10, min=1, max=50, label="time frames N"),
+        Param("option", "choice", "earliest", choices=("earliest", "cheapest", "quality"),
+              label="user option"),
+        Param("p_max", "int", 2, min=0, max=100, label="P_max (0: no constraint (11))"),
+        Param("two_way", "bool", True, label="constraint (10): no two-way use of a link"),
+        Param("solver", "choice", "highs", choices=("highs", "scipy")),
+        Param("time_limit", "float", 5.0, min=0.1, max=60, label="IP time limit (s)"),
+        Param("solve_all_frames", "bool", False,
+              help="Solve the IP of every frame as the seed does; off, the user option "
+              "'earliest' stops at the first frame with a plan (the same plan is chosen)."),
+        Param("domain_order", "str", "",
+              help="Domain preference for (B1), comma-separated (default: topology order)."),
+        Param("normal", "bool", True, label="scenario: normal"),
+        Param("service_levels", "bool", True, label="scenario: service levels (C)"),
+        Param("load_balancing", "bool", False, label="scenario: (A) load balancing"),
+        Param("pref_domain", "bool", False, label="scenario: (B1) preference by domain"),
+        Param("pref_cpus", "bool", False, label="scenario: (B2) preference by CPUs"),
+        Param("measure_time", "bool", False, label="report planning wall times",
+              help="Wall times differ from run to run; off keeps the result deterministic."),
+    )  # fmt: skip
+    inputs = (
+        InputSpec("topology", "topology", 0, 1, "topology document; absent: the seed 001 testbed"),
+    )
+    presets = (
+        Preset(
+            "seed001-success-ratios",
+            "As in seed 001 'Comparison of Co-allocation Success Ratios' and 'Comparison of "
+            "service levels': normal vs UserB at low priority, load up to 100 %",
+            {"normal": True, "service_levels": True, "load_balancing": False,
+             "pref_domain": False, "pref_cpus": False},
+        ),
+        Preset(
+            "seed001-admin-options",
+            "As in seed 001 'Comparison of Resource Utilizations with administrator options "
+            "(A) and (B)': site utilization under load balancing and preference by domain "
+            "(N > S > U) and by # of CPUs",
+            {"normal": True, "service_levels": False, "load_balancing": True,
+             "pref_domain": True, "pref_cpus": True, "domain_order": "N,S,U"},
+        ),
+        Preset(
+            "seed001-planning-times",
+            "As in seed 001 'Comparison of planning times' (GLPK-st): every frame's IP solved, "
+            "P_max = 2, planning time per request measured",
+            {"normal": True, "service_levels": False, "solve_all_frames": True,
+             "measure_time": True, "p_max": 2, "two_way": True},
+        ),
+    )  # fmt: skip
+
+    def run(
+        self, params: dict[str, Any], inputs: dict[str, list[Any]], seed: int, progress
+    ) -> dict[str, Any]:
+        topology = self._topology(params, inputs)
+        order = tuple(d.strip() for d in params["domain_order"].split(",") if d.strip())
+        unknown = [d for d in order if d not in topology.domains]
+        if unknown:
+            raise ParamError(
+                {"domain_order": f"unknown domain {unknown[0]!r} "
+                 f"(known: {', '.join(topology.domains)})"}
+            )  # fmt: skip
+        chosen = [s for s in SCENARIOS if params[s[0]]]
+        if not chosen:
+            raise ParamError({"normal": "choose at least one scenario"})
+        day = params["day"]
+        rng = random.Random(seed)
+        requests = seed_workload(
+            topology, params["max_load"] / 100, rng, users=USERS, shape=params["shape"], day=day
+        )
+        if len(requests) > 20000:
+            raise ParamError({"max_load": f"{len(requests)} requests: lower the load or day"})
+        results: dict[str, SimResult] = {}
+        for n, (key, label, admin, sl) in enumerate(chosen):
+            config = PlannerConfig(
+                frames=params["frames"],
+                option=params["option"],
+                admin=admin,
+                domain_order=order,
+                p_max=params["p_max"] or None,
+                two_way=params["two_way"],
+                solver=params["solver"],
+                time_limit=params["time_limit"],
+                stop_at_first=not params["solve_all_frames"],
+            )
+
+            def tick(done: int, total: int, n: int = n, label: str = label) -> None:
+                if done % 20 == 0 or done == total:
+                    progress((n + done / max(total, 1)) / len(chosen) * 0.95, label)
+
+            results[key] = simulate(
+                topology, requests, config,
+                low_priority=frozenset({"UserB"}) if sl else frozenset(),
+                window=(day, 2 * day), on_request=tick,
+            )  # fmt: skip
+        body = _report(topology, params, chosen, results, len(requests))
+        progress(1.0, "done")
+        return body
+
+    @staticmethod
+    def _topology(params: dict[str, Any], inputs: dict[str, list[Any]]) -> Topology:
+        given = inputs.get("topology") or []
+        try:
+            if given:
+                return load_topology(given[0])
+            return load_topology(builtin_topologies()[params["topology"]])
+        except TopologyError as exc:
+            raise ParamError({"topology": str(exc)}) from None
+
+
+def _bins(outs: list[Outcome], edges: list[float]) -> list[tuple[float, float | None, float]]:
+    """Per bin ``(upper edge %, success ratio in the bin, cumulative ratio)``."""
+    out = []
+    lo = 0.0
+    for hi in edges:
+        inside = [o for o in outs if lo < o.load <= hi + 1e-12]
+        upto = [o for o in outs if o.load <= hi + 1e-12]
+        out.append((round(hi * 100, 6), _ratio(inside), _ratio(upto) or 0.0))
+        lo = hi
+    return out
+
+
+def _at(bins: list[tuple[float, float | None, float]], pct: float) -> float | None:
+    for hi, r, _ in bins:
+        if abs(hi - pct) < 1e-6:
+            return _r(r)
+    return None
+
+
+def _report(
+    topology: Topology,
+    params: dict[str, Any],
+    chosen: list[tuple[str, str, str, bool]],
+    results: dict[str, SimResult],
+    n_requests: int,
+) -> dict[str, Any]:
+    top = params["max_load"] / 100
+    edges = [round(top * k / 10, 10) for k in range(1, 11)]
+    summary: dict[str, Any] = {
+        "requests": n_requests,
+        "sites": len(topology.sites),
+        "links": len(topology.links),
+        "cpus": topology.total_cpus,
+    }
+    labels: dict[str, str] = {"requests": "requests", "cpus": "CPUs in the topology"}
+    success_series, sl_series, rows = [], [], []
+    util_series = []
+    for key, label, _, _ in chosen:
+        res = results[key]
+        outs = res.outcomes
+        bins = _bins(outs, edges)
+        summary[f"{key}_success"] = _r(_ratio(outs))
+        labels[f"{key}_success"] = f"success ratio, {label}"
+        for pct in (50, 80, 100):
+            summary[f"{key}_success_at_{pct}"] = _at(bins, pct)
+            labels[f"{key}_success_at_{pct}"] = (
+                f"success ratio in the bin ending at {pct} % load, {label}"
+            )
+        success_series.append(series(label, [[x, _r(r)] for x, r, _ in bins]))
+        for x, r, c in bins:
+            rows.append([label, "all", x, _r(r), _r(c)])
+        for user in USERS:
+            ub = _bins([o for o in outs if o.user == user], edges)
+            sl_series.append(series(f"{label}: {user}", [[x, _r(r)] for x, r, _ in ub]))
+            for x, r, c in ub:
+                rows.append([label, user, x, _r(r), _r(c)])
+            summary[f"{key}_{user}_at_100"] = _at(ub, 100)
+        a, b = res.window
+        busy = res.managers.site_busy_seconds(a, b)
+        util = [
+            bz / (s.cpus * (b - a)) if s.cpus else 0.0
+            for bz, s in zip(busy, topology.sites, strict=True)
+        ]
+        util_series.append(
+            series(label, [[s.name, _r(u)] for s, u in zip(topology.sites, util, strict=True)])
+        )
+        summary[f"{key}_utilization"] = _r(sum(busy) / (topology.total_cpus * (b - a)))
+        summary[f"{key}_ip_solves_per_request"] = _r(
+            statistics.mean(o.solves for o in outs) if outs else None
+        )
+        if params["measure_time"] and outs:
+            secs = [o.seconds for o in outs]
+            summary[f"{key}_planning_avg_s"] = _r(statistics.mean(secs), 6)
+            summary[f"{key}_planning_max_s"] = _r(max(secs), 6)
+            solves = [s for o in outs for s in o.solve_seconds]
+            if solves:
+                summary[f"{key}_ip_solve_avg_s"] = _r(statistics.mean(solves), 6)
+    charts = [
+        chart("success-vs-load", "line", "Co-allocation success ratio vs requested load",
+              x="requested load (%)", y="success ratio (per 10 % of load)", series=success_series),
+        chart("service-levels", "line", "Success ratio per user (UserB low priority in SL)",
+              x="requested load (%)", y="success ratio (per 10 % of load)", series=sl_series),
+        chart("site-utilization", "bar", "Site utilization on the reserved day per scenario",
+              x="site", y="CPU utilization", series=util_series),
+    ]  # fmt: skip
+    by_sites: dict[tuple[str, int], list[int]] = {}
+    for key, label, _, _ in chosen:
+        for o in results[key].outcomes:
+            by_sites.setdefault((label, o.sites), []).append(o.solves)
+    charts.append(
+        chart("ip-solves", "bar", "IPs solved per request by # of requested sites",
+              x="requested sites", y="IPs solved (mean)",
+              series=[series(label, [[str(k), _r(statistics.mean(by_sites[label, k]))]
+                                     for k in sorted(k for (lb, k) in by_sites if lb == label)])
+                      for _, label, _, _ in chosen])
+    )  # fmt: skip
+    if params["measure_time"]:
+        pts = []
+        for key, label, _, _ in chosen:
+            outs = results[key].outcomes
+            step = max(1, len(outs) // 1000)
+            pts.append(series(label, [[o.request, _r(o.seconds, 6)] for o in outs[::step]]))
+        charts.append(chart("planning-time", "scatter", "Planning time per request",
+                            x="request", y="planning time (s)", series=pts,
+                            y_scale="log"))  # fmt: skip
+    tables = [
+        table("success-ratios", "Success ratio per 10 % of requested load",
+              ["scenario", "user", "load (%)", "success ratio in bin", "cumulative"], rows),
+    ]  # fmt: skip
+    return {"summary": summary, "summary_labels": labels, "tables": tables, "charts": charts}

@@ -1,0 +1,294 @@
+"""The 0-1 IP per frame, the planner and all-or-nothing reservation (SPEC §9, seed 001).
+
+Hand-built graphs where the optimum is known, infeasible requests, all-or-nothing, admin
+options, and a cross-check of the IP's optimum against brute-force enumeration.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scheduler.coallocation import (
+    SEED001,
+    CoallocationFailed,
+    Managers,
+    PlannerConfig,
+    RequestError,
+    TopologyError,
+    load_topology,
+    parse_request,
+    plan,
+    plan_request,
+)
+from scheduler.coallocation.admin_options import cpu_weights, domain_weights
+
+
+def site(name, cpus, domain="D", value=1):
+    return {"name": name, "domain": domain, "cpus": cpus, "value": value}
+
+
+def link(a, b, gbps=1, value=1):
+    return {"between": [a, b], "bandwidth": gbps, "value": value}
+
+
+def req(sites, paths=(), frame=None):
+    return {
+        "sites": [{"name": n, "cpus": c} for n, c in sites],
+        "paths": [{"between": [a, b], "bandwidth": g} for a, b, g in paths],
+        "frame": frame or {"start": 0, "end": 3600},
+    }
+
+
+def test_path_must_go_through_the_exchange_point():
+    # a (domain P) and b (domain Q) only meet at X1; X2 is a dead end of P
+    topo = {
+        "sites": [site("a", 4, "P"), site("b", 4, "Q")],
+        "exchange_points": [
+            {"name": "X1", "domains": ["P", "Q"]},
+            {"name": "X2", "domains": ["P"]},
+        ],
+        "links": [link("a", "X1", 10, 3), link("b", "X1", 10, 3), link("a", "X2", 10, 1)],
+    }
+    plans = plan_request(topo, req([("r0", 2), ("r1", 2)], [("r0", "r1", 1)]))
+    best = plans[0]
+    route = best["paths"][0]["route"]
+    assert route in (["a", "X1", "b"], ["b", "X1", "a"])
+    # price over one hour: CPUs 2·1 + 2·1, bandwidth 1 Gbps on two links of value 3
+    assert best["price"] == pytest.approx(4 + 6)
+
+
+def test_a_site_too_small_is_not_chosen():
+    topo = {"sites": [site("big", 8), site("small", 2)], "links": [link("big", "small")]}
+    best = plan_request(topo, req([("r0", 1), ("r1", 4)], [("r0", "r1", 1)]))[0]
+    assert best["sites"] == {"r0": "small", "r1": "big"}
+
+
+def test_exhausted_link_sends_the_path_the_other_way():
+    doc = {
+        "sites": [site("a", 4), site("b", 4)],
+        "exchange_points": [{"name": "X", "domains": ["D"]}],
+        "links": [link("a", "b", 1, 1), link("a", "X", 1, 2), link("X", "b", 1, 2)],
+    }
+    t = load_topology(doc)
+    r = parse_request(req([("r0", 1), ("r1", 1)], [("r0", "r1", 1)]))
+    m = Managers(t)
+    first = plan(t, r, m).plans[0]
+    assert first.routes[0] in ((0, 1), (1, 0))  # direct: cost 1 < 2 + 2
+    direct = next(k for k, ln in enumerate(t.links) if {ln.a, ln.b} == {"a", "b"})
+    m.link_profiles[direct].reserve(0, 3600, 1000)  # someone took the direct link
+    second = plan(t, r, m).plans[0]
+    names = [t.nodes[n] for n in second.routes[0]]
+    assert names in (["a", "X", "b"], ["b", "X", "a"])
+    assert second.objective == pytest.approx(1 + 1 + 4)  # CPUs + 1 Gbps on two links of 2
+
+
+def test_infeasible_requests_give_no_plan():
+    topo = {"sites": [site("a", 4), site("b", 4)], "links": [link("a", "b", 1)]}
+    assert plan_request(topo, req([("r0", 1), ("r1", 1), ("r2", 1)])) == []  # 3 > 2 sites
+    assert plan_request(topo, req([("r0", 5), ("r1", 1)])) == []  # no site has 5 CPUs
+    assert plan_request(topo, req([("r0", 1), ("r1", 1)], [("r0", "r1", 2)])) == []  # 2 > 1 Gbps
+
+
+def test_range_frame_takes_the_earliest_free_frame():
+    t = load_topology({"sites": [site("a", 4), site("b", 4)], "links": [link("a", "b", 1)]})
+    m = Managers(t)
+    m.site_profiles[0].reserve(0, 2000, 4)  # a is full until 2000
+    # frames of 1000 s starting at 0, 1000, 2000, 3000 (N = 4 over [0, 3000])
+    frame = {"earliest_start": 0, "latest_start": 3000, "duration": 1000}
+    r = parse_request(req([("r0", 1), ("r1", 1)], [("r0", "r1", 1)], frame))
+    res = plan(t, r, m, PlannerConfig(frames=4))
+    assert [p.start for p in res.plans] == [2000, 3000]
+
+
+def test_all_or_nothing_leaves_nothing_behind():
+    t = load_topology(SEED001)
+    m = Managers(t)
+    before_sites = [p.copy() for p in m.site_profiles]
+    before_links = [p.copy() for p in m.link_profiles]
+    m.link_profiles[5].reserve(100, 200, 4500)  # only 500 Mbps left on link 5
+    taken = m.link_profiles[5].copy()
+    with pytest.raises(CoallocationFailed, match="link"):
+        m.reserve(0, 1000, ((0, 8), (3, 64)), ((0, 1000), (5, 1000)))
+    assert m.site_profiles == before_sites
+    assert m.link_profiles[:5] == before_links[:5] and m.link_profiles[5] == taken
+    assert m.reservations == {}
+    r = m.reserve(0, 1000, ((0, 8),), ((0, 1000),))
+    m.cancel(r.id)
+    assert m.site_profiles == before_sites
+
+
+def test_low_priority_user_sees_half():
+    topo = {"sites": [site("a", 8), site("b", 8)], "links": [link("a", "b", 1)]}
+    r = req([("r0", 5), ("r1", 1)])
+    assert plan_request(topo, r, {"priority": "normal"})
+    assert plan_request(topo, r, {"priority": "low"}) == []  # 8 // 2 = 4 < 5
+
+
+def test_cheapest_and_quality_options():
+    topo = {
+        "sites": [
+            {"name": "a", "domain": "D", "cpus": 4, "value": 1, "quality": 1},
+            {"name": "b", "domain": "D", "cpus": 4, "value": 5, "quality": 4},
+        ],
+        "links": [link("a", "b")],
+    }
+    r = req([("r0", 2)])
+    assert plan_request(topo, r, {"option": "cheapest"})[0]["sites"] == {"r0": "a"}
+    # quality: a costs 2/1 = 2, b costs 2/4 = 0.5
+    best = plan_request(topo, r, {"option": "quality"})[0]
+    assert best["sites"] == {"r0": "b"} and best["quality"] == pytest.approx(0.5)
+
+
+def test_preference_weights_are_the_seeds():
+    t = load_topology(SEED001)
+    # (B1) N* = 1, S* = 10, U* = 100; (B2) 64 -> 1, 32 -> 10, 16 -> 100, 8 -> 1000
+    assert domain_weights(t, ("N", "S", "U")) == [1] * 4 + [10] * 3 + [100] * 3
+    assert cpu_weights(t) == [1000, 100, 10, 1, 1000, 100, 10, 1000, 100, 10]
+    best = plan_request(SEED001, req([("r0", 4)]), {"admin": "B-cpus"})[0]
+    assert best["sites"] == {"r0": "N3"}
+
+
+@pytest.mark.parametrize(
+    "options, request_doc, field",
+    [
+        ({}, req([("r0", 1)], [("r0", "zz", 1)]), "request.paths[0].between[1]"),
+        ({}, req([("r0", 1), ("r1", 1)], [("r0", "r1", -1)]), "request.paths[0].bandwidth"),
+        ({}, req([("r0", 1)], frame={"earliest_start": 50, "latest_start": 10, "duration": 5}),
+         "request.frame.earliest_start"),
+        ({"frames": 0}, req([("r0", 1)]), "options.frames"),
+        ({"option": "fastest"}, req([("r0", 1)]), "options.option"),
+        ({"colour": 1}, req([("r0", 1)]), "options.colour"),
+    ],
+)  # fmt: skip
+def test_bad_input_names_the_field(options, request_doc, field):
+    with pytest.raises(RequestError) as info:
+        plan_request(SEED001, request_doc, options)
+    assert field in info.value.errors, info.value.errors
+
+
+def test_bad_topology_names_the_field():
+    with pytest.raises(TopologyError) as info:
+        plan_request({"sites": [site("a", 1), site("b", 1)]}, req([("r0", 1)]))
+    assert "topology.links" in info.value.errors
+
+
+# ---------------------------------------------------------------- brute-force cross-check
+
+
+def _simple_paths(adj, s, t, limit):
+    out = []
+
+    def rec(node, seen, links):
+        if node == t:
+            out.append(tuple(links))
+            return
+        if limit is not None and len(links) == limit:
+            return
+        for nxt, k in adj[node]:
+            if nxt not in seen:
+                rec(nxt, seen | {nxt}, links + [k])
+
+    rec(s, {s}, [])
+    return out
+
+
+def brute_force(t, r, p_max):
+    """Minimum of (3) over injective mappings and one simple route per path (a flow with
+    cycles never costs less, values being positive)."""
+    n = len(t.sites)
+    node = t.node_index
+    adj = {i: [] for i in range(len(t.nodes))}
+    for k, ln in enumerate(t.links):
+        adj[node[ln.a]].append((node[ln.b], k))
+        adj[node[ln.b]].append((node[ln.a], k))
+    best = math.inf
+    for mapping in itertools.permutations(range(n), len(r.sites)):
+        if any(t.sites[i].cpus < s.cpus for i, s in zip(mapping, r.sites, strict=True)):
+            continue
+        base = sum(t.sites[i].value * s.cpus for i, s in zip(mapping, r.sites, strict=True))
+        options = [_simple_paths(adj, mapping[p.a], mapping[p.b], p_max) for p in r.paths]
+        for routes in itertools.product(*options):
+            use = {}
+            for p, route in zip(r.paths, routes, strict=True):
+                for k in route:
+                    use[k] = use.get(k, 0) + p.mbps
+            if any(m > t.links[k].mbps for k, m in use.items()):
+                continue
+            cost = base + sum(
+                t.links[k].value * p.mbps / 1000
+                for p, route in zip(r.paths, routes, strict=True)
+                for k in route
+            )
+            best = min(best, cost)
+    return best
+
+
+@st.composite
+def small_case(draw):
+    n_sites = draw(st.integers(2, 4))
+    n_x = draw(st.integers(0, 1))
+    names = [f"s{i}" for i in range(n_sites)] + [f"x{i}" for i in range(n_x)]
+    sites = [
+        {"name": f"s{i}", "domain": "D", "cpus": draw(st.integers(1, 6)),
+         "value": draw(st.integers(1, 4))}
+        for i in range(n_sites)
+    ]  # fmt: skip
+    pairs = list(itertools.combinations(names, 2))
+    chosen = draw(st.lists(st.sampled_from(pairs), min_size=1, unique=True))
+    # a spanning chain keeps it connected
+    chain = set(zip(names, names[1:], strict=False))
+    links = [
+        {"between": list(p), "bandwidth": draw(st.sampled_from([1, 2, 3])),
+         "value": draw(st.integers(1, 5))}
+        for p in sorted(set(chosen) | chain)
+    ]  # fmt: skip
+    topo = {
+        "sites": sites,
+        "exchange_points": [{"name": f"x{i}", "domains": ["D"]} for i in range(n_x)],
+        "links": links,
+    }
+    k = draw(st.integers(2, min(3, n_sites)))
+    rsites = [(f"r{j}", draw(st.integers(1, 4))) for j in range(k)]
+    rpairs = list(itertools.combinations([n for n, _ in rsites], 2))
+    ends = draw(st.lists(st.sampled_from(rpairs), min_size=1, unique=True))
+    rpaths = [(a, b, draw(st.sampled_from([1, 2]))) for a, b in ends]
+    p_max = draw(st.sampled_from([None, 2, 3]))
+    return topo, req(rsites, rpaths), p_max, draw(st.booleans())
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(small_case())
+def test_ip_optimum_equals_brute_force(case):
+    topo, request_doc, p_max, tighten = case
+    t = load_topology(topo)
+    r = parse_request(request_doc)
+    expected = brute_force(t, r, p_max)
+    config = PlannerConfig(frames=1, p_max=p_max, two_way=True, tighten=tighten)
+    res = plan(t, r, Managers(t), config)
+    if expected == math.inf:
+        assert res.plans == []
+    else:
+        assert len(res.plans) == 1
+        assert res.plans[0].objective == pytest.approx(expected)
+        # the plan is what it claims: every route joins its mapped sites within P_max links
+        p = res.plans[0]
+        for rp, route in zip(r.paths, p.routes, strict=True):
+            assert (route[0], route[-1]) == (p.mapping[rp.a], p.mapping[rp.b])
+            assert p_max is None or len(route) - 1 <= p_max
+        Managers(t).reserve(p.start, p.end, p.site_blocks, p.link_blocks)  # it fits
+
+
+@settings(max_examples=15, deadline=None, derandomize=True)
+@given(small_case())
+def test_scipy_and_highspy_agree(case):
+    topo, request_doc, p_max, _ = case
+    t = load_topology(topo)
+    r = parse_request(request_doc)
+    a = plan(t, r, Managers(t), PlannerConfig(frames=1, p_max=p_max, solver="highs")).plans
+    b = plan(t, r, Managers(t), PlannerConfig(frames=1, p_max=p_max, solver="scipy")).plans
+    assert [p.objective for p in a] == pytest.approx([p.objective for p in b])
