@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 CHART  := static/vendor/chart.umd.min.js
 
-.PHONY: setup run worker test test-fast lint format bench clean
+.PHONY: setup run worker test test-fast lint format bench clean reliability
 
 setup: $(STAMP) $(CHART)
 
@@ -45,6 +45,13 @@ format: setup
 # required: a test that needs one fails instead of skipping.
 test: lint
 	scripts/test.sh
+
+# Fault, fuzz, access and packaging tests alone (private PostgreSQL/Redis/workers), then the
+# figures they measured (the README's Reliability table).
+reliability: setup
+	$(PY) -m pytest tests/reliability tests/portal/test_fuzz_uploads.py \
+		tests/portal/test_ownership_matrix.py tests/scheduler/test_packaging.py
+	cat var/reliability-figures.json
 
 bench: setup
 	for b in bench/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done

@@ -7,7 +7,10 @@ HOST=${HOST:-127.0.0.1}
 PORT=${PORT:-8000}
 "$VENV/bin/celery" -A gridportal worker --loglevel INFO --concurrency "${WORKER_CONCURRENCY:-2}" &
 WORKER=$!
-trap 'kill $WORKER 2>/dev/null; wait $WORKER 2>/dev/null' EXIT INT TERM
+# The sweeper: enqueues runs held while the broker was down, re-queues runs whose worker died.
+"$VENV/bin/python" manage.py sweep_runs --every "${SWEEP_EVERY:-60}" &
+SWEEPER=$!
+trap 'kill $WORKER $SWEEPER 2>/dev/null; wait $WORKER $SWEEPER 2>/dev/null' EXIT INT TERM
 echo "GridPortal: http://$HOST:$PORT/  (worker pid $WORKER; Ctrl-C stops both)"
 "$VENV/bin/gunicorn" gridportal.wsgi --bind "$HOST:$PORT" --workers 2 --threads 4 \
     --access-logfile - --timeout 120

@@ -166,7 +166,9 @@ def experiment_create(
         exp = experiment_new(
             owner=owner, kind=kind, params=params, inputs=inputs, seed=seed, name=name
         )
-        transaction.on_commit(lambda: experiment_enqueue(experiment_id=exp.id))
+        # A broker outage must not turn the submit into a server error nor leave a queued row
+        # no task will ever take: the row says so and the sweeper enqueues it later.
+        transaction.on_commit(lambda: experiment_enqueue_or_hold(experiment=exp))
     return exp
 
 
@@ -207,8 +209,33 @@ def experiment_enqueue(*, experiment_id: int) -> None:
     from .tasks import run_experiment_task
 
     # The queue is read at call time so that tests (and deployments) can route runs to a
-    # queue of their own.
-    run_experiment_task.apply_async((experiment_id,), queue=settings.CELERY_TASK_DEFAULT_QUEUE)
+    # queue of their own. Publishing retries briefly, then raises: a user never waits long
+    # on a dead broker (see experiment_enqueue_or_hold).
+    run_experiment_task.apply_async(
+        (experiment_id,),
+        queue=settings.CELERY_TASK_DEFAULT_QUEUE,
+        retry=True,
+        retry_policy=ENQUEUE_RETRY_POLICY,
+    )
+
+
+#: Publishing to an unreachable broker: 3 tries over about a second, then give up.
+ENQUEUE_RETRY_POLICY = {"max_retries": 2, "interval_start": 0.2, "interval_step": 0.4}
+#: The message of a queued run whose task could not be published (the sweeper looks for it).
+NOT_ENQUEUED = "waiting for the task queue"
+
+
+def experiment_enqueue_or_hold(*, experiment: Experiment) -> bool:
+    """Enqueue a saved run; if the broker cannot take it, keep the row queued with a message
+    that says so (the user sees it; ``manage.py sweep_runs`` enqueues it once the broker is
+    back). Returns whether the task was published."""
+    try:
+        experiment_enqueue(experiment_id=experiment.id)
+    except Exception as exc:  # any broker/transport failure: the run must not be lost
+        log.warning("run %s not enqueued: %s: %s", experiment.id, type(exc).__name__, exc)
+        experiment.message = experiments_hold(ids=[experiment.id], reason=exc)
+        return False
+    return True
 
 
 def experiment_cancel(*, experiment: Experiment) -> Experiment:
@@ -271,6 +298,17 @@ def experiment_execute(*, experiment_id: int) -> str:
         exp = Experiment.objects.select_for_update().filter(pk=experiment_id).first()
         if exp is None or exp.status not in (Experiment.Status.QUEUED, Experiment.Status.RUNNING):
             return exp.status if exp else "missing"
+        if exp.status == Experiment.Status.RUNNING:
+            # Re-delivered: its worker died. A run that kills every worker (out of memory, say)
+            # would otherwise come back forever.
+            losses = int(exp.snapshot.get(WORKER_LOSSES, 0)) + 1
+            exp.snapshot = {**exp.snapshot, WORKER_LOSSES: losses}
+            if losses > MAX_WORKER_LOSSES:
+                exp.status, exp.message, exp.finished_at = "failed", "failed", timezone.now()
+                exp.error = worker_lost_error(losses)
+                exp.save(update_fields=["status", "message", "finished_at", "error", "snapshot"])
+                return exp.status
+            exp.save(update_fields=["snapshot"])
         exp.status = Experiment.Status.RUNNING
         exp.started_at = timezone.now()
         exp.progress = 0.0
@@ -303,3 +341,124 @@ def experiment_execute(*, experiment_id: int) -> str:
 def experiment_delete(*, experiment: Experiment) -> None:
     """Delete a run and its result; a worker still running it stops at its next report."""
     experiment.delete()
+
+
+# Sweeper: repairs runs whose task was never published or whose worker died ------------------
+
+#: How many times a run is re-queued after losing its worker before it is marked failed.
+MAX_WORKER_LOSSES = 2
+#: The snapshot key counting a run's lost workers (shown with the run, kept across re-queues).
+WORKER_LOSSES = "worker_losses"
+
+
+def worker_lost_error(losses: int) -> str:
+    return (
+        f"the worker running this run stopped {losses} times (killed, or out of memory?); "
+        "it is not retried again"
+    )
+
+
+def experiments_hold(*, ids: list[int], reason: BaseException | str) -> str:
+    """Mark queued runs whose task could not be published; returns the message they get."""
+    cause = reason if isinstance(reason, str) else f"{type(reason).__name__}: {reason}"
+    message = (
+        f"{NOT_ENQUEUED}: the broker is unreachable ({cause}); the run starts when it is back"
+    )[:200]
+    Experiment.objects.filter(pk__in=ids, status=Experiment.Status.QUEUED).update(message=message)
+    return message
+
+
+def _active_run_ids(timeout: float) -> set[int]:
+    """Ids of the runs some live worker is executing now (a broadcast ``inspect active``).
+    Raises when the broker cannot be reached: then nothing can be concluded."""
+    from gridportal.celery import app
+
+    from .tasks import run_experiment_task
+
+    replies = app.control.inspect(timeout=timeout).active() or {}
+    ids: set[int] = set()
+    for tasks in replies.values():
+        for task in tasks or ():
+            args = task.get("args") or ()
+            if task.get("name") == run_experiment_task.name and args:
+                try:
+                    ids.add(int(args[0]))
+                except (TypeError, ValueError):
+                    continue
+    return ids
+
+
+def experiment_sweep_stale(
+    *,
+    grace_s: float = 120.0,
+    inspect_timeout: float = 3.0,
+    max_worker_losses: int = MAX_WORKER_LOSSES,
+) -> dict[str, int]:
+    """Repair runs no worker will ever finish; returns counts by what was done.
+
+    * queued runs held by :func:`experiments_hold` (broker down at submit) are enqueued;
+    * ``running`` runs started more than ``grace_s`` ago that no live worker is executing
+      (the worker was killed, its machine died) are re-queued, or marked failed with the
+      reason once they have lost ``max_worker_losses`` workers. With ``acks_late`` their
+      message would come back only after the broker's visibility timeout (hours).
+
+    Run it periodically (``manage.py sweep_runs``; ``scripts/run-portal.sh`` does every
+    minute). Safe to run anywhere, any number of times: each change is a conditional update.
+    """
+    counts = {"enqueued": 0, "held": 0, "requeued": 0, "failed": 0, "running_alive": 0}
+    held = Experiment.objects.filter(
+        status=Experiment.Status.QUEUED, message__startswith=NOT_ENQUEUED
+    ).order_by("id")
+    for exp in held:
+        if experiment_enqueue_or_hold(experiment=exp):
+            Experiment.objects.filter(
+                pk=exp.pk, status=Experiment.Status.QUEUED, message=exp.message
+            ).update(message="queued")
+            counts["enqueued"] += 1
+        else:
+            counts["held"] += 1
+            break  # the broker is still down: the others wait for the next sweep
+    cutoff = timezone.now() - timezone.timedelta(seconds=grace_s)
+    suspects = list(
+        Experiment.objects.filter(status=Experiment.Status.RUNNING, started_at__lt=cutoff)
+        .only("id", "snapshot", "started_at")
+        .order_by("id")
+    )
+    if not suspects:
+        return counts
+    try:
+        alive = _active_run_ids(inspect_timeout)
+    except Exception as exc:  # broker down: a worker may well be running them
+        log.warning("sweeper: cannot ask the workers (%s); running runs left alone", exc)
+        counts["running_alive"] = len(suspects)
+        return counts
+    for exp in suspects:
+        if exp.pk in alive:
+            counts["running_alive"] += 1
+            continue
+        losses = int(exp.snapshot.get(WORKER_LOSSES, 0)) + 1
+        snapshot = {**exp.snapshot, WORKER_LOSSES: losses}
+        lost = Experiment.objects.filter(
+            pk=exp.pk, status=Experiment.Status.RUNNING, started_at=exp.started_at
+        )
+        if losses > max_worker_losses:
+            if lost.update(
+                status=Experiment.Status.FAILED,
+                snapshot=snapshot,
+                finished_at=timezone.now(),
+                message="failed",
+                error=worker_lost_error(losses),
+            ):
+                counts["failed"] += 1
+            continue
+        if lost.update(
+            status=Experiment.Status.QUEUED,
+            snapshot=snapshot,
+            progress=0.0,
+            message=f"re-queued: its worker stopped while running it ({losses}/"
+            f"{max_worker_losses})",
+        ):
+            counts["requeued"] += 1
+            exp.refresh_from_db()
+            experiment_enqueue_or_hold(experiment=exp)
+    return counts

@@ -25,9 +25,11 @@ from scheduler import experiments as catalogue
 
 from .models import Experiment, Sweep, SweepRun
 from .services import (
+    ENQUEUE_RETRY_POLICY,
     RunInputs,
     experiment_cancel,
     experiment_new,
+    experiments_hold,
     run_fingerprint,
     validate_run,
 )
@@ -188,10 +190,14 @@ def _run_for(owner, spec, params, seed, inputs: RunInputs, name) -> tuple[Experi
 def _enqueue_group(ids: list[int]) -> None:
     from .tasks import run_experiment_task
 
-    if ids:
+    if not ids:
+        return
+    try:
         group(run_experiment_task.si(i) for i in ids).apply_async(
-            queue=settings.CELERY_TASK_DEFAULT_QUEUE
+            queue=settings.CELERY_TASK_DEFAULT_QUEUE, retry=True, retry_policy=ENQUEUE_RETRY_POLICY
         )
+    except Exception as exc:  # broker down: the runs wait for the sweeper, not a server error
+        experiments_hold(ids=ids, reason=exc)
 
 
 def sweep_cancel(*, sweep: Sweep) -> int:

@@ -175,6 +175,9 @@ def workflow_create(*, owner, name: str, upload: File) -> Workflow:
                 ]
             }
         )
+    except (LookupError, UnicodeError, RecursionError) as exc:
+        # e.g. an XML declaration naming an unknown encoding: the user's file, not a server error
+        raise ValidationError({"file": [f"{filename}: file: cannot be read: {exc}"]}) from None
     return _store_workflow(owner=owner, name=name, filename=filename, data=data, workflow=workflow)
 
 

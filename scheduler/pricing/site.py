@@ -14,6 +14,7 @@ from typing import Any
 
 from ..cluster import prepare_jobs
 from ..cluster.simulator import Simulator
+from ..experiments.base import chart, series, table
 from ..traces.swf import Trace
 from .price import SiteQuote, choose
 
@@ -118,21 +119,21 @@ def price_list(
         ],
         "choices": choices,
         "tables": [
-            {
-                "id": "options",
-                "title": f"Start times for {n} processors × {duration / HOUR:g} h",
-                "columns": ["start (h from now)", "price f (SU)", "total n·d·c + f (SU)"],
-                "rows": rows,
-            }
+            table(
+                "options",
+                f"Start times for {n} processors × {duration / HOUR:g} h",
+                ["start (h from now)", "price f (SU)", "total n·d·c + f (SU)"],
+                rows,
+            )
         ],
         "charts": [
-            {
-                "id": "price-vs-start",
-                "type": "line",
-                "title": "Price of the reservation by start time (query 18)",
-                "x": {"label": "start (hours from now)", "scale": "linear"},
-                "y": {"label": "additive price f (SU)", "scale": "linear"},
-                "series": [{"name": "price f", "points": [[r[0], r[1]] for r in rows]}],
-            }
+            chart(
+                "price-vs-start",
+                "scatter",
+                "Price of the reservation by start time (query 18)",
+                x="start (hours from now)",
+                y="additive price f (SU)",
+                series=[series("price f", [[r[0], r[1]] for r in rows])],
+            )
         ],
     }

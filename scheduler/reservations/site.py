@@ -15,6 +15,7 @@ from typing import Any
 
 from ..cluster import prepare_jobs
 from ..cluster.simulator import Simulator
+from ..experiments.base import chart, series, table
 from ..traces.swf import Trace
 from .history import SiteHistory
 from .predictor import WaitPredictor
@@ -119,22 +120,22 @@ def predict_start(
         },
         "quantiles": [{"quantile": q, "start_h": h, "defined": h is not None} for q, h in rows],
         "tables": [
-            {
-                "id": "start-quantiles",
-                "title": f"Predicted start of {n} processors × {req_time_s / HOUR:g} h "
+            table(
+                "start-quantiles",
+                f"Predicted start of {n} processors × {req_time_s / HOUR:g} h "
                 f"(upper bounds at {confidence:g} confidence)",
-                "columns": ["quantile", "starts within (h from now)"],
-                "rows": rows,
-            }
+                ["quantile", "starts within (h from now)"],
+                rows,
+            )
         ],
         "charts": [
-            {
-                "id": "start-probability",
-                "type": "line",
-                "title": "Probability of starting within a horizon",
-                "x": {"label": "hours from now", "scale": "linear"},
-                "y": {"label": "probability (lower bound)", "scale": "linear"},
-                "series": [{"name": pred.label, "points": probs}],
-            }
+            chart(
+                "start-probability",
+                "line",
+                "Probability of starting within a horizon",
+                x="hours from now",
+                y="probability (lower bound)",
+                series=[series(pred.label, probs)],
+            )
         ],
     }

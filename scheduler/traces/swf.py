@@ -63,6 +63,9 @@ _PROC_FIELDS = frozenset({"alloc_procs", "req_procs"})
 _GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK = 1 << 20  # bytes read from the (decompressed) stream at a time
 _MAX_LINE = 1 << 20  # a line longer than this is certainly not SWF (binary data?)
+#: Header comments kept per file; later ``;`` lines are skipped (not stored), so a file — or a
+#: gzip bomb — of comment lines cannot fill memory before the size limit refuses it.
+_MAX_COMMENTS = 10_000
 _MAX_TOKEN_SHOWN = 40
 
 # A header line is "; Key: value" with a one-word key.  URLs are excluded so that indented
@@ -568,8 +571,8 @@ def _parse_lines(
                 if b"\x00" in raw:
                     errors.append((lineno, "contains NUL bytes (binary data?)"))
                 else:
-                    text = _decode_comment(raw.lstrip())[1:].rstrip()
-                    comments.append(text)
+                    if len(comments) < _MAX_COMMENTS:
+                        comments.append(_decode_comment(raw.lstrip())[1:].rstrip())
                     continue
             else:
                 if len(parts) == nfields and b"_" not in raw:

@@ -345,6 +345,8 @@ def parse_dax(
         raise WorkflowError(
             [(f"line {exc.getLineNumber()}", f"not well-formed XML: {exc.getMessage()}")]
         ) from None
+    except LookupError as exc:  # an XML declaration naming an encoding Python does not know
+        raise WorkflowError([("line 1", f"unknown character encoding: {exc}")]) from None
     if handler.errors:
         raise WorkflowError(handler.errors)
     if not handler.jobs:

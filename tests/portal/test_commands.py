@@ -9,7 +9,7 @@ from django.core.management import CommandError, call_command
 
 from gridportal.experiments.models import Experiment
 from gridportal.inputs.models import Trace, Workflow
-from gridportal.sites.models import Site, UsagePolicy
+from gridportal.sites.models import Site, Topology, UsagePolicy
 from tests.conftest import make_swf_bytes
 
 pytestmark = pytest.mark.django_db
@@ -31,9 +31,13 @@ def test_seed_demo_creates_user_trace_and_queued_experiment_once(media_root, cap
         .epoch_percent
         == 20
     )
+    # the demo sites replay the demo trace (quotes, predictions) and seed 001's testbed is there
+    assert all(s.trace_id == trace.pk for s in Site.objects.all())
+    assert Topology.objects.get().name == "seed001"
     call_command("seed_demo")
     assert Trace.objects.count() == 1 and Experiment.objects.count() == 1
     assert Workflow.objects.count() == 1 and Site.objects.count() == 2
+    assert Topology.objects.count() == 1
 
 
 @pytest.fixture

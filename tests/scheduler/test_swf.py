@@ -464,3 +464,16 @@ def test_real_trace_round_trip(tmp_path: Path) -> None:
     again = read_swf(out)
     assert again.jobs == trace.jobs
     assert again.header.fields == trace.header.fields
+
+
+def test_comment_lines_kept_are_bounded():
+    """A file of endless comment lines cannot fill memory: the first 10,000 are kept (the
+    header facts come first), the rest skipped; jobs after them still parse."""
+    text = (
+        "; MaxProcs: 8\n"
+        + "; filler\n" * 20_000
+        + "1 0 0 10 1 -1 -1 1 10 -1 1 1 1 -1 -1 -1 -1 -1\n"
+    )
+    trace = read_swf(io.BytesIO(text.encode()))
+    assert len(trace.header.comments) == 10_000
+    assert trace.machine_procs == 8 and len(trace.jobs) == 1

@@ -610,3 +610,10 @@ def test_sources_path_bytes_and_file_objects(tmp_path):
     assert load_workflow(io.BytesIO(text.encode())) == w
     with path.open("rb") as fh:
         assert load_workflow(fh) == w
+
+
+def test_dax_with_an_unknown_encoding_names_line_1():
+    data = b'<?xml version="1.0" encoding="TF-8"?><adag><job id="a" runtime="1"/></adag>'
+    with pytest.raises(WorkflowError) as err:
+        load_workflow(data, name="bad.xml")
+    assert "line 1" in str(err.value) and "encoding" in str(err.value)

@@ -29,6 +29,17 @@ class ReadForUsersWriteForStaff(permissions.BasePermission):
         return request.method in permissions.SAFE_METHODS or request.user.is_staff
 
 
+def _answer(serializer_class, data, service) -> Response:  # type: ignore[no-untyped-def]
+    """Validate ``data`` with ``serializer_class`` and answer with ``service(validated)``; a
+    service's ValidationError (naming the field) becomes a 400."""
+    params = serializer_class(data=data)
+    params.is_valid(raise_exception=True)
+    try:
+        return Response(service(params.validated_data))
+    except ValidationError as exc:
+        raise serializers.ValidationError(exc.message_dict) from None
+
+
 class ConfigViewSet(viewsets.ModelViewSet):
     permission_classes = [ReadForUsersWriteForStaff]
     lookup_value_regex = ID_REGEX
@@ -50,18 +61,10 @@ class SiteViewSet(ConfigViewSet):
     def quote(self, request, pk=None):
         """The price list of a reservation on this site (thesis §5.2, queries 18/19): every
         feasible start with its adaptive price f (SU) and total n·d·c + f."""
-        site = self.get_object()
-        params = QuoteRequestSerializer(data=request.query_params)
-        params.is_valid(raise_exception=True)
-        data = params.validated_data
-        try:
-            body = site_quote(
-                site=site, n=data["n"], duration=data["duration"], at_hours=data["at"],
-                s_min_hours=data.get("s_min"), estimates=data.get("estimates"),
-            )  # fmt: skip
-        except ValidationError as exc:
-            raise serializers.ValidationError(exc.message_dict) from None
-        return Response(body)
+        return _answer(QuoteRequestSerializer, request.query_params, lambda d: site_quote(
+            site=self.get_object(), n=d["n"], duration=d["duration"], at_hours=d["at"],
+            s_min_hours=d.get("s_min"), estimates=d.get("estimates"),
+        ))  # fmt: skip
 
     @extend_schema(
         parameters=[PredictRequestSerializer],
@@ -71,18 +74,12 @@ class SiteViewSet(ConfigViewSet):
     def predict(self, request, pk=None):
         """When would a job start on this site? Upper bounds on the quantiles of its start
         (QBETS-like, from the waits of the jobs the site has run so far; thesis ch. 6)."""
-        site = self.get_object()
-        params = PredictRequestSerializer(data=request.query_params)
-        params.is_valid(raise_exception=True)
-        data = params.validated_data
-        try:
-            body = site_start_prediction(
-                site=site, n=data["n"], req_time=data["req_time"], at_hours=data["at"],
-                estimates=data.get("estimates"),
-            )  # fmt: skip
-        except ValidationError as exc:
-            raise serializers.ValidationError(exc.message_dict) from None
-        return Response(body)
+        return _answer(PredictRequestSerializer, request.query_params, lambda d: (
+            site_start_prediction(
+                site=self.get_object(), n=d["n"], req_time=d["req_time"], at_hours=d["at"],
+                estimates=d.get("estimates"),
+            )
+        ))  # fmt: skip
 
 
 class VirtualOrganizationViewSet(ConfigViewSet):
@@ -134,14 +131,10 @@ class TopologyViewSet(ConfigViewSet):
         """Plan one co-allocation request against this topology (nothing reserved): the
         0-1 IP per time frame, plans ranked by the user's option (seed 001 §3)."""
         topology = self.get_object()
-        body = PlanRequestSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        try:
-            plans = topology_plan(
-                topology=topology,
-                request=body.validated_data["request"],
-                options=body.validated_data.get("options") or {},
-            )
-        except ValidationError as exc:
-            raise serializers.ValidationError(exc.message_dict) from None
-        return Response({"plans": plans, "feasible": bool(plans)})
+
+        def plan(d):  # type: ignore[no-untyped-def]
+            plans = topology_plan(topology=topology, request=d["request"],
+                                  options=d.get("options") or {})  # fmt: skip
+            return {"plans": plans, "feasible": bool(plans)}
+
+        return _answer(PlanRequestSerializer, request.data, plan)

@@ -16,8 +16,9 @@ from gridportal.experiments.models import Experiment
 from gridportal.experiments.services import experiment_create
 from gridportal.inputs.models import Trace, Workflow
 from gridportal.inputs.services import trace_create, workflow_generate
-from gridportal.sites.models import Site, VirtualOrganization
-from gridportal.sites.services import configuration_import
+from gridportal.sites.models import Site, Topology, VirtualOrganization
+from gridportal.sites.services import configuration_import, topology_load
+from scheduler.coallocation import builtin_topologies
 from scheduler.traces.lublin import generate_lublin99
 from scheduler.traces.swf import write_swf
 from scheduler.usage.scenarios import seed004_document
@@ -66,6 +67,12 @@ class Command(BaseCommand):
                 f"grid configuration of seed 004: {counts['sites']} sites, "
                 f"{counts['vos']} VOs, {counts['policies']} usage policies"
             )
+        bare = Site.objects.filter(trace__isnull=True)
+        if bare.exists():  # the demo sites replay the demo trace: quotes and predictions work
+            bare.update(trace=trace)
+        if not Topology.objects.exists():
+            topology = topology_load(name="seed001", document=builtin_topologies()["seed001"])
+            self.stdout.write(f"co-allocation topology: {topology.name} (seed 001 testbed)")
         if not Experiment.objects.filter(owner=user, traces=trace, kind="trace-stats").exists():
             exp = experiment_create(
                 owner=user,

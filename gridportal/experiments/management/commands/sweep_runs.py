@@ -1,0 +1,57 @@
+"""``manage.py sweep_runs``: repair runs no worker will finish (see experiment_sweep_stale).
+
+Run it periodically next to the workers (``scripts/run-portal.sh`` runs it every minute;
+``--every N`` loops here). Each pass enqueues the runs held while the broker was down, and
+re-queues ``running`` runs whose worker died (or marks them failed after repeated losses).
+"""
+
+import time
+
+from django.core.management.base import BaseCommand
+from django.db import DatabaseError, close_old_connections
+
+from gridportal.experiments.services import MAX_WORKER_LOSSES, experiment_sweep_stale
+
+
+class Command(BaseCommand):
+    help = "Enqueue runs held by a broker outage; re-queue or fail runs whose worker died."
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--grace",
+            type=float,
+            default=120.0,
+            help="seconds a run must have been running before it can be declared lost",
+        )
+        parser.add_argument(
+            "--inspect-timeout",
+            type=float,
+            default=3.0,
+            help="seconds to wait for the workers to say what they are running",
+        )
+        parser.add_argument(
+            "--max-losses",
+            type=int,
+            default=MAX_WORKER_LOSSES,
+            help="lost workers after which a run is marked failed instead of re-queued",
+        )
+        parser.add_argument(
+            "--every", type=float, default=0.0, help="repeat every N seconds (0: run once)"
+        )
+
+    def handle(self, *args, grace, inspect_timeout, max_losses, every, **options):
+        while True:
+            try:
+                counts = experiment_sweep_stale(
+                    grace_s=grace, inspect_timeout=inspect_timeout, max_worker_losses=max_losses
+                )
+            except DatabaseError as exc:
+                if every <= 0:
+                    raise
+                self.stderr.write(f"sweep_runs: database unavailable ({exc}); next pass later")
+            else:
+                self.stdout.write(" ".join(f"{k}={v}" for k, v in counts.items()))
+            if every <= 0:
+                return
+            time.sleep(every)
+            close_old_connections()  # a restarted database gets a fresh connection
