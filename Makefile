@@ -58,3 +58,16 @@ bench: setup
 
 clean:
 	rm -rf $(VENV) node_modules var static/vendor
+
+# Reproductions (issue 15): run every preset that declares a seed's published values on the
+# archive traces found in REPRO_TRACES (`manage.py fetch_trace NAME` for the portal) and write
+# var/reproduce/report.json + report.html (published value, ours, verdict; charts as inline
+# SVG). Presets declared longer than REPRO_MAX_MINUTES are listed as skipped: run them with
+# `python -m scheduler reproduce --preset NAME ...` or raise the limit (0 runs none).
+REPRO_TRACES      ?= ../shared/data/traces
+REPRO_MAX_MINUTES ?= 5
+.PHONY: reproduce
+reproduce: setup
+	mkdir -p var/reproduce
+	$(PY) -m scheduler reproduce --traces $(REPRO_TRACES) \
+		--max-preset-minutes $(REPRO_MAX_MINUTES) --out var/reproduce/report.json

@@ -4,6 +4,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.authtoken.views import obtain_auth_token
 from rest_framework.routers import DefaultRouter
 
+from gridportal.experiments.api.reproductions import ReproductionViewSet
 from gridportal.experiments.api.views import ExperimentViewSet, KindViewSet, SweepViewSet
 from gridportal.inputs.api.views import TraceViewSet, WorkflowViewSet
 from gridportal.sites.api.views import (
@@ -20,6 +21,7 @@ router.register("workflows", WorkflowViewSet, basename="workflow")
 router.register("experiments", ExperimentViewSet, basename="experiment")
 router.register("sweeps", SweepViewSet, basename="sweep")
 router.register("kinds", KindViewSet, basename="kind")
+router.register("reproductions", ReproductionViewSet, basename="reproduction")
 router.register("sites", SiteViewSet, basename="site")
 router.register("vos", VirtualOrganizationViewSet, basename="vo")
 router.register("groups", GroupViewSet, basename="group")

@@ -5,6 +5,9 @@
                                  [--workflow FILE]... [--policies FILE] [--topology FILE]
                                  [--seed N]
                                  --out RESULT.json
+    python -m scheduler reproduce [--kind K] [--preset P] [--trace NAME=FILE]... [--traces DIR]
+                        [--max-preset-minutes M] [--budget-minutes M] --out report.json
+                                      (and report.html beside it; see experiments/reproduce.py)
     python -m scheduler generate-trace --model lublin99 --jobs N --procs P --seed S --out X.swf
     python -m scheduler workflow-info FILE            (JSON: tasks, edges, levels, critical_path,
                                                        average_parallelism, …)
@@ -87,6 +90,32 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from .experiments.reproduce import reproductions
+    from .experiments.reproduce_report import build_report, write_report
+
+    given = {}
+    for item in args.trace or []:
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            raise experiments.ParamError(
+                {"trace": f"give NAME=FILE (e.g. CTC-SP2=ctc.swf.gz), not {item!r}"}
+            )
+        given[name] = path
+    reps = reproductions(args.kind, args.preset)
+    if not reps:
+        raise experiments.ParamError({"preset": "no preset with published values matches"})
+    report = build_report(
+        reps, trace_files=given, trace_dirs=tuple(args.traces or ()), seed=args.seed,
+        max_preset_minutes=args.max_preset_minutes, budget_minutes=args.budget_minutes,
+        log=lambda message: print(message, file=sys.stderr, flush=True),
+    )  # fmt: skip
+    out, page = write_report(report, args.out)
+    print(json.dumps(report["totals"]))
+    print(f"wrote {out} and {page}", file=sys.stderr)
+    return 0
+
+
 def _cmd_generate_trace(args: argparse.Namespace) -> int:
     from .traces.lublin import generate_lublin99
 
@@ -117,6 +146,39 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="where to write the Result JSON")
     p.add_argument("-v", "--verbose", action="store_true", help="print progress to stderr")
     p.set_defaults(func=_cmd_run)
+
+    p = sub.add_parser(
+        "reproduce", help="run the presets with published values; write a JSON + HTML report"
+    )
+    p.add_argument("--kind", help="only this experiment kind")
+    p.add_argument("--preset", help="only presets of this name")
+    p.add_argument(
+        "--trace",
+        action="append",
+        metavar="NAME=FILE",
+        help="archive trace NAME (as for manage.py fetch_trace) is FILE; repeatable",
+    )
+    p.add_argument(
+        "--traces",
+        action="append",
+        metavar="DIR",
+        help="directory holding archive traces (<NAME>-*.swf[.gz]); repeatable",
+    )
+    p.add_argument(
+        "--max-preset-minutes",
+        type=float,
+        default=None,
+        help="leave out presets declared longer than this (reported as skipped)",
+    )
+    p.add_argument(
+        "--budget-minutes",
+        type=float,
+        default=None,
+        help="start no preset once this much wall time is spent",
+    )
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", required=True, help="report JSON; the HTML page goes beside it")
+    p.set_defaults(func=_cmd_reproduce)
 
     p = sub.add_parser("generate-trace", help="generate a synthetic SWF trace")
     p.add_argument("--model", choices=["lublin99"], default="lublin99")

@@ -50,6 +50,8 @@ class RunInputs:
     def snapshot(self) -> dict[str, list]:
         """The configuration documents, as stored with the run (later edits never change it)."""
         out: dict[str, list] = {}
+        if len(self.traces) > 1:  # the order matters (site 1 = trace 1); M2M rows do not keep it
+            out["trace_order"] = [t.pk for t in self.traces]
         if self.policies:
             out["policies"] = list(self.policies)
         if self.topologies:
@@ -174,8 +176,11 @@ def experiment_create(
 
 def run_inputs_of(exp) -> RunInputs:
     """The inputs of a stored run (or sweep): same traces, workflows and snapshot."""
+    traces = list(exp.traces.order_by("id"))
+    order = {pk: i for i, pk in enumerate(exp.snapshot.get("trace_order", ()))}
+    traces.sort(key=lambda t: order.get(t.pk, len(order)))  # as given at submission
     return RunInputs.of(
-        exp.traces.order_by("id"),
+        traces,
         exp.workflows.order_by("id"),
         exp.snapshot.get("policies", ()),
         exp.snapshot.get("topology", ()),

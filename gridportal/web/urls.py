@@ -3,7 +3,7 @@ from django.urls import path, register_converter
 
 from gridportal.ids import IdConverter
 
-from . import views
+from . import reproductions, views
 
 register_converter(IdConverter, "id")
 
@@ -26,6 +26,8 @@ urlpatterns = [
     path("sites/", views.site_list, name="site-list"),
     path("sites/<id:pk>/", views.site_detail, name="site-detail"),
     path("sites/topologies/<id:pk>/", views.topology_detail, name="topology-detail"),
+    path("reproductions/", reproductions.reproduction_list, name="reproduction-list"),
+    path("reproductions/run/", reproductions.reproduction_run_view, name="reproduction-run"),
     path("sweeps/", views.sweep_list, name="sweep-list"),
     path("sweeps/<id:pk>/", views.sweep_detail, name="sweep-detail"),
     path("sweeps/<id:pk>/cancel/", views.sweep_cancel_view, name="sweep-cancel"),

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_POST
 
 from gridportal.experiments.compare import compare_runs
 from gridportal.experiments.models import Experiment, Sweep
+from gridportal.experiments.reproductions import reproduction_reference
 from gridportal.experiments.services import (
     experiment_cancel,
     experiment_create,
@@ -442,7 +443,10 @@ def experiment_detail(request, pk: int):
         kind = catalogue.get_kind(exp.kind)
     except KeyError:
         kind = None
-    return render(request, "experiments/detail.html", {"exp": exp, "kind": kind})
+    reference = reproduction_reference(experiment=exp) if kind else None  # issue 15
+    return render(
+        request, "experiments/detail.html", {"exp": exp, "kind": kind, "reference": reference}
+    )
 
 
 @login_required

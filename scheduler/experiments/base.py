@@ -82,11 +82,87 @@ class InputSpec:
         }
 
 
+#: Relations an :class:`Expectation` may declare (``shape``).  The first five compare a value
+#: (every point of a series: "for every α") with ``than`` ("~=": within ``tolerance``); the
+#: last four describe a series.
+SHAPES = (
+    "<", "<=", ">", ">=", "~=",
+    "increasing", "decreasing", "non-increasing", "non-decreasing",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """A value or shape a seed publishes, declared by the preset that reproduces it (issue 15).
+
+    ``metric`` names what is compared in the Result: a ``summary`` key, or
+    ``"<chart id>/<series name>"`` for a chart series (its y values ordered by x).  The check
+    is ``value ± tolerance`` (a scalar metric; ``relative``: the tolerance is a fraction of the
+    published value), ``points`` (a series: each published
+    ``(x, y)`` within ``tolerance`` of ours at the same x), a ``shape`` (one of
+    :data:`SHAPES`; ``than`` is a number or another metric), or a number and a shape together.
+    ``source`` says where in the seed the value is printed; ``claim`` quotes it in words.
+    The verdict is computed by :mod:`scheduler.experiments.reproduce`.
+    """
+
+    source: str
+    metric: str
+    claim: str
+    value: float | None = None
+    tolerance: float | None = None
+    shape: str = ""
+    than: float | str | None = None
+    points: tuple[tuple[Any, float], ...] = ()
+    relative: bool = False
+
+    def __post_init__(self) -> None:
+        if self.shape and self.shape not in SHAPES:
+            raise ValueError(f"expectation {self.metric}: unknown shape {self.shape!r}")
+        if self.shape in SHAPES[:5] and self.than is None:
+            raise ValueError(f"expectation {self.metric}: shape {self.shape!r} needs 'than'")
+        if self.shape not in SHAPES[:5] and self.than is not None:
+            raise ValueError(f"expectation {self.metric}: shape {self.shape!r} takes no 'than'")
+        needs_tol = self.value is not None or self.points or self.shape == "~="
+        if needs_tol and self.tolerance is None:
+            raise ValueError(f"expectation {self.metric}: a published number needs a tolerance")
+        if self.value is None and not self.points and not self.shape:
+            raise ValueError(f"expectation {self.metric}: declare a value, points or a shape")
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "metric": self.metric,
+            "claim": self.claim,
+            "value": self.value,
+            "tolerance": self.tolerance,
+            "shape": self.shape,
+            "than": self.than,
+            "points": [list(p) for p in self.points],
+            "relative": self.relative,
+        }
+
+
 @dataclass(frozen=True)
 class Preset:
+    """Named parameters ("as in thesis Figure 13").  A preset that reproduces a seed figure or
+    table declares the seed's ``published`` values, the archive ``traces`` it runs on (names
+    known to ``manage.py fetch_trace``, in input order) and roughly how many ``minutes`` it
+    took on a 2-core machine (None: not measured)."""
+
     name: str
     title: str
     params: dict[str, Any] = field(default_factory=dict)
+    published: tuple[Expectation, ...] = ()
+    traces: tuple[str, ...] = ()
+    minutes: float | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "title": self.title, "params": self.params}
+        if self.published:
+            out["published"] = [e.as_json() for e in self.published]
+            out["traces"] = list(self.traces)
+            out["minutes"] = self.minutes
+        return out
 
 
 class ExperimentKind:
@@ -123,9 +199,7 @@ class ExperimentKind:
             "reproduces": self.reproduces,
             "params": schema_as_json(self.params),
             "inputs": [i.as_json() for i in self.inputs],
-            "presets": [
-                {"name": p.name, "title": p.title, "params": p.params} for p in self.presets
-            ],
+            "presets": [p.as_json() for p in self.presets],
         }
 
 
@@ -254,4 +328,4 @@ def table(id: str, title: str, columns: list[str], rows: list[list[Any]]) -> dic
     return {"id": id, "title": title, "columns": columns, "rows": rows}
 
 
-__all__ += ["Param", "ParamError", "Preset"]
+__all__ += ["Expectation", "Param", "ParamError", "Preset", "SHAPES"]

@@ -26,6 +26,7 @@ from ..coallocation.requests import SHAPES
 from ..coallocation.simulate import Outcome, SimResult, seed_workload, simulate
 from ..coallocation.topology import Topology, TopologyError, builtin_topologies, load_topology
 from .base import ExperimentKind, InputSpec, Preset, chart, register, series, table
+from .published import SEED001_SERVICE_LEVELS, SEED001_SUCCESS
 from .schema import Param, ParamError
 
 SCENARIOS = (
@@ -100,6 +101,7 @@ class Coallocation(ExperimentKind):
             "service levels': normal vs UserB at low priority, load up to 100 %",
             {"normal": True, "service_levels": True, "load_balancing": False,
              "pref_domain": False, "pref_cpus": False},
+            minutes=1.0, published=SEED001_SUCCESS + SEED001_SERVICE_LEVELS,
         ),
         Preset(
             "seed001-admin-options",
@@ -108,6 +110,7 @@ class Coallocation(ExperimentKind):
             "(N > S > U) and by # of CPUs",
             {"normal": True, "service_levels": False, "load_balancing": True,
              "pref_domain": True, "pref_cpus": True, "domain_order": "N,S,U"},
+            minutes=1.5, published=SEED001_SUCCESS,
         ),
         Preset(
             "seed001-planning-times",

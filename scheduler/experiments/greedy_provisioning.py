@@ -21,19 +21,16 @@ from typing import Any
 
 from ..provisioning.best_effort import run_best_effort
 from ..provisioning.greedy import GreedyPlan, greedy_provision
-from ..provisioning.network import GBIT, Network
-from ._sites import build_sites
-from .base import Preset, chart, register, series, table
+from .base import Expectation, Preset, chart, register, series, table
 from .provisioning import (
     FIG19,
     THESIS_LAYERED,
     Provisioning,
     _akey,
-    _alphas,
     _mean_std,
     _r,
 )
-from .schema import ParamError
+from .published import makespan_ratio, provisioned_vs_best_effort
 
 HOUR = 3600.0
 DAY = 86400.0
@@ -66,58 +63,60 @@ class GreedyProvisioning(Provisioning):
     params = _greedy_params()
     presets = (
         Preset("thesis-fig52-ctc", "Thesis Figure 52 on CTC-SP2 (430 processors)",
-               {"procs": "430", "mean_procs": 22.0, **THESIS_LAYERED}),
+               {"procs": "430", "mean_procs": 22.0, **THESIS_LAYERED},
+               traces=("CTC-SP2",), minutes=1.5,  # measured: 87 s CPU
+               published=provisioned_vs_best_effort("thesis §7.2, Figure 52", cost_at_1=0.01)),
         Preset("thesis-fig52-sdsc", "Thesis Figure 52 on SDSC-SP2 (128 processors)",
-               {"procs": "128", "mean_procs": 6.0, **THESIS_LAYERED}),
+               {"procs": "128", "mean_procs": 6.0, **THESIS_LAYERED},
+               traces=("SDSC-SP2",), minutes=2.0,  # measured: 124 s CPU
+               published=provisioned_vs_best_effort("thesis §7.2, Figure 52", cost_at_1=0.01)),
         Preset("thesis-fig53-ctc",
                "Thesis Figure 53 on CTC-SP2: α = 0 and 1; sweep 'tasks' 100–400",
                {"procs": "430", "mean_procs": 22.0, "levels": 0, "alphas": "0,1",
-                "report_alpha": 1.0}),
+                "report_alpha": 1.0},
+               traces=("CTC-SP2",), minutes=1.0,
+               published=provisioned_vs_best_effort("thesis §7.2, Figure 53", cost_at_1=0.01)),
         Preset("thesis-fig53-sdsc",
                "Thesis Figure 53 on SDSC-SP2: α = 0 and 1; sweep 'tasks' 100–400",
                {"procs": "128", "mean_procs": 6.0, "levels": 0, "alphas": "0,1",
-                "report_alpha": 1.0}),
+                "report_alpha": 1.0},
+               traces=("SDSC-SP2",), minutes=1.0,
+               published=provisioned_vs_best_effort("thesis §7.2, Figure 53", cost_at_1=0.01)),
         Preset("thesis-fig54-ctc",
                "Thesis Figure 54 on CTC-SP2: α = 0 and 1; sweep 'mean_procs' 3–30",
-               {"procs": "430", "alphas": "0,1", "report_alpha": 1.0, **THESIS_LAYERED}),
+               {"procs": "430", "alphas": "0,1", "report_alpha": 1.0, **THESIS_LAYERED},
+               traces=("CTC-SP2",), minutes=1.0,
+               published=provisioned_vs_best_effort("thesis §7.2, Figure 54", cost_at_1=0.01)),
         Preset("thesis-fig55-ctc",
                "Thesis Figure 55 on CTC-SP2: α = 0.5; sweep 'load_p' 0–0.33",
-               {"procs": "430", "mean_procs": 22.0, "alphas": "0.5", **THESIS_LAYERED}),
+               {"procs": "430", "mean_procs": 22.0, "alphas": "0.5", **THESIS_LAYERED},
+               traces=("CTC-SP2",), minutes=1.0,
+               published=(
+                   makespan_ratio("thesis §7.2, Figure 55",
+                                  "the provisioned makespan normalised by best effort is below 1"),
+                   Expectation("thesis §7.2, Figure 55", "cost_ratio",
+                               "the allocation cost of the provisioned approach is higher than "
+                               "the best effort allocation cost (α = 0.5)",
+                               shape=">", than=1.0),
+               )),
         Preset("thesis-fig56-multisite",
                "Thesis Figure 56: six sites from CTC-SP2 (trace 1) and SDSC-SP2 (trace 2); "
                "sweep 'num_sites' 2–6",
-               dict(FIG19)),
+               dict(FIG19), traces=("CTC-SP2", "SDSC-SP2"), minutes=2.0,  # measured: 118 s CPU
+               published=(makespan_ratio("thesis §7.3, Figure 56",
+                                         "the provisioned makespan is below best effort's with "
+                                         "six resources"),)),
         Preset("quick", "A quick look: 5 submissions", {"submissions": 5}),
     )  # fmt: skip
 
     def run(
         self, params: dict[str, Any], inputs: dict[str, list[Any]], seed: int, progress
     ) -> dict[str, Any]:
-        alphas = _alphas(params["alphas"])
-        report_alpha = params["report_alpha"]
-        if report_alpha not in alphas:
-            alphas = sorted(set(alphas) | {report_alpha})
-        if params["window_end"] < params["window_start"]:
-            raise ParamError({"window_end": "must not be before window_start"})
-        progress(0.01, "preparing the sites")
-        sites = build_sites(params, inputs["traces"], seed, params["estimates"])
+        alphas, report_alpha, sites, workflow, network, first, times = self._setup(
+            params, inputs, seed, progress
+        )
         names = [s.name for s in sites]
-        workflow = self._workflow(params, inputs, sites, seed)
-        biggest = max(t.processors for t in workflow.tasks if not t.virtual)
-        if biggest > max(s.procs for s in sites):
-            raise ParamError({"procs": f"a task needs {biggest} processors; no site has that many"})
-        network = None
-        if len(sites) > 1:
-            network = Network.uniform(
-                len(sites), bandwidth=params["bandwidth_gbps"] * GBIT, latency=params["latency_s"]
-            )
-        first = max(s.jobs[0].submit for s in sites)
-        last = min(s.jobs[-1].submit for s in sites)
-        if last <= first:
-            raise ParamError({"site_traces": "the traces have no common time span"})
-        K = params["submissions"]
-        lo, hi = params["window_start"], params["window_end"]
-        times = [int(first + (lo + (hi - lo) * (k + 0.5) / K) * (last - first)) for k in range(K)]
+        K = len(times)
         sims = [s.simulator() for s in sites]
         costs = [s.unit_cost for s in sites]
         subs: list[dict[str, Any]] = []

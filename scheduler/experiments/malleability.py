@@ -33,7 +33,7 @@ from ..malleability.occupancy import cluster_profiles
 from ..malleability.policies import POLICY_NAMES
 from ..malleability.simulator import SimResult, Simulation
 from ..malleability.workload import APP_CHOICES, seed_workload, trace_workload
-from .base import ExperimentKind, InputSpec, Preset, chart, register, series, table
+from .base import Expectation, ExperimentKind, InputSpec, Preset, chart, register, series, table
 from .schema import Param, ParamError
 
 #: seed 002 §6.3: 2-minute inter-arrival for the PRA experiments, 30 s for PWA
@@ -288,12 +288,39 @@ class Malleability(ExperimentKind):
             "Seed 002 Figure 7: PRA (grow only), FPSMA vs EGS on W_m and W_mr, 300 jobs every "
             "2 minutes on DAS-3",
             {"combos": _figure("PRA"), "jobs": 300, "interarrival": 120.0},
+            minutes=0.1,
+            published=(
+                Expectation(
+                    "seed 002 §6.1, Figure 6", "speedup/GADGET2",
+                    "with 2 processors GADGET2 takes nearly 10 minutes",
+                    points=((2, 600.0),), tolerance=0.1, relative=True,
+                ),
+                Expectation(
+                    "seed 002 §6.1, Figure 6", "speedup/FT",
+                    "while FT lasts almost 2 minutes",
+                    points=((2, 120.0),), tolerance=0.1, relative=True,
+                ),
+            ),
         ),
         Preset(
             "seed002-fig8-pwa",
             "Seed 002 Figure 8: PWA (grow and shrink), FPSMA vs EGS on W'_m and W'_mr, 300 "
             "jobs every 30 s on DAS-3",
             {"combos": _figure("PWA"), "jobs": 300, "interarrival": 30.0},
+            minutes=0.1,
+            published=(
+                Expectation(
+                    "seed 002 §7, Figures 8(c)–(d)", "pwa_egs_wm.mean_response",
+                    "the response time is far worse for the combination of the EGS policy and "
+                    "the W'_m workload due to higher wait time",
+                    shape=">", than="pwa_fpsma_wm.mean_response",
+                ),
+                Expectation(
+                    "seed 002 §7, Figures 8(c)–(d)", "pwa_egs_wm.mean_wait",
+                    "... due to higher wait time (EGS vs FPSMA on W'_m)",
+                    shape=">", than="pwa_fpsma_wm.mean_wait",
+                ),
+            ),
         ),
         Preset(
             "seed002-fig7-8-approaches",
@@ -317,7 +344,7 @@ class Malleability(ExperimentKind):
             "Seed 002 Figure 7 with FT only (powers of 2, max 32)",
             {"combos": _figure("PRA"), "jobs": 300, "interarrival": 120.0, "app": "ft"},
         ),
-    )
+    )  # fmt: skip
 
     def run(
         self, params: dict[str, Any], inputs: dict[str, list[Any]], seed: int, progress

@@ -29,22 +29,12 @@ from ..cluster import prepare_jobs
 from ..pricing.workload import PricingRun, run_pricing
 from ..traces.load import duplicate_jobs, offered_load
 from .base import ExperimentKind, InputSpec, Preset, chart, register, series, table
-from .schema import Param, ParamError
+from .published import PRICING_FIG28_BE_WAIT, pricing_claims
+from .schema import Param, ParamError, alpha_list
 
 HOUR = 3600.0
 DAY = 86400.0
 POLICIES = ("conservative", "easy")
-
-
-def alpha_list(text: str, field: str = "alphas") -> list[float]:
-    """Comma-separated trade-off factors in [0, 1], sorted and distinct."""
-    try:
-        values = [float(v) for v in text.split(",") if v.strip()]
-    except ValueError:
-        raise ParamError({field: f"give comma-separated numbers in [0, 1], not {text!r}"}) from None
-    if not values or any(not (0 <= v <= 1) for v in values):
-        raise ParamError({field: f"give comma-separated numbers in [0, 1], not {text!r}"})
-    return sorted(set(values))
 
 
 def _mean(values) -> float | None:  # type: ignore[no-untyped-def]
@@ -107,33 +97,46 @@ class Pricing(ExperimentKind):
     inputs = (InputSpec("traces", "trace", 1, 1, "the site's SWF trace"),)
     presets = (
         Preset("thesis-fig23-24-ctc", "Thesis Figures 23–24 on CTC-SP2 (430 processors)",
-               {"procs": 430}),
+               {"procs": 430}, traces=("CTC-SP2",), minutes=2.5,  # measured: 133 s CPU
+               published=pricing_claims("thesis §5.3, Figure 23", estimates="requested")),
         Preset("thesis-fig23-24-sdsc", "Thesis Figures 23–24 on SDSC-SP2 (128 processors)",
-               {"procs": 128}),
+               {"procs": 128}, traces=("SDSC-SP2",), minutes=4.0,  # measured: 218 s CPU
+               published=pricing_claims("thesis §5.3, Figure 23", estimates="requested")),
         Preset("thesis-fig25-26-ctc-plus20",
                "Thesis Figures 25–26 on CTC-SP2, load +20 % (sweep extra_load 0, 0.2, 0.4)",
-               {"procs": 430, "extra_load": 0.2}),
+               {"procs": 430, "extra_load": 0.2}, traces=("CTC-SP2",), minutes=10.0,
+               published=pricing_claims("thesis §5.3, Figure 25", estimates="requested")),
         Preset("thesis-fig25-26-ctc-plus40", "Thesis Figures 25–26 on CTC-SP2, load +40 %",
-               {"procs": 430, "extra_load": 0.4}),
+               {"procs": 430, "extra_load": 0.4}, traces=("CTC-SP2",), minutes=12.0,
+               published=pricing_claims("thesis §5.3, Figure 25", estimates="requested")),
         Preset("thesis-fig25-26-sdsc-plus20", "Thesis Figures 25–26 on SDSC-SP2, load +20 %",
-               {"procs": 128, "extra_load": 0.2}),
+               {"procs": 128, "extra_load": 0.2}, traces=("SDSC-SP2",), minutes=10.0,
+               published=pricing_claims("thesis §5.3, Figure 25", estimates="requested")),
         Preset("thesis-fig25-26-sdsc-plus40", "Thesis Figures 25–26 on SDSC-SP2, load +40 %",
-               {"procs": 128, "extra_load": 0.4}),
+               {"procs": 128, "extra_load": 0.4}, traces=("SDSC-SP2",), minutes=12.0,
+               published=pricing_claims("thesis §5.3, Figure 25", estimates="requested")),
         Preset("thesis-fig27-ctc",
                "Thesis Figure 27 on CTC-SP2: α = 0; sweep fraction 0.1, 0.2, 0.4, 0.6, 0.8, 0.9",
                {"procs": 430, "alphas": "0"}),
         Preset("thesis-fig28-ctc", "Thesis Figure 28 on CTC-SP2: 50 % reservations",
-               {"procs": 430, "fraction": 0.5}),
+               {"procs": 430, "fraction": 0.5}, traces=("CTC-SP2",), minutes=10.0,
+               published=(*pricing_claims("thesis §5.3, Figure 23", estimates="requested"),
+                          PRICING_FIG28_BE_WAIT)),
         Preset("thesis-fig28-sdsc", "Thesis Figure 28 on SDSC-SP2: 50 % reservations",
-               {"procs": 128, "fraction": 0.5}),
+               {"procs": 128, "fraction": 0.5}, traces=("SDSC-SP2",), minutes=10.0,
+               published=(*pricing_claims("thesis §5.3, Figure 23", estimates="requested"),
+                          PRICING_FIG28_BE_WAIT)),
         Preset("thesis-fig29-ctc-easy",
                "Thesis Figure 29 on CTC-SP2 under EASY, α random (sweep policy, extra_load)",
                {"procs": 430, "policy": "easy", "alphas": "0.5", "random_alpha": True}),
         Preset("thesis-fig30-31-ctc-accurate",
                "Thesis Figures 30–31 on CTC-SP2 with accurate estimates (sweep estimates)",
-               {"procs": 430, "estimates": "accurate"}),
+               {"procs": 430, "estimates": "accurate"}, traces=("CTC-SP2",), minutes=8.0,
+               published=pricing_claims("thesis §5.3, Figure 30", estimates="accurate")),
         Preset("first-30-days-ctc", "As the thesis could afford: CTC-SP2, first 30 days",
-               {"procs": 430, "days": 30.0}),
+               {"procs": 430, "days": 30.0}, traces=("CTC-SP2",), minutes=1.0,
+               published=pricing_claims("thesis §5.3, Figure 23", estimates="requested",
+                                        baseline_util=0.587)),
     )  # fmt: skip
 
     def run(

@@ -26,7 +26,7 @@ also found by exhaustive search and the hypervolume ratio of MOGA's front report
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -40,8 +40,9 @@ from ..slots.advertise import advertise_simulator
 from ..workflows import generate_cybershake, generate_layered, generate_montage
 from ..workflows.dag import Workflow
 from ._sites import SITE_PARAMS, build_sites
-from .base import ExperimentKind, InputSpec, Preset, chart, register, series, table
-from .schema import Param, ParamError
+from .base import Expectation, ExperimentKind, InputSpec, Preset, chart, register, series, table
+from .published import makespan_ratio, provisioned_vs_best_effort
+from .schema import Param, ParamError, alpha_list
 
 HOUR = 3600.0
 DAY = 86400.0
@@ -61,14 +62,14 @@ FIG19 = {
 }
 
 
-def _alphas(text: str) -> list[float]:
-    try:
-        values = [float(v) for v in text.split(",") if v.strip()]
-    except ValueError:
-        raise ParamError({"alphas": "give comma-separated numbers in [0, 1]"}) from None
-    if not values or any(not 0 <= v <= 1 for v in values):
-        raise ParamError({"alphas": "give comma-separated numbers in [0, 1]"})
-    return sorted(set(values))
+class Setup(NamedTuple):
+    alphas: list[float]
+    report_alpha: float
+    sites: list
+    workflow: Workflow
+    network: Network | None
+    first: int
+    times: list[int]
 
 
 def _akey(alpha: float) -> str:
@@ -152,41 +153,83 @@ class Provisioning(ExperimentKind):
     )  # fmt: skip
     presets = (
         Preset("thesis-fig13-ctc", "As in thesis Figure 13 on CTC-SP2 (430 processors)",
-               {"procs": "430", "mean_procs": 22.0, **THESIS_LAYERED}),
+               {"procs": "430", "mean_procs": 22.0, **THESIS_LAYERED},
+               traces=("CTC-SP2",), minutes=1.5,  # measured: 76 s CPU
+               published=provisioned_vs_best_effort("thesis §4.7, Figure 13", cost_at_1=0.1)),
         Preset("thesis-fig13-sdsc", "As in thesis Figure 13 on SDSC-SP2 (128 processors)",
-               {"procs": "128", "mean_procs": 6.0, **THESIS_LAYERED}),
+               {"procs": "128", "mean_procs": 6.0, **THESIS_LAYERED},
+               traces=("SDSC-SP2",), minutes=1.0,  # measured: 35 s CPU
+               published=provisioned_vs_best_effort("thesis §4.7, Figure 13", cost_at_1=0.1)),
         Preset("thesis-fig14-ctc",
                "As in thesis Figure 14 on CTC-SP2: α = 0 and 1; sweep 'tasks' 100–400",
                {"procs": "430", "mean_procs": 22.0, "levels": 0, "alphas": "0,1",
-                "report_alpha": 1.0}),
+                "report_alpha": 1.0},
+               traces=("CTC-SP2",), minutes=2.0,
+               published=provisioned_vs_best_effort("thesis §4.7, Figure 14")),
         Preset("thesis-fig14-sdsc",
                "As in thesis Figure 14 on SDSC-SP2: α = 0 and 1; sweep 'tasks' 100–400",
                {"procs": "128", "mean_procs": 6.0, "levels": 0, "alphas": "0,1",
-                "report_alpha": 1.0}),
+                "report_alpha": 1.0},
+               traces=("SDSC-SP2",), minutes=2.0,
+               published=provisioned_vs_best_effort("thesis §4.7, Figure 14")),
         Preset("thesis-fig15-ctc",
                "As in thesis Figure 15 on CTC-SP2: α = 0 and 1; sweep 'mean_procs' 3–30",
-               {"procs": "430", "alphas": "0,1", "report_alpha": 1.0, **THESIS_LAYERED}),
+               {"procs": "430", "alphas": "0,1", "report_alpha": 1.0, **THESIS_LAYERED},
+               traces=("CTC-SP2",), minutes=2.0,
+               published=provisioned_vs_best_effort("thesis §4.7, Figure 15", cost_at_1=0.1)),
         Preset("thesis-fig15-sdsc",
                "As in thesis Figure 15 on SDSC-SP2: α = 0 and 1; sweep 'mean_procs' 1–9",
                {"procs": "128", "mean_procs": 6.0, "alphas": "0,1", "report_alpha": 1.0,
-                **THESIS_LAYERED}),
+                **THESIS_LAYERED},
+               traces=("SDSC-SP2",), minutes=2.0,
+               published=provisioned_vs_best_effort("thesis §4.7, Figure 15", cost_at_1=0.1)),
         Preset("thesis-fig16-ctc",
                "As in thesis Figure 16 on CTC-SP2: α = 0.5; sweep 'load_p' 0–0.33 (63–88 %) "
                "and 'mean_procs'",
-               {"procs": "430", "mean_procs": 22.0, "alphas": "0.5", **THESIS_LAYERED}),
+               {"procs": "430", "mean_procs": 22.0, "alphas": "0.5", **THESIS_LAYERED},
+               traces=("CTC-SP2",), minutes=2.0,
+               published=(makespan_ratio(
+                   "thesis §4.7, Figure 16",
+                   "the normalised provisioned makespan is below 1 (63 % utilization)"),)),
         Preset("thesis-fig16-sdsc",
                "As in thesis Figure 16 on SDSC-SP2: α = 0.5; sweep 'load_p' (the cleaned trace "
                "starts at 83 %)",
-               {"procs": "128", "mean_procs": 6.0, "alphas": "0.5", **THESIS_LAYERED}),
+               {"procs": "128", "mean_procs": 6.0, "alphas": "0.5", **THESIS_LAYERED},
+               traces=("SDSC-SP2",), minutes=2.0,
+               published=(makespan_ratio(
+                   "thesis §4.7, Figure 16",
+                   "the normalised provisioned makespan is below 1 (70 % utilization)"),)),
         Preset("thesis-fig18-cybershake",
                "As in thesis Figure 18: CyberShake on CTC-SP2 (430), α = 0.5; sweep 'load_p' "
                "0, 0.15, 0.33 (63, 76, 88 %)",
                {"procs": "430", "workflow": "cybershake", "alphas": "0.5", "submissions": 10,
-                "seed_full_plan": True}),
+                "seed_full_plan": True},
+               traces=("CTC-SP2",), minutes=15.0,
+               published=(
+                   makespan_ratio("thesis §4.8, Figure 18",
+                                  "the provisioned makespan at 63 % utilization is 23 % lower "
+                                  "than the best effort value", 0.77),
+                   Expectation("thesis §4.8, Figure 18", "be_makespan_h",
+                               "at 63 % utilization the best effort makespan is 476811 s "
+                               "(5.5 days)", value=132.45, tolerance=0.25, relative=True),
+               )),
+        Preset("thesis-fig18-cybershake-88",
+               "As in thesis Figure 18 at 88 % utilization: CyberShake on CTC-SP2 (430), "
+               "α = 0.5, load_p 0.33",
+               {"procs": "430", "load_p": "0.33", "workflow": "cybershake", "alphas": "0.5",
+                "submissions": 10, "seed_full_plan": True},
+               traces=("CTC-SP2",), minutes=20.0,
+               published=(makespan_ratio("thesis §4.8, Figure 18",
+                                         "at 88 % utilization the provisioned makespan is 50 % "
+                                         "lower than the best effort makespan", 0.5),)),
         Preset("thesis-fig19-multisite",
                "As in thesis Figure 19: six sites from CTC-SP2 (trace 1) and SDSC-SP2 "
                "(trace 2), 1000 Gb per edge at 10 Gbps and 150 s; sweep 'num_sites' 2–6",
-               dict(FIG19)),
+               dict(FIG19), traces=("CTC-SP2", "SDSC-SP2"), minutes=1.0,  # measured: 44 s CPU
+               published=(makespan_ratio("thesis §4.9, Figure 19",
+                                         "the provisioned makespan increases to about 45 % of the "
+                                         "best effort makespan when all 6 resources are present",
+                                         0.45),)),
         Preset("quick", "A quick look: 5 submissions, MOGA 40 × 5",
                {"submissions": 5, "population": 40, "generations": 5}),
     )  # fmt: skip
@@ -212,10 +255,10 @@ class Provisioning(ExperimentKind):
             max_processors=max(s.procs for s in sites), mean_data=data, seed=seed,
         )  # fmt: skip
 
-    def run(
-        self, params: dict[str, Any], inputs: dict[str, list[Any]], seed: int, progress
-    ) -> dict[str, Any]:
-        alphas = _alphas(params["alphas"])
+    def _setup(self, params: dict[str, Any], inputs: dict, seed: int, progress) -> Setup:  # type: ignore[no-untyped-def]
+        """What both provisioning kinds start from: α values, sites, workflow, network and
+        the submission instants spread over the traces' common span."""
+        alphas = alpha_list(params["alphas"])
         report_alpha = params["report_alpha"]
         if report_alpha not in alphas:
             alphas = sorted(set(alphas) | {report_alpha})
@@ -223,7 +266,6 @@ class Provisioning(ExperimentKind):
             raise ParamError({"window_end": "must not be before window_start"})
         progress(0.01, "preparing the sites")
         sites = build_sites(params, inputs["traces"], seed, params["estimates"])
-        names = [s.name for s in sites]
         workflow = self._workflow(params, inputs, sites, seed)
         biggest = max(t.processors for t in workflow.tasks if not t.virtual)
         if biggest > max(s.procs for s in sites):
@@ -240,6 +282,16 @@ class Provisioning(ExperimentKind):
         K = params["submissions"]
         lo, hi = params["window_start"], params["window_end"]
         times = [int(first + (lo + (hi - lo) * (k + 0.5) / K) * (last - first)) for k in range(K)]
+        return Setup(alphas, report_alpha, sites, workflow, network, first, times)
+
+    def run(
+        self, params: dict[str, Any], inputs: dict[str, list[Any]], seed: int, progress
+    ) -> dict[str, Any]:
+        alphas, report_alpha, sites, workflow, network, first, times = self._setup(
+            params, inputs, seed, progress
+        )
+        names = [s.name for s in sites]
+        K = len(times)
         sims = [s.simulator() for s in sites]
         subs: list[dict[str, Any]] = []
         keep: dict[str, Any] | None = None

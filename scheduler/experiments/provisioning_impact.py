@@ -37,6 +37,13 @@ from ..provisioning.listsched import TimedDag, timed_dag
 from ..workflows import cluster_fixed_clusters, cluster_fixed_size, generate_montage, summarize
 from ..workflows.dag import Workflow
 from .base import ExperimentKind, InputSpec, Preset, chart, register, series, table
+from .published import (
+    SEED003_BACKFILL_LITTLE,
+    SEED003_FIFO_FAIRSHARE_50,
+    SEED003_FIG7,
+    SEED003_TABLE1,
+    SEED003_TABLE2,
+)
 from .schema import Param, ParamError
 
 POLICIES = {"fcfs": "FIFO", "fairshare": "fair share", "fairshare-cb": "fair share + backfilling"}
@@ -146,13 +153,18 @@ class ProvisioningImpact(ExperimentKind):
     presets = (
         Preset("seed003-fig7",
                "Seed 003 Figure 7: every request for the original Montage, three policies",
-               {"families": "original", "figure7": True}),
+               {"families": "original", "figure7": True},
+               traces=("SDSC-SP2",), minutes=1.0, published=SEED003_FIG7),
         Preset("seed003-fig8",
                "Seed 003 Figure 8: fixed clusters per level (Table 1), three policies",
-               {"families": "clusters-per-level", "figure7": False}),
+               {"families": "clusters-per-level", "figure7": False},
+               traces=("SDSC-SP2",), minutes=10.0,
+               published=(SEED003_TABLE1, *SEED003_FIFO_FAIRSHARE_50, SEED003_BACKFILL_LITTLE)),
         Preset("seed003-fig9",
                "Seed 003 Figure 9: fixed tasks per cluster (Table 2), three policies",
-               {"families": "tasks-per-cluster", "figure7": False}),
+               {"families": "tasks-per-cluster", "figure7": False},
+               traces=("SDSC-SP2",), minutes=10.0,
+               published=(SEED003_TABLE2, *SEED003_FIFO_FAIRSHARE_50, SEED003_BACKFILL_LITTLE)),
         Preset("seed003-fig10-11",
                "Seed 003 Figures 10–11: utilization vs x, clusters per level, FIFO and fair share",
                {"families": "clusters-per-level", "policies": "fcfs,fairshare",
@@ -160,7 +172,10 @@ class ProvisioningImpact(ExperimentKind):
         Preset("seed003-fig12-13",
                "Seed 003 Figures 12–13: utilization vs x, tasks per cluster, FIFO and fair share",
                {"families": "tasks-per-cluster", "policies": "fcfs,fairshare", "figure7": False}),
-        Preset("seed003-grid", "Seed 003's whole grid: 25 graphs × 3 policies", {}),
+        Preset("seed003-grid", "Seed 003's whole grid: 25 graphs × 3 policies", {},
+               traces=("SDSC-SP2",), minutes=20.0,
+               published=(SEED003_TABLE1, SEED003_TABLE2, *SEED003_FIFO_FAIRSHARE_50,
+                          SEED003_BACKFILL_LITTLE)),
         Preset("quick", "Quick look: a 500-image Montage, a few clusterings",
                {"montage_images": 500, "runtime_scale": 1.0, "clusters_per_level": "1,8,64",
                 "tasks_per_cluster": "4,64,1024", "figure7": False}),

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Param", "ParamError", "validate_params", "schema_as_json"]
+__all__ = ["Param", "ParamError", "alpha_list", "validate_params", "schema_as_json"]
 
 TYPES = ("int", "float", "bool", "choice", "str")
 
@@ -130,3 +130,15 @@ def validate_params(schema: tuple[Param, ...], given: dict[str, Any] | None) -> 
 
 def schema_as_json(schema: tuple[Param, ...]) -> list[dict[str, Any]]:
     return [p.as_json() for p in schema]
+
+
+def alpha_list(text: str, field: str = "alphas") -> list[float]:
+    """Comma-separated trade-off factors in [0, 1] (a string parameter), sorted and distinct;
+    ParamError on ``field`` otherwise."""
+    try:
+        values = [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        values = []
+    if not values or any(not (0 <= v <= 1) for v in values):
+        raise ParamError({field: f"give comma-separated numbers in [0, 1], not {text!r}"})
+    return sorted(set(values))

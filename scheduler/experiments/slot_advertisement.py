@@ -24,7 +24,7 @@ import numpy as np
 from ..provisioning.live import system_jobs
 from ..slots.advertise import advertise_simulator
 from ._sites import SITE_PARAMS, build_sites
-from .base import ExperimentKind, InputSpec, Preset, chart, register, series, table
+from .base import Expectation, ExperimentKind, InputSpec, Preset, chart, register, series, table
 from .schema import Param
 
 HOUR = 3600.0
@@ -96,6 +96,35 @@ class SlotAdvertisement(ExperimentKind):
             "As in thesis Figures 4–7: CTC-SP2 (430 processors) and SDSC-SP2 (128), accurate "
             "estimates — give the CTC trace first, then SDSC",
             {"procs": "430,128", "estimates": "accurate"},
+            traces=("CTC-SP2", "SDSC-SP2"), minutes=0.5,
+            published=(
+                Expectation(
+                    "thesis §3.1, Figure 4", "s1_mean_slots",
+                    "the average number of advertised slots for the CTC cluster was 27",
+                    value=27, tolerance=0.2, relative=True,
+                ),
+                Expectation(
+                    "thesis §3.1, Figure 4", "s2_mean_slots",
+                    "whereas for the SDSC cluster it was 14",
+                    value=14, tolerance=0.2, relative=True,
+                ),
+                Expectation(
+                    "thesis §3.1, Figure 4", "s1_mean_slots",
+                    "CTC advertises more slots than SDSC (27 vs 14)",
+                    shape=">", than="s2_mean_slots",
+                ),
+                Expectation(
+                    "thesis §3.1, Figure 5", "s1_corr_slots_jobs",
+                    "the number of advertised slots seems positively correlated with the number "
+                    "of tasks in the system (CTC)",
+                    shape=">", than=0.0,
+                ),
+                Expectation(
+                    "thesis §3.1, Figure 5", "s2_corr_slots_jobs",
+                    "... positively correlated with the number of tasks in the system (SDSC)",
+                    shape=">", than=0.0,
+                ),
+            ),
         ),
         Preset(
             "thesis-fig8",
@@ -106,18 +135,35 @@ class SlotAdvertisement(ExperimentKind):
             "ctc-thesis",
             "CTC-SP2 as in the thesis (430 processors), accurate and requested estimates",
             {"procs": "430", "estimates": "both"},
+            traces=("CTC-SP2",), minutes=0.5,
+            published=(
+                Expectation(
+                    "thesis §3.1, Figure 4", "s1_mean_slots",
+                    "the average number of advertised slots for the CTC cluster was 27 "
+                    "(accurate estimates)",
+                    value=27, tolerance=0.2, relative=True,
+                ),
+            ),
         ),
         Preset(
             "sdsc-thesis",
             "SDSC-SP2 as in the thesis (128 processors), accurate and requested estimates",
             {"procs": "128", "estimates": "both"},
+            traces=("SDSC-SP2",), minutes=0.5,
+            published=(
+                Expectation(
+                    "thesis §3.1, Figure 4", "s1_mean_slots",
+                    "for the SDSC cluster it was 14 (accurate estimates)",
+                    value=14, tolerance=0.2, relative=True,
+                ),
+            ),
         ),
         Preset(
             "quick",
             "First 60 days, every 3 hours (a fast look)",
             {"days": 60.0, "interval_hours": 3.0},
         ),
-    )
+    )  # fmt: skip
 
     def run(
         self, params: dict[str, Any], inputs: dict[str, list[Any]], seed: int, progress

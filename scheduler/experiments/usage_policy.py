@@ -40,7 +40,7 @@ from ..usage.workload import (
     poisson_jobs,
     swf_jobs,
 )
-from .base import ExperimentKind, InputSpec, Preset, chart, register, series, table
+from .base import Expectation, ExperimentKind, InputSpec, Preset, chart, register, series, table
 from .schema import Param, ParamError
 
 MAX_STEPS = 2_000_000
@@ -151,14 +151,53 @@ class UsagePolicy(ExperimentKind):
             "hour; VO0 epoch (3600 s, 20 %) burst (5 s, 60 %), VO1 epoch (3600 s, 80 %) burst "
             "(5 s, 90 %)",
             {"scenario": "seed004-2sites", "site_cpus": 100, **SEED_PARAMS},
+            minutes=0.1,
+            published=(
+                Expectation(
+                    "seed 004, 'Comparison Results'", "spep.EUPV",
+                    "S-PEP achieves better enforcement of epoch usage policies than do local "
+                    "resource managers",
+                    shape="<", than="rm-fairshare.EUPV",
+                ),
+                Expectation(
+                    "seed 004, 'Comparison Results' table (testbed)", "spep.EUPV",
+                    "EUPV of S-PEP: 0.01 with Condor, 0.08 with OpenPBS/Maui",
+                    value=0.045, tolerance=0.035,
+                ),
+                Expectation(
+                    "seed 004, 'Comparison Results' table (testbed)", "spep.BUPV",
+                    "BUPV of S-PEP: 0.12 with Condor, 0.10 with OpenPBS/Maui",
+                    value=0.11, tolerance=0.01,
+                ),
+                Expectation(
+                    "seed 004, 'Comparison Results' table (testbed)", "spep.ARU",
+                    "ARU of S-PEP: 70.2 % with Condor, 88.5 % with OpenPBS/Maui",
+                    value=0.7935, tolerance=0.0915,
+                ),
+                Expectation(
+                    "seed 004, 'Comparison Results' table (testbed)", "rm-fairshare.EUPV",
+                    "EUPV of the local RM alone: 0.16 (Condor), 0.17 (OpenPBS/Maui)",
+                    value=0.165, tolerance=0.005,
+                ),
+            ),
         ),
         Preset(
             "seed004-5sites",
             "Seed 004 on 5 sites (Figures 12–13): the same policies on 5 sites of 100 CPUs, "
             "1100 jobs in one hour (the same load per site)",
             {"scenario": "seed004-5sites", "site_cpus": 100, **SEED_PARAMS, "jobs": 1100},
+            minutes=0.2,
+            published=(
+                Expectation(
+                    "seed 004, 'Comparison Results' (Figures 12–13: the same on 5 sites)",
+                    "spep.EUPV",
+                    "S-PEP achieves better enforcement of epoch usage policies than do local "
+                    "resource managers",
+                    shape="<", than="rm-fairshare.EUPV",
+                ),
+            ),
         ),
-    )
+    )  # fmt: skip
 
     def run(
         self, params: dict[str, Any], inputs: dict[str, list[Any]], seed: int, progress

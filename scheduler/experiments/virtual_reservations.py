@@ -28,6 +28,7 @@ from ..reservations.combined import PENALTY
 from ..reservations.predictor import WaitPredictor
 from ..reservations.study import HOUR, Case, Request, StudyRun, issue_times, run_study
 from .base import ExperimentKind, InputSpec, Preset, chart, register, series, table
+from .published import combined_scheme, var_vs_adaptive
 from .schema import Param, ParamError
 
 DAY = 86400
@@ -124,17 +125,26 @@ class VirtualReservations(ExperimentKind):
     presets = (
         Preset("thesis-fig38-40-32nodes",
                "Thesis Figures 38–40: VAR vs adaptive, 32-node requests, 30 days",
-               {"sizes": "32"}),
+               {"sizes": "32"}, traces=("CTC-SP2",), minutes=0.5,
+               published=var_vs_adaptive("thesis §6.3.1, Figures 38–39")),
         Preset("thesis-fig41-44-64nodes",
                "Thesis Figures 41–44: VAR vs adaptive, 64-node requests, 30 days",
-               {"sizes": "64"}),
+               {"sizes": "64"}, traces=("CTC-SP2",), minutes=0.5,
+               published=var_vs_adaptive("thesis §6.3.2, Figures 41–42")),
         Preset("thesis-fig46-47-combined-32",
                "Thesis Figures 46–47: the combined scheme (p = 0.1), 32-node requests",
-               {"sizes": "32", "penalty": 0.1, "combined_mode": "replay"}),
+               {"sizes": "32", "penalty": 0.1, "combined_mode": "replay"},
+               traces=("CTC-SP2",), minutes=0.5,
+               published=combined_scheme("thesis §6.4, Figures 46–47")),
         Preset("thesis-fig48-49-combined-64",
                "Thesis Figures 48–49: the combined scheme (p = 0.1), 64-node requests",
-               {"sizes": "64", "penalty": 0.1, "combined_mode": "replay"}),
-        Preset("thesis-all-12-requests", "All 12 requests of thesis §6.2, 30 days", {}),
+               {"sizes": "64", "penalty": 0.1, "combined_mode": "replay"},
+               traces=("CTC-SP2",), minutes=0.5,
+               published=combined_scheme("thesis §6.4, Figures 48–49")),
+        Preset("thesis-all-12-requests", "All 12 requests of thesis §6.2, 30 days", {},
+               traces=("CTC-SP2",), minutes=0.5,
+               published=var_vs_adaptive("thesis §6.3, Figures 38–44")
+               + combined_scheme("thesis §6.4, Figures 46–49")),
         Preset("whole-trace-ctc-430", "Beyond the thesis: every day of CTC-SP2 (430 processors)",
                {"procs": 430, "days": 0}),
         Preset("whole-trace-sdsc", "Beyond the thesis: every day of SDSC-SP2 (128 processors)",

@@ -111,9 +111,9 @@
       data: {
         datasets: spec.series.map((s, i) => ({
           label: s.name, data: s.points.map((p) => ({x: p[0], y: p[1]})), errors: s.errors,
-          borderColor: color(i), backgroundColor: color(i) + (scatter ? "99" : "33"),
-          pointRadius: scatter ? 2.5 : (s.points.length > 60 ? 0 : 2.5), showLine: !scatter,
-          borderWidth: 2, tension: 0,
+          borderColor: s.reference ? "#000000" : color(i), backgroundColor: s.reference ? "#00000033" : color(i) + (scatter ? "99" : "33"),
+          pointRadius: scatter ? 2.5 : (s.points.length > 60 ? 0 : 2.5), showLine: !scatter || !!s.reference,
+          borderWidth: 2, tension: 0, borderDash: s.reference ? [6, 4] : undefined,
         })),
       },
       options: Object.assign(base, {
@@ -200,9 +200,37 @@
     return rows.map((r) => r.map(q).join(",")).join("\n") + "\n";
   }
 
+  // Published values of a reproduced seed figure (issue 15): the page may embed them as
+  // <script id="published-reference" type="application/json">; a "published" column in the
+  // summary and a dashed reference series on the charts they belong to.
+  function withReference(container, result) {
+    const node = document.getElementById("published-reference");
+    if (!node) return result;
+    const ref = JSON.parse(node.textContent);
+    const charts = (result.charts || []).map((spec) => {
+      const extra = (ref.charts || {})[spec.id];
+      if (!extra || !extra.length) return spec;
+      return Object.assign({}, spec, {series: spec.series.concat(extra.map((s) => Object.assign({reference: true}, s)))});
+    });
+    container.dataset.reference = "true";
+    return Object.assign({}, result, {charts: charts, reference: ref});
+  }
+
+  function markPublished(container, result) {
+    const summary = (result.reference || {}).summary || {};
+    container.querySelectorAll("#summary tr[data-metric]").forEach((tr) => {
+      const checks = summary[tr.dataset.metric];
+      if (!checks) return;
+      const text = checks.map((c) => "published: " + (c.value !== null ? fmt(c.value) : c.shape + " " + c.than) + " (" + c.source + ") — " + c.verdict).join("; ");
+      tr.appendChild(el("td", {class: "published muted"}, text));
+    });
+  }
+
   function render(container, result, csvUrl) {
     container.innerHTML = "";
+    result = withReference(container, result);
     renderSummary(container, result, csvUrl);
+    markPublished(container, result);
     const grid = el("div", {class: "charts"});
     container.appendChild(grid);
     const charts = (result.charts || []).map((spec) => renderChart(grid, spec, csvUrl));

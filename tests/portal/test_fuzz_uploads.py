@@ -378,11 +378,35 @@ def test_policy_document_rest_fuzz(doc, api):
         Experiment.objects.filter(pk=resp.json()["id"]).delete()
 
 
+@settings(FUZZ, max_examples=400)
+@given(doc=st.one_of(mutated_json(seed001_document()), json_values))
+def test_topology_document_rest_fuzz(doc, api):
+    """Topology documents given with a run: a refusal names ``topology`` (and the JSON path
+    in its message); nothing is saved."""
+    from gridportal.experiments.models import Experiment
+
+    count("topology REST")
+    before = Experiment.objects.count()
+    body = json.dumps({"kind": "coallocation", "topology": doc}, allow_nan=True)
+    resp = api.post("/api/experiments/", body, content_type="application/json")
+    assert resp.status_code in (201, 400), resp.content
+    if resp.status_code == 400:
+        errors = resp.json()
+        if "detail" in errors:  # NaN / Infinity: not JSON at all
+            assert errors["detail"].startswith("JSON parse error"), errors
+        else:
+            assert set(errors) <= {"topology", "params"}, errors
+        assert Experiment.objects.count() == before
+    else:
+        assert Experiment.objects.count() == before + 1
+        Experiment.objects.filter(pk=resp.json()["id"]).delete()
+
+
 def test_zz_fuzz_case_count():
     """The totals (this module's tests run in file order): at least 10,000 cases."""
     total = sum(CASES.values())
     record_figure("fuzz_cases", dict(CASES, total=total))
-    if len(CASES) == 8:  # the whole module ran
+    if len(CASES) == 9:  # the whole module ran
         assert total >= 10_000, CASES
 
 

@@ -62,3 +62,26 @@ def test_site_traces_are_usable_but_other_traces_are_not(alice, bob, sites, medi
     # the site traces stay out of the user's own trace list and pages
     assert api.get("/api/traces/").json()["count"] == 0
     assert api.get(f"/api/traces/{sites[0].trace_id}/").status_code == 404
+
+
+def test_traces_keep_the_order_they_were_given(alice, media_root):
+    """Site k runs on trace k: a run given [later upload, earlier upload] keeps that order,
+    in the run and in its clone (the many-to-many rows alone would sort them by id)."""
+    from gridportal.experiments.models import Experiment
+    from gridportal.experiments.services import run_inputs_of
+
+    first = stored_trace(alice, jobs=120, procs=64, seed=1, name="first")
+    second = stored_trace(alice, jobs=120, procs=32, seed=2, name="second")
+    api = APIClient()
+    api.force_authenticate(alice)
+    resp = api.post("/api/experiments/", {
+        "kind": "slot-advertisement", "traces": [second.pk, first.pk],
+        "params": {"days": 1.0, "interval_hours": 12.0},
+    }, format="json")  # fmt: skip
+    assert resp.status_code == 201, resp.content
+    exp = Experiment.objects.get(pk=resp.json()["id"])
+    assert [t.pk for t in run_inputs_of(exp).traces] == [second.pk, first.pk]
+    clone = api.post(f"/api/experiments/{exp.pk}/clone/", {}, format="json")
+    assert clone.status_code == 201, clone.content
+    copy = Experiment.objects.get(pk=clone.json()["id"])
+    assert [t.pk for t in run_inputs_of(copy).traces] == [second.pk, first.pk]

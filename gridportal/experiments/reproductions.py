@@ -1,0 +1,190 @@
+"""Reproductions (issue 15): every preset with published values, the user's latest run of it
+beside the published values, the engine's verdict, and starting runs of them.
+
+A run "is" a reproduction when its kind and (validated) parameters equal the preset's, and its
+traces are the archive logs the preset names: so a preset started from the experiment form, a
+sweep point or the Reproductions page all count.  The verdict is computed by the engine
+(:mod:`scheduler.experiments.reproduce`); nothing here interprets numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import ValidationError
+
+from gridportal.inputs.models import Trace
+from gridportal.ownership import visible_to
+from scheduler.experiments import reproduce as engine
+
+from .models import Experiment
+from .services import experiment_create
+
+PREFIX = "Reproduction: "
+
+
+@dataclass(frozen=True)
+class Row:
+    """One preset with published values, for one user."""
+
+    rep: engine.Reproduction
+    experiment: Experiment | None
+    latest_active: Experiment | None
+    verdict: str
+    checks: list[dict[str, Any]]
+    traces: list[Trace]
+    missing: list[str]
+
+    @property
+    def runnable(self) -> bool:
+        return not self.missing
+
+    def as_json(self) -> dict[str, Any]:
+        exp = self.experiment
+        return {
+            **self.rep.as_json(),
+            "verdict": self.verdict,
+            "checks": self.checks,
+            "experiment": exp.pk if exp else None,
+            "experiment_finished": exp.finished_at.isoformat() if exp and exp.finished_at else None,
+            "active_experiment": self.latest_active.pk if self.latest_active else None,
+            "missing_traces": self.missing,
+            "needs": [engine.fetch_hint(n) for n in self.missing],
+        }
+
+
+def _user_traces(user, names: tuple[str, ...]) -> tuple[list[Trace], list[str]]:
+    """The user's newest trace for each archive name, and the names they do not have."""
+    found, missing = [], []
+    mine = list(
+        Trace.objects.filter(owner=user).order_by("-created", "-id").only(
+            "id", "name", "original_filename", "created"
+        )
+    )  # fmt: skip
+    for name in names:
+        t = next((t for t in mine if engine.trace_matches(name, t.name, t.original_filename)), None)
+        if t is None:
+            missing.append(name)
+        else:
+            found.append(t)
+    return found, missing
+
+
+def _is_run_of(exp: Experiment, rep: engine.Reproduction, clean: dict[str, Any]) -> bool:
+    # the presets run on archive traces and generated workflows, without documents
+    if exp.params != clean or exp.snapshot or exp.workflows.all():
+        return False
+    names = rep.preset.traces
+    traces = list(exp.traces.all())
+    if len(traces) != len(names):
+        return False
+    return all(
+        any(engine.trace_matches(n, t.name, t.original_filename) for t in traces) for n in names
+    )
+
+
+def latest_runs(user, rep: engine.Reproduction) -> tuple[Experiment | None, Experiment | None]:
+    """The user's newest succeeded run of the preset, and a newer queued/running one if any."""
+    clean = rep.params()
+    runs = (
+        visible_to(Experiment.objects.filter(kind=rep.kind.name), user)
+        .filter(owner=user)
+        .exclude(status__in=[Experiment.Status.FAILED, Experiment.Status.CANCELLED])
+        .defer("result")
+        .prefetch_related("traces", "workflows")
+        .order_by("-created", "-id")
+    )
+    done = active = None
+    for exp in runs:
+        if not _is_run_of(exp, rep, clean):
+            continue
+        if exp.status == Experiment.Status.SUCCEEDED:
+            done = exp
+            break
+        if active is None:
+            active = exp
+    return done, active
+
+
+def reproduction_rows(*, user, kind: str | None = None) -> list[Row]:
+    """Every preset with published values (of one kind), with the user's latest run."""
+    rows = []
+    for rep in engine.reproductions(kind):
+        traces, missing = _user_traces(user, rep.preset.traces)
+        done, active = latest_runs(user, rep)
+        result = None
+        if done is not None:
+            result = Experiment.objects.values_list("result", flat=True).get(pk=done.pk)
+        verdict, checks = engine.verdict(rep.preset, result)
+        rows.append(Row(rep, done, active, verdict, [c.as_json() for c in checks], traces, missing))
+    return rows
+
+
+def _find(kind: str, preset: str) -> engine.Reproduction:
+    reps = engine.reproductions(kind, preset)
+    if not reps:
+        raise ValidationError({"preset": [f"no preset {kind}/{preset} with published values"]})
+    return reps[0]
+
+
+def reproduction_run(*, user, kind: str, preset: str, seed: int = 0) -> Experiment:
+    """Start one reproduction on the user's copies of its traces (ValidationError naming the
+    ``manage.py fetch_trace`` command when one is missing)."""
+    rep = _find(kind, preset)
+    traces, missing = _user_traces(user, rep.preset.traces)
+    if missing:
+        raise ValidationError({"traces": [engine.fetch_hint(n) for n in missing]})
+    return experiment_create(
+        owner=user,
+        kind=rep.kind.name,
+        params=rep.preset.params,
+        traces=traces,
+        seed=seed,
+        name=f"{PREFIX}{rep.kind.name} / {rep.preset.name}",
+    )
+
+
+def reproduction_run_all(*, user, kind: str | None = None) -> tuple[list[Experiment], list[str]]:
+    """Start every runnable reproduction (one run each, spread over the workers like a sweep's
+    runs); returns the runs and, for the others, why not."""
+    started, skipped = [], []
+    for rep in engine.reproductions(kind):
+        _, missing = _user_traces(user, rep.preset.traces)
+        if missing:
+            skipped.append(f"{rep.key}: " + "; ".join(engine.fetch_hint(n) for n in missing))
+            continue
+        started.append(reproduction_run(user=user, kind=rep.kind.name, preset=rep.preset.name))
+    return started, skipped
+
+
+def reproduction_reference(*, experiment: Experiment) -> dict[str, Any] | None:
+    """For a result page: the preset this run reproduces, its published values and the
+    verdict (None when the run is no reproduction or has no result yet)."""
+    for rep in engine.reproductions(experiment.kind):
+        clean = rep.params()
+        if not _is_run_of(experiment, rep, clean):
+            continue
+        if experiment.status != Experiment.Status.SUCCEEDED:
+            return {"kind": rep.kind.name, "preset": rep.preset.name, "verdict": "not run",
+                    "checks": [], "summary": {}, "charts": {}}  # fmt: skip
+        result = Experiment.objects.values_list("result", flat=True).get(pk=experiment.pk)
+        verdict, checks = engine.verdict(rep.preset, result)
+        refs = engine.reference_rows(rep.preset, result)
+        return {
+            "kind": rep.kind.name,
+            "preset": rep.preset.name,
+            "title": rep.preset.title,
+            "verdict": verdict,
+            "checks": [
+                {
+                    **c.as_json(),
+                    "published_text": engine.published_text(c.expectation.as_json()),
+                    "ours_text": engine.value_text(c.ours),
+                }
+                for c in checks
+            ],
+            "summary": refs["summary"],
+            "charts": refs["charts"],
+        }
+    return None
