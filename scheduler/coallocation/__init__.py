@@ -1,10 +1,12 @@
 """Co-allocation of compute sites and network bandwidth by advance reservation (SPEC §9, seed 001).
 
 Modules: :mod:`.topology` (the resource graph and its JSON document), :mod:`.requests`
-(requests and their time frames), :mod:`.ip` (the 0-1 IP of one frame, solved by HiGHS),
-:mod:`.planner` (N frames, ranking), :mod:`.manager` (per-site and per-link availability
-profiles, all-or-nothing reservation), :mod:`.admin_options` (user options a–c, administrator
-options A–C), :mod:`.simulate` (the seed's day-ahead scenario).
+(requests and their time frames), the 0-1 IP of one frame as :mod:`.ip_routes` (one route of
+<= P_max links per requested path, from :mod:`.routes`; the default) or :mod:`.ip` (the seed's
+arc formulation), solved by HiGHS in :mod:`.solver` (LP relaxation first, branch and cut when
+it is fractional), :mod:`.planner` (N frames, ranking), :mod:`.manager` (per-site and per-link
+availability profiles, all-or-nothing reservation), :mod:`.admin_options` (user options a–c,
+administrator options A–C), :mod:`.simulate` (the seed's day-ahead scenario).
 
 :func:`plan_request` is what the portal's REST endpoint calls: plan one request against a
 topology (with nothing reserved yet) and return the ranked plans as JSON.
@@ -18,7 +20,7 @@ from typing import Any
 from .admin_options import ADMIN_OPTIONS, USER_OPTIONS
 from .ip import SOLVERS
 from .manager import CoallocationFailed, Managers, Reservation
-from .planner import Plan, PlannerConfig, plan, plan_as_json
+from .planner import FORMULATIONS, Plan, PlannerConfig, plan, plan_as_json
 from .requests import Request, RequestError, parse_request, request_as_json
 from .topology import (
     SEED001,
@@ -34,6 +36,7 @@ from .topology import (
 __all__ = [
     "ADMIN_OPTIONS",
     "USER_OPTIONS",
+    "FORMULATIONS",
     "SOLVERS",
     "SEED001",
     "CoallocationFailed",
@@ -59,7 +62,7 @@ __all__ = [
 
 _OPTION_KEYS = (
     "option", "frames", "admin", "priority", "p_max", "two_way", "solver", "domain_order",
-    "time_limit",
+    "time_limit", "formulation",
 )  # fmt: skip
 
 
@@ -115,6 +118,7 @@ def planner_config(options: Mapping[str, Any] | None) -> tuple[PlannerConfig, bo
         two_way=two_way,
         solver=choice("solver", "highs", SOLVERS),
         time_limit=float(limit),
+        formulation=choice("formulation", "routes", FORMULATIONS),
     )
     low = choice("priority", "normal", ("normal", "low")) == "low"
     return config, low

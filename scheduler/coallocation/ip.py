@@ -29,47 +29,19 @@ The objective values ``c`` are given per call, which is how the user option "qua
 administrator options (A) and (B) act (they re-weight it; :mod:`.admin_options`), while (C)
 acts on ``wc``/``wb``.
 
-Solvers: HiGHS (branch and cut) through ``highspy`` (default) or ``scipy.optimize.milp`` (the
-same HiGHS behind SciPy's wrapper); see ``bench/bench_coallocation.py`` for the comparison.
+This is the seed's formulation, kept as ``PlannerConfig(formulation="arcs")`` and used when
+there is no P_max (the simple routes are then too many to list); the planner's default is the
+route formulation of :mod:`.ip_routes`, which has the same optimum and a much tighter LP
+relaxation.  Solving: :mod:`.solver`.
 """
 
 from __future__ import annotations
 
 import math
-import time
-from dataclasses import dataclass
 
-import numpy as np
+from .solver import SOLVERS, FrameIP, IPSolution, solve_ip
 
 __all__ = ["FrameIP", "IPSolution", "build_ip", "solve_ip", "SOLVERS"]
-
-SOLVERS = ("highs", "scipy")
-
-
-@dataclass(frozen=True)
-class IPSolution:
-    """An optimal (or best found within the time limit) assignment."""
-
-    mapping: tuple[int, ...]  # requested site j -> site index i
-    arcs: tuple[tuple[tuple[int, int], ...], ...]  # per path l: chosen arcs (from, to) nodes
-    objective: float
-    optimal: bool
-
-
-@dataclass
-class FrameIP:
-    """The model in row form: ``row_lo <= A x <= row_hi``, 0-1 columns."""
-
-    cost: list[float]
-    rows: list[list[tuple[int, float]]]
-    row_lo: list[float]
-    row_hi: list[float]
-    x_cols: list[tuple[int, int]]  # column -> (site i, requested j)
-    y_cols: list[tuple[int, int, int, int]]  # (column, from node, to node, path l)
-
-    @property
-    def n_cols(self) -> int:
-        return len(self.cost)
 
 
 def build_ip(
@@ -192,10 +164,6 @@ def build_ip(
     return FrameIP(cost, rows, lo, hi, x_cols, y_cols)
 
 
-def _integrality(ip: FrameIP) -> np.ndarray:
-    return np.ones(ip.n_cols)  # every column is 0-1
-
-
 def _hops(n: int, links: list[tuple[int, int]], usable: list[int], start: list[int]) -> list:
     """Breadth-first hop counts from ``start`` over the usable links (inf where unreachable)."""
     adj: list[list[int]] = [[] for _ in range(n)]
@@ -216,109 +184,3 @@ def _hops(n: int, links: list[tuple[int, int]], usable: list[int], start: list[i
                     nxt.append(w)
         frontier = nxt
     return dist
-
-
-def _csr(ip: FrameIP) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    start = [0]
-    index: list[int] = []
-    value: list[float] = []
-    for r in ip.rows:
-        for c, v in r:
-            index.append(c)
-            value.append(v)
-        start.append(len(index))
-    return (
-        np.asarray(start, dtype=np.int32),
-        np.asarray(index, dtype=np.int32),
-        np.asarray(value, dtype=np.float64),
-    )
-
-
-def _solve_highs(ip: FrameIP, time_limit: float) -> tuple[np.ndarray | None, bool, bool]:
-    """``(column values or None, optimal, timed out)``."""
-    import highspy
-
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("time_limit", float(time_limit))
-    h.setOptionValue("threads", 1)
-    h.setOptionValue("random_seed", 0)
-    start, index, value = _csr(ip)
-    n = ip.n_cols
-    inf = highspy.kHighsInf
-    h.passModel(
-        n,
-        len(ip.rows),
-        len(index),
-        2,  # row-wise
-        1,  # minimise
-        0.0,
-        np.asarray(ip.cost, dtype=np.float64),
-        np.zeros(n),
-        np.ones(n),
-        np.asarray([inf * -1 if math.isinf(v) else v for v in ip.row_lo], dtype=np.float64),
-        np.asarray([inf if math.isinf(v) else v for v in ip.row_hi], dtype=np.float64),
-        start,
-        index,
-        value,
-        _integrality(ip).astype(np.int32),
-    )
-    h.run()
-    status = h.getModelStatus()
-    if status == highspy.HighsModelStatus.kOptimal:
-        return np.asarray(h.getSolution().col_value), True, False
-    timed_out = status == highspy.HighsModelStatus.kTimeLimit
-    if h.getInfo().primal_solution_status == 2:  # a feasible point found before the limit
-        return np.asarray(h.getSolution().col_value), False, timed_out
-    return None, False, timed_out
-
-
-def _solve_scipy(ip: FrameIP, time_limit: float) -> tuple[np.ndarray | None, bool, bool]:
-    from scipy.optimize import Bounds, LinearConstraint, milp
-    from scipy.sparse import csr_array
-
-    start, index, value = _csr(ip)
-    a = csr_array((value, index, start), shape=(len(ip.rows), ip.n_cols))
-    res = milp(
-        np.asarray(ip.cost),
-        constraints=LinearConstraint(a, np.asarray(ip.row_lo), np.asarray(ip.row_hi)),
-        integrality=_integrality(ip),
-        bounds=Bounds(0, 1),
-        options={"time_limit": float(time_limit), "presolve": True},
-    )
-    timed_out = res.status == 1  # iteration or time limit
-    if res.x is None:
-        return None, False, timed_out
-    return np.asarray(res.x), res.status == 0, timed_out
-
-
-def solve_ip(
-    ip: FrameIP, n_paths: int, *, solver: str = "highs", time_limit: float = 10.0
-) -> tuple[IPSolution | None, float, bool]:
-    """Solve; return ``(solution or None, seconds, timed_out)``."""
-    t0 = time.perf_counter()
-    if solver == "highs":
-        sol, optimal, timed_out = _solve_highs(ip, time_limit)
-    elif solver == "scipy":
-        sol, optimal, timed_out = _solve_scipy(ip, time_limit)
-    else:
-        raise ValueError(f"unknown solver {solver!r} (known: {', '.join(SOLVERS)})")
-    seconds = time.perf_counter() - t0
-    if sol is None:
-        return None, seconds, timed_out
-    mapping: dict[int, int] = {}
-    for c, (i, j) in enumerate(ip.x_cols):
-        if sol[c] > 0.5:
-            mapping[j] = i
-    arcs: list[list[tuple[int, int]]] = [[] for _ in range(n_paths)]
-    for c, u, w, l_idx in ip.y_cols:
-        if sol[c] > 0.5:
-            arcs[l_idx].append((u, w))
-    objective = float(sum(ip.cost[c] for c in range(ip.n_cols) if sol[c] > 0.5))
-    result = IPSolution(
-        tuple(mapping[j] for j in range(len(mapping))),
-        tuple(tuple(a) for a in arcs),
-        objective,
-        optimal=optimal,
-    )
-    return result, seconds, timed_out

@@ -4,12 +4,17 @@
 2i   pick N equidistant starts in [EST, LST] (frames [s, s + D) covering [EST, LST + D]);
 2ii  read each frame's availability from the resource managers (:mod:`.manager`), halved for a
      low-priority user (administrator option C);
-2iii solve the IP of each frame (:mod:`.ip`) with the objective weighted by the user option and
-     administrator options A/B (:mod:`.admin_options`); frames without a plan drop out (N' <= N);
+2iii solve the IP of each frame with the objective weighted by the user option and
+     administrator options A/B (:mod:`.admin_options`); frames without a plan drop out (N' <= N).
+     The IP is the route formulation (:mod:`.ip_routes`, routes of <= P_max links listed once
+     per topology by :mod:`.routes`) unless ``formulation="arcs"`` or there is no P_max, when
+     it is the seed's arc formulation (:mod:`.ip`); both have the same optimum, the first a
+     far tighter LP relaxation, which :mod:`.solver` tries before branch and cut;
 2iv  sort the N' plans by the user option.
 
 Frames whose availability and costs are identical give the same IP; it is solved once
-(``cache``).  A cheap necessary condition — the k-th largest request fits the k-th largest site
+(``cache``); the routes of a site pair ranked by link cost are shared by the frames of a
+request.  A cheap necessary condition — the k-th largest request fits the k-th largest site
 — skips frames that cannot be feasible without calling the solver.
 """
 
@@ -21,11 +26,15 @@ from typing import Any
 
 from .admin_options import ADMIN_OPTIONS, USER_OPTIONS, admin_site_weights, base_costs, halve
 from .ip import SOLVERS, build_ip, solve_ip
+from .ip_routes import build_route_ip
 from .manager import Managers
 from .requests import Request
+from .routes import route_table
 from .topology import MBPS_PER_GBPS, Topology
 
-__all__ = ["PlannerConfig", "Plan", "PlanningResult", "plan", "plan_as_json"]
+__all__ = ["PlannerConfig", "Plan", "PlanningResult", "plan", "plan_as_json", "FORMULATIONS"]
+
+FORMULATIONS = ("routes", "arcs")
 
 
 @dataclass(frozen=True)
@@ -37,6 +46,9 @@ class PlannerConfig:
     p_max: int | None = 2  # constraint (11); None drops it
     two_way: bool = True  # constraint (10)
     tighten: bool = False  # valid inequalities of :func:`.ip.build_ip`
+    formulation: str = "routes"  # :mod:`.ip_routes` (needs p_max) or the seed's arcs (:mod:`.ip`)
+    rlt: bool = True  # the route formulation's product rows (:func:`.ip_routes.build_route_ip`)
+    lp_first: bool = True  # settle a frame by its LP relaxation when that is integral
     solver: str = "highs"
     time_limit: float = 10.0
     cache: bool = True
@@ -49,6 +61,8 @@ class PlannerConfig:
             raise ValueError(f"admin must be one of {', '.join(ADMIN_OPTIONS)}")
         if self.solver not in SOLVERS:
             raise ValueError(f"solver must be one of {', '.join(SOLVERS)}")
+        if self.formulation not in FORMULATIONS:
+            raise ValueError(f"formulation must be one of {', '.join(FORMULATIONS)}")
 
 
 @dataclass(frozen=True)
@@ -77,6 +91,7 @@ class PlanningResult:
     skipped: int = 0  # frames found infeasible without the solver
     timeouts: int = 0
     solve_seconds: list[float] = field(default_factory=list)
+    mip_solves: int = 0  # solves the LP relaxation did not settle (branch and cut ran)
 
 
 def _fits(rc: list[int], wc: list[int]) -> bool:
@@ -85,23 +100,6 @@ def _fits(rc: list[int], wc: list[int]) -> bool:
         return False
     big = sorted(wc, reverse=True)
     return all(w >= r for r, w in zip(sorted(rc, reverse=True), big, strict=False))
-
-
-def _walk(arcs: tuple[tuple[int, int], ...], src: int, dst: int) -> tuple[int, ...]:
-    """The simple path src → dst inside the chosen arcs (flow conservation guarantees one;
-    zero-cost cycles the solver may add are short-cut)."""
-    out: dict[int, list[int]] = {}
-    for u, v in arcs:
-        out.setdefault(u, []).append(v)
-    walk = [src]
-    node = src
-    while node != dst:
-        node = out[node].pop()
-        if node in walk:  # a cycle: cut it
-            del walk[walk.index(node) + 1 :]
-        else:
-            walk.append(node)
-    return tuple(walk)
 
 
 def plan(
@@ -129,6 +127,12 @@ def plan(
     price_link = [ln.value for ln in topology.links]
     q_site = [1.0 / s.quality for s in topology.sites]
     q_link = [1.0 / ln.quality for ln in topology.links]
+    table = None
+    if config.formulation == "routes" and config.p_max is not None:
+        # with no P_max the simple routes are too many to list: the arc formulation serves
+        table = route_table(len(topology.nodes), n_sites, tuple(links), config.p_max)
+    ends = [(o, p) for o, p, _ in paths]
+    prices: dict = {}  # routes ranked by link cost, shared by the frames
     cache: dict[tuple, Any] = {}
     for f, start in enumerate(request.frame.starts(config.frames)):
         wc, wb = managers.availability(start, start + d)
@@ -147,27 +151,32 @@ def plan(
         if config.cache and key in cache:
             sol = cache[key]
         else:
-            ip = build_ip(
-                len(topology.nodes), n_sites, links, wc, wb, costs, link_cost, rc, paths,
-                two_way=config.two_way, p_max=config.p_max, tighten=config.tighten,
-            )  # fmt: skip
+            if table is not None:
+                ip = build_route_ip(
+                    table, n_sites, wc, wb, costs, link_cost, rc, paths, rlt=config.rlt,
+                    prices=prices,
+                )  # fmt: skip
+            else:
+                ip = build_ip(
+                    len(topology.nodes), n_sites, links, wc, wb, costs, link_cost, rc, paths,
+                    two_way=config.two_way, p_max=config.p_max, tighten=config.tighten,
+                )  # fmt: skip
             if ip is None:
                 sol = None
                 result.skipped += 1
             else:
-                sol, secs, timed_out = solve_ip(
-                    ip, len(paths), solver=config.solver, time_limit=config.time_limit
-                )
+                sol, secs, timed_out, used_mip = solve_ip(
+                    ip, ends, solver=config.solver, time_limit=config.time_limit,
+                    lp_first=config.lp_first,
+                )  # fmt: skip
                 result.solves += 1
+                result.mip_solves += int(used_mip)
                 result.solve_seconds.append(secs)
                 result.timeouts += int(timed_out)
             cache[key] = sol
         if sol is None:
             continue
-        routes = tuple(
-            _walk(sol.arcs[l_idx], sol.mapping[o], sol.mapping[p]) if rb > 0 else ()
-            for l_idx, (o, p, rb) in enumerate(paths)
-        )
+        routes = sol.routes
         use: dict[int, int] = {}
         for (_, _, rb), route in zip(paths, routes, strict=True):
             for u, v in zip(route, route[1:], strict=False):

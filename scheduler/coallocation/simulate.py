@@ -39,6 +39,7 @@ class Outcome:
     solves: int
     seconds: float  # planning wall time (not deterministic; reported only on demand)
     solve_seconds: tuple[float, ...]
+    mip_solves: int = 0  # IPs the LP relaxation did not settle
 
 
 @dataclass
@@ -110,6 +111,7 @@ def simulate(
             Outcome(
                 r.id, r.user, r.submit, len(r.sites), asked / capacity, start is not None,
                 start, len(res.plans), res.solves, res.seconds, tuple(res.solve_seconds),
+                res.mip_solves,
             )
         )  # fmt: skip
         if on_request is not None:

@@ -68,6 +68,9 @@ class Coallocation(ExperimentKind):
               help="Requests arrive until the next day's requested CPU load reaches this."),
         Param("day", "int", 86400, min=21600, max=7 * 86400, label="day length (s)",
               help="Requests arrive over [0, day) for resources in [day, 2·day)."),
+        Param("workloads", "int", 10, min=1, max=100, label="independent workloads",
+              help="Day-ahead workloads simulated and pooled (seeded): a 10 % load bin holds "
+              "only a few dozen requests of one workload, so one alone is noisy."),
         Param("shape", "choice", "star", choices=SHAPES, label="request shape",
               help="Type t has t + 1 requested sites, joined as a star around the first site "
               "or pairwise (mesh)."),
@@ -136,13 +139,21 @@ class Coallocation(ExperimentKind):
         if not chosen:
             raise ParamError({"normal": "choose at least one scenario"})
         day = params["day"]
-        rng = random.Random(seed)
-        requests = seed_workload(
-            topology, params["max_load"] / 100, rng, users=USERS, shape=params["shape"], day=day
-        )
-        if len(requests) > 20000:
-            raise ParamError({"max_load": f"{len(requests)} requests: lower the load or day"})
-        results: dict[str, SimResult] = {}
+        W = params["workloads"]
+        # W independent day-ahead workloads (the first one is the single-workload run's), so
+        # the per-10 %-of-load success ratios rest on W times more requests
+        workloads = [
+            seed_workload(
+                topology, params["max_load"] / 100,
+                random.Random(seed if w == 0 else seed * 1009 + w), users=USERS,
+                shape=params["shape"], day=day,
+            )
+            for w in range(W)
+        ]  # fmt: skip
+        total = sum(len(r) for r in workloads)
+        if total > 20000:
+            raise ParamError({"max_load": f"{total} requests: lower the load, day or workloads"})
+        results: dict[str, list[SimResult]] = {}
         for n, (key, label, admin, sl) in enumerate(chosen):
             config = PlannerConfig(
                 frames=params["frames"],
@@ -156,16 +167,20 @@ class Coallocation(ExperimentKind):
                 stop_at_first=not params["solve_all_frames"],
             )
 
-            def tick(done: int, total: int, n: int = n, label: str = label) -> None:
-                if done % 20 == 0 or done == total:
-                    progress((n + done / max(total, 1)) / len(chosen) * 0.95, label)
+            results[key] = []
+            for w, requests in enumerate(workloads):
 
-            results[key] = simulate(
-                topology, requests, config,
-                low_priority=frozenset({"UserB"}) if sl else frozenset(),
-                window=(day, 2 * day), on_request=tick,
-            )  # fmt: skip
-        body = _report(topology, params, chosen, results, len(requests))
+                def tick(done: int, total: int, n: int = n, w: int = w, label: str = label) -> None:
+                    if done % 20 == 0 or done == total:
+                        part = (w + done / max(total, 1)) / W
+                        progress((n + part) / len(chosen) * 0.95, label)
+
+                results[key].append(simulate(
+                    topology, requests, config,
+                    low_priority=frozenset({"UserB"}) if sl else frozenset(),
+                    window=(day, 2 * day), on_request=tick,
+                ))  # fmt: skip
+        body = _report(topology, params, chosen, results, total)
         progress(1.0, "done")
         return body
 
@@ -203,9 +218,11 @@ def _report(
     topology: Topology,
     params: dict[str, Any],
     chosen: list[tuple[str, str, str, bool]],
-    results: dict[str, SimResult],
+    runs: dict[str, list[SimResult]],
     n_requests: int,
 ) -> dict[str, Any]:
+    # outcomes pooled over the workloads; utilization averaged over them
+    results = {k: [o for r in rs for o in r.outcomes] for k, rs in runs.items()}
     top = params["max_load"] / 100
     edges = [round(top * k / 10, 10) for k in range(1, 11)]
     summary: dict[str, Any] = {
@@ -218,8 +235,7 @@ def _report(
     success_series, sl_series, rows = [], [], []
     util_series = []
     for key, label, _, _ in chosen:
-        res = results[key]
-        outs = res.outcomes
+        outs = results[key]
         bins = _bins(outs, edges)
         summary[f"{key}_success"] = _r(_ratio(outs))
         labels[f"{key}_success"] = f"success ratio, {label}"
@@ -237,8 +253,9 @@ def _report(
             for x, r, c in ub:
                 rows.append([label, user, x, _r(r), _r(c)])
             summary[f"{key}_{user}_at_100"] = _at(ub, 100)
-        a, b = res.window
-        busy = res.managers.site_busy_seconds(a, b)
+        a, b = runs[key][0].window
+        each = [r.managers.site_busy_seconds(a, b) for r in runs[key]]
+        busy = [sum(col) / len(each) for col in zip(*each, strict=True)]
         util = [
             bz / (s.cpus * (b - a)) if s.cpus else 0.0
             for bz, s in zip(busy, topology.sites, strict=True)
@@ -267,7 +284,7 @@ def _report(
     ]  # fmt: skip
     by_sites: dict[tuple[str, int], list[int]] = {}
     for key, label, _, _ in chosen:
-        for o in results[key].outcomes:
+        for o in results[key]:
             by_sites.setdefault((label, o.sites), []).append(o.solves)
     charts.append(
         chart("ip-solves", "bar", "IPs solved per request by # of requested sites",
@@ -279,7 +296,7 @@ def _report(
     if params["measure_time"]:
         pts = []
         for key, label, _, _ in chosen:
-            outs = results[key].outcomes
+            outs = results[key]
             step = max(1, len(outs) // 1000)
             pts.append(series(label, [[o.request, _r(o.seconds, 6)] for o in outs[::step]]))
         charts.append(chart("planning-time", "scatter", "Planning time per request",

@@ -104,7 +104,7 @@ class Pricing(ExperimentKind):
                published=pricing_claims("thesis §5.3, Figure 23", estimates="requested")),
         Preset("thesis-fig25-26-ctc-plus20",
                "Thesis Figures 25–26 on CTC-SP2, load +20 % (sweep extra_load 0, 0.2, 0.4)",
-               {"procs": 430, "extra_load": 0.2}, traces=("CTC-SP2",), minutes=10.0,
+               {"procs": 430, "extra_load": 0.2}, traces=("CTC-SP2",), minutes=13.0,  # 786 s
                published=pricing_claims("thesis §5.3, Figure 25", estimates="requested")),
         Preset("thesis-fig25-26-ctc-plus40", "Thesis Figures 25–26 on CTC-SP2, load +40 %",
                {"procs": 430, "extra_load": 0.4}, traces=("CTC-SP2",), minutes=12.0,
@@ -131,7 +131,7 @@ class Pricing(ExperimentKind):
                {"procs": 430, "policy": "easy", "alphas": "0.5", "random_alpha": True}),
         Preset("thesis-fig30-31-ctc-accurate",
                "Thesis Figures 30–31 on CTC-SP2 with accurate estimates (sweep estimates)",
-               {"procs": 430, "estimates": "accurate"}, traces=("CTC-SP2",), minutes=8.0,
+               {"procs": 430, "estimates": "accurate"}, traces=("CTC-SP2",), minutes=2.5,  # 137 s
                published=pricing_claims("thesis §5.3, Figure 30", estimates="accurate")),
         Preset("first-30-days-ctc", "As the thesis could afford: CTC-SP2, first 30 days",
                {"procs": 430, "days": 30.0}, traces=("CTC-SP2",), minutes=1.0,

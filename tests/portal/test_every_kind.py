@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 
 # Small but real settings per kind, so the whole catalogue runs in seconds.
 SMALL = {
-    "coallocation": {"max_load": 20, "day": 21600, "service_levels": False},
+    "coallocation": {"max_load": 20, "day": 21600, "service_levels": False, "workloads": 2},
     "provisioning": {
         "submissions": 2,
         "population": 12,

@@ -1,7 +1,9 @@
 """The 0-1 IP per frame, the planner and all-or-nothing reservation (SPEC §9, seed 001).
 
 Hand-built graphs where the optimum is known, infeasible requests, all-or-nothing, admin
-options, and a cross-check of the IP's optimum against brute-force enumeration.
+options, and a cross-check of the IP's optimum against brute-force enumeration — for both
+formulations (routes, the default, and the seed's arcs), with and without the product rows
+and the LP-first shortcut.
 """
 
 from __future__ import annotations
@@ -26,6 +28,15 @@ from scheduler.coallocation import (
     plan_request,
 )
 from scheduler.coallocation.admin_options import cpu_weights, domain_weights
+from scheduler.coallocation.routes import route_table
+
+VARIANTS = {
+    "routes": {},
+    "routes-no-rlt": {"rlt": False},
+    "routes-mip-only": {"lp_first": False},
+    "arcs": {"formulation": "arcs"},
+    "arcs-mip-only": {"formulation": "arcs", "lp_first": False},
+}
 
 
 def site(name, cpus, domain="D", value=1):
@@ -261,6 +272,23 @@ def small_case(draw):
     return topo, req(rsites, rpaths), p_max, draw(st.booleans())
 
 
+def _check_against(t, r, p_max, expected, config):
+    res = plan(t, r, Managers(t), config)
+    if expected == math.inf:
+        assert res.plans == []
+        return
+    assert len(res.plans) == 1
+    p = res.plans[0]
+    assert p.objective == pytest.approx(expected)
+    assert p.optimal
+    # the plan is what it claims: every route joins its mapped sites within P_max links
+    for rp, route in zip(r.paths, p.routes, strict=True):
+        assert (route[0], route[-1]) == (p.mapping[rp.a], p.mapping[rp.b])
+        assert p_max is None or len(route) - 1 <= p_max
+        assert len(set(route)) == len(route)  # simple
+    Managers(t).reserve(p.start, p.end, p.site_blocks, p.link_blocks)  # it fits
+
+
 @settings(max_examples=40, deadline=None, derandomize=True)
 @given(small_case())
 def test_ip_optimum_equals_brute_force(case):
@@ -268,19 +296,96 @@ def test_ip_optimum_equals_brute_force(case):
     t = load_topology(topo)
     r = parse_request(request_doc)
     expected = brute_force(t, r, p_max)
-    config = PlannerConfig(frames=1, p_max=p_max, two_way=True, tighten=tighten)
-    res = plan(t, r, Managers(t), config)
-    if expected == math.inf:
-        assert res.plans == []
+    for extra in VARIANTS.values():
+        config = PlannerConfig(frames=1, p_max=p_max, two_way=True, tighten=tighten, **extra)
+        _check_against(t, r, p_max, expected, config)
+
+
+@st.composite
+def seed_case(draw):
+    """The seed's testbed with random capacities left (so links bind) and a 2–3 site star or
+    mesh request; small enough for the brute force (10·9·8 mappings)."""
+    doc = {**SEED001}
+    doc["sites"] = [{**s, "cpus": draw(st.sampled_from([1, 2, 4, 8]))} for s in SEED001["sites"]]
+    doc["links"] = [
+        {**ln, "bandwidth": draw(st.sampled_from([0.5, 1, 2, 5]))} for ln in SEED001["links"]
+    ]
+    k = draw(st.integers(2, 3))
+    rsites = [(f"r{j}", draw(st.sampled_from([1, 2, 4, 8]))) for j in range(k)]
+    if draw(st.booleans()):
+        rpaths = [("r0", f"r{j}", 1) for j in range(1, k)]
     else:
-        assert len(res.plans) == 1
-        assert res.plans[0].objective == pytest.approx(expected)
-        # the plan is what it claims: every route joins its mapped sites within P_max links
-        p = res.plans[0]
-        for rp, route in zip(r.paths, p.routes, strict=True):
-            assert (route[0], route[-1]) == (p.mapping[rp.a], p.mapping[rp.b])
-            assert p_max is None or len(route) - 1 <= p_max
-        Managers(t).reserve(p.start, p.end, p.site_blocks, p.link_blocks)  # it fits
+        rpaths = [(f"r{a}", f"r{b}", 1) for a, b in itertools.combinations(range(k), 2)]
+    return doc, req(rsites, rpaths)
+
+
+@settings(max_examples=12, deadline=None, derandomize=True)
+@given(seed_case())
+def test_seed_testbed_optimum_equals_brute_force(case):
+    topo, request_doc = case
+    t = load_topology(topo)
+    r = parse_request(request_doc)
+    expected = brute_force(t, r, 2)
+    for extra in VARIANTS.values():
+        _check_against(t, r, 2, expected, PlannerConfig(frames=1, **extra))
+
+
+def test_route_table_of_the_seed_testbed():
+    # N0 -> N1: the direct link, through N2 or N3 (in-domain mesh), through X1 or X2 = 5;
+    # N0 -> S0: only through X1 or X2 = 2; N0 -> U0: only X1 joins N and U = 1
+    t = load_topology(SEED001)
+    node = t.node_index
+    links = tuple((node[ln.a], node[ln.b]) for ln in t.links)
+    table = route_table(len(t.nodes), len(t.sites), links, 2)
+    s = t.site_index
+    assert len(table.by_pair[s["N0"], s["N1"]]) == 5
+    assert len(table.by_pair[s["N0"], s["S0"]]) == 2
+    assert len(table.by_pair[s["N0"], s["U0"]]) == 1
+    assert all(len(r.links) <= 2 for rs in table.by_pair.values() for r in rs)
+    # U0 -> U1 and U1 -> U0 are listed separately (the direction says which end is o's)
+    assert [r.nodes[::-1] for r in table.by_pair[s["U1"], s["U0"]]] == [
+        r.nodes for r in table.by_pair[s["U0"], s["U1"]]
+    ]
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_a_shared_thin_link_is_not_overbooked(variant):
+    # r0 (8 CPUs) can only be a; r1, r2 (1 CPU) are b and c.  a-b (1 Gbps, value 1) is the
+    # cheap way to both b (direct, 1) and c (a-b-c, 1 + 1); the other way is through X
+    # (5 + 5).  Both paths cannot use a-b: one pays 1, the other 10 -> links 11, CPUs
+    # 8 + 1 + 1 = 10, objective 21 (either assignment of r1, r2).
+    topo = {
+        "sites": [site("a", 8), site("b", 1), site("c", 1)],
+        "exchange_points": [{"name": "X", "domains": ["D"]}],
+        "links": [
+            link("a", "b", 1, 1), link("b", "c", 10, 1), link("a", "X", 10, 5),
+            link("X", "b", 10, 5), link("X", "c", 10, 5),
+        ],
+    }  # fmt: skip
+    t = load_topology(topo)
+    r = parse_request(req([("r0", 8), ("r1", 1), ("r2", 1)], [("r0", "r1", 1), ("r0", "r2", 1)]))
+    p = plan(t, r, Managers(t), PlannerConfig(frames=1, **VARIANTS[variant])).plans[0]
+    assert p.objective == pytest.approx(21)
+    names = sorted(tuple(t.nodes[n] for n in route) for route in p.routes)
+    assert ("a", "X", "b") in names or ("a", "X", "c") in names
+    assert dict(p.link_blocks)[next(k for k, ln in enumerate(t.links) if ln.b == "b")] == 1000
+
+
+def test_without_p_max_the_arc_formulation_serves():
+    # a chain a-b-c-d; r0 and r1 need 4 CPUs, so they are a and d, three links apart: no plan
+    # with P_max = 2; without P_max (arcs) or with P_max = 3 (routes) the plan costs
+    # CPUs 4 + 4 + 1 Gbps on three links of value 1 = 11
+    topo = {
+        "sites": [site("a", 4), site("b", 1), site("c", 1), site("d", 4)],
+        "links": [link("a", "b"), link("b", "c"), link("c", "d")],
+    }
+    t = load_topology(topo)
+    r = parse_request(req([("r0", 4), ("r1", 4)], [("r0", "r1", 1)]))
+    assert plan(t, r, Managers(t), PlannerConfig(frames=1, p_max=2)).plans == []
+    for p_max in (None, 3):
+        best = plan(t, r, Managers(t), PlannerConfig(frames=1, p_max=p_max)).plans[0]
+        assert best.objective == 11
+        assert len(best.routes[0]) == 4
 
 
 @settings(max_examples=15, deadline=None, derandomize=True)
