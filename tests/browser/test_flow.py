@@ -1,50 +1,11 @@
 """A real browser (Debian's Chromium via Playwright) through the whole user path:
 log in → upload a trace → start trace-stats → a worker runs it → charts drawn → CSV download."""
 
-import os
-import shutil
-
 import pytest
-from playwright.sync_api import sync_playwright
 
-from tests.conftest import make_swf_bytes, require
+from tests.conftest import make_swf_bytes
 
 pytestmark = pytest.mark.browser
-
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
-
-
-# Fixture order matters: database fixtures (users) must come before ``page``, because Playwright's
-# sync API runs an asyncio loop in this thread and Django refuses ORM calls inside it.
-
-
-@pytest.fixture
-def browser():
-    require(
-        os.path.exists(CHROMIUM) or bool(shutil.which("chromium")),
-        f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)",
-    )
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(accept_downloads=True, viewport={"width": 1366, "height": 900})
-    page = context.new_page()
-    yield page
-    context.close()
 
 
 def non_blank_pixels(page, selector: str) -> int:

@@ -2,51 +2,10 @@
 it, run one reproduction (a real Celery worker runs it), see its verdict beside the published
 values, and the published values as a reference on the run's result page."""
 
-import os
-import shutil
-
 import pytest
-from playwright.sync_api import sync_playwright
-
-from tests.conftest import require
 
 pytestmark = pytest.mark.browser
-
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 VERDICTS = ("matches", "same shape", "differs")
-
-
-# Fixture order matters (as in test_flow.py): database fixtures before ``page``, because
-# Playwright's sync API runs an asyncio loop in this thread and Django refuses ORM calls in it.
-
-
-@pytest.fixture
-def browser():
-    require(
-        os.path.exists(CHROMIUM) or bool(shutil.which("chromium")),
-        f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)",
-    )
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1366, "height": 900})
-    page = context.new_page()
-    yield page
-    context.close()
 
 
 def test_run_one_reproduction_and_see_its_verdict(live_server, celery_worker, alice, page):
