@@ -27,10 +27,15 @@ __all__ = [
 
 
 def load_trace(
-    source: str | Path | BinaryIO, *, name: str | None = None, max_bytes: int | None = None
+    source: str | Path | BinaryIO,
+    *,
+    name: str | None = None,
+    max_bytes: int | None = None,
+    max_jobs: int | None = None,
 ) -> Trace:
-    """Parse an SWF trace (plain or gzipped); raises :class:`SWFError` naming the lines."""
-    return read_swf(source, name=name, max_bytes=max_bytes)
+    """Parse an SWF trace (plain or gzipped); raises :class:`SWFError` naming the lines
+    (``max_jobs``: refuse a trace with more jobs, as soon as the next job line is read)."""
+    return read_swf(source, name=name, max_bytes=max_bytes, max_jobs=max_jobs)
 
 
 def load_topology_input(source: Any, **_: Any) -> dict[str, Any]:

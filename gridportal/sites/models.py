@@ -15,6 +15,10 @@ class Site(models.Model):
         FCFS = "fcfs", "FCFS"
         EASY = "easy", "EASY (aggressive) backfilling"
         CONSERVATIVE = "conservative", "conservative backfilling"
+        DEPTH_2 = "backfill-k=2", "backfilling with reservation depth 2"
+        DEPTH_4 = "backfill-k=4", "backfilling with reservation depth 4"
+        DEPTH_8 = "backfill-k=8", "backfilling with reservation depth 8"
+        DEPTH_16 = "backfill-k=16", "backfilling with reservation depth 16"
         FAIRSHARE = "fairshare", "Maui-style fair share"
         FAIRSHARE_CB = "fairshare-cb", "fair share + backfilling"
 
@@ -35,7 +39,7 @@ class Site(models.Model):
     unit_cost = models.FloatField(
         default=1.0,
         validators=[MinValueValidator(0)],
-        help_text="c: cost per processor-second of a slot",
+        help_text="c: SU per processor-hour of a slot (1 SU = one processor for one hour at c = 1)",
     )
     fixed_cost = models.FloatField(
         default=0.0, validators=[MinValueValidator(0)], help_text="f: fixed cost per slot"

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import functools
+from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
@@ -99,7 +100,7 @@ def configuration_import(document: dict[str, Any]) -> dict[str, int]:
 
 # Reservation quotes (thesis §5.2, queries 18 and 19) ---------------------------------------
 
-QUOTE_CACHE = 8
+INDEX_CACHE = 4  # replay indexes kept in memory per process (a few MB each)
 
 
 def site_quote(
@@ -111,34 +112,17 @@ def site_quote(
     s_min_hours: float | None = None,
     estimates: str | None = None,
 ) -> dict[str, Any]:
-    """The price list a site shows for ``n`` processors over ``duration`` seconds, with the
-    site's trace replayed under its policy up to ``at_hours`` into the trace.  Raises
-    ValidationError naming the field."""
-    from scheduler.pricing.site import QuoteRequestError, price_list
+    """The price list a site shows for ``n`` processors over ``duration`` seconds at
+    ``at_hours`` into the site's trace (replayed under its policy).  Raises ValidationError
+    naming the field."""
+    from scheduler.pricing.site import QuoteRequestError, check_quotable, price_list, state_at
 
-    if site.trace_id is None:
-        raise ValidationError({"site": [f"site {site.name} has no background trace to price on"]})
-    trace = site.trace
     try:
-        mode = estimates or "auto"
-        state = _site_state(
-            site.pk, trace.pk, trace.sha256, site.processors, site.local_policy, mode,
-            round(float(at_hours), 4),
-        )  # fmt: skip
+        check_quotable(site.local_policy)  # before replaying anything
+        state = state_at(_site_index(site, estimates or "auto"), float(at_hours))
         return price_list(state, n, duration, s_min_hours=s_min_hours)
     except QuoteRequestError as exc:
         raise ValidationError({k: [v] for k, v in exc.errors.items()}) from None
-
-
-@functools.lru_cache(maxsize=QUOTE_CACHE)
-def _site_state(site_id, trace_id, sha256, procs, policy, estimates, at_hours):  # type: ignore[no-untyped-def]
-    """Replaying a trace to an instant is the costly part of a quote: keep the last few."""
-    from gridportal.inputs.models import Trace
-    from gridportal.inputs.services import trace_open
-    from scheduler.pricing.site import site_state
-
-    trace = trace_open(Trace.objects.get(pk=trace_id))
-    return site_state(trace, procs, policy, estimates, at_hours)
 
 
 def site_start_prediction(
@@ -147,25 +131,50 @@ def site_start_prediction(
     """ "When would my job start?" (thesis ch. 6, QBETS-like): bounds on the start of a job of
     ``n`` processors asking ``req_time`` seconds, submitted ``at_hours`` into the site's trace.
     Raises ValidationError naming the field."""
-    from gridportal.inputs.services import trace_open
-    from scheduler.reservations.site import PredictionRequestError, predict_start
+    from scheduler.pricing.site import QuoteRequestError
+    from scheduler.reservations.site import PredictionRequestError, predict_at
 
-    if site.trace_id is None:
-        raise ValidationError({"site": [f"site {site.name} has no background trace to learn from"]})
     try:
-        return predict_start(
-            trace_open(site.trace), site.processors, site.local_policy, estimates or "auto",
-            float(at_hours), n, req_time,
-        )  # fmt: skip
-    except PredictionRequestError as exc:
+        return predict_at(_site_index(site, estimates or "auto"), float(at_hours), n, req_time)
+    except (PredictionRequestError, QuoteRequestError) as exc:
         errors = dict(exc.errors)
         if "policy" in errors:
-            errors["site"] = (
-                f"start predictions replay sites under FCFS, EASY or conservative backfilling; "
-                f"this site's local policy is {site.local_policy!r}"
-            )
             del errors["policy"]
         raise ValidationError({k: [v] for k, v in errors.items()}) from None
+
+
+def _site_index(site: Site, estimates: str):  # type: ignore[no-untyped-def]
+    """The site's replay index (:mod:`scheduler.cluster.replay`): in this process's memory, else
+    in ``VAR_DIR/site-index/`` (written by whichever process built it first, so a request
+    served by a fresh process — or a forked child under the web limits — reads it in
+    milliseconds), else built from the trace once.  Keyed by what the replay depends on: the
+    trace's contents, the site's size, its policy and the estimate mode."""
+    from scheduler.cluster.replay import load_index
+    from scheduler.pricing.site import QuoteRequestError, site_index
+
+    if site.trace_id is None:
+        raise ValidationError({"site": [f"site {site.name} has no background trace"]})
+    trace = site.trace
+    key = f"{trace.sha256}-{site.processors}-{site.local_policy}-{estimates}"
+    index = _INDEXES.get(key)
+    if index is None:
+        path = Path(settings.VAR_DIR) / "site-index" / f"{key}.npz"
+        index = load_index(path)
+        if index is None:
+            from gridportal.inputs.services import trace_open
+
+            try:
+                index = site_index(trace_open(trace), site.processors, site.local_policy, estimates)
+            except QuoteRequestError as exc:
+                raise ValidationError({k: [v] for k, v in exc.errors.items()}) from None
+            index.save(path)
+        while len(_INDEXES) >= INDEX_CACHE:
+            _INDEXES.pop(next(iter(_INDEXES)))
+        _INDEXES[key] = index
+    return index
+
+
+_INDEXES: dict[str, Any] = {}
 
 
 # Co-allocation topologies (seed 001) ------------------------------------------------------

@@ -2,12 +2,15 @@
 
 * :class:`Profile` — free processors over time; the shared core of slots, pricing, VAR and
   provisioning (DESIGN.md);
-* policies ``fcfs``, ``easy``, ``conservative`` (one module each, behind :class:`Policy`);
+* policies ``fcfs``, ``easy``, ``conservative``, ``backfill-k[=K]`` (reservation depth K),
+  ``fairshare``, ``fairshare-cb`` (one module each, behind :class:`Policy`; listed in
+  :mod:`.policies`);
 * :class:`Simulator` / :func:`simulate` — the event-driven replay of an SWF trace.
 """
 
 from .jobs import DROP_REASONS, ESTIMATE_MODES, Reservation, SimJob, job_procs, prepare_jobs
-from .policy import POLICIES, Policy, get_policy
+from .policies import POLICIES, POLICY_LABELS, get_policy
+from .policy import Policy
 from .profile import Profile, ProfileError
 from .result import BSLD_TAU, SCHEDULE_HEADER, SimulationResult
 from .simulator import Simulator, simulate
@@ -17,6 +20,7 @@ __all__ = [
     "DROP_REASONS",
     "ESTIMATE_MODES",
     "POLICIES",
+    "POLICY_LABELS",
     "SCHEDULE_HEADER",
     "Policy",
     "Profile",

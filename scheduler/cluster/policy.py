@@ -11,6 +11,9 @@ event instant, which queued jobs start.  Contract:
 * at one instant the simulator handles completions first, then reservation ends, then arrivals
   (:meth:`Policy.submit`, in queue order: submit time, then job id), then calls
   :meth:`Policy.schedule` once.
+
+Policies are listed by name in one explicit table, :data:`scheduler.cluster.policies.POLICIES`
+(no registration as an import side effect).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .simulator import Simulator
 
-__all__ = ["Policy", "POLICIES", "register_policy", "get_policy"]
+__all__ = ["Policy", "register_policy"]
 
 
 class Policy(ABC):
@@ -66,18 +69,7 @@ class Policy(ABC):
         return None
 
 
-POLICIES: dict[str, type[Policy]] = {}
-
-
 def register_policy(cls: type[Policy]) -> type[Policy]:
-    """Class decorator: make a policy available by its ``name``."""
-    POLICIES[cls.name] = cls
+    """Class decorator kept for compatibility: it changes nothing.  Policies are listed
+    explicitly in :data:`scheduler.cluster.policies.POLICIES` (no import-time registration)."""
     return cls
-
-
-def get_policy(name: str) -> type[Policy]:
-    try:
-        return POLICIES[name]
-    except KeyError:
-        known = ", ".join(sorted(POLICIES))
-        raise ValueError(f"unknown policy {name!r} (known: {known})") from None

@@ -20,10 +20,10 @@ import heapq
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from . import conservative, easy, fairshare, fcfs  # noqa: F401  (register the policies)
 from ._gc import gc_paused
 from .jobs import Reservation, SimJob, prepare_jobs
-from .policy import Policy, get_policy
+from .policies import get_policy
+from .policy import Policy
 from .profile import Profile, ProfileError
 from .result import SimulationResult
 
@@ -52,9 +52,11 @@ class Simulator:
         *,
         reservations: Iterable[Reservation] = (),
         origin: int | None = None,
+        interval: int = 0,
     ) -> None:
         if isinstance(procs, bool) or not isinstance(procs, int) or procs < 1:
             raise ValueError(f"procs must be an int >= 1, got {procs!r}")
+        _check_interval(interval, policy)
         policy_cls = get_policy(policy)
         self.jobs: list[SimJob] = list(jobs)
         self.capacity = procs
@@ -71,6 +73,11 @@ class Simulator:
         if origin is None:
             origin = min(starts) if starts else 0
         self.now = origin
+        #: scheduling interval (s): queued jobs start only at origin + k·interval (0: at
+        #: every event instant).  See :func:`_check_interval`.
+        self.interval = interval
+        self._tick0 = origin
+        self._held = [False]  # something freed since the last tick (a list: forks copy it)
         self.profile = Profile(procs, origin)
         self.reservations: list[Reservation] = []
         #: ends of the fixed reservations still ahead (a heap); empty means none are left
@@ -262,7 +269,43 @@ class Simulator:
         w = self.policy.next_wakeup()
         if w is not None and w < t:
             t = w
+        if self.interval and self.policy.waiting_count():
+            w = self._next_tick(self.now)
+            if w < t:
+                t = w
         return None if t == _INF else int(t)
+
+    def _next_tick(self, t: int) -> int:
+        """The first decision instant (tick) strictly after ``t``."""
+        return t + self.interval - (t - self._tick0) % self.interval
+
+    def _ticking(self, pschedule, pwakeup):  # type: ignore[no-untyped-def]
+        """``(schedule, wakeup)`` hooks for a scheduling interval: the policy decides only at
+        ticks (what it was told about between two ticks is passed on as ``changed``), and a
+        tick is an event whenever a job waits."""
+        interval, tick0, held, policy = self.interval, self._tick0, self._held, self.policy
+        times = self.profile.times
+
+        def schedule(t: int, changed: bool):  # type: ignore[no-untyped-def]
+            if (t - tick0) % interval:
+                if changed:
+                    held[0] = True
+                return ()
+            if held[0]:
+                held[0] = False
+                changed = True
+            return pschedule(t, changed)
+
+        def wakeup() -> int | None:
+            w = pwakeup() if pwakeup is not None else None
+            if policy.waiting_count():
+                now = times[0]
+                tick = now + interval - (now - tick0) % interval
+                if w is None or tick < w:
+                    w = tick
+            return w
+
+        return schedule, wakeup
 
     def run(
         self,
@@ -296,6 +339,8 @@ class Simulator:
             pcomplete = None
         qappend = None if _overrides(policy, "submit") else queue.append
         count_waiting = policy.waiting_count if _overrides(policy, "waiting_count") else None
+        if self.interval:  # decisions only at ticks (see _ticking)
+            pschedule, pwakeup = self._ticking(pschedule, pwakeup)
         completions = self._completions
         extra = self._extra
         resv_ends = self.reservation_ends
@@ -375,6 +420,24 @@ class Simulator:
         """The schedule and series so far (jobs that have not started are left out)."""
         return SimulationResult.build(
             self, policy=policy or self.policy.name, estimates=estimates, dropped=dropped or {}
+        )
+
+
+#: Policies that decide afresh at every call (no plan of future starts), so that their
+#: decisions can wait for a tick: a planning policy (conservative, EASY's shadow) would start
+#: jobs at instants between ticks.
+INTERVAL_POLICIES = frozenset({"fcfs", "fairshare", "fairshare-cb"})
+
+
+def _check_interval(interval: int, policy: str) -> None:
+    """Seed 003 §3.2: the (Maui) scheduler "only makes scheduling decisions at periodic
+    intervals" — ``interval`` seconds, 0 for a decision at every event."""
+    if isinstance(interval, bool) or not isinstance(interval, int) or interval < 0:
+        raise ValueError(f"interval must be an int >= 0 (seconds), got {interval!r}")
+    if interval and policy not in INTERVAL_POLICIES:
+        raise ValueError(
+            f"a scheduling interval needs a policy that decides afresh "
+            f"({', '.join(sorted(INTERVAL_POLICIES))}), not {policy!r}"
         )
 
 

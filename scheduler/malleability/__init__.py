@@ -12,7 +12,8 @@ from .apps import APPS, FT, GADGET2, AppModel, get_app
 from .background import BackgroundLoad
 from .model import DAS3_CLUSTERS, ClusterSpec, JobRecord, JobSpec, ModelError, clusters_from_sizes
 from .occupancy import cluster_profiles
-from .policies import POLICY_NAMES, Member, get_policy
+from .policies import POLICY_NAMES, Member
+from .policy_table import get_policy
 from .simulator import Segment, SimResult, Simulation, simulate
 from .workload import seed_workload, trace_workload
 

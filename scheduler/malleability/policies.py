@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from .apps import AppModel
-from .model import ModelError
 
-__all__ = ["Member", "Policy", "get_policy", "POLICY_NAMES"]
+__all__ = ["Member", "Policy", "POLICY_NAMES"]  # get_policy: see .policy_table
 
 POLICY_NAMES = ("FPSMA", "EGS")
 
@@ -55,16 +54,3 @@ class Policy(Protocol):
     def grow(self, members: list[Member], value: int) -> dict[int, int]: ...
 
     def shrink(self, members: list[Member], value: int) -> dict[int, int]: ...
-
-
-def get_policy(name: str) -> Policy:
-    from .egs import EGS
-    from .fpsma import FPSMA
-
-    table: dict[str, Policy] = {"FPSMA": FPSMA(), "EGS": EGS()}
-    try:
-        return table[name.upper()]
-    except KeyError:
-        raise ModelError(
-            "policy", f"unknown policy {name!r} (known: {', '.join(POLICY_NAMES)})"
-        ) from None

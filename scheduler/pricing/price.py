@@ -33,8 +33,12 @@ jobs are re-planned only from the first one whose block meets the slot, on a cop
 no-slot plan's *prefix* profile (base + the blocks of the jobs ahead of it, built once per
 state); while no re-planned job has moved, the jobs in between whose blocks miss the slot are
 skipped; and a slot that fits into a hole of the no-slot plan costs 0 without re-planning
-(thesis ch. 3: advertised slots delay nobody).  EASY backfilling has no such prefix property
-(a job's start depends on later jobs' backfilling) and is re-planned in full.
+(thesis ch. 3: advertised slots delay nobody).  Under conservative backfilling a re-planned
+job's earliest start is searched only where it can be (:func:`_earliest_near`): before its
+no-slot start only in windows meeting the old blocks of the jobs that moved (the only places
+with more room than the no-slot plan), else from its no-slot start on.  EASY backfilling has
+no such prefix property (a job's start depends on later jobs' backfilling) and is re-planned
+in full.
 :meth:`SiteQuote.price_naive` is the literal Figure 22; tests check that both agree.
 """
 
@@ -202,6 +206,7 @@ class SiteQuote:
         delay = 0
         last = now
         moved = False
+        u_lo, u_hi = e, e  # the surplus span: old blocks of the jobs that moved (none yet)
         p: Profile | None = None
         i = meets[0]
         mi = 0  # index into meets of the next job meeting the slot
@@ -218,16 +223,24 @@ class SiteQuote:
                     p.reserve(s, e, n)
                 i = j
             q, dq = shapes[i]
-            floor = now
-            if fcfs and i > 0:  # FCFS: not before the job ahead (whose start is `last` once
-                floor = max(now, last if moved else starts[i - 1])  # anything has moved)
-            t = p.earliest_start(q, dq, floor)
+            v = starts[i]
+            if fcfs:
+                floor = now
+                if i > 0:  # FCFS: not before the job ahead (whose start is `last` once
+                    floor = max(now, last if moved else starts[i - 1])  # anything has moved)
+                t = p.earliest_start(q, dq, floor)
+            else:
+                t = _earliest_near(p, q, dq, now, v, u_lo, u_hi)
             p.reserve(t, t + dq, q)
             last = t
-            if t != starts[i]:
+            if t != v:
                 moved = True
-                if t > starts[i]:
-                    delay += (t - starts[i]) * q
+                if t > v:
+                    delay += (t - v) * q
+                if v < u_lo:
+                    u_lo = v
+                if v + dq > u_hi:
+                    u_hi = v + dq
             i += 1
         return delay
 
@@ -260,6 +273,40 @@ class SiteQuote:
             if f is not None:
                 out.append(Option(s, n, d, self.unit_cost, f))
         return out
+
+
+def _earliest_near(p: Profile, n: int, d: int, now: int, v: int, u_lo: int, u_hi: int) -> int:
+    """The earliest start ``>= now`` of ``n`` processors over ``d`` in ``p`` — the re-planned
+    profile of a conservative queue at the job whose no-slot start is ``v`` — scanning only
+    where the answer can be.
+
+    ``p`` is the no-slot prefix profile minus the slot and the moved jobs' new blocks plus
+    their old blocks, so ``p`` has *more* free processors than the prefix only inside the old
+    blocks of the jobs that moved, within ``[u_lo, u_hi)`` (empty when ``u_lo >= u_hi``).
+    ``v`` is the earliest fit in the prefix, so a window starting before ``v`` fits in ``p``
+    only if it meets ``[u_lo, u_hi)``: it starts in ``(u_lo - d, u_hi)``.  The scan starts
+    there, jumps from ``u_hi`` straight to ``v``, then goes on as
+    :meth:`Profile.earliest_start` (the same answer, fewer steps visited).
+    """
+    times = p.times
+    free = p.free
+    last = len(times) - 1
+    if u_lo < u_hi:  # phase 1: the windows that meet the surplus span and start before v
+        start = max(now, min(v, u_lo - d + 1))
+        jump = min(u_hi, v)
+        i = bisect_right(times, start) - 1
+        end = start + d
+        while start < jump:
+            if free[i] < n:
+                i += 1
+                start = times[i]
+                end = start + d
+            elif i == last or times[i + 1] >= end:
+                return start
+            else:
+                i += 1
+    # phase 2: from v on (no window in [jump, v) can fit)
+    return p.earliest_start(n, d, v)  # type: ignore[return-value]  (n <= capacity)
 
 
 def choose(options: Sequence[Option], alpha: float) -> Option:

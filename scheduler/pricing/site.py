@@ -1,7 +1,9 @@
 """A site's price list for one reservation request: what a site would show its users (thesis
 §5.2, queries 18 and 19; SPEC §5).
 
-:func:`site_state` replays the site's trace under its policy up to an instant; :func:`price_list`
+:func:`site_index` replays the site's trace once under its policy and indexes every job's start
+(:mod:`scheduler.cluster.replay`); :func:`state_at` gives the site at any instant from it;
+:func:`price_list`
 answers a request ``(n, d)`` (from ``s_min`` on, optionally) with every feasible start and its
 price, as a small Result (summary, one table, one chart) that the portal renders with its
 generic chart code and the REST API returns as JSON.
@@ -13,14 +15,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..cluster import prepare_jobs
-from ..cluster.simulator import Simulator
-from ..experiments.base import chart, series, table
+from ..cluster.replay import ReplayIndex, build_index
+from ..results import chart, series, table
 from ..traces.swf import Trace
 from .price import SiteQuote, choose
 
-__all__ = ["QuoteRequestError", "site_state", "price_list"]
+__all__ = [
+    "QUOTE_POLICIES", "QuoteRequestError", "check_quotable", "price_list", "site_index",
+    "site_state", "state_at",
+]  # fmt: skip
 
 HOUR = 3600.0
+#: Policies Figure 22 can re-plan a queue under (a quote of any other site is refused).
+QUOTE_POLICIES = ("fcfs", "easy", "conservative")
 
 
 class QuoteRequestError(ValueError):
@@ -40,14 +47,12 @@ class SiteState:
     queued: int
 
 
-def site_state(trace: Trace, procs: int, policy: str, estimates: str, at_hours: float) -> SiteState:
-    """The site ``at_hours`` after its trace's first submission, ready to price slots.
-    ``estimates`` "auto" plans with the requested times when the trace has them."""
-    if policy not in ("fcfs", "easy", "conservative"):
-        raise QuoteRequestError({
-            "site": f"adaptive prices are computed for sites under FCFS, EASY or conservative "
-            f"backfilling; this site's local policy is {policy!r}"
-        })  # fmt: skip
+def site_index(trace: Trace, procs: int, policy: str, estimates: str) -> ReplayIndex:
+    """The site's whole replay, indexed (:mod:`scheduler.cluster.replay`): build it once per
+    trace, site size, policy and estimate mode; every instant is then answered without
+    replaying.  ``estimates`` "auto" plans with the requested times when the trace has them.
+    Any policy of the simulator is indexed; :func:`state_at` prices only fcfs, easy and
+    conservative sites."""
     if estimates == "auto":
         estimates = "requested" if any(j.req_time > 0 for j in trace.jobs) else "accurate"
     if estimates not in ("accurate", "requested"):
@@ -55,16 +60,40 @@ def site_state(trace: Trace, procs: int, policy: str, estimates: str, at_hours: 
     jobs, _ = prepare_jobs(trace.jobs, procs, estimates)
     if not jobs:
         raise QuoteRequestError({"site": "the site's trace has no job that fits the site"})
-    origin = jobs[0].submit
-    span_h = (jobs[-1].submit - origin) / HOUR
-    if not (isinstance(at_hours, (int, float)) and 0 <= at_hours <= span_h):
+    try:
+        return build_index(jobs, procs, policy)
+    except ValueError as exc:
+        raise QuoteRequestError({"site": str(exc)}) from None
+
+
+def check_quotable(policy: str) -> None:
+    """Raise :class:`QuoteRequestError` unless slots can be priced under ``policy``."""
+    if policy not in QUOTE_POLICIES:
+        raise QuoteRequestError({
+            "site": f"adaptive prices are computed for sites under FCFS, EASY or conservative "
+            f"backfilling (Figure 22 re-plans the queue under them); this site's local policy "
+            f"is {policy!r}"
+        })  # fmt: skip
+
+
+def state_at(index: ReplayIndex, at_hours: float) -> SiteState:
+    """The site ``at_hours`` after its trace's first submission, ready to price slots."""
+    check_quotable(index.policy)
+    span_h = (index.last_submit - index.origin) / HOUR
+    ok = isinstance(at_hours, int | float) and not isinstance(at_hours, bool)
+    if not (ok and 0 <= at_hours <= span_h):
         raise QuoteRequestError(
-            {"at": f"must be between 0 and {span_h:.1f} hours (the trace's span); got {at_hours:g}"}
+            {"at": f"must be between 0 and {span_h:.1f} hours (the trace's span); got {at_hours!r}"}
         )
-    at = origin + int(round(at_hours * HOUR))
-    sim = Simulator(jobs, procs, policy)
-    sim.run(until=at)
-    return SiteState(SiteQuote.of(sim, at), origin, at, sim.running_count(), len(sim.queued()))
+    at = index.origin + int(round(at_hours * HOUR))
+    quote = SiteQuote(index.base_profile(at), index.queued_shapes(at), at, index.policy)
+    return SiteState(quote, index.origin, at, len(index.running(at)), len(index.queued(at)))
+
+
+def site_state(trace: Trace, procs: int, policy: str, estimates: str, at_hours: float) -> SiteState:
+    """:func:`state_at` of a freshly built :func:`site_index` (one-off use; the portal keeps
+    the index between requests)."""
+    return state_at(site_index(trace, procs, policy, estimates), at_hours)
 
 
 def price_list(

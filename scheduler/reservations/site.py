@@ -1,7 +1,8 @@
 """ "When would my job start?" for a site page and its REST API (SPEC §6; thesis eq. 21).
 
-:func:`predict_start` replays the site's trace under its policy up to an instant, feeds the
-waits of the jobs started by then to the QBETS-like predictor (:mod:`.predictor`) and answers
+:func:`prediction_index` replays the site's trace once and indexes it
+(:mod:`scheduler.cluster.replay`); :func:`predict_at` feeds the waits of the jobs started by an
+instant to the QBETS-like predictor (:mod:`.predictor`) and answers
 for a job of ``n`` processors asking ``req_time_s`` seconds: upper bounds (at the predictor's
 confidence) of the 0.25/0.5/0.75/0.95 quantiles of its start, in hours from now, the class of
 jobs the answer comes from and its history size, plus the probability of starting within a
@@ -14,13 +15,13 @@ from __future__ import annotations
 from typing import Any
 
 from ..cluster import prepare_jobs
-from ..cluster.simulator import Simulator
-from ..experiments.base import chart, series, table
+from ..cluster.policies import get_policy
+from ..cluster.replay import ReplayIndex, build_index
+from ..results import chart, series, table
 from ..traces.swf import Trace
-from .history import SiteHistory
 from .predictor import WaitPredictor
 
-__all__ = ["PredictionRequestError", "predict_start", "QUANTILES"]
+__all__ = ["PredictionRequestError", "QUANTILES", "predict_at", "predict_start", "prediction_index"]
 
 HOUR = 3600.0
 QUANTILES = (0.25, 0.5, 0.75, 0.95)
@@ -39,6 +40,32 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def prediction_index(trace: Trace, procs: int, policy: str, estimates: str) -> ReplayIndex:
+    """The site's whole replay, indexed (:mod:`scheduler.cluster.replay`), for predictions at
+    any instant; ``procs`` 0 means the header's MaxProcs; ``estimates`` "auto" plans with the
+    requested times when the trace has them."""
+    errors: dict[str, str] = {}
+    try:
+        get_policy(policy)
+    except ValueError as exc:
+        errors["policy"] = str(exc)
+    if estimates == "auto":
+        estimates = "requested" if any(j.req_time > 0 for j in trace.jobs) else "accurate"
+    if estimates not in ("accurate", "requested"):
+        errors["estimates"] = f"must be 'accurate', 'requested' or 'auto'; got {estimates!r}"
+    if not _is_int(procs) or procs < 0:
+        errors["procs"] = f"must be a whole number >= 0 (0: the trace's MaxProcs); got {procs!r}"
+    site = (procs or trace.machine_procs) if _is_int(procs) and procs >= 0 else 0
+    if "procs" not in errors and site < 1:
+        errors["procs"] = "the trace header has no MaxProcs: give the site's processors"
+    if errors:
+        raise PredictionRequestError(errors)
+    jobs, _ = prepare_jobs(trace.jobs, site, estimates)
+    if not jobs:
+        raise PredictionRequestError({"site": "the site's trace has no job that fits the site"})
+    return build_index(jobs, site, policy)
+
+
 def predict_start(
     trace: Trace,
     procs: int,
@@ -51,43 +78,40 @@ def predict_start(
     confidence: float = 0.95,
 ) -> dict[str, Any]:
     """Predicted start of a job ``(n, req_time_s)`` submitted ``at_hours`` after the trace's
-    first submission, on ``procs`` processors (0: the header's MaxProcs) under ``policy``.
-    ``estimates`` "auto" plans with the requested times when the trace has them."""
+    first submission, on ``procs`` processors (0: the header's MaxProcs) under ``policy``:
+    :func:`predict_at` of a freshly built :func:`prediction_index` (one-off use; the portal
+    keeps the index between requests)."""
+    index = prediction_index(trace, procs, policy, estimates)
+    return predict_at(index, at_hours, n, req_time_s, confidence=confidence)
+
+
+def predict_at(
+    index: ReplayIndex, at_hours: float, n: int, req_time_s: int, *, confidence: float = 0.95
+) -> dict[str, Any]:
+    """The prediction ``at_hours`` into the indexed replay: the predictor learns the waits of
+    the jobs started by then, in start order (what an observer of the site knows)."""
     errors: dict[str, str] = {}
-    if policy not in ("fcfs", "easy", "conservative"):
-        errors["policy"] = f"must be fcfs, easy or conservative; got {policy!r}"
-    if estimates == "auto":
-        estimates = "requested" if any(j.req_time > 0 for j in trace.jobs) else "accurate"
-    if estimates not in ("accurate", "requested"):
-        errors["estimates"] = f"must be 'accurate', 'requested' or 'auto'; got {estimates!r}"
-    if not _is_int(procs) or procs < 0:
-        errors["procs"] = f"must be a whole number >= 0 (0: the trace's MaxProcs); got {procs!r}"
-    site = (procs or trace.machine_procs) if _is_int(procs) and procs >= 0 else 0
-    if "procs" not in errors and site < 1:
-        errors["procs"] = "the trace header has no MaxProcs: give the site's processors"
-    if not _is_int(n) or n < 1 or (site and n > site):
-        errors["n"] = f"must be a whole number of processors in 1..{site or '?'}; got {n!r}"
+    site = index.capacity
+    if not _is_int(n) or n < 1 or n > site:
+        errors["n"] = f"must be a whole number of processors in 1..{site}; got {n!r}"
     if not _is_int(req_time_s) or req_time_s < 1:
         errors["req_time"] = f"must be a whole number of seconds >= 1; got {req_time_s!r}"
     if not 0 < confidence < 1:
         errors["confidence"] = f"must be in (0, 1); got {confidence!r}"
-    if errors:
-        raise PredictionRequestError(errors)
-    jobs, _ = prepare_jobs(trace.jobs, site, estimates)
-    if not jobs:
-        raise PredictionRequestError({"site": "the site's trace has no job that fits the site"})
-    origin = jobs[0].submit
-    span_h = (jobs[-1].submit - origin) / HOUR
+    span_h = (index.last_submit - index.origin) / HOUR
     ok = isinstance(at_hours, int | float) and not isinstance(at_hours, bool)
     if not (ok and 0 <= at_hours <= span_h):
-        raise PredictionRequestError(
-            {"at": f"must be between 0 and {span_h:.1f} hours (the trace's span); got {at_hours!r}"}
+        errors["at"] = (
+            f"must be between 0 and {span_h:.1f} hours (the trace's span); got {at_hours!r}"
         )
+    if errors:
+        raise PredictionRequestError(errors)
+    origin = index.origin
     at = origin + int(round(at_hours * HOUR))
-    sim = Simulator(jobs, site, policy)
-    sim.run(until=at)
     predictor = WaitPredictor(confidence=confidence)
-    SiteHistory(sim, predictor).sync()
+    add = predictor.add
+    for procs, estimate, wait in index.started_by(at):
+        add(procs, estimate, wait)
     if predictor.size == 0:
         raise PredictionRequestError({
             "at": f"no job has started on the site {at_hours:g} h into the trace: there is no "
@@ -106,8 +130,8 @@ def predict_start(
             "history_total": predictor.size,
             "class": pred.label,
             "confidence": confidence,
-            "running_jobs": sim.running_count(),
-            "queued_jobs": len(sim.queued()),
+            "running_jobs": len(index.running(at)),
+            "queued_jobs": len(index.queued(at)),
         },
         "summary_labels": {
             "now_hours": "instant (hours into the trace)",

@@ -10,40 +10,75 @@ from __future__ import annotations
 
 from typing import Any
 
-from .swf import Trace
+from .swf import SWFHeader, Trace
 
-__all__ = ["trace_summary"]
+__all__ = ["SummarySink", "header_machine", "trace_summary"]
+
+
+class SummarySink:
+    """Accumulates :func:`trace_summary`'s figures job by job, keeping no job: handed to
+    :func:`~scheduler.traces.swf.scan_swf` it checks a whole upload in constant memory."""
+
+    __slots__ = ("count", "first", "last", "work", "valid", "largest", "widest")
+
+    def __init__(self) -> None:
+        self.count = self.valid = self.largest = self.widest = 0
+        self.first: int | None = None
+        self.last: int | None = None
+        self.work = 0.0
+
+    def __len__(self) -> int:
+        return self.count
+
+    def append(self, j) -> None:  # type: ignore[no-untyped-def]  (an SWFJob)
+        self.count += 1
+        submit = j.submit
+        if self.first is None or submit < self.first:
+            self.first = submit
+        run = j.run if j.run > 0 else 0
+        end = submit + (j.wait if j.wait > 0 else 0) + run
+        if self.last is None or end > self.last:
+            self.last = end
+        procs = j.procs
+        if procs > self.widest:
+            self.widest = procs
+        if run > 0 and procs > 0:
+            self.valid += 1
+            self.work += run * procs
+            if procs > self.largest:
+                self.largest = procs
+
+    def summary(self, machine: int | None) -> dict[str, Any]:
+        """The figures, ``machine`` processors (None: unknown)."""
+        first = self.first or 0
+        last = max(self.last or first, first)
+        span = max(last - first, 1)
+        return {
+            "jobs": self.count,
+            "valid_jobs": self.valid,
+            "first_submit": int(first),
+            "last_end": int(last),
+            "span_days": round(span / 86400, 3),
+            "machine_procs": int(machine) if machine else None,
+            "offered_load": round(self.work / (machine * span), 4) if machine else None,
+            "largest_job_procs": int(self.largest),
+        }
+
+
+def header_machine(header: SWFHeader, widest_job: int) -> int:
+    """The machine size :attr:`Trace.machine_procs` gives: MaxProcs, else MaxNodes, else the
+    widest job."""
+    for value in (header.max_procs, header.max_nodes):
+        if value is not None and value > 0:
+            return value
+    return max(0, widest_job)
 
 
 def trace_summary(trace: Trace, machine_procs: int | None = None) -> dict[str, Any]:
     """Return jobs, valid_jobs, first_submit, last_end, span_days, machine_procs,
     offered_load and largest_job_procs for ``trace`` (machine size from the header unless
     ``machine_procs`` is given)."""
-    machine = machine_procs or trace.machine_procs
-    first = min(j.submit for j in trace.jobs)
-    last = first
-    work = 0.0
-    valid = 0
-    largest = 0
+    sink = SummarySink()
     for j in trace.jobs:
-        run = j.run if j.run > 0 else 0
-        end = j.submit + (j.wait if j.wait > 0 else 0) + run
-        if end > last:
-            last = end
-        procs = j.procs
-        if run > 0 and procs > 0:
-            valid += 1
-            work += run * procs
-            if procs > largest:
-                largest = procs
-    span = max(last - first, 1)
-    return {
-        "jobs": len(trace.jobs),
-        "valid_jobs": valid,
-        "first_submit": int(first),
-        "last_end": int(last),
-        "span_days": round(span / 86400, 3),
-        "machine_procs": int(machine) if machine else None,
-        "offered_load": round(work / (machine * span), 4) if machine else None,
-        "largest_job_procs": int(largest),
-    }
+        sink.append(j)
+    return sink.summary(machine_procs or trace.machine_procs)

@@ -26,13 +26,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
+from ..bounds import INT64_MAX, MAX_BYTES_DATA, MAX_PROCS, MAX_SECONDS
+
 __all__ = [
     "FIELDS",
+    "FIELD_BOUNDS",
+    "HEADER_BOUNDS",
     "SWFError",
     "SWFHeader",
     "SWFJob",
     "Trace",
     "read_swf",
+    "scan_swf",
     "write_swf",
 ]
 
@@ -59,6 +64,38 @@ FIELDS: tuple[str, ...] = (
 )
 _NFIELDS = len(FIELDS)
 _PROC_FIELDS = frozenset({"alloc_procs", "req_procs"})
+
+#: Physical bounds of the fields (issue 19): processors <= 10**7, times <= 100 years (s), memory
+#: <= 10**15 KB, identifiers and codes fit a signed 64-bit integer.  Every value is finite.
+FIELD_BOUNDS: dict[str, tuple[float, str]] = {
+    **dict.fromkeys(
+        ("job_id", "status", "user", "group", "app", "queue", "partition", "prev_job"),
+        (INT64_MAX, "identifiers and codes must fit a 64-bit integer"),
+    ),
+    **dict.fromkeys(
+        ("submit", "wait", "run", "avg_cpu", "req_time", "think_time"),
+        (MAX_SECONDS, "times must be at most 100 years in seconds"),
+    ),
+    **dict.fromkeys(_PROC_FIELDS, (MAX_PROCS, "processor counts must be at most 10^7")),
+    **dict.fromkeys(("used_mem", "req_mem"), (MAX_BYTES_DATA, "memory must be at most 10^15 KB")),
+}
+_BOUNDS = tuple(FIELD_BOUNDS[f][0] for f in FIELDS)
+_FAST_MAX = min(_BOUNDS[i] for i in range(_NFIELDS) if FIELDS[i] not in _PROC_FIELDS)
+_ALLOC, _REQ = FIELDS.index("alloc_procs"), FIELDS.index("req_procs")
+
+#: Header keys whose value must start with an integer, with their bounds (issue 19): the
+#: portal stores MaxProcs and MaxJobs in 32-bit integer columns.
+HEADER_BOUNDS: dict[str, tuple[int, int]] = {
+    "MaxProcs": (0, MAX_PROCS),
+    "MaxNodes": (0, MAX_PROCS),
+    "MaxJobs": (0, 2**31 - 1),
+    "MaxRecords": (0, 2**31 - 1),
+    "UnixStartTime": (0, 2 * int(MAX_SECONDS)),  # 1970 + 200 years
+    "MaxRuntime": (0, int(MAX_SECONDS)),
+    "MaxQueues": (0, 2**31 - 1),
+    "MaxPartitions": (0, 2**31 - 1),
+}
+_MAX_NUMBER_CHARS = 40  # a longer token is no plausible number (5,000-digit integers)
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK = 1 << 20  # bytes read from the (decompressed) stream at a time
@@ -133,6 +170,22 @@ class SWFJob:
             self.prev_job,
             self.think_time,
         )
+
+
+def _job_factory():  # type: ignore[no-untyped-def]
+    """``values -> SWFJob`` without the frozen dataclass's 18 ``object.__setattr__`` calls: the
+    slot descriptors are set directly (same object, same checks left to the caller)."""
+    env = {"new": object.__new__, "cls": SWFJob}
+    body = ["def _new_job(v):", "    o = new(cls)"]
+    for i, name in enumerate(FIELDS):
+        env[f"s{i}"] = SWFJob.__dict__[name].__set__
+        body.append(f"    s{i}(o, v[{i}])")
+    body.append("    return o")
+    exec("\n".join(body), env)  # noqa: S102 (fixed text built from FIELDS)
+    return env["_new_job"]
+
+
+_new_job = _job_factory()
 
 
 def _parse_header_line(text: str) -> tuple[str, str] | None:
@@ -337,6 +390,8 @@ def _convert(tok: bytes) -> int | float | None:
 
 
 def _format_number(value: float) -> str:
+    if isinstance(value, float) and abs(value) >= 1e16:
+        return f"{value:.6g}"
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
@@ -353,6 +408,11 @@ def _slow_job_line(raw: bytes, parts: list[bytes]) -> SWFJob | str:
     values: list[int | float] = []
     for i, tok in enumerate(parts):
         name = FIELDS[i]
+        if len(tok) > _MAX_NUMBER_CHARS:
+            problems.append(
+                f"field {i + 1} ({name}) is not a plausible number ({len(tok)} characters)"
+            )
+            continue
         value = _convert(tok)
         if value is None:
             problems.append(f"field {i + 1} ({name}) is not a number: {_show_token(tok)}")
@@ -362,6 +422,10 @@ def _slow_job_line(raw: bytes, parts: list[bytes]) -> SWFJob | str:
                 rule = "processor counts must be >= 0 or -1 (unknown)"
             else:
                 rule = "values must be >= 0 or -1 (unknown)"
+            problems.append(f"field {i + 1} ({name}) is {_format_number(value)}; {rule}")
+            continue
+        bound, rule = FIELD_BOUNDS[name]
+        if value > bound:
             problems.append(f"field {i + 1} ({name}) is {_format_number(value)}; {rule}")
             continue
         values.append(value)
@@ -475,6 +539,8 @@ def read_swf(
     name: str | None = None,
     max_errors: int = 20,
     max_bytes: int | None = None,
+    max_jobs: int | None = None,
+    limit: int | None = None,
 ) -> Trace:
     """Parse an SWF trace from a path or a binary file object (plain or gzip-compressed).
 
@@ -483,17 +549,57 @@ def read_swf(
     ``max_errors`` problems are collected before reading stops; any problem raises
     :class:`SWFError`.  ``max_bytes`` bounds the (decompressed) size, counted while streaming.
     Submit times out of order are accepted.
+
+    Every field is a finite number within :data:`FIELD_BOUNDS` and the numeric header fields
+    (``MaxProcs``, ``MaxJobs``, ...) hold integers within :data:`HEADER_BOUNDS`; a value outside
+    is refused naming the line and the field (issue 19).  ``max_jobs``: more job lines than this
+    is an error, raised as soon as the next one is read.  ``limit``: keep the first ``limit``
+    job lines and stop reading there (the rest of the file is not read, nor checked).
     """
+    jobs: list[SWFJob] = []
+    header = _read(source, jobs, name, max_errors, max_bytes, max_jobs, limit)
+    return Trace(header=header, jobs=tuple(jobs))
+
+
+def scan_swf(
+    source: str | os.PathLike[str] | BinaryIO,
+    sink: Any,
+    *,
+    name: str | None = None,
+    max_errors: int = 20,
+    max_bytes: int | None = None,
+    max_jobs: int | None = None,
+) -> SWFHeader:
+    """Check an SWF trace as :func:`read_swf` does — every line, the same errors — but hand
+    each job to ``sink.append`` instead of keeping it (``len(sink)`` counts them): with
+    :class:`~scheduler.traces.stats.SummarySink` a whole upload is validated and summarised in
+    constant memory.  Returns the header."""
+    return _read(source, sink, name, max_errors, max_bytes, max_jobs, None)
+
+
+def _read(
+    source: str | os.PathLike[str] | BinaryIO,
+    jobs: Any,
+    name: str | None,
+    max_errors: int,
+    max_bytes: int | None,
+    max_jobs: int | None,
+    limit: int | None,
+) -> SWFHeader:
     if max_errors < 1:
         raise ValueError(f"max_errors must be >= 1, got {max_errors}")
     if max_bytes is not None and max_bytes < 0:
         raise ValueError(f"max_bytes must be >= 0 or None, got {max_bytes}")
-
+    for label, value in (("max_jobs", max_jobs), ("limit", limit)):
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or value < 0
+        ):
+            raise ValueError(f"{label} must be an int >= 0 or None, got {value!r}")
     raw_stream, display, owned = _open_source(source, name)
     errors: list[tuple[int, str]] = []
     truncated = False
-    jobs: list[SWFJob] = []
     comments: list[str] = []
+    comment_lines: list[int] = []
     try:
         head, stream = _peek_magic(raw_stream)
         gz = head == _GZIP_MAGIC
@@ -503,18 +609,47 @@ def read_swf(
         if gz:
             stream = gzip.GzipFile(fileobj=stream, mode="rb")  # type: ignore[assignment]
         try:
-            truncated = _parse_lines(stream, jobs, comments, errors, max_errors, max_bytes, gz)
+            truncated = _parse_lines(
+                stream, jobs, comments, comment_lines, errors, max_errors, max_bytes, gz,
+                max_jobs, limit,
+            )  # fmt: skip
         except _Stop:
             pass
     finally:
         if owned:
             raw_stream.close()
 
-    if not errors and not jobs:
+    if not errors and not jobs and limit != 0:
         errors.append((0, "no job lines (empty trace)"))
+    header = SWFHeader.from_comments(comments)
+    if len(errors) < max_errors:
+        errors.extend(_check_header(comments, comment_lines)[: max_errors - len(errors)])
+        errors.sort(key=lambda e: e[0])
     if errors:
         raise SWFError(errors, source=display, truncated=truncated)
-    return Trace(header=SWFHeader.from_comments(comments), jobs=tuple(jobs))
+    return header
+
+
+def _check_header(comments: list[str], lines: list[int]) -> list[tuple[int, str]]:
+    """The numeric header fields against HEADER_BOUNDS (every occurrence: a repeated key is
+    read first-wins, but a hostile later value is refused all the same)."""
+    out: list[tuple[int, str]] = []
+    for text, lineno in zip(comments, lines, strict=True):
+        kv = _parse_header_line(text)
+        if kv is None:
+            continue
+        key, value = kv
+        bounds = HEADER_BOUNDS.get(key)
+        if bounds is None:
+            continue
+        token = value.split()[0] if value.split() else ""
+        lo, hi = bounds
+        shown = token if len(token) <= _MAX_NUMBER_CHARS else f"a {len(token)}-character value"
+        if not re.fullmatch(r"[+-]?\d{1,40}", token):
+            out.append((lineno, f"header {key} must be an integer, not {shown!r}"))
+        elif not lo <= int(token) <= hi:
+            out.append((lineno, f"header {key} is {shown}; it must be between {lo} and {hi}"))
+    return out
 
 
 def _decimal_job_values(parts: list[bytes]) -> list[int | float] | None:
@@ -546,17 +681,26 @@ def _decimal_job_values(parts: list[bytes]) -> list[int | float] | None:
 
 def _parse_lines(
     stream: BinaryIO,
-    jobs: list[SWFJob],
+    jobs: Any,  # a list, or any sink with append() and len()
     comments: list[str],
+    comment_lines: list[int],
     errors: list[tuple[int, str]],
     max_errors: int,
     max_bytes: int | None,
     gz: bool,
+    max_jobs: int | None = None,
+    limit: int | None = None,
 ) -> bool:
     """The hot loop.  Returns True when it stopped early because of ``max_errors``."""
     append = jobs.append
-    job = SWFJob
+    job = _new_job
     nfields = _NFIELDS
+    fast_max, proc_max, alloc, req = _FAST_MAX, MAX_PROCS, _ALLOC, _REQ
+    # jobs kept before stopping (limit) or refusing the file (max_jobs); -1: no bound
+    stop = -1 if limit is None else limit
+    refuse = -1 if max_jobs is None else max_jobs
+    if stop == 0:
+        return False
     lineno = 0
     for lines in _line_batches(stream, errors, max_bytes, gz):
         if lines is None:
@@ -573,19 +717,36 @@ def _parse_lines(
                 else:
                     if len(comments) < _MAX_COMMENTS:
                         comments.append(_decode_comment(raw.lstrip())[1:].rstrip())
+                        comment_lines.append(lineno)
                     continue
             else:
+                if len(jobs) == refuse:
+                    errors.append((lineno, f"more than {max_jobs} jobs (the limit of this portal)"))
+                    raise _Stop
                 if len(parts) == nfields and b"_" not in raw:
-                    try:
-                        values = [*map(int, parts)]
-                    except ValueError:
+                    if b"." in raw:
                         values = _decimal_job_values(parts)
-                    if values is not None and min(values) >= -1:
-                        append(job(*values))
+                    else:
+                        try:
+                            values = [*map(int, parts)]
+                        except ValueError:
+                            values = _decimal_job_values(parts)
+                    if (
+                        values is not None
+                        and min(values) >= -1
+                        and max(values) <= fast_max
+                        and values[alloc] <= proc_max
+                        and values[req] <= proc_max
+                    ):
+                        append(job(values))
+                        if len(jobs) == stop:
+                            return False
                         continue
                 result = _slow_job_line(raw, parts)
                 if isinstance(result, SWFJob):
                     append(result)
+                    if len(jobs) == stop:
+                        return False
                     continue
                 errors.append((lineno, result))
             if len(errors) >= max_errors:

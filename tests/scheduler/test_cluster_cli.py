@@ -182,3 +182,49 @@ def test_cli_run_cluster_sim_with_preset(tmp_path):
     assert res.returncode == 0, res.stderr
     result = json.loads(out.read_text())
     assert result["summary"]["machine_procs"] == 128
+
+
+def test_simulate_takes_a_reservation_depth(tmp_path):
+    trace = tmp_path / "five.swf"
+    trace.write_text(FIVE)
+    base = ["simulate", str(trace), "--procs", "5", "--estimates", "requested"]
+    outs = {}
+    for policy in ("easy", "backfill-k=1", "conservative", "backfill-k=inf", "backfill-k"):
+        out = tmp_path / f"{policy}.csv"
+        res = cli(*base, "--policy", policy, "--out", str(out))
+        assert res.returncode == 0, res.stderr
+        outs[policy] = out.read_text()
+    assert outs["backfill-k=1"] == outs["easy"]
+    assert outs["backfill-k=inf"] == outs["conservative"]
+    res = cli(*base, "--policy", "backfill-k=0")
+    assert res.returncode == 2 and "reservation depth K" in res.stderr
+
+
+def test_simulate_limit_stops_reading_early(tmp_path):
+    # the line after the first two jobs is not SWF: --limit 2 never reads it
+    trace = tmp_path / "t.swf"
+    lines = FIVE.splitlines()
+    trace.write_text("\n".join([*lines[:3], "garbage here", *lines[3:]]) + "\n")
+    base = ["simulate", str(trace), "--procs", "5", "--policy", "fcfs", "--estimates", "accurate"]
+    res = cli(*base, "--limit", "2")
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["jobs"] == 2
+    res = cli(*base)
+    assert res.returncode == 2 and "line 4" in res.stderr
+
+
+def test_the_command_line_loads_the_catalogue_only_for_the_kinds():
+    """Start-up (issue 21): ``simulate`` never imports the catalogue, scipy or highspy."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; import scheduler.cli as c; c.build_parser(); "
+        "heavy = [m for m in ('scheduler.experiments', 'scipy', 'highspy') if m in sys.modules]; "
+        "print(heavy)"
+    )
+    res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "[]"
+    res = cli("simulate", "--help")
+    assert res.returncode == 0 and "backfill-k" in res.stdout

@@ -224,3 +224,34 @@ def test_an_early_ending_reservation_gives_its_rest_back():
         held.insert_reservation(Reservation(0, 100, 4))
         held.run()
         assert held.start == [100], policy
+
+
+@st.composite
+def deep_sites(draw):
+    """Busy conservative sites with long queues: a slot sets off long cascades, some jobs
+    move later and free room that later jobs backfill into (the fast path's hard case)."""
+    cap = draw(st.integers(4, 16))
+    base = Profile(cap)
+    for _ in range(draw(st.integers(0, 6))):
+        a = draw(st.integers(0, 30))
+        d = draw(st.integers(1, 25))
+        n = draw(st.integers(1, cap))
+        if base.free_over(a, a + d) >= n:
+            base.reserve(a, a + d, n)
+    shapes = draw(
+        st.lists(st.tuples(st.integers(1, cap), st.integers(1, 20)), min_size=8, max_size=40)
+    )
+    return base, shapes
+
+
+@settings(max_examples=120, deadline=None, derandomize=True)
+@given(deep_sites(), st.integers(1, 16), st.integers(1, 20))
+def test_every_option_of_a_deep_queue_is_the_literal_price(site, n, d):
+    base, shapes = site
+    q = SiteQuote(base, shapes, 0, "conservative")
+    n = min(n, q.capacity)
+    options = q.options(n, d)
+    assert options, "query 18 always offers a start"
+    by_start = {o.start: o.delay for o in options}
+    for s in q.candidates():
+        assert by_start.get(s) == q.price_naive(s, n, d)

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scheduler.traces.swf import (
+    FIELD_BOUNDS,
     FIELDS,
     SWFError,
     SWFHeader,
@@ -391,16 +392,26 @@ def test_programmatic_header_without_comments_is_written(tmp_path: Path) -> None
     assert again.jobs == (job,)
 
 
-small_ints = st.integers(min_value=-1, max_value=2**40)
-maybe_float = st.one_of(
-    small_ints,
-    st.just(-1.0),
-    st.floats(min_value=0, max_value=1e12, allow_nan=False, allow_infinity=False),
-)
+def bounded_ints(field: str) -> st.SearchStrategy[int]:
+    return st.integers(min_value=-1, max_value=int(FIELD_BOUNDS[field][0]))
+
+
+def maybe_float(field: str) -> st.SearchStrategy[int | float]:
+    top = FIELD_BOUNDS[field][0]
+    return st.one_of(
+        bounded_ints(field),
+        st.just(-1.0),
+        st.floats(min_value=0, max_value=top, allow_nan=False, allow_infinity=False),
+    )
+
+
 jobs_strategy = st.lists(
     st.builds(
         SWFJob,
-        *[maybe_float if f in ("avg_cpu", "used_mem", "req_mem") else small_ints for f in FIELDS],
+        *[
+            maybe_float(f) if f in ("avg_cpu", "used_mem", "req_mem") else bounded_ints(f)
+            for f in FIELDS
+        ],
     ),
     min_size=1,
     max_size=30,
@@ -477,3 +488,129 @@ def test_comment_lines_kept_are_bounded():
     trace = read_swf(io.BytesIO(text.encode()))
     assert len(trace.header.comments) == 10_000
     assert trace.machine_procs == 8 and len(trace.jobs) == 1
+
+
+# ------------------------------------------------------------- bounds (issue 19) and limits
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field", "words"),
+    [
+        ({"req_procs": 2**31}, "field 8 (req_procs)", "at most 10^7"),
+        ({"alloc_procs": 10**7 + 1}, "field 5 (alloc_procs)", "at most 10^7"),
+        ({"submit": "1e308"}, "field 2 (submit)", "100 years"),
+        ({"submit": 10**19}, "field 2 (submit)", "100 years"),
+        ({"submit": 10**30}, "field 2 (submit)", "100 years"),
+        ({"run": "1e308"}, "field 4 (run)", "100 years"),
+        ({"used_mem": "1e308"}, "field 7 (used_mem)", "10^15"),
+        ({"job_id": 10**20}, "field 1 (job_id)", "64-bit"),
+        ({"submit": "9" * 5000}, "field 2 (submit)", "5000 characters"),
+        ({"avg_cpu": "inf"}, "field 6 (avg_cpu)", "not a number"),
+        ({"req_time": "nan"}, "field 9 (req_time)", "not a number"),
+    ],
+)
+def test_fields_out_of_physical_bounds_are_refused(overrides, field, words) -> None:
+    data = f"; MaxProcs: 64\n{GOOD}\n{job_line(**overrides)}\n".encode()
+    (err,) = errors_of(data)
+    assert err[0] == 3
+    assert err[1].startswith(field) and words in err[1], err
+
+
+def test_fields_at_their_bounds_are_kept() -> None:
+    line = job_line(req_procs=10**7, alloc_procs=10**7, submit=3_155_760_000, job_id=2**63 - 1)
+    (job,) = read_bytes(f"{line}\n".encode()).jobs
+    assert job.req_procs == 10**7 and job.job_id == 2**63 - 1
+
+
+@pytest.mark.parametrize(
+    ("header", "words"),
+    [
+        ("; MaxProcs: 2147483648", "header MaxProcs is 2147483648"),
+        ("; MaxNodes: 12345678901234567890", "header MaxNodes is 12345678901234567890"),
+        ("; MaxProcs: -5", "header MaxProcs is -5"),
+        ("; MaxProcs: 1e308", "header MaxProcs must be an integer"),
+        ("; MaxJobs: " + "9" * 5000, "a 5000-character value"),
+        ("; UnixStartTime: 1e30", "header UnixStartTime must be an integer"),
+        ("; MaxProcs: lots", "header MaxProcs must be an integer"),
+    ],
+)
+def test_header_values_out_of_bounds_are_refused(header: str, words: str) -> None:
+    data = f"; Version: 2.2\n{header}\n{GOOD}\n".encode()
+    (err,) = errors_of(data)
+    assert err[0] == 2 and words in err[1], err
+
+
+def test_real_header_values_with_remarks_are_kept() -> None:
+    data = f"; MaxNodes: 338 (batch partition; 512 total)\n; MaxProcs: 338\n{GOOD}\n".encode()
+    trace = read_bytes(data)
+    assert trace.header.max_nodes == 338 and trace.machine_procs == 338
+
+
+def test_max_jobs_refuses_at_the_next_job_line() -> None:
+    lines = [job_line(job_id=i) for i in range(1, 6)]
+    data = ("; MaxProcs: 64\n" + "\n".join(lines) + "\n").encode()
+    assert len(read_bytes(data, max_jobs=5).jobs) == 5
+    assert errors_of(data, max_jobs=3) == [(5, "more than 3 jobs (the limit of this portal)")]
+
+
+def test_limit_stops_reading_early() -> None:
+    lines = [job_line(job_id=i) for i in range(1, 4)]
+    # what follows the first two jobs is not read, so its garbage is not reported
+    data = ("\n".join(lines[:2]) + "\nnot swf at all\n" + lines[2] + "\n").encode()
+    trace = read_bytes(data, limit=2)
+    assert [j.job_id for j in trace.jobs] == [1, 2]
+    with pytest.raises(SWFError):
+        read_bytes(data)
+
+
+def test_fast_job_construction_equals_the_dataclass() -> None:
+    (job,) = read_bytes(f"{GOOD}\n".encode()).jobs
+    twin = SWFJob(*(int(t) for t in GOOD.split()))
+    assert job == twin and hash(job) == hash(twin) and repr(job) == repr(twin)
+    with pytest.raises(AttributeError):
+        job.submit = 5  # type: ignore[misc]
+
+
+def test_a_repeated_header_key_is_checked_every_time() -> None:
+    data = f"; UnixStartTime: 0\n; UnixStartTime: 1e308\n{GOOD}\n".encode()
+    (err,) = errors_of(data)
+    assert err[0] == 2 and "header UnixStartTime must be an integer" in err[1]
+
+
+def test_scan_checks_like_read_and_summarises_in_constant_memory(tmp_path):
+    """``scan_swf`` + ``SummarySink`` (the upload check, issue 19) gives the same errors and
+    the same summary as ``read_swf`` + ``trace_summary``, and its memory does not grow with
+    the file (the jobs are not kept), where ``read_swf``'s does."""
+    import tracemalloc
+
+    from scheduler.traces.lublin import generate_lublin99
+    from scheduler.traces.stats import SummarySink, header_machine, trace_summary
+    from scheduler.traces.swf import scan_swf
+
+    def peak(fn) -> int:  # type: ignore[no-untyped-def]
+        tracemalloc.start()
+        fn()
+        _, top = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        return top
+
+    small, large = tmp_path / "small.swf", tmp_path / "large.swf"
+    write_swf(generate_lublin99(jobs=10_000, procs=128, seed=2), small)
+    write_swf(generate_lublin99(jobs=40_000, procs=128, seed=2), large)
+    trace = read_swf(large)
+    sink = SummarySink()
+    header = scan_swf(large, sink)
+    assert sink.summary(header_machine(header, sink.widest)) == trace_summary(trace)
+    assert len(sink) == len(trace.jobs) and header.fields == trace.header.fields
+    scan_small = peak(lambda: scan_swf(small, SummarySink()))
+    scan_large = peak(lambda: scan_swf(large, SummarySink()))
+    read_small, read_large = peak(lambda: read_swf(small)), peak(lambda: read_swf(large))
+    assert scan_large < 1.3 * scan_small + (1 << 20)  # four times the file, same memory
+    assert read_large > 2 * read_small  # read_swf keeps every job
+    bad = tmp_path / "bad.swf"
+    bad.write_text(small.read_text() + "1 2 3\n")
+    with pytest.raises(SWFError) as by_scan:
+        scan_swf(bad, SummarySink())
+    with pytest.raises(SWFError) as by_read:
+        read_swf(bad)
+    assert by_scan.value.errors == by_read.value.errors

@@ -24,8 +24,8 @@ import tempfile
 from pathlib import Path
 
 from ..cluster import ESTIMATE_MODES, Simulator, prepare_jobs
-from ..io import load_trace
-from .advertise import DEFAULT_TAIL, DEFAULT_WINDOW, advertise_simulator
+from ..slots.advertise import DEFAULT_TAIL, DEFAULT_WINDOW, advertise_simulator
+from ..traces.swf import read_swf
 
 __all__ = ["add_slot_commands", "cmd_slots"]
 
@@ -47,7 +47,7 @@ def cmd_slots(args: argparse.Namespace) -> int:
     for name in ("unit_cost", "fixed_cost"):
         if not getattr(args, name) >= 0:
             raise ValueError(f"--{name.replace('_', '-')} must be >= 0")
-    trace = load_trace(args.trace)
+    trace = read_swf(args.trace)
     jobs, dropped = prepare_jobs(trace.jobs, args.procs, args.estimates)
     origin = min([args.at] + [j.submit for j in jobs[:1]])
     sim = Simulator(jobs, args.procs, "conservative", origin=origin)

@@ -1,9 +1,11 @@
 """The ``simulate`` subcommand of ``python -m scheduler`` (issue 3 item 6; a stable contract).
 
-    python -m scheduler simulate TRACE.swf[.gz] --procs N --policy {fcfs,easy,conservative}
+    python -m scheduler simulate TRACE.swf[.gz] --procs N
+                        --policy {fcfs,easy,conservative,backfill-k[=K],fairshare,...}
                         --estimates {accurate,requested} [--limit K] [--out schedule.csv]
 
-Replays the trace (``--limit K`` keeps the first K jobs of the file) on N processors.  With
+Replays the trace (``--limit K`` keeps the first K jobs of the file, and reads no further) on N
+processors.  With
 ``--out`` the schedule is written as CSV with the header ``job_id,submit,start,end,procs`` and
 one row per simulated job (seconds, as in the trace; queue order); the file appears only when
 complete.  A one-line JSON summary (keys sorted) goes to stdout.  Bad input exits with status
@@ -18,10 +20,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from ..io import load_trace
-from .jobs import ESTIMATE_MODES
-from .policy import POLICIES
-from .simulator import simulate
+from ..cluster.jobs import ESTIMATE_MODES
+from ..cluster.policies import POLICIES, get_policy
 
 __all__ = ["add_cluster_commands", "cmd_simulate"]
 
@@ -31,8 +31,17 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         raise ValueError(f"--procs must be >= 1, got {args.procs}")
     if args.limit is not None and args.limit < 1:
         raise ValueError(f"--limit must be >= 1, got {args.limit}")
-    trace = load_trace(args.trace)
-    result = simulate(trace, args.procs, args.policy, args.estimates, limit=args.limit)
+    from ..cluster.jobs import prepare_jobs
+    from ..cluster.simulator import Simulator
+    from ..traces.swf import read_swf
+
+    jobs, dropped = prepare_jobs(
+        read_swf(args.trace, limit=args.limit).jobs, args.procs, args.estimates
+    )  # the parsed trace is freed here: only the simulator's jobs stay (peak memory)
+    sim = Simulator(jobs, args.procs, args.policy)
+    del jobs
+    result = sim.run().result(policy=args.policy, estimates=args.estimates, dropped=dropped)
+    del sim
     if args.out:
         out = Path(args.out)
         fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent or ".")
@@ -47,12 +56,31 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _policy_name(name: str) -> str:
+    try:
+        get_policy(name)
+    except ValueError as exc:
+        known = ", ".join(sorted(POLICIES))
+        raise argparse.ArgumentTypeError(
+            f"invalid choice: {name!r} (choose from {known}, backfill-k=K)"
+            if "depth" not in str(exc)
+            else str(exc)
+        ) from None
+    return name
+
+
 def add_cluster_commands(sub: argparse._SubParsersAction) -> None:
     """Register ``simulate`` on the CLI's subparsers."""
     p = sub.add_parser("simulate", help="replay an SWF trace on one simulated cluster")
     p.add_argument("trace", help="SWF trace (plain or .gz)")
     p.add_argument("--procs", type=int, required=True, help="machine processors")
-    p.add_argument("--policy", choices=sorted(POLICIES), required=True)
+    p.add_argument(
+        "--policy",
+        required=True,
+        type=_policy_name,
+        help=f"one of {', '.join(sorted(POLICIES))}, or backfill-k=K (K >= 1 or inf: "
+        "backfilling with reservation depth K; K=1 is EASY, K=inf conservative)",
+    )
     p.add_argument("--estimates", choices=ESTIMATE_MODES, required=True)
     p.add_argument("--limit", type=int, help="keep the first K jobs of the file")
     p.add_argument("--out", help="write the schedule CSV here")

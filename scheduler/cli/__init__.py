@@ -16,8 +16,10 @@
     python -m scheduler simulate TRACE.swf[.gz] --procs N --policy {fcfs,easy,conservative}
                         --estimates {accurate,requested} [--limit K] [--out schedule.csv]
                                       (CSV job_id,submit,start,end,procs; JSON summary on stdout)
+    python -m scheduler convert sacct FILE -o out.swf [--procs N] [--report R.json]
+                                      (Slurm accounting → SWF; see scheduler/cli/convert.py)
     python -m scheduler slots TRACE.swf[.gz] --procs N [--estimates accurate|requested] --at T
-                        --out slots.json   (see scheduler/slots/commands.py)
+                        --out slots.json   (see scheduler/cli/slots.py)
 
 Exit status 0 on success, 2 on bad input (the message names the file, line or field).
 """
@@ -29,18 +31,25 @@ import json
 import sys
 from pathlib import Path
 
-from . import experiments
-from .io import load_input
-from .traces.swf import SWFError, write_swf
+from ..traces.swf import SWFError
+
+
+def _experiments():  # type: ignore[no-untyped-def]
+    """The experiment catalogue, imported only by the commands that use it (start-up)."""
+    from .. import experiments
+
+    return experiments
 
 
 def _cmd_kinds(args: argparse.Namespace) -> int:
+    experiments = _experiments()
     for kind in experiments.kinds():
         print(kind.name)
     return 0
 
 
-def _read_params(args: argparse.Namespace, kind: experiments.ExperimentKind) -> dict:
+def _read_params(args: argparse.Namespace, kind) -> dict:  # type: ignore[no-untyped-def]
+    experiments = _experiments()
     params: dict = {}
     if args.preset:
         try:
@@ -62,6 +71,9 @@ def _read_params(args: argparse.Namespace, kind: experiments.ExperimentKind) -> 
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from ..io import load_input
+
+    experiments = _experiments()
     kind = experiments.get_kind(args.kind)
     params = _read_params(args, kind)
     paths = {
@@ -91,8 +103,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
-    from .experiments.reproduce import reproductions
-    from .experiments.reproduce_report import build_report, write_report
+    from ..experiments.reproduce import reproductions
+    from ..experiments.reproduce_report import build_report, write_report
+
+    experiments = _experiments()
 
     given = {}
     for item in args.trace or []:
@@ -110,14 +124,16 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         max_preset_minutes=args.max_preset_minutes, budget_minutes=args.budget_minutes,
         log=lambda message: print(message, file=sys.stderr, flush=True),
     )  # fmt: skip
-    out, page = write_report(report, args.out)
+    written = write_report(report, args.out, docs=args.docs)
     print(json.dumps(report["totals"]))
-    print(f"wrote {out} and {page}", file=sys.stderr)
+    print(f"total time {report['elapsed_s']:.0f} s; wrote {', '.join(map(str, written))}",
+          file=sys.stderr)  # fmt: skip
     return 0
 
 
 def _cmd_generate_trace(args: argparse.Namespace) -> int:
-    from .traces.lublin import generate_lublin99
+    from ..traces.lublin import generate_lublin99
+    from ..traces.swf import write_swf
 
     trace = generate_lublin99(jobs=args.jobs, procs=args.procs, seed=args.seed)
     write_swf(trace, args.out)
@@ -178,6 +194,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", required=True, help="report JSON; the HTML page goes beside it")
+    p.add_argument(
+        "--docs", metavar="PATH", help="also write the scoreboard as PATH.md and PATH.json"
+    )
     p.set_defaults(func=_cmd_reproduce)
 
     p = sub.add_parser("generate-trace", help="generate a synthetic SWF trace")
@@ -188,17 +207,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True)
     p.set_defaults(func=_cmd_generate_trace)
 
-    from .workflows.commands import add_workflow_commands
+    from ..workflows.commands import add_workflow_commands
+    from .convert import add_convert_commands
+    from .simulate import add_cluster_commands
+    from .slots import add_slot_commands
 
     add_workflow_commands(sub)  # workflow-info, generate-workflow
-
-    from .cluster.commands import add_cluster_commands
-
     add_cluster_commands(sub)  # simulate
-
-    from .slots.commands import add_slot_commands
-
     add_slot_commands(sub)  # slots
+    add_convert_commands(sub)  # convert sacct
     return parser
 
 
@@ -206,14 +223,24 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except experiments.ParamError as exc:
+    except ValueError as exc:
+        # ParamError can only come from the catalogue, hence only once it is imported
+        schema = sys.modules.get("scheduler.experiments.schema")
+        if schema is None or not isinstance(exc, schema.ParamError):
+            return _other_error(exc)
         for field, message in exc.errors.items():
             print(f"error: {field}: {message}", file=sys.stderr)
         return 2
-    except SWFError as exc:
+    except (KeyError, OSError) as exc:
+        return _other_error(exc)
+
+
+def _other_error(exc: Exception) -> int:
+    if isinstance(exc, SWFError):
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except (KeyError, ValueError, OSError) as exc:
+    if isinstance(exc, KeyError | ValueError | OSError):
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"error: {message}", file=sys.stderr)
         return 2
+    raise exc

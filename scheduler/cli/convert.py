@@ -1,0 +1,61 @@
+"""The ``convert`` subcommand: other workload formats → SWF (issue 22).
+
+    python -m scheduler convert sacct FILE -o out.swf [--procs N] [--report report.json]
+
+``FILE`` is Slurm accounting output (``sacct --parsable2`` with a header line, or the plain
+fixed-width form); see :mod:`scheduler.traces.sacct` for the command to run on the cluster and
+how every field is mapped.  The conversion report (jobs kept, steps folded, jobs dropped by
+reason, repaired rows, missing fields, the user/group/QOS/partition numbering) is printed as
+JSON on stdout and written to ``--report`` when given.  A row that cannot be converted exits
+with status 2, naming its line; nothing is written then.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+__all__ = ["add_convert_commands"]
+
+
+def _cmd_convert_sacct(args: argparse.Namespace) -> int:
+    from ..traces.sacct import SacctError, sacct_to_swf
+
+    try:
+        data = Path(args.file).read_bytes()
+        text, report = sacct_to_swf(data, max_procs=args.procs)
+    except SacctError as exc:
+        for line, why in exc.errors:
+            where = f"{args.file}: line {line}" if line else args.file
+            print(f"error: {where}: {why}", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    if out.name.endswith(".gz"):
+        _write_gz(out, text)
+    else:
+        out.write_text(text)
+    summary = report.as_json()
+    if args.report:
+        Path(args.report).write_text(json.dumps(summary, indent=1) + "\n")
+    print(json.dumps(summary))
+    return 0
+
+
+def _write_gz(path: Path, text: str) -> None:
+    import gzip
+
+    with gzip.GzipFile(path, "wb", mtime=0) as gz:
+        gz.write(text.encode())
+
+
+def add_convert_commands(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("convert", help="convert other workload formats to SWF")
+    formats = p.add_subparsers(dest="format", required=True)
+    s = formats.add_parser("sacct", help="Slurm accounting (sacct --parsable2) → SWF")
+    s.add_argument("file", help="sacct output with its header line")
+    s.add_argument("-o", "--out", required=True, help="the SWF file to write (.gz compresses)")
+    s.add_argument("--procs", type=int, help="the cluster's CPUs (MaxProcs); default: peak use")
+    s.add_argument("--report", help="also write the conversion report (JSON) here")
+    s.set_defaults(func=_cmd_convert_sacct)

@@ -1,0 +1,156 @@
+"""A site's whole replay, indexed by instant: the state at any time without replaying again.
+
+Site pages answer "price a reservation" and "when would my job start?" at an instant of the
+site's trace.  Replaying the trace up to that instant on every request took seconds on an
+archive trace (issue 21).  But the replay is deterministic: one full run of the simulator gives
+every job's start, and the state at any instant ``t`` follows from it — the jobs running at
+``t`` (started at or before ``t``, not yet ended) and the jobs queued at ``t`` (submitted at or
+before ``t``, started after it), in queue order.  That is all a quote needs (it re-plans the
+queue on the running jobs' blocks, :class:`~scheduler.pricing.price.SiteQuote`) and all the
+queue-wait predictor may know (the waits of the jobs started by ``t``, in start order).
+Quotes need a policy :class:`~scheduler.pricing.price.SiteQuote` can re-plan (fcfs, easy,
+conservative); predictions only need the starts, so any policy of the simulator is indexed
+(fair share, reservation depth K).
+
+:class:`ReplayIndex` holds the replay as five integer arrays (a few MB for a whole archive
+trace); :meth:`ReplayIndex.save`/:func:`load_index` keep it in a ``.npz`` file so a process
+that did not build it answers in milliseconds.  Only trace jobs are indexed (sites without
+reservations granted on the fly).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .jobs import SimJob
+from .profile import Profile
+from .simulator import Simulator
+
+__all__ = ["ReplayIndex", "build_index", "load_index"]
+
+_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class ReplayIndex:
+    """Every job of one replay: ``submit``, ``start``, ``end`` (actual), ``estimate`` (what the
+    scheduler plans with) and ``procs``, in queue order."""
+
+    capacity: int
+    policy: str
+    submit: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    estimate: np.ndarray
+    procs: np.ndarray
+
+    @property
+    def origin(self) -> int:
+        return int(self.submit[0])
+
+    @property
+    def last_submit(self) -> int:
+        return int(self.submit[-1])
+
+    def _known(self, t: int) -> int:
+        """How many jobs are submitted at or before ``t`` (they are a prefix: queue order)."""
+        return int(np.searchsorted(self.submit, t, side="right"))
+
+    def running(self, t: int) -> np.ndarray:
+        """Indexes of the jobs running at ``t``: started at or before it and ending after it."""
+        hi = self._known(t)
+        start, end = self.start[:hi], self.end[:hi]
+        return np.flatnonzero((start <= t) & (end > t))
+
+    def queued(self, t: int) -> np.ndarray:
+        """Indexes of the jobs waiting at ``t``, in queue order."""
+        hi = self._known(t)
+        return np.flatnonzero(self.start[:hi] > t)
+
+    def base_profile(self, t: int) -> Profile:
+        """Free processors from ``t`` on with the running jobs' planned blocks (start +
+        estimate): what a policy plans the queue on."""
+        profile = Profile(self.capacity, t)
+        run = self.running(t)
+        ends = self.start[run] + self.estimate[run]
+        for k, e in zip(run.tolist(), ends.tolist(), strict=True):
+            if e > t:
+                profile.reserve(t, e, int(self.procs[k]))
+        return profile
+
+    def queued_shapes(self, t: int) -> list[tuple[int, int]]:
+        """``(processors, planned duration)`` of the queued jobs, in queue order."""
+        q = self.queued(t)
+        return list(zip(self.procs[q].tolist(), self.estimate[q].tolist(), strict=True))
+
+    def started_by(self, t: int) -> list[tuple[int, int, int]]:
+        """``(processors, planned duration, wait)`` of the jobs started at or before ``t``, in
+        start order (ties by queue order): the history an observer of the site has at ``t``."""
+        hi = self._known(t)
+        start = self.start[:hi]
+        done = np.flatnonzero((start >= 0) & (start <= t))
+        order = done[np.lexsort((done, start[done]))]
+        waits = self.start[order] - self.submit[order]
+        return list(
+            zip(
+                self.procs[order].tolist(),
+                self.estimate[order].tolist(),
+                waits.tolist(),
+                strict=True,
+            )
+        )
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the index atomically (a reader never sees half a file)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".npz", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                np.savez(
+                    fh, format=np.array([_FORMAT, self.capacity]), policy=np.array(self.policy),
+                    submit=self.submit, start=self.start, end=self.end,
+                    estimate=self.estimate, procs=self.procs,
+                )  # fmt: skip
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+def build_index(jobs: list[SimJob], procs: int, policy: str) -> ReplayIndex:
+    """Replay ``jobs`` (in queue order, from :func:`~scheduler.cluster.jobs.prepare_jobs`) to
+    the end on ``procs`` processors under ``policy`` and index it."""
+    sim = Simulator(jobs, procs, policy)  # any policy the simulator knows (ValueError if not)
+    sim.run()
+    start = np.asarray(sim.start, dtype=np.int64)
+    runtime = np.asarray(sim.runtime, dtype=np.int64)
+    return ReplayIndex(
+        procs,
+        policy,
+        np.asarray(sim.submit_time, dtype=np.int64),
+        start,
+        start + runtime,
+        np.asarray(sim.estimate, dtype=np.int64),
+        np.asarray(sim.procs, dtype=np.int64),
+    )
+
+
+def load_index(path: str | os.PathLike[str]) -> ReplayIndex | None:
+    """The index saved at ``path``, or None when there is none (or it is of another format)."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            fmt, capacity = (int(v) for v in data["format"])
+            if fmt != _FORMAT:
+                return None
+            return ReplayIndex(
+                capacity, str(data["policy"]), data["submit"], data["start"], data["end"],
+                data["estimate"], data["procs"],
+            )  # fmt: skip
+    except (OSError, KeyError, ValueError):
+        return None

@@ -1,0 +1,134 @@
+"""Backfilling with a reservation depth K (issue 22 item 6): policy ``backfill-k``.
+
+K = 1 must schedule exactly as EASY and K = ∞ exactly as conservative backfilling, job by job,
+on generated and archive traces; in between, nobody overtakes a reservation and the machine is
+never over-committed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scheduler.cluster import POLICIES, Reservation, Simulator, get_policy, prepare_jobs, simulate
+from scheduler.cluster.depth import BackfillDepth, parse_depth_name
+from scheduler.traces.lublin import generate_lublin99
+from scheduler.traces.swf import SWFJob, read_swf
+from tests.conftest import require
+from tests.scheduler.test_cluster_sim import assert_no_overcommit, job
+
+CTC = Path(__file__).resolve().parents[3] / "shared" / "data" / "traces"
+CTC = CTC / "CTC-SP2-1996-3.1-cln.swf.gz"
+
+
+def starts_of(jobs, procs: int, policy: str, estimates: str, reservations=()) -> list[int]:
+    sim_jobs, _ = prepare_jobs(jobs, procs, estimates)
+    return Simulator(sim_jobs, procs, policy, reservations=reservations).run().start
+
+
+def test_names() -> None:
+    assert "backfill-k" in POLICIES
+    assert parse_depth_name("backfill-k") == 4
+    assert parse_depth_name("backfill-k=1") == 1
+    assert parse_depth_name("backfill-k=inf") is None
+    assert parse_depth_name("easy") is False
+    assert get_policy("backfill-k=16").depth == 16
+    assert issubclass(get_policy("backfill-k=inf"), BackfillDepth)
+    for bad in ("backfill-k=0", "backfill-k=-3", "backfill-k=1e9", "backfill-k=x"):
+        with pytest.raises(ValueError, match="reservation depth K"):
+            get_policy(bad)
+    with pytest.raises(ValueError, match="unknown policy"):
+        get_policy("backfill-kk")
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("estimates", ["requested", "accurate"])
+def test_ends_are_easy_and_conservative_on_generated_traces(seed: int, estimates: str) -> None:
+    trace = generate_lublin99(jobs=3000, procs=64, seed=seed)
+    easy = starts_of(trace.jobs, 64, "easy", estimates)
+    cons = starts_of(trace.jobs, 64, "conservative", estimates)
+    assert easy != cons  # the two ends differ: the comparison below means something
+    assert starts_of(trace.jobs, 64, "backfill-k=1", estimates) == easy
+    assert starts_of(trace.jobs, 64, "backfill-k=inf", estimates) == cons
+    # a depth beyond the longest queue is conservative too
+    assert starts_of(trace.jobs, 64, "backfill-k=100000", estimates) == cons
+
+
+def test_ends_with_fixed_reservations() -> None:
+    trace = generate_lublin99(jobs=1500, procs=32, seed=7)
+    t0 = trace.jobs[0].submit
+    resv = [Reservation(t0 + 3600 * i, 7200, 8 + i % 16) for i in range(0, 200, 9)]
+    for a, b in (("easy", "backfill-k=1"), ("conservative", "backfill-k=inf")):
+        assert starts_of(trace.jobs, 32, b, "requested", resv) == starts_of(
+            trace.jobs, 32, a, "requested", resv
+        )
+
+
+@pytest.mark.parametrize("procs", [430, 338])
+def test_ends_on_the_archive_trace(procs: int) -> None:
+    require(CTC.is_file(), f"archive trace not found at {CTC}")
+    jobs = read_swf(CTC, limit=20_000).jobs
+    for a, b in (("easy", "backfill-k=1"), ("conservative", "backfill-k=inf")):
+        assert starts_of(jobs, procs, b, "requested") == starts_of(jobs, procs, a, "requested")
+
+
+@pytest.mark.parametrize("depth", [2, 4, 16])
+def test_middle_depths_keep_their_reservations(depth: int) -> None:
+    trace = generate_lublin99(jobs=2000, procs=64, seed=11)
+    sim_jobs, _ = prepare_jobs(trace.jobs, 64, "requested")
+    sim = Simulator(sim_jobs, 64, f"backfill-k={depth}")
+    promised: dict[int, int] = {}
+    # step through the events; a reservation, once held, is never delayed
+    while True:
+        t = sim.next_event_time()
+        if t is None:
+            break
+        sim.run(until=t)
+        for k, s in sim.policy._plan.items():
+            assert s <= promised.get(k, s), f"job {k} delayed from {promised[k]} to {s}"
+            promised[k] = s
+        assert len(sim.policy._plan) <= depth
+    for k, s in promised.items():
+        assert sim.start[k] <= s
+    result = sim.result()
+    assert_no_overcommit(result, 64)
+    assert all(st >= sj.submit for st, sj in zip(sim.start, sim_jobs, strict=True))
+
+
+def test_depth_matters_in_between() -> None:
+    # 10 processors.  A (6 procs, 0..100) runs.  C (8 procs, 50 s) heads the queue: its
+    # reservation is at 100.  D (10 procs, 50 s) is second, E (2 procs, 200 s) third.
+    # K = 1 (EASY): only C is protected; E fits beside C's block (2 spare processors) and
+    #   starts at 3, so D, which needs the whole machine, waits until E ends at 203.
+    # K = 2: D holds a reservation at 150 too; E would overlap it, so E waits until 200.
+    jobs = [job(1, 0, 100, 6), job(2, 1, 50, 8), job(3, 2, 50, 10), job(4, 3, 200, 2)]
+
+    def starts(policy: str) -> dict[int, int]:
+        return {r[0]: r[2] for r in simulate(jobs, 10, policy, "accurate").rows()}
+
+    assert starts("backfill-k=1") == starts("easy") == {1: 0, 2: 100, 3: 203, 4: 3}
+    assert starts("backfill-k=2") == starts("conservative") == {1: 0, 2: 100, 3: 150, 4: 200}
+
+
+def test_swf_job_helper_is_a_swf_job() -> None:
+    assert isinstance(job(1, 0, 1, 1), SWFJob)
+
+
+def test_cluster_sim_kind_offers_the_depth() -> None:
+    from scheduler.experiments import run_experiment
+
+    trace = generate_lublin99(jobs=500, procs=32, seed=1)
+    params = {"procs": 32, "fcfs": False, "easy": True, "conservative": True, "accurate": False}
+    result = run_experiment(
+        "cluster-sim", {**params, "backfill_k": True, "depth": 1}, {"traces": [trace]}, seed=0
+    )
+    (summary,) = [t for t in result["tables"] if t["id"] == "summary"]
+    rows = {row[0]: row[2:] for row in summary["rows"]}
+    assert rows["Backfilling, depth K = 1"] == rows["EASY"]
+    result = run_experiment(
+        "cluster-sim", {**params, "backfill_k": True, "depth": 0}, {"traces": [trace]}, seed=0
+    )
+    (summary,) = [t for t in result["tables"] if t["id"] == "summary"]
+    rows = {row[0]: row[2:] for row in summary["rows"]}
+    assert rows["Backfilling, depth K = inf"] == rows["Conservative"]

@@ -1,0 +1,80 @@
+"""The replay index (issue 21): the state at any instant of a site's replay, read from one full
+run, equals the live simulator's at that instant — quotes and prediction history alike."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from scheduler.cluster import prepare_jobs
+from scheduler.cluster.replay import build_index, load_index
+from scheduler.cluster.simulator import Simulator
+from scheduler.pricing.price import SiteQuote
+from scheduler.reservations.history import SiteHistory
+from scheduler.reservations.predictor import WaitPredictor
+from scheduler.traces.lublin import generate_lublin99
+
+
+class _Recorder(WaitPredictor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[tuple[int, int, int]] = []
+
+    def add(self, procs, estimate, wait):  # type: ignore[no-untyped-def]
+        self.seen.append((procs, estimate, wait))
+        super().add(procs, estimate, wait)
+
+
+@pytest.mark.parametrize("policy", ["fcfs", "easy", "conservative"])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_index_state_equals_the_live_simulation(policy, seed):
+    trace = generate_lublin99(jobs=700, procs=64, seed=seed)
+    jobs, _ = prepare_jobs(trace.jobs, 64, "requested")
+    index = build_index(jobs, 64, policy)
+    rng = random.Random(seed)
+    for _ in range(12):
+        t = rng.randint(index.origin, index.last_submit)
+        sim = Simulator(jobs, 64, policy)
+        sim.run(until=t)
+        assert index.queued(t).tolist() == sim.queued()
+        assert len(index.running(t)) == sim.running_count()
+        live = SiteQuote.of(sim, t)
+        fast = SiteQuote(index.base_profile(t), index.queued_shapes(t), t, policy)
+        for n, d in ((1, 600), (16, 3600), (48, 7200), (64, 100)):
+            assert [(o.start, o.f) for o in fast.options(n, d)] == [
+                (o.start, o.f) for o in live.options(n, d)
+            ]
+        recorder = _Recorder()
+        SiteHistory(sim, recorder).sync()
+        assert index.started_by(t) == recorder.seen
+
+
+def test_save_and_load_round_trip(tmp_path):
+    jobs, _ = prepare_jobs(generate_lublin99(jobs=200, procs=32, seed=5).jobs, 32, "accurate")
+    index = build_index(jobs, 32, "easy")
+    path = tmp_path / "idx" / "site.npz"
+    index.save(path)
+    back = load_index(path)
+    assert back is not None and back.policy == "easy" and back.capacity == 32
+    t = (index.origin + index.last_submit) // 2
+    assert back.queued_shapes(t) == index.queued_shapes(t)
+    assert back.base_profile(t) == index.base_profile(t)
+    path.write_bytes(b"not an npz")
+    assert load_index(path) is None and load_index(tmp_path / "missing.npz") is None
+
+
+@pytest.mark.parametrize("policy", ["fairshare", "backfill-k=3"])
+def test_predictions_index_any_policy_of_the_simulator(policy):
+    """Quotes need fcfs/easy/conservative; the waits a prediction learns from need only the
+    starts, so fair share and reservation depth K are indexed too."""
+    jobs, _ = prepare_jobs(generate_lublin99(jobs=400, procs=32, seed=4).jobs, 32, "requested")
+    index = build_index(jobs, 32, policy)
+    t = (index.origin + index.last_submit) // 2
+    sim = Simulator(jobs, 32, policy)
+    sim.run(until=t)
+    recorder = _Recorder()
+    SiteHistory(sim, recorder).sync()
+    assert index.started_by(t) == recorder.seen and index.queued(t).tolist() == sim.queued()
+    with pytest.raises(ValueError, match="unknown policy"):
+        build_index(jobs, 32, "no-such-policy")
