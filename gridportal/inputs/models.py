@@ -35,7 +35,7 @@ class Trace(models.Model):
 
 
 def workflow_upload_to(instance: "Workflow", filename: str) -> str:
-    suffix = {"dax": ".xml"}.get(instance.format, ".json")
+    suffix = {"dax": ".xml", "pegasus-yaml": ".yml"}.get(instance.format, ".json")
     return f"workflows/{instance.owner_id}/{uuid.uuid4().hex}{suffix}"
 
 
@@ -48,7 +48,7 @@ class Workflow(models.Model):
     name = models.CharField(max_length=200)
     file = models.FileField(upload_to=workflow_upload_to)
     original_filename = models.CharField(max_length=255)
-    format = models.CharField(max_length=16, help_text="dax, wfformat, native")
+    format = models.CharField(max_length=16, help_text="dax, pegasus-yaml, wfformat, native")
     size_bytes = models.BigIntegerField()
     sha256 = models.CharField(max_length=64)
     task_count = models.PositiveIntegerField()

@@ -3,7 +3,8 @@
 Sniffing (the file name is never trusted): after an optional byte-order mark and white space,
 ``<`` means XML → Pegasus DAX (:mod:`.dax`); ``{`` means JSON, which is the native format
 (:mod:`.native`) when ``"format": "gridportal-workflow"`` and WfFormat (:mod:`.wfformat`) when it
-has ``schemaVersion`` or ``workflow``.  Anything else is refused with a clear error.
+has ``schemaVersion`` or ``workflow``; a document with a top-level ``pegasus:`` key is a
+Pegasus 5 YAML workflow (:mod:`.pegasus_yaml`).  Anything else is refused with a clear error.
 
 The size limit is enforced while reading (at most ``max_bytes + 1`` bytes are read), before any
 parsing; task and edge limits are enforced by the parsers as they go.
@@ -16,6 +17,8 @@ import os
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ..jsonvalues import JSONLimitError
+from ..jsonvalues import loads as loads_bounded
 from .dag import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_EDGES,
@@ -26,6 +29,7 @@ from .dag import (
 )
 from .dax import parse_dax
 from .native import FORMAT, parse_native
+from .pegasus_yaml import looks_like_pegasus_yaml, parse_pegasus_yaml
 from .wfformat import parse_wfformat
 
 __all__ = ["detect_format", "load_workflow", "parse_workflow_bytes", "read_limited"]
@@ -62,7 +66,7 @@ def read_limited(
 
 
 def detect_format(data: bytes) -> str:
-    """``"dax"``, ``"json"``; raises :class:`WorkflowError` for anything else."""
+    """``"dax"``, ``"json"``, ``"yaml"`` (Pegasus 5); raises :class:`WorkflowError` otherwise."""
     head = data[:4]
     if head.startswith(_GZIP_MAGIC):
         raise WorkflowError([("file", "gzip-compressed data: decompress it first")])
@@ -78,12 +82,15 @@ def detect_format(data: bytes) -> str:
         return "json"
     if not first:
         raise WorkflowError([("file", "the file is empty")])
+    if looks_like_pegasus_yaml(text):
+        return "yaml"
     shown = text.lstrip()[:20]
     raise WorkflowError(
         [
             (
                 "line 1",
-                f"neither XML (Pegasus DAX) nor JSON (WfFormat, gridportal-workflow): "
+                f"neither XML (Pegasus DAX), Pegasus 5 YAML (a top-level 'pegasus:' key) nor "
+                f"JSON (WfFormat, gridportal-workflow): "
                 f"starts with {shown!r}",
             )
         ]
@@ -97,13 +104,15 @@ def _load_json(data: bytes) -> Any:
         line = data[: exc.start].count(b"\n") + 1
         raise WorkflowError([(f"line {line}", "JSON must be UTF-8 text")]) from None
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise WorkflowError(
-            [(f"line {exc.lineno} column {exc.colno}", f"invalid JSON: {exc.msg}")]
-        ) from None
-    except RecursionError:
-        raise WorkflowError([("$", "JSON nested too deeply")]) from None
+        # depth, integer digits and non-finite numbers bounded before parsing (issue 19)
+        return loads_bounded(text)
+    except JSONLimitError as exc:
+        cause = exc.__cause__ or exc.__context__
+        if isinstance(cause, json.JSONDecodeError):
+            raise WorkflowError(
+                [(f"line {cause.lineno} column {cause.colno}", f"invalid JSON: {cause.msg}")]
+            ) from None
+        raise WorkflowError([("$", str(exc))]) from None
 
 
 def parse_workflow_bytes(
@@ -121,8 +130,11 @@ def parse_workflow_bytes(
     limits = limits or Limits()
     if limits.max_bytes is not None and len(data) > limits.max_bytes:
         raise WorkflowError([("file", f"larger than the limit of {limits.max_bytes} bytes")])
-    if detect_format(data) == "dax":
+    fmt = detect_format(data)
+    if fmt == "dax":
         return parse_dax(data, name=name, limits=limits, default_runtime=default_runtime)
+    if fmt == "yaml":
+        return parse_pegasus_yaml(data, name=name, limits=limits, default_runtime=default_runtime)
     doc = _load_json(data)
     if not isinstance(doc, dict):
         raise WorkflowError([("$", "the top-level JSON value must be an object")])

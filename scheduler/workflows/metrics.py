@@ -134,4 +134,5 @@ def summarize(workflow: Workflow) -> dict[str, Any]:
         "max_processors": max((t.processors for t in real), default=0),
         "total_data": sum(e.data for e in edges),
         "name": workflow.name,
+        **({"notes": list(workflow.notes)} if workflow.notes else {}),
     }

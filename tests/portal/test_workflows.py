@@ -50,7 +50,7 @@ BAD = {
         "$.tasks[0].runtime",
     ),
     "xml bomb": ("bomb.xml", BOMB, "line 2"),
-    "not a workflow": ("x.txt", b"hello", "neither XML (Pegasus DAX) nor JSON"),
+    "not a workflow": ("x.txt", b"hello", "neither XML (Pegasus DAX), Pegasus 5 YAML"),
 }
 
 

@@ -23,6 +23,10 @@ from tests.conftest import ROOT, scheduler_cli
 pytestmark = pytest.mark.timeout(300)
 
 
+#: import name -> distribution name, where they differ
+DISTRIBUTION = {"yaml": "pyyaml"}
+
+
 def test_engine_dependencies_are_its_imports_only():
     """The declared dependencies are exactly the third-party packages ``scheduler/`` imports
     at module level (Django, Celery and the rest stay in the portal's requirements)."""
@@ -36,6 +40,7 @@ def test_engine_dependencies_are_its_imports_only():
             elif isinstance(node, ast.ImportFrom) and node.level == 0:
                 imported.add(node.module.split(".")[0].lower())
     third_party = {m for m in imported if m not in sys.stdlib_module_names} - {"scheduler"}
+    third_party = {DISTRIBUTION.get(m, m) for m in third_party}
     assert third_party == declared, (third_party, declared)
     assert not declared & {"django", "celery", "djangorestframework", "redis", "psycopg"}
     assert project["scripts"]["gridportal-sim"] == "scheduler.cli:main"

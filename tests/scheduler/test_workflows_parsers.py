@@ -553,7 +553,7 @@ def test_native_errors_name_the_json_path(doc, where, reason):
 @pytest.mark.parametrize(
     ("data", "where", "reason"),
     [
-        (b"hello world", "line 1", "neither XML (Pegasus DAX) nor JSON"),
+        (b"hello world", "line 1", "neither XML (Pegasus DAX), Pegasus 5 YAML"),
         (b"", "file", "empty"),
         (b"\x1f\x8b\x08\x00rest", "file", "gzip-compressed"),
         (b"[1, 2]", "$", "must be an object"),

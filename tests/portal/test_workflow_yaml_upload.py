@@ -1,0 +1,46 @@
+"""Pegasus 5 YAML workflows upload beside DAX and WfFormat (issue 22)."""
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from rest_framework.test import APIClient
+
+from gridportal.inputs.models import Workflow
+
+YAML = b"""\
+pegasus: "5.0"
+name: two-step
+jobs:
+  - {type: job, name: a, id: j1, arguments: [], uses: [{lfn: f, type: output, size: 10}],
+     profiles: {pegasus: {runtime: 120, cores: 8}}}
+  - {type: job, name: b, id: j2, arguments: [], uses: [{lfn: f, type: input}]}
+jobDependencies:
+  - {id: j1, children: [j2]}
+"""
+
+
+@pytest.fixture
+def api(alice):
+    client = APIClient()
+    client.force_authenticate(alice)
+    return client
+
+
+@pytest.mark.django_db
+def test_yaml_workflow_is_stored_with_its_summary(api, media_root):
+    resp = api.post("/api/workflows/", {"file": SimpleUploadedFile("wf.yml", YAML)})
+    assert resp.status_code == 201, resp.content
+    wf = Workflow.objects.get()
+    assert wf.format == "pegasus-yaml" and wf.file.name.endswith(".yml")
+    assert wf.task_count == 2 and wf.summary["max_processors"] == 8
+    assert wf.summary["notes"] == [
+        "1 of 2 jobs have no pegasus.runtime profile and run for the default of 60 s"
+    ]
+
+
+@pytest.mark.django_db
+def test_bad_yaml_names_the_path_and_saves_nothing(api, media_root):
+    bad = YAML.replace(b"children: [j2]", b"children: [j7]")
+    resp = api.post("/api/workflows/", {"file": SimpleUploadedFile("wf.yml", bad)})
+    assert resp.status_code == 400
+    assert "$.jobDependencies[0].children[0]" in str(resp.json())
+    assert Workflow.objects.count() == 0

@@ -1,0 +1,191 @@
+# ruff: noqa: E501  (sacct rows are kept whole, one per line, as sacct prints them)
+"""Slurm accounting import (issue 22): sacct --parsable2 / fixed-width → SWF with a report.
+
+The fixture ``data/slurm-sacct-parsable2.txt`` is written for these tests after the shapes of
+the Slurm documentation's sacct examples (job + ``.batch``/``.extern``/``.0`` steps, array tasks
+``_N`` and a pending range ``_[3-5]``, ``CANCELLED by <uid>``, ``Unknown`` ends, ``Mc``/``Mn``/``G``
+ReqMem, ``D-HH:MM:SS``/``MM:SS``/``MM``/``D-HH``/``UNLIMITED`` time limits) and a job name that
+holds a ``|``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from scheduler.traces.sacct import (
+    SacctError,
+    _duration,
+    convert_sacct,
+    looks_like_sacct,
+    sacct_to_swf,
+)
+from scheduler.traces.swf import read_swf
+
+DATA = (Path(__file__).parent / "data" / "slurm-sacct-parsable2.txt").read_bytes()
+HEAD = "JobID|User|Group|Partition|QOS|State|Submit|Start|End|Timelimit|AllocCPUS|ReqMem|JobName"
+
+
+def _one(row: str, **kw):
+    return convert_sacct(f"{HEAD}\n{row}\n", **kw)
+
+
+def test_fixture_converts_with_the_expected_report():
+    header, jobs, report = convert_sacct(DATA)
+    r = report.as_json()
+    assert r["rows"] == 13 and r["jobs_kept"] == 7 and r["steps_folded"] == 3
+    assert r["array_tasks"] == 2
+    assert r["dropped"] == {
+        "array range never started (pending)": 1,
+        "cancelled before start": 1,
+        "state RUNNING": 1,
+    }
+    assert r["repaired_count"] == 1 and "line 6" in r["repaired"][0]
+    assert set(r["missing_fields"]) == {"JobIDRaw", "Eligible", "Elapsed"}
+    assert r["mappings"]["user"] == {"alice": 1, "bob": 2, "carol": 3, "erin": 4}
+    assert r["mappings"]["qos"] == {"normal": 1, "long": 2}
+    # statuses in submit order: COMPLETED, FAILED, TIMEOUT, CANCELLED, OOM, NODE_FAIL, PREEMPTED
+    assert [j.status for j in jobs] == [1, 0, 0, 5, 0, 0, 0]
+    first = jobs[0]
+    assert (first.submit, first.wait, first.run, first.alloc_procs) == (0, 5, 3600, 16)
+    assert first.req_time == 7200 and first.req_mem == 2800 * 1024  # Mc: KB per CPU
+    assert first.used_mem == 2048000 // 16  # largest step MaxRSS / processors
+    cancelled = jobs[3]
+    assert cancelled.req_mem == 500000 * 1024 * 2 // 8  # Mn: per node × 2 nodes / 8 CPUs
+    assert [j.req_time for j in jobs][4:] == [45 * 60, -1, 2 * 86400]
+    assert header.max_procs == report.max_procs == 69  # peak CPUs in use at once
+
+
+def test_swf_text_reads_back_and_is_deterministic():
+    text, report = sacct_to_swf(DATA, max_procs=128)
+    assert sacct_to_swf(DATA, max_procs=128)[0] == text
+    trace = read_swf(io.BytesIO(text.encode()))
+    assert len(trace.jobs) == report.jobs_kept and trace.machine_procs == 128
+    assert report.max_procs_source == "given"
+
+
+@pytest.mark.parametrize(
+    "text, seconds",
+    [("UNLIMITED", -1), ("1-02:03:04", 93784), ("02:03:04", 7384), ("03:04", 184), ("45", 2700),
+     ("2-00", 172800), ("1-01:30", 91800)],
+)  # fmt: skip
+def test_time_limits(text, seconds):
+    assert _duration(text) == seconds
+
+
+def test_time_zones_are_honoured_and_mixing_is_refused():
+    zoned = "1|u|g|p|q|COMPLETED|2025-01-06T08:00:00+02:00|2025-01-06T06:30:00Z|2025-01-06T07:00:00Z|10|1|1G|x"
+    _, jobs, report = _one(zoned)
+    assert jobs[0].wait == 30 * 60 and jobs[0].run == 30 * 60
+    assert not report.notes  # zoned: nothing assumed
+    mixed = (
+        zoned
+        + "\n2|u|g|p|q|COMPLETED|2025-01-06T08:00:00|2025-01-06T08:00:00|2025-01-06T09:00:00|10|1|1G|y"
+    )
+    with pytest.raises(SacctError, match="mixes times"):
+        _one(mixed)
+
+
+def test_cut_off_line_is_refused_with_its_line_number():
+    good = (
+        "1|u|g|p|q|COMPLETED|2025-01-06T08:00:00|2025-01-06T08:00:00|2025-01-06T09:00:00|10|1|1G|x"
+    )
+    with pytest.raises(SacctError) as err:
+        _one(good + "\n2|u|g|p|q|COMPLETED|2025-01-06T08:00:00|2025-01")
+    assert err.value.errors[0][0] == 3 and "fields" in err.value.errors[0][1]
+
+
+def test_pipe_in_job_name_never_shifts_columns_when_the_name_is_not_last():
+    head = "JobID|JobName|State|Submit|Start|End|AllocCPUS"
+    row = "7|a|b|c|COMPLETED|2025-01-06T08:00:00|2025-01-06T08:00:10|2025-01-06T08:01:00|3"
+    _, jobs, report = convert_sacct(f"{head}\n{row}\n")
+    assert jobs[0].alloc_procs == 3 and jobs[0].run == 50 and report.repaired
+
+
+@pytest.mark.parametrize(
+    "row, reason",
+    [
+        ("1|u|g|p|q|COMPLETED|yesterday|2025-01-06T08:00:00|2025-01-06T09:00:00|10|1|1G|x", "ISO 8601"),
+        ("1|u|g|p|q|COMPLETED|2025-01-06T08:00:00|2025-01-06T08:00:00|2025-01-06T09:00:00|10|99999999999|1G|x", "unreadable"),
+        ("1|u|g|p|q|COMPLETED|2025-01-06T08:00:00|2025-01-06T08:00:00|2025-01-06T09:00:00|10|1|lots|x", "memory"),
+        ("1|u|g|p|q|COMPLETED|2025-01-06T09:00:00|2025-01-06T08:00:00|2025-01-06T09:00:00|10|1|1G|x", "out of order"),
+        ("abc|u|g|p|q|COMPLETED|2025-01-06T08:00:00|2025-01-06T08:00:00|2025-01-06T09:00:00|10|1|1G|x", "not a Slurm job id"),
+        ("1|u|g|p|q|COMPLETED|2025-01-06T08:00:00|2025-01-06T08:00:00|2025-01-06T09:00:00|1e308|1|1G|x", "unreadable"),
+    ],
+)  # fmt: skip
+def test_bad_rows_name_line_and_field(row, reason):
+    with pytest.raises(SacctError) as err:
+        _one(row)
+    assert err.value.errors[0][0] == 2 and reason in err.value.errors[0][1]
+
+
+def test_only_unfinished_jobs_is_an_error_that_says_what_was_dropped():
+    with pytest.raises(SacctError, match="state PENDING"):
+        _one("1|u|g|p|q|PENDING|2025-01-06T08:00:00|Unknown|Unknown|10|0|1G|x")
+
+
+def test_missing_needed_column_is_refused():
+    with pytest.raises(SacctError, match="Submit"):
+        convert_sacct(
+            "JobID|State|Start|End\n1|COMPLETED|2025-01-06T08:00:00|2025-01-06T09:00:00\n"
+        )
+
+
+def test_fixed_width_form():
+    text = (
+        "       JobID      State              Submit               Start                 End  AllocCPUS \n"
+        "------------ ---------- ------------------- ------------------- ------------------- ---------- \n"
+        "        4711  COMPLETED 2025-01-06T08:00:00 2025-01-06T08:00:30 2025-01-06T08:10:30          8 \n"
+        "  4711.batch  COMPLETED 2025-01-06T08:00:30 2025-01-06T08:00:30 2025-01-06T08:10:30          8 \n"
+        "        4712 CANCELLED+ 2025-01-06T08:05:00 2025-01-06T08:06:00 2025-01-06T08:07:00          2 \n"
+    )
+    assert looks_like_sacct(text.encode())
+    with pytest.raises(SacctError, match="truncated"):
+        convert_sacct(text)
+    _, jobs, report = convert_sacct(text.replace("CANCELLED+", " CANCELLED"))
+    assert report.form == "fixed-width" and report.steps_folded == 1
+    assert [(j.wait, j.run, j.alloc_procs, j.status) for j in jobs] == [
+        (30, 600, 8, 1),
+        (60, 60, 2, 5),
+    ]
+
+
+def test_detection():
+    assert looks_like_sacct(DATA)
+    assert not looks_like_sacct(b"; Version: 2.2\n1 0 5 100 4 -1 -1 4 200 -1 1 1 1 1 1 1 -1 -1\n")
+
+
+def test_parsable_with_trailing_pipe_and_gn_memory():
+    """``sacct --parsable`` (a trailing ``|``), ReqMem ``1Gn`` and MaxRSS in K on the steps — the
+    shapes seen in reportseff's test fixtures (github.com/troycomi/reportseff)."""
+    text = (
+        "JobID|State|NCPUS|ReqMem|Submit|Start|End|MaxRSS|NNodes|\n"
+        "2441|COMPLETED|2|1Gn|2025-01-06T08:00:00|2025-01-06T08:00:00|2025-01-06T09:27:42||1|\n"
+        "2441.batch|COMPLETED|2|1Gn|2025-01-06T08:00:00|2025-01-06T08:00:00|2025-01-06T09:27:42|499092K|1|\n"
+        "2441.extern|COMPLETED|2|1Gn|2025-01-06T08:00:00|2025-01-06T08:00:00|2025-01-06T09:27:42|1376K|1|\n"
+    )
+    _, jobs, report = convert_sacct(text)
+    assert report.steps_folded == 2 and len(jobs) == 1
+    assert jobs[0].req_mem == 1024 * 1024 // 2 and jobs[0].used_mem == 499092 // 2
+    assert jobs[0].run == 5262
+
+
+def test_command_line_converts_and_refuses_naming_the_line(tmp_path):
+    from tests.conftest import scheduler_cli
+
+    out, report = tmp_path / "out.swf", tmp_path / "report.json"
+    done = scheduler_cli(
+        "convert", "sacct", str(Path(__file__).parent / "data" / "slurm-sacct-parsable2.txt"),
+        "-o", str(out), "--procs", "128", "--report", str(report),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert read_swf(out).machine_procs == 128 and len(read_swf(out).jobs) == 7
+    assert json.loads(report.read_text())["steps_folded"] == 3
+    bad = tmp_path / "bad.sacct"
+    bad.write_bytes(DATA + b"9|u|g|p|q|COMPLETED|2025-01")
+    done = scheduler_cli("convert", "sacct", str(bad), "-o", str(tmp_path / "x.swf"))
+    assert done.returncode == 2 and "line 15" in done.stderr
+    assert not (tmp_path / "x.swf").exists()
