@@ -71,6 +71,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "gridportal.uploads.UploadCapMiddleware",  # oversized bodies refused before being read
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -154,8 +155,18 @@ LOGOUT_REDIRECT_URL = "login"
 GRIDPORTAL_MAX_UPLOAD_BYTES = int(os.environ.get("GRIDPORTAL_MAX_UPLOAD_BYTES", 100 * 2**20))
 GRIDPORTAL_MAX_TRACE_BYTES = int(os.environ.get("GRIDPORTAL_MAX_TRACE_BYTES", 1024 * 2**20))
 GRIDPORTAL_MAX_WORKFLOW_BYTES = int(os.environ.get("GRIDPORTAL_MAX_WORKFLOW_BYTES", 50 * 2**20))
+#: Jobs in one trace: a small file of tiny lines must not become millions of jobs in memory.
+GRIDPORTAL_MAX_TRACE_JOBS = int(os.environ.get("GRIDPORTAL_MAX_TRACE_JOBS", 2_000_000))
+#: A gzip upload whose content is this many times larger than the file is refused (bombs).
+GRIDPORTAL_MAX_GZIP_RATIO = int(os.environ.get("GRIDPORTAL_MAX_GZIP_RATIO", 100))
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 2**20
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 2**20
+# Request bodies past the upload cap are refused from their Content-Length before being read,
+# and an upload streamed without one stops being read at the cap (gridportal/uploads.py).
+FILE_UPLOAD_HANDLERS = [
+    "gridportal.uploads.CappedMemoryFileUploadHandler",
+    "gridportal.uploads.CappedTemporaryFileUploadHandler",
+]
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -163,6 +174,12 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # JSON bodies: depth, integer digits and NaN/Infinity refused before parsing (issue 19).
+    "DEFAULT_PARSER_CLASSES": [
+        "gridportal.parsers.BoundedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_FILTER_BACKENDS": [
@@ -209,6 +226,27 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 GRIDPORTAL_TASK_TIME_LIMIT = int(os.environ.get("GRIDPORTAL_TASK_TIME_LIMIT", 3 * 3600))
+
+# Hard limits on work (issue 19; gridportal/limits.py). A run's engine works in a child process
+# of the worker: past RUN_MEMORY_MB of memory or RUN_TIME_LIMIT seconds it is killed and the run
+# fails naming the limit (never re-delivered). Plans, quotes, predictions and generated
+# workflows computed for a web request get WEB_TIME_LIMIT seconds and WEB_MEMORY_MB each.
+GRIDPORTAL_RUN_MEMORY_MB = int(os.environ.get("GRIDPORTAL_RUN_MEMORY_MB", 4096))
+GRIDPORTAL_RUN_TIME_LIMIT = int(os.environ.get("GRIDPORTAL_RUN_TIME_LIMIT", 3600))
+GRIDPORTAL_WEB_MEMORY_MB = int(os.environ.get("GRIDPORTAL_WEB_MEMORY_MB", 1024))
+GRIDPORTAL_WEB_TIME_LIMIT = float(os.environ.get("GRIDPORTAL_WEB_TIME_LIMIT", 25))
+#: Heavy requests (those limited children) at once per web process; others wait this long,
+#: then are refused: the remaining threads stay free for ordinary requests.
+GRIDPORTAL_WEB_HEAVY_CONCURRENCY = int(os.environ.get("GRIDPORTAL_WEB_HEAVY_CONCURRENCY", 2))
+GRIDPORTAL_WEB_HEAVY_WAIT = float(os.environ.get("GRIDPORTAL_WEB_HEAVY_WAIT", 2))
+#: Checking an uploaded trace or workflow (parse and summary) happens under these limits.
+GRIDPORTAL_UPLOAD_MEMORY_MB = int(os.environ.get("GRIDPORTAL_UPLOAD_MEMORY_MB", 2048))
+GRIDPORTAL_UPLOAD_TIME_LIMIT = float(os.environ.get("GRIDPORTAL_UPLOAD_TIME_LIMIT", 25))
+#: Parsed traces and workflows a worker keeps for the next runs, in (estimated) MiB.
+GRIDPORTAL_INPUT_CACHE_MB = int(os.environ.get("GRIDPORTAL_INPUT_CACHE_MB", 512))
+#: Sweeper: seconds before a queued run with no live task message is enqueued again, and
+#: before a running run no live worker reports is declared lost.
+GRIDPORTAL_SWEEP_GRACE = float(os.environ.get("GRIDPORTAL_SWEEP_GRACE", 10))
 
 LOGGING = {
     "version": 1,

@@ -45,6 +45,11 @@ class Experiment(models.Model):
     created = models.DateTimeField(auto_now_add=True, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    claim = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text="the task message that took the run (a duplicate message never runs it twice)",
+    )
 
     class Meta:
         ordering = ["-created", "-id"]
@@ -73,6 +78,12 @@ class Sweep(models.Model):
     snapshot = models.JSONField(default=dict, blank=True)
     vary = models.JSONField(default=list, help_text='[{"param": name, "values": [...]}, ...]')
     repetitions = models.PositiveIntegerField(default=1)
+    executor = models.CharField(
+        max_length=16,
+        choices=[("workers", "the portal's Celery workers"), ("slurm", "a Slurm job array")],
+        default="workers",
+        help_text="slurm: the runs wait for results uploaded from the exported job array",
+    )
     runs = models.ManyToManyField(Experiment, through="SweepRun", related_name="sweeps")
     created = models.DateTimeField(auto_now_add=True, db_index=True)
 

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import logging
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
 from gridportal.inputs.services import trace_open, workflow_open
+from gridportal.limits import LimitExceeded, child_report, run_limited
 from scheduler import experiments as catalogue
 from scheduler.io import SWFError, load_input
 
@@ -83,6 +86,16 @@ class RunInputs:
 FIELD = {"trace": "traces", "workflow": "workflows", "policies": "policies", "topology": "topology"}
 
 
+def input_facts_of(by_name: dict[str, list]) -> dict[str, list[dict[str, Any]]]:
+    """The facts :meth:`ExperimentKind.check_facts` reads, from the stored rows: a trace's
+    summary as computed at upload (the engine's ``trace_summary``), ``{}`` otherwise."""
+    return {
+        name: [dict(getattr(row, "summary", None) or {}) if hasattr(row, "job_count") else {}
+               for row in rows]
+        for name, rows in by_name.items()
+    }  # fmt: skip
+
+
 def validate_run(
     *, kind: str, params: dict[str, Any] | None, inputs: RunInputs, seed: int = 0
 ) -> tuple[catalogue.ExperimentKind, dict[str, Any]]:
@@ -104,6 +117,10 @@ def validate_run(
             "inputs",
         )
         raise ValidationError({failing: [str(exc)]}) from None
+    try:  # what the run would refuse given its inputs (a window past the trace, say)
+        spec.check_facts(clean, input_facts_of(by_name))
+    except catalogue.ParamError as exc:
+        raise ValidationError({"params": [f"{k}: {v}" for k, v in exc.errors.items()]}) from None
     for doc in inputs.policies:
         try:
             load_input("policies", doc)
@@ -271,13 +288,9 @@ def _inputs_for(exp: Experiment) -> dict[str, list[Any]]:
 
 
 def _progress_reporter(exp_id: int):
-    last = [0.0]
+    """(In the worker) store a run's progress; raises Cancelled once it is no longer running."""
 
     def progress(fraction: float, message: str) -> None:
-        now = time.monotonic()
-        if now - last[0] < PROGRESS_INTERVAL_S and fraction < 1.0:
-            return
-        last[0] = now
         still_running = Experiment.objects.filter(
             pk=exp_id, status=Experiment.Status.RUNNING
         ).update(progress=max(0.0, min(1.0, fraction)), message=message[:200])
@@ -287,49 +300,111 @@ def _progress_reporter(exp_id: int):
     return progress
 
 
+def _engine_run(kind: str, params: dict, inputs: dict, seed: int):
+    """(In the run's limited child) the engine run; progress goes to the worker by pipe."""
+    last = [0.0]
+
+    def progress(fraction: float, message: str) -> None:
+        now = time.monotonic()
+        if now - last[0] < PROGRESS_INTERVAL_S and fraction < 1.0:
+            return
+        last[0] = now
+        child_report((float(fraction), str(message)))
+
+    return catalogue.run_experiment(kind, params, inputs, seed=seed, progress=progress)
+
+
 def _finish(exp_id: int, **fields: Any) -> None:
     Experiment.objects.filter(pk=exp_id, status=Experiment.Status.RUNNING).update(
         finished_at=timezone.now(), **fields
     )
 
 
-def experiment_execute(*, experiment_id: int) -> str:
-    """Run one experiment on this worker. Idempotent: a finished run is left alone.
+def _claim(experiment_id: int, token: str) -> tuple[Experiment | None, str]:
+    """Take a run for this task message: queued -> running in one conditional UPDATE.
 
-    A run found ``running`` is taken again: with acks_late that only happens when the worker
-    that had it died, and the run must not stay stuck.
+    Returns (the run, "") when this message may run it, else (run or None, why not). A run
+    found ``running`` under the same message (or with no message named) was re-delivered
+    because its worker died: it is taken again, counting the loss. Under another message it
+    is a duplicate message's: it is left alone, never run twice.
     """
-    with transaction.atomic():
-        exp = Experiment.objects.select_for_update().filter(pk=experiment_id).first()
-        if exp is None or exp.status not in (Experiment.Status.QUEUED, Experiment.Status.RUNNING):
-            return exp.status if exp else "missing"
-        if exp.status == Experiment.Status.RUNNING:
-            # Re-delivered: its worker died. A run that kills every worker (out of memory, say)
-            # would otherwise come back forever.
-            losses = int(exp.snapshot.get(WORKER_LOSSES, 0)) + 1
-            exp.snapshot = {**exp.snapshot, WORKER_LOSSES: losses}
-            if losses > MAX_WORKER_LOSSES:
-                exp.status, exp.message, exp.finished_at = "failed", "failed", timezone.now()
-                exp.error = worker_lost_error(losses)
-                exp.save(update_fields=["status", "message", "finished_at", "error", "snapshot"])
-                return exp.status
-            exp.save(update_fields=["snapshot"])
-        exp.status = Experiment.Status.RUNNING
-        exp.started_at = timezone.now()
-        exp.progress = 0.0
-        exp.message = "starting"
-        exp.error = ""
-        exp.save(update_fields=["status", "started_at", "progress", "message", "error"])
+    now = timezone.now()
+    fields = dict(progress=0.0, message="starting", error="", claim=token, started_at=now)
+    taken = Experiment.objects.filter(pk=experiment_id, status=Experiment.Status.QUEUED).update(
+        status=Experiment.Status.RUNNING, **fields
+    )
+    exp = Experiment.objects.filter(pk=experiment_id).first()
+    if taken:
+        return exp, ""
+    if exp is None:
+        return None, "missing"
+    if exp.status != Experiment.Status.RUNNING:
+        return exp, exp.status
+    if exp.claim and exp.claim != token:
+        log.warning("run %s: duplicate task message %s ignored (taken by %s)", exp.pk, token,
+                    exp.claim)  # fmt: skip
+        return exp, "duplicate"
+    # Re-delivered: its worker died. A run that kills every worker would come back forever.
+    losses = int(exp.snapshot.get(WORKER_LOSSES, 0)) + 1
+    snapshot = {**exp.snapshot, WORKER_LOSSES: losses}
+    same = Experiment.objects.filter(
+        pk=exp.pk, status=Experiment.Status.RUNNING, claim=exp.claim, started_at=exp.started_at
+    )
+    if losses > MAX_WORKER_LOSSES:
+        same.update(
+            status=Experiment.Status.FAILED,
+            message="failed",
+            finished_at=now,
+            error=worker_lost_error(losses),
+            snapshot=snapshot,
+        )
+        exp.refresh_from_db()
+        return exp, exp.status
+    if not same.update(snapshot=snapshot, **fields):
+        exp.refresh_from_db()
+        return exp, exp.status  # someone else changed it meanwhile (cancelled, swept)
+    exp.refresh_from_db()
+    return exp, ""
+
+
+def experiment_execute(*, experiment_id: int, token: str = "") -> str:
+    """Run one experiment on this worker. Idempotent: a finished run is left alone, and a run
+    another task message took is not run again (``token`` names this message).
+
+    The engine works in a child process under GRIDPORTAL_RUN_MEMORY_MB and
+    GRIDPORTAL_RUN_TIME_LIMIT (gridportal.limits): past either the child is killed and the run
+    fails naming the limit; the worker lives on and the message is acknowledged (a run that
+    needs too much is never re-delivered as if its worker had crashed).
+    """
+    token = (token or "")[:64]
+    exp, why_not = _claim(experiment_id, token)
+    if why_not:
+        return why_not
     try:
         inputs = _inputs_for(exp)
-        result = catalogue.run_experiment(
-            exp.kind, exp.params, inputs, seed=exp.seed, progress=_progress_reporter(exp.id)
+        store_progress = _progress_reporter(exp.id)
+        result = run_limited(
+            _engine_run,
+            exp.kind,
+            exp.params,
+            inputs,
+            exp.seed,
+            timeout=settings.GRIDPORTAL_RUN_TIME_LIMIT,
+            memory_mb=settings.GRIDPORTAL_RUN_MEMORY_MB,
+            what="the run",
+            on_report=lambda report: store_progress(*report),
         )
     except catalogue.Cancelled:
         return Experiment.Status.CANCELLED
+    except LimitExceeded as exc:
+        log.warning("experiment %s stopped: %s", exp.id, exc.message)
+        _finish(exp.id, status=Experiment.Status.FAILED, error=exc.message, message="failed")
+        return Experiment.Status.FAILED
     except (catalogue.ParamError, catalogue.InputError, SWFError, ValueError) as exc:
         _finish(exp.id, status=Experiment.Status.FAILED, error=str(exc), message="failed")
         return Experiment.Status.FAILED
+    except (OperationalError, InterfaceError):
+        raise  # the database went away: the task retries (the same message re-takes the run)
     except Exception as exc:  # the user sees the failure; the log keeps the traceback
         log.exception("experiment %s failed", exp.id)
         _finish(
@@ -393,6 +468,100 @@ def _active_run_ids(timeout: float) -> set[int]:
     return ids
 
 
+def _run_id_of_message(message: dict) -> int | None:
+    """The run id of a raw Celery message (protocol 2, as kombu stores it), if it is a run's."""
+    headers = message.get("headers") or {}
+    if headers.get("task") != "gridportal.experiments.run":
+        return None
+    try:
+        args = ast.literal_eval(headers.get("argsrepr") or "()")
+        return int(args[0])
+    except (ValueError, SyntaxError, TypeError, IndexError):
+        return None
+
+
+def _messages_in_broker() -> set[int]:
+    """Ids of the runs that have a task message waiting in the broker or delivered and not yet
+    acknowledged. Raises when the broker cannot be read (then nothing can be concluded)."""
+    from gridportal.celery import app
+
+    queue = settings.CELERY_TASK_DEFAULT_QUEUE
+    raw: list = []
+    with app.connection_for_read() as conn:
+        transport = conn.transport_cls if isinstance(conn.transport_cls, str) else ""
+        url = settings.CELERY_BROKER_URL
+        if url.startswith(("redis://", "rediss://")) or transport == "redis":
+            client = conn.default_channel.client
+            for key in (queue, *(f"{queue}\x06\x16{p}" for p in range(1, 10))):
+                raw.extend(client.lrange(key, 0, -1))
+            raw.extend(json.loads(v)[0] for v in client.hvals("unacked"))
+        elif url.startswith("filesystem://"):
+            folder = Path(settings.CELERY_BROKER_TRANSPORT_OPTIONS["data_folder_in"])
+            for path in folder.glob(f"*.{queue}.msg"):
+                try:
+                    raw.append(path.read_bytes())
+                except OSError:
+                    continue  # taken meanwhile
+        else:
+            raise RuntimeError(f"cannot list the messages of broker {url.split(':')[0]}")
+    ids: set[int] = set()
+    for item in raw:
+        try:
+            message = item if isinstance(item, dict) else json.loads(item)
+        except (ValueError, TypeError):
+            continue
+        run_id = _run_id_of_message(message)
+        if run_id is not None:
+            ids.add(run_id)
+    return ids
+
+
+def _worker_run_ids(timeout: float) -> set[int]:
+    """Runs that live workers have received (executing or reserved)."""
+    from gridportal.celery import app
+
+    inspect = app.control.inspect(timeout=timeout)
+    ids: set[int] = set()
+    for replies in (inspect.active() or {}, inspect.reserved() or {}):
+        for tasks in replies.values():
+            for task in tasks or ():
+                args = task.get("args") or ()
+                if task.get("name") == "gridportal.experiments.run" and args:
+                    try:
+                        ids.add(int(args[0]))
+                    except (TypeError, ValueError):
+                        continue
+    return ids
+
+
+def experiments_requeue_orphans(*, grace_s: float, inspect_timeout: float = 3.0) -> int:
+    """Enqueue again the queued runs that have no task message anywhere (the broker restarted
+    empty, a message was lost): the database says what must run. Runs of Slurm sweeps wait
+    for uploaded results on purpose and are skipped. A message that does still exist
+    somewhere only makes a duplicate, which the run's claim makes harmless."""
+    cutoff = timezone.now() - timezone.timedelta(seconds=grace_s)
+    candidates = list(
+        Experiment.objects.filter(status=Experiment.Status.QUEUED, created__lt=cutoff)
+        .exclude(message__startswith=NOT_ENQUEUED)
+        .exclude(started_at__gte=cutoff)
+        .exclude(sweeps__executor="slurm")
+        .order_by("id")
+        .values_list("id", flat=True)
+    )
+    if not candidates:
+        return 0
+    present = _messages_in_broker() | _worker_run_ids(inspect_timeout)
+    orphans = [pk for pk in candidates if pk not in present]
+    enqueued = 0
+    for exp in Experiment.objects.filter(pk__in=orphans, status=Experiment.Status.QUEUED):
+        if not experiment_enqueue_or_hold(experiment=exp):
+            break
+        enqueued += 1
+    if enqueued:
+        log.warning("sweeper: %d queued runs had no task message; enqueued again", enqueued)
+    return enqueued
+
+
 def experiment_sweep_stale(
     *,
     grace_s: float = 120.0,
@@ -410,7 +579,14 @@ def experiment_sweep_stale(
     Run it periodically (``manage.py sweep_runs``; ``scripts/run-portal.sh`` does every
     minute). Safe to run anywhere, any number of times: each change is a conditional update.
     """
-    counts = {"enqueued": 0, "held": 0, "requeued": 0, "failed": 0, "running_alive": 0}
+    counts = {
+        "enqueued": 0,
+        "held": 0,
+        "orphans": 0,
+        "requeued": 0,
+        "failed": 0,
+        "running_alive": 0,
+    }
     held = Experiment.objects.filter(
         status=Experiment.Status.QUEUED, message__startswith=NOT_ENQUEUED
     ).order_by("id")
@@ -423,6 +599,13 @@ def experiment_sweep_stale(
         else:
             counts["held"] += 1
             break  # the broker is still down: the others wait for the next sweep
+    if not counts["held"]:
+        try:
+            counts["orphans"] = experiments_requeue_orphans(
+                grace_s=grace_s, inspect_timeout=inspect_timeout
+            )
+        except Exception as exc:  # broker unreadable: nothing can be concluded this pass
+            log.warning("sweeper: cannot list the task messages (%s); queued runs left", exc)
     cutoff = timezone.now() - timezone.timedelta(seconds=grace_s)
     suspects = list(
         Experiment.objects.filter(status=Experiment.Status.RUNNING, started_at__lt=cutoff)

@@ -30,6 +30,7 @@ from .services import (
     experiment_cancel,
     experiment_new,
     experiments_hold,
+    input_facts_of,
     run_fingerprint,
     validate_run,
 )
@@ -47,7 +48,11 @@ def _range_values(spec: dict[str, Any], where: str) -> list[float]:
         ) from None
     if step <= 0 or stop < start or not all(map(math.isfinite, (start, stop, step))):
         raise ValidationError({"vary": [f"{where}.range: need step > 0 and stop >= start"]})
-    count = int(math.floor((stop - start) / step + 1e-9)) + 1
+    span = (stop - start) / step  # may overflow to inf for ranges like -1e308..1e308
+    if not math.isfinite(span) or span > MAX_VALUES:
+        many = f"{int(span) + 1}" if span < 1e15 else "too many"
+        raise ValidationError({"vary": [f"{where}.range gives {many} values (max {MAX_VALUES})"]})
+    count = int(math.floor(span + 1e-9)) + 1
     if count > MAX_VALUES:
         raise ValidationError({"vary": [f"{where}.range gives {count} values (max {MAX_VALUES})"]})
     return [round(start + i * step, 10) for i in range(count)]
@@ -112,8 +117,15 @@ def sweep_create(
     vary: Any,
     repetitions: int = 1,
     name: str = "",
+    executor: str = "workers",
 ) -> Sweep:
-    """Validate the whole grid, save it, and enqueue the new runs as one Celery group."""
+    """Validate the whole grid, save it, and enqueue the new runs as one Celery group.
+
+    With ``executor="slurm"`` nothing is enqueued: the runs wait, queued, for their results to
+    be uploaded from the exported Slurm job array (:mod:`.jobarray`).
+    """
+    if executor not in ("workers", "slurm"):
+        raise ValidationError({"executor": ["must be 'workers' or 'slurm'"]})
     inputs = RunInputs.of(traces, workflows, policies, topologies)
     spec, base = validate_run(kind=kind, params=params, inputs=inputs, seed=seed)
     vary = expand_vary(spec, vary)
@@ -136,6 +148,7 @@ def sweep_create(
             repetitions=repetitions,
             name=name[:200],
             snapshot=inputs.snapshot(),
+            executor=executor,
         )
         sweep.traces.set(inputs.traces)
         sweep.workflows.set(inputs.workflows)
@@ -160,7 +173,12 @@ def sweep_create(
                     repetition=rep,
                     reused=reused,
                 )
-        transaction.on_commit(lambda: _enqueue_group(new_ids))
+        if executor == "slurm":
+            Experiment.objects.filter(id__in=new_ids).update(
+                message="waiting for results from the Slurm job array"
+            )
+        else:
+            transaction.on_commit(lambda: _enqueue_group(new_ids))
     return sweep
 
 
@@ -171,6 +189,7 @@ def _label(point: dict[str, Any]) -> str:
 def _run_for(owner, spec, params, seed, inputs: RunInputs, name) -> tuple[Experiment, bool]:
     try:
         clean = spec.validate(params)
+        spec.check_facts(clean, input_facts_of(inputs.for_kind(spec)))
     except catalogue.ParamError as exc:
         raise ValidationError({"vary": [f"{k}: {v}" for k, v in exc.errors.items()]}) from None
     key = run_fingerprint(kind=spec.name, params=clean, seed=seed, inputs=inputs)

@@ -8,13 +8,16 @@ from . import services
 
 
 @shared_task(
+    bind=True,
     name="gridportal.experiments.run",
     acks_late=True,
-    time_limit=settings.GRIDPORTAL_TASK_TIME_LIMIT,
-    soft_time_limit=max(settings.GRIDPORTAL_TASK_TIME_LIMIT - 60, 30),
+    # A last resort only: the run's own limit (GRIDPORTAL_RUN_TIME_LIMIT, enforced on the
+    # engine's child process) fires first and fails the run naming it.
+    time_limit=max(settings.GRIDPORTAL_TASK_TIME_LIMIT, settings.GRIDPORTAL_RUN_TIME_LIMIT + 300),
     autoretry_for=(OperationalError, InterfaceError),
     retry_backoff=True,
     max_retries=3,
 )
-def run_experiment_task(experiment_id: int) -> str:
-    return services.experiment_execute(experiment_id=experiment_id)
+def run_experiment_task(self, experiment_id: int) -> str:
+    # The message's id is the run's claim: a duplicate message never runs it twice.
+    return services.experiment_execute(experiment_id=experiment_id, token=self.request.id or "")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-import functools
 import hashlib
+import threading
+import zlib
+from collections import OrderedDict
 from typing import IO
 
 from django.conf import settings
@@ -11,8 +13,11 @@ from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile, File
 from django.db import transaction
 
+from gridportal.limits import LimitExceeded, heavy_slot, run_limited
 from scheduler.io import SWFError, load_trace
-from scheduler.traces.stats import trace_summary
+from scheduler.traces.sacct import SacctError, looks_like_sacct, sacct_to_swf
+from scheduler.traces.stats import SummarySink, header_machine
+from scheduler.traces.swf import scan_swf
 from scheduler.workflows import (
     WorkflowError,
     dumps_native,
@@ -40,20 +45,104 @@ def _digest(stream: IO[bytes]) -> tuple[str, int]:
     return h.hexdigest(), size
 
 
-def trace_validate_file(*, upload: File, filename: str):
-    """Parse an uploaded SWF file; raise ValidationError (field ``file``) naming the lines."""
-    if upload.size is not None and upload.size > settings.GRIDPORTAL_MAX_UPLOAD_BYTES:
-        raise ValidationError(
-            {
-                "file": [
-                    f"{filename}: the file is {upload.size:,} bytes; the limit is "
-                    f"{settings.GRIDPORTAL_MAX_UPLOAD_BYTES:,} bytes"
-                ]
-            }
-        )
+def _refuse(filename: str, why: str) -> ValidationError:
+    return ValidationError({"file": [f"{filename}: {why}"]})
+
+
+#: Uploads this small (decompressed) are checked in the request's own process: their work
+#: is bounded by their size; larger ones are checked in a limited child (upload_limited).
+INLINE_CHECK_BYTES = 1 << 20
+#: Decompressed bytes below which a gzip upload is never refused for its ratio alone.
+GZIP_RATIO_FLOOR = 16 * 2**20
+_SCAN_CHUNK = 1 << 20
+
+
+def trace_precheck(*, upload: File, filename: str) -> int:
+    """Cheap streaming checks before any parsing, in constant memory (issue 19): the upload
+    cap, the decompressed size and ratio of gzip data, and the number of job lines (lines
+    that are neither comments nor blank, counted approximately and never under).
+    Returns the (decompressed) size in bytes."""
+    cap = settings.GRIDPORTAL_MAX_UPLOAD_BYTES
+    if upload.size is not None and upload.size > cap:
+        raise _refuse(filename, f"the file is {upload.size:,} bytes; the limit is {cap:,} bytes")
+    max_bytes = settings.GRIDPORTAL_MAX_TRACE_BYTES
+    max_jobs = settings.GRIDPORTAL_MAX_TRACE_JOBS
+    ratio = settings.GRIDPORTAL_MAX_GZIP_RATIO
     upload.seek(0)
     try:
-        trace = load_trace(upload, name=filename, max_bytes=settings.GRIDPORTAL_MAX_TRACE_BYTES)
+        head = upload.read(2)
+        upload.seek(0)
+        gz = head == b"\x1f\x8b"
+        inflate = zlib.decompressobj(wbits=47) if gz else None  # gzip, concatenated members
+        compressed = total = lines = 0
+        last = b"\n"
+        while True:
+            raw = upload.read(_SCAN_CHUNK)
+            if not raw:
+                break
+            compressed += len(raw)
+            pieces = [raw]
+            if inflate is not None:
+                pieces = []
+                data = raw
+                while data:
+                    try:
+                        out = inflate.decompress(data, _SCAN_CHUNK)
+                    except zlib.error:
+                        return total  # corrupt gzip: the parser names it
+                    data = inflate.unconsumed_tail
+                    if inflate.eof and inflate.unused_data:  # the next gzip member
+                        data = inflate.unused_data + data
+                        inflate = zlib.decompressobj(wbits=47)
+                    if out:
+                        pieces.append(out)
+                        _count_checked(filename, total := total + len(out), compressed,
+                                       max_bytes, ratio)  # fmt: skip
+                    elif not data:
+                        break
+            else:
+                total += len(raw)
+            for piece in pieces:
+                # lines ended in this piece, less those that begin with ';' or are blank
+                text = last + piece
+                lines += piece.count(b"\n") - text.count(b"\n;") - text.count(b"\n\n")
+                lines -= text.count(b"\n\r\n")
+                last = piece[-1:]
+                if lines > max_jobs + 1:
+                    raise _refuse(
+                        filename,
+                        f"more than {max_jobs:,} job lines; the limit of one trace is "
+                        f"{max_jobs:,} jobs (GRIDPORTAL_MAX_TRACE_JOBS)",
+                    )
+    finally:
+        upload.seek(0)
+    return total
+
+
+def _count_checked(filename: str, total: int, compressed: int, max_bytes: int, ratio: int):
+    if max_bytes is not None and total > max_bytes:
+        raise _refuse(filename, f"larger than {max_bytes} bytes (decompressed data is too large)")
+    if ratio and total > GZIP_RATIO_FLOOR and total > ratio * max(compressed, 1):
+        raise _refuse(
+            filename,
+            f"the gzip data expands more than {ratio} times (larger than {total:,} bytes from "
+            f"{compressed:,}): refused as a compression bomb (GRIDPORTAL_MAX_GZIP_RATIO)",
+        )
+
+
+def trace_validate_file(*, upload: File, filename: str) -> dict:
+    """Check an uploaded SWF file line by line and summarise it, in constant memory (no job
+    is kept: :func:`scheduler.traces.swf.scan_swf` with a summary sink); raise
+    ValidationError (field ``file``) naming the lines.  Returns the trace's summary, job count
+    and header fields."""
+    trace_precheck(upload=upload, filename=filename)
+    upload.seek(0)
+    sink = SummarySink()
+    try:
+        header = scan_swf(
+            upload, sink, name=filename, max_bytes=settings.GRIDPORTAL_MAX_TRACE_BYTES,
+            max_jobs=settings.GRIDPORTAL_MAX_TRACE_JOBS,
+        )  # fmt: skip
     except SWFError as exc:
         messages = [
             f"{filename}: line {line}: {reason}" if line else f"{filename}: {reason}"
@@ -62,27 +151,97 @@ def trace_validate_file(*, upload: File, filename: str):
         raise ValidationError({"file": messages}) from None
     finally:
         upload.seek(0)
-    return trace
+    return {
+        "summary": sink.summary(header_machine(header, sink.widest)),
+        "job_count": len(sink),
+        "header": dict(header.fields),
+    }
+
+
+def trace_sacct_converted(*, upload: File, filename: str) -> tuple[File, str, dict | None]:
+    """Slurm ``sacct --parsable2`` output (or its fixed-width form) becomes SWF text here.
+
+    Returns the file to validate and store, its name, and the conversion report (None when the
+    upload is not sacct output).  A file that cannot be converted is refused naming its lines.
+    """
+    upload.seek(0)
+    head = upload.read(4096)
+    upload.seek(0)
+    if not looks_like_sacct(head if isinstance(head, bytes) else head.encode()):
+        return upload, filename, None
+    limit = settings.GRIDPORTAL_MAX_UPLOAD_BYTES
+    data = upload.read(limit + 1)
+    upload.seek(0)
+    if len(data) > limit:
+        raise ValidationError({"file": [f"{filename}: larger than the limit of {limit:,} bytes"]})
+    try:
+        text, report = sacct_to_swf(data)
+    except SacctError as exc:
+        raise ValidationError(
+            {
+                "file": [
+                    f"{filename}: line {line}: {why}" if line else f"{filename}: {why}"
+                    for line, why in exc.errors[:MAX_REPORTED_ERRORS]
+                ]
+            }
+        ) from None
+    stem = filename.rsplit(".", 1)[0] if "." in filename else filename
+    swf_name = f"{stem}.swf"[:255]
+    return ContentFile(text.encode(), name=swf_name), swf_name, report.as_json()
 
 
 def trace_create(*, owner, name: str, upload: File) -> Trace:
-    """Validate and store an uploaded trace. Nothing is saved if anything fails."""
+    """Validate and store an uploaded trace (SWF, or sacct output converted to SWF).
+
+    Nothing is saved if anything fails.
+    """
     filename = (getattr(upload, "name", "") or "trace.swf").rsplit("/", 1)[-1][:255]
-    trace = trace_validate_file(upload=upload, filename=filename)
+    upload, filename, conversion = trace_sacct_converted(upload=upload, filename=filename)
+    size = trace_precheck(upload=upload, filename=filename)  # here: cheap, constant memory
+    facts = (
+        _trace_facts(upload, filename)
+        if size <= INLINE_CHECK_BYTES  # small: bounded work, no child needed
+        else upload_limited(_trace_facts, upload, filename, what=f"{filename}: checking it")
+    )
+    upload.seek(0)  # the child read the same open file
     sha, size = _digest(upload)
-    summary = trace_summary(trace)
+    summary = facts["summary"]
+    if conversion is not None:
+        summary["conversion"] = conversion
     row = Trace(
         owner=owner,
         name=(name or filename)[:200],
         original_filename=filename,
         size_bytes=size,
         sha256=sha,
-        job_count=len(trace.jobs),
+        job_count=facts["job_count"],
         machine_procs=summary["machine_procs"],
-        header=dict(trace.header.fields),
+        header=facts["header"],
         summary=summary,
     )
     return _save_with_file(row, filename, upload)
+
+
+def _trace_facts(upload: File, filename: str) -> dict:
+    """(In a limited child for big files) check and summarise: only these small facts go
+    back."""
+    return trace_validate_file(upload=upload, filename=filename)
+
+
+def upload_limited(fn, *args, what: str):
+    """Check an upload in a child under GRIDPORTAL_UPLOAD_{MEMORY_MB,TIME_LIMIT}: a file that
+    needs more is refused naming the limit (field ``file``), the web process never grows."""
+    try:
+        with heavy_slot("file"):
+            return run_limited(
+                fn,
+                *args,
+                timeout=settings.GRIDPORTAL_UPLOAD_TIME_LIMIT,
+                memory_mb=settings.GRIDPORTAL_UPLOAD_MEMORY_MB,
+                what=what,
+            )
+    except LimitExceeded as exc:
+        raise ValidationError({"file": [f"{exc.message}; the file is refused"]}) from None
 
 
 def _save_with_file(row, filename: str, content):
@@ -116,12 +275,54 @@ def trace_open(trace: Trace):
     Parsed traces are immutable, so a worker keeps the last few in memory: the runs of a
     sweep mostly share their input and would otherwise parse it again every time.
     """
-    return _parsed_trace(trace.file.path, trace.sha256)
+    key = ("trace", trace.sha256, trace.file.path)
+    cost = max(1, trace.job_count) * TRACE_JOB_BYTES
+    return _INPUT_CACHE.get(key, cost, lambda: load_trace(trace.file.path, name=trace.file.path))
 
 
-@functools.lru_cache(maxsize=4)
-def _parsed_trace(path: str, sha256: str):
-    return load_trace(path, name=path)
+#: Estimated memory of one parsed job (SWFJob and its fields) and one workflow task.
+TRACE_JOB_BYTES = 400
+WORKFLOW_TASK_BYTES = 1500
+
+
+class BoundedCache:
+    """Least-recently-used cache bounded by the estimated bytes of its values (a setting,
+    GRIDPORTAL_INPUT_CACHE_MB): a worker never keeps more parsed inputs than that."""
+
+    def __init__(self, limit_bytes=None):
+        self._limit = limit_bytes
+        self._items: OrderedDict = OrderedDict()  # key -> (cost, value)
+        self._lock = threading.Lock()
+
+    @property
+    def limit(self) -> int:
+        if self._limit is not None:
+            return self._limit
+        return settings.GRIDPORTAL_INPUT_CACHE_MB * 2**20
+
+    def total(self) -> int:
+        return sum(cost for cost, _ in self._items.values())
+
+    def get(self, key, cost: int, load):
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key][1]
+        value = load()
+        with self._lock:
+            if cost <= self.limit:
+                self._items[key] = (cost, value)
+                self._items.move_to_end(key)
+                while self.total() > self.limit:
+                    self._items.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+_INPUT_CACHE = BoundedCache()
 
 
 # Workflows ---------------------------------------------------------------------------------
@@ -134,18 +335,25 @@ WORKFLOW_GENERATORS = {
 
 
 def _workflow_format(data: bytes) -> str:
-    if detect_format(data) == "dax":
-        return "dax"
+    fmt = detect_format(data)
+    if fmt in ("dax", "yaml"):
+        return {"dax": "dax", "yaml": "pegasus-yaml"}[fmt]
     return "native" if b'"gridportal-workflow"' in data[:4096] else "wfformat"
 
 
 def _store_workflow(
-    *, owner, name: str, filename: str, data: bytes, workflow, generator: dict | None = None
+    *,
+    owner,
+    name: str,
+    filename: str,
+    data: bytes,
+    facts: dict,
+    generator: dict | None = None,
 ) -> Workflow:
-    summary = summarize(workflow)
+    summary = facts["summary"]
     row = Workflow(
         owner=owner,
-        name=(name or workflow.name or filename)[:200],
+        name=(name or facts["name"] or filename)[:200],
         original_filename=filename[:255],
         format=_workflow_format(data),
         size_bytes=len(data),
@@ -164,6 +372,17 @@ def workflow_create(*, owner, name: str, upload: File) -> Workflow:
     limit = settings.GRIDPORTAL_MAX_WORKFLOW_BYTES
     upload.seek(0)
     data = upload.read(limit + 1)
+    facts = (
+        _workflow_facts(data, filename)
+        if len(data) <= INLINE_CHECK_BYTES // 4  # small: bounded work, no child needed
+        else upload_limited(_workflow_facts, data, filename, what=f"{filename}: checking it")
+    )
+    return _store_workflow(owner=owner, name=name, filename=filename, data=data, facts=facts)
+
+
+def _workflow_facts(data: bytes, filename: str) -> dict:
+    """(In a limited child) parse and summarize an uploaded workflow."""
+    limit = settings.GRIDPORTAL_MAX_WORKFLOW_BYTES
     try:
         workflow = load_workflow(data, name=filename, max_bytes=limit)
     except WorkflowError as exc:
@@ -178,29 +397,45 @@ def workflow_create(*, owner, name: str, upload: File) -> Workflow:
     except (LookupError, UnicodeError, RecursionError) as exc:
         # e.g. an XML declaration naming an unknown encoding: the user's file, not a server error
         raise ValidationError({"file": [f"{filename}: file: cannot be read: {exc}"]}) from None
-    return _store_workflow(owner=owner, name=name, filename=filename, data=data, workflow=workflow)
+    return {"name": workflow.name, "summary": summarize(workflow)}
 
 
 def workflow_generate(*, owner, model: str, params: dict, name: str = "") -> Workflow:
     """Generate a workflow (SPEC §4, §8 models) and store it as native JSON."""
+    if model not in WORKFLOW_GENERATORS:
+        raise ValidationError({"model": [f"unknown model {model!r}"]})
     try:
-        generator = WORKFLOW_GENERATORS[model]
-    except KeyError:
-        raise ValidationError({"model": [f"unknown model {model!r}"]}) from None
-    try:
-        workflow = generator(**params)
-    except (TypeError, ValueError) as exc:
-        raise ValidationError({"params": [str(exc)]}) from None
-    data = dumps_native(workflow).encode()
-    filename = f"{model}-{workflow.name or 'workflow'}.json".replace("/", "-")
+        with heavy_slot("params"):
+            data, facts = run_limited(
+                _generated,
+                model,
+                params,
+                timeout=settings.GRIDPORTAL_WEB_TIME_LIMIT,
+                memory_mb=settings.GRIDPORTAL_WEB_MEMORY_MB,
+                what="generating this workflow",
+            )
+    except LimitExceeded as exc:
+        raise ValidationError(
+            {"params": [f"{exc.message}: ask for fewer tasks or fewer parents per task"]}
+        ) from None
+    filename = f"{model}-{facts['name'] or 'workflow'}.json".replace("/", "-")
     return _store_workflow(
         owner=owner,
         name=name or f"{model} workflow",
         filename=filename,
         data=data,
-        workflow=workflow,
+        facts=facts,
         generator={"model": model, "params": params},
     )
+
+
+def _generated(model: str, params: dict) -> tuple[bytes, dict]:
+    """(In a limited child) generate, serialize and summarize a workflow."""
+    try:
+        workflow = WORKFLOW_GENERATORS[model](**params)
+    except (TypeError, ValueError) as exc:
+        raise ValidationError({"params": [str(exc)]}) from None
+    return dumps_native(workflow).encode(), {"name": workflow.name, "summary": summarize(workflow)}
 
 
 def workflow_delete(*, workflow: Workflow) -> None:
@@ -209,9 +444,6 @@ def workflow_delete(*, workflow: Workflow) -> None:
 
 def workflow_open(workflow: Workflow):
     """Load a stored workflow for the engine (validated on upload; cached like traces)."""
-    return _parsed_workflow(workflow.file.path, workflow.sha256)
-
-
-@functools.lru_cache(maxsize=4)
-def _parsed_workflow(path: str, sha256: str):
-    return load_workflow(path, max_bytes=None)
+    key = ("workflow", workflow.sha256, workflow.file.path)
+    cost = max(1, workflow.task_count + workflow.edge_count) * WORKFLOW_TASK_BYTES
+    return _INPUT_CACHE.get(key, cost, lambda: load_workflow(workflow.file.path, max_bytes=None))

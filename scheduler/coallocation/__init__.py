@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..jsonvalues import describe
 from .admin_options import ADMIN_OPTIONS, USER_OPTIONS
 from .ip import SOLVERS
 from .manager import CoallocationFailed, Managers, Reservation
@@ -77,9 +78,11 @@ def _prefixed(exc: TopologyError | RequestError, prefix: str) -> ValueError:
 def planner_config(options: Mapping[str, Any] | None) -> tuple[PlannerConfig, bool]:
     """``(config, low_priority)`` from the endpoint's options; :class:`RequestError` names
     ``options.<field>``."""
-    options = dict(options or {})
-    if not isinstance(options, dict):
-        raise RequestError("options", "must be a JSON object")
+    if options is None:
+        options = {}
+    if not isinstance(options, Mapping):  # e.g. 5 or [1, 2]: a 400, not a TypeError
+        raise RequestError("options", f"must be a JSON object, got {describe(options)}")
+    options = dict(options)
     for key in options:
         if key not in _OPTION_KEYS:
             raise RequestError(

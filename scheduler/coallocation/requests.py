@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..bounds import MAX_BANDWIDTH_GBPS, MAX_PROCS, MAX_SECONDS
 from .topology import MBPS_PER_GBPS
 
 __all__ = [
@@ -51,7 +52,7 @@ SEED_CPUS = (1, 2, 4, 8)
 SEED_DURATIONS = (1800, 3600, 7200)
 SHAPES = ("mesh", "star")
 MAX_REQUEST_SITES = 50
-MAX_TIME = 10**12
+MAX_TIME = int(MAX_SECONDS)  # 100 years (scheduler.bounds)
 
 
 class RequestError(ValueError):
@@ -156,7 +157,7 @@ def parse_request(doc: Any, *, id: int = 0) -> Request:
             raise RequestError(f"{path}.name", f"must be a non-empty string, got {name!r}")
         if name in index:
             raise RequestError(f"{path}.name", f"duplicate requested site {name!r}")
-        cpus = _int(item, "cpus", path, lo=1, hi=10**7)
+        cpus = _int(item, "cpus", path, lo=1, hi=MAX_PROCS)
         index[name] = k
         sites.append(RequestedSite(name, cpus))
     raw_paths = doc.get("paths", [])
@@ -184,6 +185,9 @@ def parse_request(doc: Any, *, id: int = 0) -> Request:
             raise RequestError(f"{path}.bandwidth", f"must be a number (Gbps), got {bw!r}")
         if bw < 0:
             raise RequestError(f"{path}.bandwidth", f"must be >= 0, got {bw!r}")
+        if bw > MAX_BANDWIDTH_GBPS:
+            raise RequestError(f"{path}.bandwidth", f"must be at most {MAX_BANDWIDTH_GBPS:.0e} "
+                               f"Gbps, got {bw:.6g}")  # fmt: skip
         paths.append(RequestedPath(index[ends[0]], index[ends[1]], round(bw * MBPS_PER_GBPS)))
     frame = _parse_frame(doc.get("frame"))
     user = doc.get("user", "user")

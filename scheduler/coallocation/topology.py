@@ -35,6 +35,15 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
+from ..bounds import (
+    MAX_BANDWIDTH_GBPS,
+    MAX_FACTOR,
+    MAX_MONEY,
+    MAX_PROCS,
+    BoundError,
+    check_text,
+)
+
 __all__ = [
     "Site",
     "ExchangePoint",
@@ -151,7 +160,8 @@ def _describe(v: Any) -> str:
 
 
 def _number(errs: dict[str, str], obj: Mapping, key: str, path: str, *, default=None,
-            positive: bool = False, integer: bool = False) -> float | None:  # fmt: skip
+            positive: bool = False, integer: bool = False,
+            hi: float = MAX_FACTOR) -> float | None:  # fmt: skip
     v = obj.get(key, default)
     where = f"{path}.{key}"
     if v is None:
@@ -169,6 +179,9 @@ def _number(errs: dict[str, str], obj: Mapping, key: str, path: str, *, default=
     if not positive and v < 0:
         errs.setdefault(where, f"must be >= 0, got {v!r}")
         return None
+    if v > hi:  # physical bounds (scheduler.bounds)
+        errs.setdefault(where, f"must be at most {hi:.6g}, got {float(v):.6g}")
+        return None
     return v
 
 
@@ -179,6 +192,11 @@ def _name(errs: dict[str, str], obj: Mapping, key: str, path: str) -> str | None
         return None
     if len(v) > 100:
         errs.setdefault(f"{path}.{key}", "must be at most 100 characters")
+        return None
+    try:
+        check_text(v, f"{path}.{key}")
+    except BoundError as exc:
+        errs.setdefault(exc.field, exc.message)
         return None
     return v
 
@@ -203,12 +221,12 @@ def load_topology(doc: Any) -> Topology:
     if isinstance(doc, Topology):
         return doc
     if isinstance(doc, (str, bytes)):
-        import json
+        from ..jsonvalues import loads
 
         try:
-            doc = json.loads(doc)
+            doc = loads(doc)
         except ValueError as exc:
-            raise TopologyError({"$": f"not valid JSON: {exc}"}) from None
+            raise TopologyError({"$": str(exc)}) from None
     if not isinstance(doc, Mapping):
         raise TopologyError({"$": f"must be a JSON object, got {_describe(doc)}"})
     errs: dict[str, str] = {}
@@ -220,6 +238,11 @@ def load_topology(doc: Any) -> Topology:
     if not isinstance(title, str):
         errs["title"] = f"must be a string, got {_describe(title)}"
         title = ""
+    for key, text in (("name", name), ("title", title)):
+        try:
+            check_text(text, key, max_length=1000)
+        except BoundError as exc:
+            errs.setdefault(key, exc.message)
 
     seen: dict[str, str] = {}  # node name -> path of its definition
     sites: list[Site] = []
@@ -233,8 +256,8 @@ def load_topology(doc: Any) -> Topology:
             continue
         n = _name(errs, item, "name", path)
         dom = _name(errs, item, "domain", path)
-        cpus = _number(errs, item, "cpus", path, integer=True)
-        value = _number(errs, item, "value", path, default=1)
+        cpus = _number(errs, item, "cpus", path, integer=True, hi=MAX_PROCS)
+        value = _number(errs, item, "value", path, default=1, hi=MAX_MONEY)
         quality = _number(errs, item, "quality", path, default=1, positive=True)
         if n is not None and n in seen:
             errs.setdefault(f"{path}.name", f"duplicate name {n!r} (also {seen[n]})")
@@ -253,7 +276,11 @@ def load_topology(doc: Any) -> Topology:
             continue
         n = _name(errs, item, "name", path)
         doms = item.get("domains", [])
-        if not isinstance(doms, list) or not all(isinstance(d, str) for d in doms):
+        if (
+            not isinstance(doms, list)
+            or not all(isinstance(d, str) for d in doms)
+            or (len(doms) > MAX_NODES)
+        ):
             errs.setdefault(f"{path}.domains", "must be a JSON array of domain names")
             continue
         for i, d in enumerate(doms):
@@ -287,8 +314,8 @@ def load_topology(doc: Any) -> Topology:
             if ok and ends[0] == ends[1]:
                 errs.setdefault(f"{path}.between", f"a link joins two nodes, not {ends[0]!r} twice")
                 ok = False
-        bw = _number(errs, item, "bandwidth", path, positive=True)
-        value = _number(errs, item, "value", path, default=1)
+        bw = _number(errs, item, "bandwidth", path, positive=True, hi=MAX_BANDWIDTH_GBPS)
+        value = _number(errs, item, "value", path, default=1, hi=MAX_MONEY)
         quality = _number(errs, item, "quality", path, default=1, positive=True)
         if bw is not None:
             mbps = round(bw * MBPS_PER_GBPS)

@@ -14,12 +14,38 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..bounds import MAX_MONEY, MAX_PROCS
 from ..cluster import prepare_jobs
 from ..cluster.jobs import SimJob
 from ..cluster.simulator import Simulator
 from ..traces.load import offered_load, shifted_copy
 from ..traces.swf import Trace
-from .schema import Param, ParamError
+from .schema import Param, ParamError, number_list, split_list
+
+MAX_SITES = 6
+
+
+def _names(text: str) -> list[str]:
+    """Comma-separated distinct, non-empty site names (at most 6 of 100 characters)."""
+    names = split_list(text, "site_names", max_items=MAX_SITES)
+    if len(set(names)) != len(names) or any(len(n) > 100 for n in names):
+        raise ParamError({"site_names": "give distinct names of at most 100 characters"})
+    return names
+
+
+#: The parsers of the per-site string parameters: run by ``Param.clean`` at submit and again
+#: when the run starts (issue 19: one schema, two uses); :func:`build_sites` then maps them.
+SITE_PARSERS = {
+    "procs": lambda t: number_list(t, "procs", lo=0, hi=MAX_PROCS, integer=True,
+                                   max_items=MAX_SITES),
+    "site_traces": lambda t: number_list(t, "site_traces", lo=1, hi=MAX_SITES, integer=True,
+                                         max_items=MAX_SITES, allow_empty=True),
+    "site_names": _names,
+    "load_p": lambda t: number_list(t, "load_p", lo=0, hi=1, max_items=MAX_SITES),
+    "unit_cost": lambda t: number_list(t, "unit_cost", lo=0, hi=MAX_MONEY, max_items=MAX_SITES),
+    "fixed_cost": lambda t: number_list(t, "fixed_cost", lo=0, hi=MAX_MONEY,
+                                        max_items=MAX_SITES),
+}  # fmt: skip
 
 __all__ = ["SITE_PARAMS", "SiteSetup", "build_sites", "per_site"]
 
@@ -28,11 +54,13 @@ SITE_PARAMS: tuple[Param, ...] = (
         "procs", "str", "0", label="processors per site",
         help="Comma-separated, one per site (a short list repeats its last value); 0 takes "
         "MaxProcs from the trace header. The thesis ran CTC-SP2 with 430 and SDSC-SP2 with 128.",
+        parse=SITE_PARSERS["procs"],
     ),
     Param(
         "site_traces", "str", "", label="trace of each site",
         help="Comma-separated 1-based trace numbers, one per site (e.g. 1,2,1,2,1,2 builds six "
         "sites from two traces); empty: one site per trace.",
+        parse=SITE_PARSERS["site_traces"],
     ),
     Param(
         "num_sites", "int", 0, min=0, max=6, label="number of sites used",
@@ -42,16 +70,20 @@ SITE_PARAMS: tuple[Param, ...] = (
         "site_names", "str", "", label="site names",
         help="Comma-separated names (per-site task runtimes refer to them); default site1, "
         "site2, …",
+        parse=SITE_PARSERS["site_names"],
     ),
     Param(
         "load_p", "str", "0", label="load scaling p per site",
         help="Thesis §4.7: a copy of the trace one week later is added, each job kept with "
         "probability p (0: the trace as is). Comma-separated per site.",
+        parse=SITE_PARSERS["load_p"],
     ),
     Param("unit_cost", "str", "1", label="unit cost c per site",
-          help="SU per processor-hour of a slot (thesis: 1). Comma-separated per site."),
+          help="SU per processor-hour of a slot (thesis: 1). Comma-separated per site.",
+          parse=SITE_PARSERS["unit_cost"]),
     Param("fixed_cost", "str", "0", label="fixed cost f per site",
-          help="SU per slot provisioned (thesis: 0). Comma-separated per site."),
+          help="SU per slot provisioned (thesis: 0). Comma-separated per site.",
+          parse=SITE_PARSERS["fixed_cost"]),
 )  # fmt: skip
 
 
@@ -71,6 +103,26 @@ class SiteSetup:
 
     def simulator(self) -> Simulator:
         return Simulator(self.jobs, self.procs, "conservative")
+
+
+def check_site_facts(params: dict[str, Any], traces: list[dict[str, Any]]) -> None:
+    """What :func:`build_sites` refuses given only how many traces there are and their
+    machine sizes (the kinds' ``check_facts``: at submit and before the run)."""
+    k = len(traces)
+    if params["site_traces"].strip():
+        try:
+            mapping = [int(p) for p in params["site_traces"].split(",")]
+        except ValueError:
+            raise ParamError({"site_traces": "give 1-based trace numbers, e.g. 1,2,1"}) from None
+        bad = [m for m in mapping if not 1 <= m <= k]
+        if bad:
+            raise ParamError({"site_traces": f"no trace number {bad[0]} ({k} given)"})
+    else:
+        mapping = list(range(1, k + 1))
+    procs = per_site(params, "procs", len(mapping), int)
+    for r, m in enumerate(mapping):
+        if traces[m - 1] and not (procs[r] or traces[m - 1].get("machine_procs")):
+            raise ParamError({"procs": f"site {r + 1}: the machine size is unknown"})
 
 
 def per_site(

@@ -7,10 +7,22 @@ needs no portal code.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Param", "ParamError", "alpha_list", "validate_params", "schema_as_json"]
+from ..bounds import MAX_ITEMS, MAX_TEXT, BoundError, check_text
+
+__all__ = [
+    "Param",
+    "ParamError",
+    "alpha_list",
+    "number_list",
+    "split_list",
+    "validate_params",
+    "schema_as_json",
+]
 
 TYPES = ("int", "float", "bool", "choice", "str")
 
@@ -35,6 +47,11 @@ class Param:
     min: float | None = None
     max: float | None = None
     choices: tuple[str, ...] = field(default_factory=tuple)
+    #: For a ``str`` parameter: the parser the engine reads it with at run time (text → value,
+    #: raising ``ValueError``/:class:`ParamError` naming the problem).  :meth:`clean` calls it,
+    #: so the portal refuses at submit exactly what the run would refuse (one schema, two uses).
+    parse: Callable[[str], Any] | None = field(default=None, compare=False, repr=False)
+    max_length: int = MAX_TEXT
 
     def __post_init__(self) -> None:
         if self.type not in TYPES:
@@ -61,6 +78,17 @@ class Param:
         if self.type == "str":
             if not isinstance(value, str):
                 raise ValueError(f"must be a string, not {type(value).__name__}")
+            try:
+                check_text(value, self.name, max_length=self.max_length)
+            except BoundError as exc:
+                raise ValueError(exc.message) from None
+            if self.parse is not None:
+                try:
+                    self.parse(value)
+                except ParamError as exc:
+                    raise ValueError(exc.errors.get(self.name) or str(exc)) from None
+                except (ValueError, TypeError, OverflowError) as exc:
+                    raise ValueError(str(exc) or f"cannot read {value[:40]!r}") from None
             return value
         if isinstance(value, bool):
             raise ValueError(f"must be a number, not {value!r}")
@@ -132,13 +160,60 @@ def schema_as_json(schema: tuple[Param, ...]) -> list[dict[str, Any]]:
     return [p.as_json() for p in schema]
 
 
+def split_list(text: str, field: str, *, max_items: int = MAX_ITEMS) -> list[str]:
+    """The stripped items of a comma-separated string parameter (empty items dropped); at
+    most ``max_items`` of them, else :class:`ParamError` on ``field``."""
+    if len(text) > MAX_TEXT:
+        raise ParamError({field: f"at most {MAX_TEXT} characters; got {len(text)}"})
+    items = [v.strip() for v in text.split(",") if v.strip()]
+    if len(items) > max_items:
+        raise ParamError({field: f"at most {max_items} values; got {len(items)}"})
+    long = next((v for v in items if len(v) > 200), None)
+    if long is not None:
+        raise ParamError({field: f"a value of {len(long)} characters ({long[:20]!r}...)"})
+    return items
+
+
+def number_list(
+    text: str,
+    field: str,
+    *,
+    lo: float,
+    hi: float,
+    integer: bool = False,
+    max_items: int = MAX_ITEMS,
+    allow_empty: bool = False,
+) -> list[Any]:
+    """Comma-separated finite numbers in ``[lo, hi]`` (integers if ``integer``), in the order
+    given; :class:`ParamError` on ``field`` naming the first bad value."""
+    out: list[Any] = []
+    for item in split_list(text, field, max_items=max_items):
+        try:
+            value = float(item) if len(item) <= 40 else math.nan
+        except ValueError:
+            raise ParamError({field: f"{item[:40]!r} is not a number"}) from None
+        if not math.isfinite(value):
+            raise ParamError({field: f"{item[:40]!r} is not a finite number"})
+        if not lo <= value <= hi:
+            raise ParamError({field: f"values must be between {_fmt(lo)} and {_fmt(hi)}; got "
+                                     f"{item[:40]}"})  # fmt: skip
+        if integer:
+            if not value.is_integer():
+                raise ParamError({field: f"values must be whole numbers; got {item[:40]}"})
+            value = int(value)
+        out.append(value)
+    if not out and not allow_empty:
+        raise ParamError({field: "give at least one value"})
+    return out
+
+
 def alpha_list(text: str, field: str = "alphas") -> list[float]:
     """Comma-separated trade-off factors in [0, 1] (a string parameter), sorted and distinct;
     ParamError on ``field`` otherwise."""
     try:
-        values = [float(v) for v in text.split(",") if v.strip()]
+        values = [float(v) for v in split_list(text, field)]
     except ValueError:
         values = []
     if not values or any(not (0 <= v <= 1) for v in values):
-        raise ParamError({field: f"give comma-separated numbers in [0, 1], not {text!r}"})
+        raise ParamError({field: f"give comma-separated numbers in [0, 1], not {text[:40]!r}"})
     return sorted(set(values))

@@ -45,7 +45,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from scheduler.bounds import MAX_PROCS, MAX_SECONDS, BoundError, check_text
 from scheduler.jsonvalues import describe
+from scheduler.jsonvalues import loads as loads_bounded
 
 __all__ = [
     "FORMAT",
@@ -199,6 +201,11 @@ def _name(errs: _Errors, value: Any, path: str, *, dotless: bool) -> str | None:
     if dotless and "." in value:
         errs.add(path, f"must not contain '.' (it separates VO and group), got {value!r}")
         return None
+    try:
+        check_text(value, path, max_length=200)
+    except BoundError as exc:
+        errs.add(path, exc.message)
+        return None
     return value
 
 
@@ -213,6 +220,10 @@ def _allocation(errs: _Errors, value: Any, path: str) -> Allocation | None:
         ok = False
     elif not math.isfinite(interval) or interval <= 0 or float(interval) != int(interval):
         errs.add(f"{path}.interval", f"must be a whole number of seconds > 0, got {interval!r}")
+        ok = False
+    elif interval > MAX_SECONDS:  # physical bound (scheduler.bounds): 100 years
+        errs.add(f"{path}.interval", f"must be at most {MAX_SECONDS:.0f} seconds (100 years), "
+                 f"got {float(interval):.6g}")  # fmt: skip
         ok = False
     if isinstance(percent, bool) or not isinstance(percent, int | float):
         errs.add(f"{path}.percent", f"must be a number, got {describe(percent)}")
@@ -263,6 +274,9 @@ def load_policy_document(source: dict | str | Path) -> PolicySet:
         cpus = d.get("cpus")
         if "cpus" in d and (isinstance(cpus, bool) or not isinstance(cpus, int) or cpus < 1):
             errs.add(f"{path}.cpus", f"must be an integer >= 1, got {describe(cpus)}")
+            cpus = None
+        elif isinstance(cpus, int) and cpus > MAX_PROCS:
+            errs.add(f"{path}.cpus", f"must be at most {MAX_PROCS}, got {cpus:.6g}")
             cpus = None
         if name is not None and name in owner:
             errs.add(f"{path}.name", f"{name!r} is already defined at {owner[name]}")
@@ -399,13 +413,18 @@ def _check_consumer(
 def _read_json(data: bytes, display: str | None) -> Any:
     where = display or "$"
     try:
-        return json.loads(data.decode("utf-8-sig"))
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise PolicyError([(where, f"not UTF-8 text: {exc}")]) from None
-    except json.JSONDecodeError as exc:
-        raise PolicyError(
-            [(where, f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")]
-        ) from None
+    try:  # depth, integer digits and non-finite numbers bounded before parsing (issue 19)
+        return loads_bounded(text)
+    except ValueError as exc:
+        cause = exc.__context__
+        if isinstance(cause, json.JSONDecodeError):
+            raise PolicyError(
+                [(where, f"not JSON: {cause.msg} at line {cause.lineno} column {cause.colno}")]
+            ) from None
+        raise PolicyError([(where, str(exc))]) from None
 
 
 def _read_path(source: str | os.PathLike[str], limit: int) -> tuple[bytes, str]:

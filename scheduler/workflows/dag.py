@@ -21,6 +21,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import InitVar, dataclass, field
 from typing import Any
 
+from ..bounds import MAX_BYTES_DATA, MAX_PROCS, MAX_SECONDS, BoundError, check_text
+
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_EDGES",
@@ -83,6 +85,8 @@ def check_seconds(value: Any, what: str = "runtime") -> str | None:
         return f"{what} must be finite, got {value!r}"
     if value < 0:
         return f"{what} must be >= 0 seconds, got {value!r}"
+    if value > MAX_SECONDS:
+        return f"{what} must be at most {MAX_SECONDS:.0f} seconds (100 years), got {value:.6g}"
     return None
 
 
@@ -94,6 +98,8 @@ def check_processors(value: Any) -> str | None:
         return f"processors must be an integer >= 1, got {value!r}"
     if value < 1:
         return f"processors must be >= 1, got {value}"
+    if value > MAX_PROCS:
+        return f"processors must be at most {MAX_PROCS}, got {value:.6g}"
     return None
 
 
@@ -103,6 +109,20 @@ def check_bytes(value: Any) -> str | None:
         return f"data size must be a number of bytes, got {value!r}"
     if value < 0:
         return f"data size must be >= 0 bytes, got {value!r}"
+    if value > MAX_BYTES_DATA:
+        return f"data size must be at most {MAX_BYTES_DATA:.0e} bytes (1 PB), got {value:.6g}"
+    return None
+
+
+def check_name(value: Any, what: str = "name") -> str | None:
+    """Return why ``value`` cannot be stored as a name (not UTF-8 encodable, e.g. a lone
+    surrogate ``"\\ud800"``, or a NUL character), or None."""
+    if not isinstance(value, str):
+        return None
+    try:
+        check_text(value, what, max_length=100_000)
+    except BoundError as exc:
+        return exc.message
     return None
 
 
@@ -130,6 +150,9 @@ class Task:
         where = f"task {self.id!r}"
         if not isinstance(self.id, str) or not self.id:
             raise WorkflowError([(where, "task id must be a non-empty string")])
+        for what, text in (("task id", self.id), ("name", self.name), ("module", self.module)):
+            if reason := check_name(text, what):
+                raise WorkflowError([(where.encode("utf-8", "replace").decode(), reason)])
         reason = check_seconds(self.runtime)
         if reason:
             errors.append((where, reason))
@@ -203,6 +226,8 @@ class Workflow:
     edges: tuple[Edge, ...] = ()
     name: str = "workflow"
     locate: InitVar[Callable[[str], str] | None] = None
+    #: What the reader assumed (e.g. default runtimes), shown by workflow-info and the portal.
+    notes: tuple[str, ...] = field(default=(), compare=False)
     _index: dict[str, int] = field(init=False, repr=False, compare=False)
     _parents: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
     _children: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
@@ -216,6 +241,8 @@ class Workflow:
         errors: list[tuple[str, str]] = []
         if not self.tasks:
             raise WorkflowError([("workflow", "the workflow has no tasks")])
+        if reason := check_name(self.name, "the workflow's name"):
+            raise WorkflowError([("workflow", reason)])
         index: dict[str, int] = {}
         for i, task in enumerate(self.tasks):
             if not isinstance(task, Task):

@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 import random
 
+from ..bounds import MAX_BYTES_DATA, check_number
 from .dag import Edge, Task, Workflow
 
 __all__ = ["CYBERSHAKE_MODULES", "generate_cybershake"]
@@ -61,6 +62,7 @@ def generate_cybershake(
         raise ValueError(f"runtime_jitter must be in [0, 1), got {runtime_jitter}")
     if edge_data < 0:
         raise ValueError(f"edge_data must be >= 0 bytes, got {edge_data}")
+    check_number(edge_data, "edge_data", hi=MAX_BYTES_DATA)  # scheduler.bounds
     rng = random.Random(seed)
 
     def task(tid: str, module: str) -> Task:

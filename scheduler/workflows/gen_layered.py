@@ -25,7 +25,8 @@ from __future__ import annotations
 import math
 import random
 
-from .dag import DEFAULT_MAX_TASKS, Edge, Task, Workflow
+from ..bounds import MAX_BYTES_DATA, MAX_PROCS, MAX_SECONDS, MAX_TASKS, check_number
+from .dag import DEFAULT_MAX_EDGES, DEFAULT_MAX_TASKS, Edge, Task, Workflow
 
 __all__ = ["generate_layered"]
 
@@ -62,15 +63,28 @@ def generate_layered(
         raise ValueError(f"max_processors must be >= 1, got {max_processors}")
     if not (math.isfinite(mean_data) and mean_data >= 0):
         raise ValueError(f"mean_data must be >= 0 bytes, got {mean_data}")
+    # physical bounds (scheduler.bounds): refused before anything is drawn
+    check_number(mean_runtime, "mean_runtime", hi=MAX_SECONDS)
+    check_number(mean_processors, "mean_processors", hi=MAX_PROCS)
+    check_number(parents_per_task, "parents_per_task", hi=MAX_TASKS)
+    check_number(mean_data, "mean_data", hi=MAX_BYTES_DATA)
+    if max_processors is not None:
+        check_number(max_processors, "max_processors", lo=1, hi=MAX_PROCS, integer=True)
 
     rng = random.Random(seed)
     sizes = [1] * levels
     for _ in range(tasks - levels):
         sizes[rng.randrange(levels)] += 1
+    parent_hi = _upper(parents_per_task)
+    most_edges = sum(min(parent_hi, a) * b for a, b in zip(sizes, sizes[1:], strict=False))
+    if most_edges > DEFAULT_MAX_EDGES:
+        raise ValueError(
+            f"parents_per_task: up to {most_edges} dependencies for {tasks} tasks on {levels} "
+            f"levels; at most {DEFAULT_MAX_EDGES} are allowed (lower parents_per_task or tasks)"
+        )
 
     width = len(str(tasks - 1))
     proc_hi = _upper(mean_processors)
-    parent_hi = _upper(parents_per_task)
     task_list: list[Task] = []
     edges: list[Edge] = []
     previous: list[str] = []

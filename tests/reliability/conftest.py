@@ -58,16 +58,23 @@ class PrivateRedis:
     dir: Path
     port: int = field(default_factory=free_port)
     proc: subprocess.Popen | None = None
+    #: Another address to listen on besides 127.0.0.1 (a second "host" reaches it there).
+    also_listen: str = ""
 
     @property
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
+
+    def url_at(self, host: str) -> str:
+        return f"redis://{host}:{self.port}/0"
 
     def start(self) -> None:
         if self.proc and self.proc.poll() is None:
             return
         self.dir.mkdir(parents=True, exist_ok=True)
         cmd = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
+        if self.also_listen:  # no password here: other hosts are trusted, as on a private LAN
+            cmd[4:5] = ["127.0.0.1", self.also_listen, "--protected-mode", "no"]
         cmd += ["--appendonly", "no", "--dir", str(self.dir)]
         log = open(self.dir / "redis.log", "ab")  # noqa: SIM115 (kept open by the child)
         self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
@@ -84,14 +91,22 @@ class PrivateRedis:
 class PrivatePostgres:
     dir: Path
     port: int = field(default_factory=free_port)
+    #: Another address to listen on besides 127.0.0.1, and the network (CIDR) whose clients
+    #: are trusted there (pg_hba.conf), for workers on a second "host".
+    also_listen: str = ""
+    trust_net: str = ""
 
     @property
     def url(self) -> str:
         return f"postgres://postgres@127.0.0.1:{self.port}/reliability"
 
+    def url_at(self, host: str) -> str:
+        return f"postgres://postgres@{host}:{self.port}/reliability"
+
     def _ctl(self, *args: str) -> None:
         data = str(self.dir / "data")
-        opts = f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off"
+        listen = ",".join(filter(None, ["127.0.0.1", self.also_listen]))
+        opts = f"-p {self.port} -k {self.dir} -c listen_addresses={listen} -c fsync=off"
         cmd = [str(PG_BIN / "pg_ctl"), "-D", data, "-o", opts, "-l", str(self.dir / "pg.log")]
         subprocess.run(_as_postgres([*cmd, "-w", "-t", "60", *args]), check=True, timeout=90)
 
@@ -106,6 +121,9 @@ class PrivatePostgres:
             capture_output=True,
             timeout=120,
         )
+        if self.trust_net:
+            with open(self.dir / "data" / "pg_hba.conf", "a") as hba:
+                hba.write(f"host all all {self.trust_net} trust\n")
         self.start()
         subprocess.run(
             [str(PG_BIN / "createdb"), "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres"]
@@ -208,6 +226,14 @@ class Stack:
             DJANGO_SETTINGS_MODULE="gridportal.settings",
             RELIABILITY_EXECUTIONS=str(self.executions),
             PYTHONUNBUFFERED="1",
+            # Limits small enough for hostile work to hit them in seconds, large enough for
+            # the ordinary runs of these tests (the long CTC run needs ~0.3 GiB).
+            GRIDPORTAL_RUN_MEMORY_MB="1024",
+            GRIDPORTAL_RUN_TIME_LIMIT="90",
+            GRIDPORTAL_WEB_MEMORY_MB="512",
+            GRIDPORTAL_WEB_TIME_LIMIT="10",
+            GRIDPORTAL_UPLOAD_MEMORY_MB="1024",
+            GRIDPORTAL_UPLOAD_TIME_LIMIT="30",
         )
         self.api: Api | None = None
 
@@ -246,6 +272,19 @@ class Stack:
         )
         wait_for(lambda: answers(self.web_port), 60, 0.1, "the private web process")
         self.api = Api(f"http://127.0.0.1:{self.web_port}", token)
+
+    def add_user(self, username: str, *, staff: bool = False) -> Api:
+        """Another user of the portal, with a token; returns their API client."""
+        token = self.manage(
+            "shell",
+            "-c",
+            "from django.contrib.auth import get_user_model\n"
+            "from rest_framework.authtoken.models import Token\n"
+            f"u = get_user_model().objects.create_user({username!r}, password='pw-Secret-123',"
+            f" is_staff={staff!r})\n"
+            "print(Token.objects.create(user=u).key)",
+        ).split()[-1]
+        return Api(f"http://127.0.0.1:{self.web_port}", token)
 
     def start_worker(self, concurrency: int = 1) -> subprocess.Popen:
         """A ``celery worker`` in a session of its own (so that the whole worker, pool

@@ -25,7 +25,14 @@ def drf_field_for(param: Param) -> serializers.Field:
         return serializers.BooleanField(**common)
     if param.type == "choice":
         return serializers.ChoiceField(choices=list(param.choices), **common)
-    return serializers.CharField(allow_blank=True, **common)
+
+    def parsed(value: str) -> None:  # the engine's own parser (Param.parse), at submit
+        try:
+            param.clean(value)
+        except ValueError as exc:
+            raise serializers.ValidationError(str(exc)) from None
+
+    return serializers.CharField(allow_blank=True, validators=[parsed], **common)
 
 
 @cache

@@ -188,6 +188,13 @@ class VarySerializer(serializers.Serializer):
 class SweepSerializer(RunSpecFields, serializers.ModelSerializer):
     vary = VarySerializer(many=True, help_text="one or two parameters and their values")
     repetitions = serializers.IntegerField(required=False, default=1, min_value=1, max_value=100)
+    executor = serializers.ChoiceField(
+        choices=["workers", "slurm"],
+        required=False,
+        default="workers",
+        help_text="slurm: export the runs as a Slurm job array (GET jobarray/) and upload "
+        "their results back (POST upload-results/) instead of running them on the workers",
+    )
     state = serializers.SerializerMethodField()
 
     class Meta:
@@ -196,6 +203,7 @@ class SweepSerializer(RunSpecFields, serializers.ModelSerializer):
             *RunSpecFields.FIELDS,
             "vary",
             "repetitions",
+            "executor",
             "owner",
             "created",
             "state",
@@ -217,6 +225,7 @@ class SweepSerializer(RunSpecFields, serializers.ModelSerializer):
                 vary=[dict(v) for v in validated_data["vary"]],
                 repetitions=validated_data.get("repetitions", 1),
                 name=validated_data.get("name", ""),
+                executor=validated_data.get("executor", "workers"),
             )
         except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.message_dict) from None

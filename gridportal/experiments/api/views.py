@@ -1,4 +1,5 @@
 import json
+import re
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, HttpResponse
@@ -11,8 +12,11 @@ from rest_framework.response import Response
 from gridportal.ids import ID_REGEX
 from gridportal.ownership import visible_to
 from scheduler import experiments as catalogue
+from scheduler.labels import labelled
 
+from ..bundles import MAX_BUNDLE_BYTES, bundle_import, experiment_bundle_zip, sweep_bundle_zip
 from ..export import UnknownPart, result_csv
+from ..jobarray import MAX_UPLOAD_TOTAL, sweep_jobarray_zip, sweep_upload_results
 from ..models import Experiment, Sweep
 from ..services import experiment_cancel, experiment_clone, experiment_delete
 from ..sweeps import sweep_aggregate, sweep_cancel, sweep_delete
@@ -29,6 +33,9 @@ RESULT_JSON_SCHEMA = extend_schema(
     responses={200: OpenApiTypes.OBJECT},
     parameters=[OpenApiParameter("download", bool, description="as an attachment")],
 )
+
+
+_SBATCH_TIME = re.compile(r"^(\d{1,3}-)?\d{1,2}:\d{2}:\d{2}$")
 
 
 def json_response(request, data: dict, filename: str):
@@ -54,7 +61,7 @@ def csv_response(request, data: dict, filename: str) -> HttpResponse:
 def _finished_result(exp: Experiment) -> dict:
     if exp.status != Experiment.Status.SUCCEEDED or exp.result is None:
         raise serializers.ValidationError({"detail": f"no result: the run is {exp.status}"})
-    return exp.result
+    return labelled(exp.result)  # every summary key labelled, with units (issue 20)
 
 
 class ExperimentViewSet(
@@ -118,6 +125,53 @@ class ExperimentViewSet(
         exp = self.get_object()
         return csv_response(request, _finished_result(exp), f"experiment-{exp.pk}")
 
+    @extend_schema(responses={(200, "application/zip"): OpenApiTypes.BINARY})
+    @action(detail=True, methods=["get"])
+    def bundle(self, request, pk=None):
+        """The run as a Workflow Run RO-Crate (Process Run Crate) zip: inputs, parameters,
+        seed, engine version, result JSON/CSV and charts, ro-crate-metadata.json."""
+        exp = self.get_object()
+        try:
+            data = experiment_bundle_zip(experiment=exp)
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from None
+        return _zip_response(data, f"gridportal-run-{exp.pk}.zip")
+
+    @extend_schema(
+        request={"multipart/form-data": {"type": "object", "properties": {
+            "file": {"type": "string", "format": "binary"}}}},
+        responses={201: OpenApiTypes.OBJECT},
+    )  # fmt: skip
+    @action(detail=False, methods=["post"], url_path="import-bundle", url_name="import-bundle")
+    def import_bundle(self, request):
+        """Import a run bundle: its result becomes a finished run of yours and the same run is
+        queued again here; compare the two with the returned compare link."""
+        upload = request.FILES.get("file")
+        if upload is None:
+            raise serializers.ValidationError({"file": ["attach the bundle zip (file=...)"]})
+        if (upload.size or 0) > MAX_BUNDLE_BYTES:
+            raise serializers.ValidationError({"file": [f"larger than {MAX_BUNDLE_BYTES:,} B"]})
+        try:
+            original, rerun = bundle_import(owner=request.user, data=upload.read())
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(
+                exc.message_dict if hasattr(exc, "error_dict") else {"file": exc.messages}
+            ) from None
+        return Response(
+            {
+                "original": self.get_serializer(original).data,
+                "rerun": self.get_serializer(rerun).data,
+                "compare": f"/experiments/compare/?ids={original.pk}&ids={rerun.pk}",
+            },
+            status=status.HTTP_201_CREATED,
+        )
+
+
+def _zip_response(data: bytes, filename: str) -> HttpResponse:
+    resp = HttpResponse(data, content_type="application/zip")
+    resp["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return resp
+
 
 class SweepViewSet(
     mixins.CreateModelMixin,
@@ -157,13 +211,68 @@ class SweepViewSet(
         """The aggregate as a Result: a table per point and a chart per metric with error
         bars (mean ± standard deviation)."""
         sweep = self.get_object()
-        return json_response(request, sweep_aggregate(sweep), f"sweep-{sweep.pk}")
+        return json_response(request, labelled(sweep_aggregate(sweep)), f"sweep-{sweep.pk}")
 
     @RESULT_CSV_SCHEMA
     @action(detail=True, methods=["get"], url_path="result/csv", url_name="result-csv")
     def result_csv(self, request, pk=None):
         sweep = self.get_object()
         return csv_response(request, sweep_aggregate(sweep), f"sweep-{sweep.pk}")
+
+    @extend_schema(responses={(200, "application/zip"): OpenApiTypes.BINARY})
+    @action(detail=True, methods=["get"], url_path="bundle", url_name="bundle")
+    def bundle(self, request, pk=None):
+        """The sweep as an RO-Crate zip: inputs once, every finished run's result, the
+        aggregate."""
+        sweep = self.get_object()
+        return _zip_response(sweep_bundle_zip(sweep=sweep), f"gridportal-sweep-{sweep.pk}.zip")
+
+    @extend_schema(
+        responses={(200, "application/zip"): OpenApiTypes.BINARY},
+        parameters=[OpenApiParameter("time", str, description="#SBATCH --time (HH:MM:SS)")],
+    )
+    @action(detail=True, methods=["get"])
+    def jobarray(self, request, pk=None):
+        """The sweep's unfinished runs as Slurm job arrays (≤ 1,000 tasks each): inputs,
+        parameters, run-task.sh, sbatch scripts and a README; see upload-results."""
+        sweep = self.get_object()
+        limit = request.query_params.get("time", "04:00:00")
+        if not _SBATCH_TIME.match(limit):
+            raise serializers.ValidationError({"time": ["give HH:MM:SS or D-HH:MM:SS"]})
+        try:
+            data, _ = sweep_jobarray_zip(sweep=sweep, time_limit=limit)
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from None
+        resp = HttpResponse(data, content_type="application/zip")
+        resp["Content-Disposition"] = f'attachment; filename="sweep-{sweep.pk}-jobarray.zip"'
+        return resp
+
+    @extend_schema(
+        request={"multipart/form-data": {"type": "object", "properties": {
+            "file": {"type": "array", "items": {"type": "string", "format": "binary"}}}}},
+        responses={200: OpenApiTypes.OBJECT},
+    )  # fmt: skip
+    @action(detail=True, methods=["post"], url_path="upload-results", url_name="upload-results")
+    def upload_results(self, request, pk=None):
+        """Results computed by the job array (results/<run id>.json files, or a zip of them):
+        each checked against its run (kind, parameters, seed, Result shape), stored all or
+        none. A run that has a result must get the identical one back."""
+        sweep = self.get_object()
+        if sweep.owner_id != request.user.id:
+            raise serializers.ValidationError({"detail": "only the sweep's owner uploads results"})
+        uploads = request.FILES.getlist("file")
+        if not uploads:
+            raise serializers.ValidationError({"file": ["attach results (file=...)"]})
+        if sum(u.size or 0 for u in uploads) > MAX_UPLOAD_TOTAL:
+            raise serializers.ValidationError(
+                {"file": [f"more than {MAX_UPLOAD_TOTAL:,} bytes in all"]}
+            )
+        files = [(u.name or "result", u.read(MAX_UPLOAD_TOTAL + 1)) for u in uploads]
+        try:
+            counts = sweep_upload_results(sweep=sweep, files=files)
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from None
+        return Response({**counts, "state": self.get_serializer(sweep).data["state"]})
 
 
 class KindViewSet(viewsets.ViewSet):

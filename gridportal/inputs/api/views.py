@@ -6,6 +6,7 @@ from rest_framework.response import Response
 
 from gridportal.ids import ID_REGEX
 from gridportal.ownership import visible_to
+from gridportal.parsers import BoundedJSONParser
 
 from ..models import Trace, Workflow
 from ..services import trace_delete, workflow_delete, workflow_generate
@@ -54,7 +55,7 @@ class WorkflowViewSet(
     ordering_fields = ["created", "name", "task_count"]
     filterset_fields = ["format"]
 
-    parser_classes = [parsers.MultiPartParser, parsers.FormParser, parsers.JSONParser]
+    parser_classes = [parsers.MultiPartParser, parsers.FormParser, BoundedJSONParser]
 
     def get_queryset(self):
         return visible_to(Workflow.objects.select_related("owner"), self.request.user)

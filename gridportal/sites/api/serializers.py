@@ -1,7 +1,15 @@
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
+from scheduler.bounds import MAX_HOURS, MAX_MONEY, MAX_PROCS, MAX_SECONDS
+
 from ..models import Group, Site, Topology, UsagePolicy, VirtualOrganization
+
+#: Physical bounds on stored numbers (scheduler.bounds): a 400 naming the field, never a
+#: database error or an engine overflow.
+_PROCS = {"min_value": 1, "max_value": MAX_PROCS}
+_MONEY = {"min_value": 0, "max_value": MAX_MONEY}
+_INTERVAL = {"min_value": 1, "max_value": int(MAX_SECONDS)}
 
 
 class SiteSerializer(serializers.ModelSerializer):
@@ -17,6 +25,7 @@ class SiteSerializer(serializers.ModelSerializer):
             "unit_cost",
             "fixed_cost",
         ]
+        extra_kwargs = {"processors": _PROCS, "unit_cost": _MONEY, "fixed_cost": _MONEY}
 
 
 class GroupSerializer(serializers.ModelSerializer):
@@ -53,6 +62,7 @@ class UsagePolicySerializer(serializers.ModelSerializer):
             "burst_interval",
             "burst_percent",
         ]
+        extra_kwargs = {"epoch_interval": _INTERVAL, "burst_interval": _INTERVAL}
 
     def to_representation(self, instance):
         data = super().to_representation(instance)
@@ -131,11 +141,12 @@ class QuoteRequestSerializer(serializers.Serializer):
     n = serializers.IntegerField(min_value=1, max_value=10_000_000)
     duration = serializers.IntegerField(min_value=1, max_value=10**9, help_text="seconds")
     at = serializers.FloatField(
-        min_value=0, max_value=1e7, default=24.0, help_text="hours into the site's trace"
+        min_value=0, max_value=MAX_HOURS, default=24.0, help_text="hours into the site's trace"
     )
     s_min = serializers.FloatField(
-        min_value=0, max_value=1e7, required=False, help_text="earliest start, hours after 'at'"
-    )
+        min_value=0, max_value=MAX_HOURS, required=False,
+        help_text="earliest start, hours after 'at'",
+    )  # fmt: skip
     estimates = serializers.ChoiceField(
         choices=["auto", "accurate", "requested"], default="auto", required=False
     )
@@ -148,7 +159,7 @@ class PredictRequestSerializer(serializers.Serializer):
     n = serializers.IntegerField(min_value=1, max_value=10_000_000)
     req_time = serializers.IntegerField(min_value=1, max_value=10**9, help_text="seconds")
     at = serializers.FloatField(
-        min_value=0, max_value=1e7, default=24.0, help_text="hours into the site's trace"
+        min_value=0, max_value=MAX_HOURS, default=24.0, help_text="hours into the site's trace"
     )
     estimates = serializers.ChoiceField(
         choices=["auto", "accurate", "requested"], default="auto", required=False

@@ -5,6 +5,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from gridportal.ids import ID_REGEX
+from gridportal.limits import web_limited
 
 from ..models import Group, Site, Topology, UsagePolicy, VirtualOrganization
 from ..services import configuration_warnings, site_quote, site_start_prediction, topology_plan
@@ -34,8 +35,8 @@ def _answer(serializer_class, data, service) -> Response:  # type: ignore[no-unt
     service's ValidationError (naming the field) becomes a 400."""
     params = serializer_class(data=data)
     params.is_valid(raise_exception=True)
-    try:
-        return Response(service(params.validated_data))
+    try:  # in a child under the web limits: a huge request is refused, never a stuck worker
+        return Response(web_limited(service, params.validated_data, what="this request"))
     except ValidationError as exc:
         raise serializers.ValidationError(exc.message_dict) from None
 

@@ -7,6 +7,7 @@ re-queues ``running`` runs whose worker died (or marks them failed after repeate
 
 import time
 
+from django.conf import settings
 from django.core.management.base import BaseCommand
 from django.db import DatabaseError, close_old_connections
 
@@ -20,8 +21,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--grace",
             type=float,
-            default=120.0,
-            help="seconds a run must have been running before it can be declared lost",
+            default=settings.GRIDPORTAL_SWEEP_GRACE,
+            help="seconds a run must have been running before it can be declared lost, or "
+            "queued without a task message before it is enqueued again",
         )
         parser.add_argument(
             "--inspect-timeout",
