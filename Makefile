@@ -59,15 +59,18 @@ bench: setup
 clean:
 	rm -rf $(VENV) node_modules var static/vendor
 
-# Reproductions (issue 15): run every preset that declares a seed's published values on the
-# archive traces found in REPRO_TRACES (`manage.py fetch_trace NAME` for the portal) and write
-# var/reproduce/report.json + report.html (published value, ours, verdict; charts as inline
-# SVG). Presets declared longer than REPRO_MAX_MINUTES are listed as skipped: run them with
-# `python -m scheduler reproduce --preset NAME ...` or raise the limit (0 runs none).
+# Reproductions (issues 15, 18): run every preset that declares a seed's claims on the archive
+# traces found in REPRO_TRACES — over the Celery workers when some are running (`make worker`),
+# else in this process — and write var/reproduce/report.json + report.html and the scoreboard
+# docs/reproductions.md + .json (verdict counts per seed, every claim, causes, deviations). The
+# total time is printed. REPRO_MAX_MINUTES (default: unlimited) leaves out presets declared
+# longer, e.g. `make reproduce REPRO_MAX_MINUTES=2` for the quick ones.
 REPRO_TRACES      ?= ../shared/data/traces
-REPRO_MAX_MINUTES ?= 5
+REPRO_MAX_MINUTES ?=
 .PHONY: reproduce
 reproduce: setup
-	mkdir -p var/reproduce
-	$(PY) -m scheduler reproduce --traces $(REPRO_TRACES) \
-		--max-preset-minutes $(REPRO_MAX_MINUTES) --out var/reproduce/report.json
+	mkdir -p var/reproduce docs
+	$(PY) manage.py migrate --noinput >/dev/null
+	$(PY) manage.py reproduce --traces $(REPRO_TRACES) \
+		$(if $(REPRO_MAX_MINUTES),--max-preset-minutes $(REPRO_MAX_MINUTES)) \
+		--out var/reproduce/report.json --docs docs/reproductions

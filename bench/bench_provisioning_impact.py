@@ -4,8 +4,8 @@
                                                        [--dax PATH] [--json OUT]
 
 Default trace: SDSC-SP2 (``/work/shared/data/traces``), days 0–10, jobs widened by 890/128 onto
-the seed's 890-processor cluster, workflow submitted at 168 h (there the FIFO queue holds ~100
-jobs and a pilot job waits ~12 h, close to the ~11 h the seed's Figure 7 implies).  For each
+the seed's 890-processor cluster, workflow submitted at 168 h; the presets use the seed's
+Montage (17,034 tasks) and a 60-s scheduling interval.  For each
 preset (default: ``seed003-fig7`` and ``seed003-grid``) it prints the wall time of the run (one
 process, one core), then the original graph's completion times beside the seed's Section 5.1
 figures and the mean reduction vs no provisioning per policy.  Figures only; no assertion.
@@ -67,8 +67,10 @@ def main() -> None:
             if f"{key}_none_min" not in s:
                 continue
             seed = " / ".join("-" if v is None else str(v) for v in SEED[pol])
+            n = s[f"{key}_ar_procs"]
+            seed_n = "; seed 84" if pol == "fcfs" else ""
             print(f"  {pol:<26}{s[f'{key}_none_min']:>9}{s[f'{key}_ar_min']:>9}"
-                  f"{s[f'{key}_dp_min']:>9}   {seed}  (n = {s[f'{key}_ar_procs']})")  # fmt: skip
+                  f"{s[f'{key}_dp_min']:>9}   {seed}  (n = {n}{seed_n})")  # fmt: skip
         for pol, key in POLICY_KEYS.items():
             ar, dp = s.get(f"{key}_mean_reduction_ar"), s.get(f"{key}_mean_reduction_dp")
             if ar is not None:

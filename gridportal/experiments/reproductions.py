@@ -17,6 +17,7 @@ from django.core.exceptions import ValidationError
 from gridportal.inputs.models import Trace
 from gridportal.ownership import visible_to
 from scheduler.experiments import reproduce as engine
+from scheduler.experiments.claims import deviations
 
 from .models import Experiment
 from .services import experiment_create
@@ -49,6 +50,8 @@ class Row:
             "experiment": exp.pk if exp else None,
             "experiment_finished": exp.finished_at.isoformat() if exp and exp.finished_at else None,
             "active_experiment": self.latest_active.pk if self.latest_active else None,
+            "active_progress": self.latest_active.progress if self.latest_active else None,
+            "active_status": self.latest_active.status if self.latest_active else None,
             "missing_traces": self.missing,
             "needs": [engine.fetch_hint(n) for n in self.missing],
         }
@@ -108,17 +111,49 @@ def latest_runs(user, rep: engine.Reproduction) -> tuple[Experiment | None, Expe
 
 
 def reproduction_rows(*, user, kind: str | None = None) -> list[Row]:
-    """Every preset with published values (of one kind), with the user's latest run."""
-    rows = []
-    for rep in engine.reproductions(kind):
+    """Every preset with claims (of one kind), with the user's latest run; cross-run claims
+    are checked against the user's latest runs of the other presets."""
+    found = []
+    results: dict[str, dict[str, Any]] = {}
+    wanted = engine.reproductions(kind)
+    keys = {r.key for r in wanted}
+    others = {c.than_run for r in wanted for c in r.preset.published if c.than_run} - keys
+    for rep in wanted + [r for r in engine.reproductions() if r.key in others]:
         traces, missing = _user_traces(user, rep.preset.traces)
         done, active = latest_runs(user, rep)
-        result = None
         if done is not None:
-            result = Experiment.objects.values_list("result", flat=True).get(pk=done.pk)
-        verdict, checks = engine.verdict(rep.preset, result)
+            results[rep.key] = Experiment.objects.values_list("result", flat=True).get(pk=done.pk)
+        if rep.key in keys:
+            found.append((rep, done, active, traces, missing))
+    rows = []
+    for rep, done, active, traces, missing in found:
+        verdict, checks = engine.verdict(rep.preset, results.get(rep.key), results)
         rows.append(Row(rep, done, active, verdict, [c.as_json() for c in checks], traces, missing))
     return rows
+
+
+def row_checks(row: Row) -> list[dict[str, Any]]:
+    """The row's checks, or its claims marked 'not run' when it has no run yet."""
+    return row.checks or [
+        {**e.as_json(), "verdict": engine.NOT_RUN, "ours": None, "detail": ""}
+        for e in row.rep.preset.published
+    ]
+
+
+def reproduction_board(*, user, kind: str | None = None) -> dict[str, Any]:
+    """The scoreboard: rows, seed × figure with counts per seed, and each kind's declared
+    deviations (issue 18)."""
+    rows = reproduction_rows(user=user, kind=kind)
+    board = engine.scoreboard(
+        [{"kind": r.rep.kind.name, "preset": r.rep.preset.name, "checks": row_checks(r)}
+         for r in rows]
+    )  # fmt: skip
+    devs: dict[str, dict[str, dict[str, str]]] = {}
+    for r in rows:
+        if r.rep.kind.name not in devs:
+            devs[r.rep.kind.name] = deviations(r.rep.kind)
+    return {"rows": rows, "scoreboard": board,
+            "deviations": {k: v for k, v in devs.items() if v}}  # fmt: skip
 
 
 def _find(kind: str, preset: str) -> engine.Reproduction:
@@ -129,8 +164,8 @@ def _find(kind: str, preset: str) -> engine.Reproduction:
 
 
 def reproduction_run(*, user, kind: str, preset: str, seed: int = 0) -> Experiment:
-    """Start one reproduction on the user's copies of its traces (ValidationError naming the
-    ``manage.py fetch_trace`` command when one is missing)."""
+    """Start one reproduction on the user's copies of its traces (ValidationError saying how
+    to get a missing one: upload it on the Traces page, or ``manage.py fetch_trace``)."""
     rep = _find(kind, preset)
     traces, missing = _user_traces(user, rep.preset.traces)
     if missing:
@@ -158,6 +193,18 @@ def reproduction_run_all(*, user, kind: str | None = None) -> tuple[list[Experim
     return started, skipped
 
 
+def _other_results(experiment: Experiment, rep: engine.Reproduction) -> dict[str, Any]:
+    """The owner's latest Results of the presets the run's cross-run claims compare with."""
+    out = {}
+    for key in {c.than_run for c in rep.preset.published if c.than_run}:
+        kind, _, name = key.partition("/")
+        for other in engine.reproductions(kind, name):
+            done, _ = latest_runs(experiment.owner, other)
+            if done is not None:
+                out[key] = Experiment.objects.values_list("result", flat=True).get(pk=done.pk)
+    return out
+
+
 def reproduction_reference(*, experiment: Experiment) -> dict[str, Any] | None:
     """For a result page: the preset this run reproduces, its published values and the
     verdict (None when the run is no reproduction or has no result yet)."""
@@ -169,7 +216,7 @@ def reproduction_reference(*, experiment: Experiment) -> dict[str, Any] | None:
             return {"kind": rep.kind.name, "preset": rep.preset.name, "verdict": "not run",
                     "checks": [], "summary": {}, "charts": {}}  # fmt: skip
         result = Experiment.objects.values_list("result", flat=True).get(pk=experiment.pk)
-        verdict, checks = engine.verdict(rep.preset, result)
+        verdict, checks = engine.verdict(rep.preset, result, _other_results(experiment, rep))
         refs = engine.reference_rows(rep.preset, result)
         return {
             "kind": rep.kind.name,

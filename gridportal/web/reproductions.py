@@ -1,19 +1,35 @@
-"""The Reproductions page: every preset with published values, ours beside them, the verdict,
-and buttons to run one or all of them (issue 15).  Thin: the logic is in
-:mod:`gridportal.experiments.reproductions` and the engine."""
+"""The Reproductions page: a scoreboard of every seed claim — seed × figure coloured by
+verdict, counts per seed, filters by kind and verdict, each preset's claims beside our values
+with the cause of every difference, a run button that leads to the run it starts, and a JSON
+endpoint the page polls so it updates as runs finish (issues 15, 18, 20).  Thin: the logic is
+in :mod:`gridportal.experiments.reproductions` and the engine."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
+from django.http import JsonResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from gridportal.experiments.reproductions import (
-    reproduction_rows,
+    reproduction_board,
     reproduction_run,
     reproduction_run_all,
+    row_checks,
 )
-from scheduler.experiments.reproduce import VERDICTS, published_text, value_text
+from scheduler.experiments.base import kinds
+from scheduler.experiments.reproduce import (
+    VERDICTS,
+    archive_url,
+    published_text,
+    reproductions,
+    value_text,
+)
+
+#: What the scoreboard shows (the verdicts a claim or a figure can have).
+SHOWN = ("reproduced", "same shape", "differs", "by construction", "not measured", "not run")
 
 
 def _check_view(check: dict) -> dict:
@@ -25,23 +41,57 @@ def _check_view(check: dict) -> dict:
     }
 
 
+def _context(request) -> dict:
+    kind = request.GET.get("kind") or None
+    if kind not in {k.name for k in kinds()}:
+        kind = None
+    want = request.GET.get("verdict") or ""
+    board = reproduction_board(user=request.user, kind=kind)
+    items = []
+    for row in board["rows"]:
+        checks = [_check_view(c) for c in row_checks(row)]
+        items.append({
+            "row": row,
+            "checks": checks,
+            "hidden": bool(want) and want != row.verdict,
+            "missing_urls": [(n, archive_url(n)) for n in row.missing],
+        })  # fmt: skip
+    totals = {v: sum(1 for r in board["rows"] if r.verdict == v) for v in VERDICTS}
+    return {
+        "items": items,
+        "board": board["scoreboard"],
+        "deviations": board["deviations"],
+        "totals": totals,
+        "active": any(r.latest_active for r in board["rows"]),
+        "kind": kind,
+        "verdict": want,
+        "kinds": sorted({r.kind.name for r in reproductions()}),
+        "verdicts": SHOWN,
+    }
+
+
 @login_required
 def reproduction_list(request):
-    kind = request.GET.get("kind") or None
-    rows = []
-    for row in reproduction_rows(user=request.user, kind=kind):
-        checks = row.checks or [
-            {**e.as_json(), "verdict": "not run", "ours": None, "detail": ""}
-            for e in row.rep.preset.published
-        ]
-        rows.append({"row": row, "checks": [_check_view(c) for c in checks]})
-    totals = {v: sum(1 for r in rows if r["row"].verdict == v) for v in VERDICTS}
-    active = any(r["row"].latest_active for r in rows)
-    return render(
-        request,
-        "reproductions/list.html",
-        {"rows": rows, "totals": totals, "active": active, "kind": kind},
-    )
+    return render(request, "reproductions/list.html", _context(request))
+
+
+@login_required
+def reproduction_status(request):
+    """The page's live state as JSON: the scoreboard and each preset's row as HTML, so the page
+    replaces them without a reload while runs are queued or running."""
+    ctx = _context(request)
+    return JsonResponse({
+        "active": ctx["active"],
+        "totals": ctx["totals"],
+        "scoreboard_html": render_to_string("reproductions/_scoreboard.html", ctx, request),
+        "rows": {
+            f"{i['row'].rep.kind.name}/{i['row'].rep.preset.name}": {
+                "verdict": i["row"].verdict,
+                "html": render_to_string("reproductions/_row.html", {"item": i}, request),
+            }
+            for i in ctx["items"]
+        },
+    })  # fmt: skip
 
 
 @login_required
@@ -63,5 +113,9 @@ def reproduction_run_view(request):
         for message in exc.messages:
             messages.warning(request, message)
         return redirect("reproduction-list")
-    messages.success(request, f"started {exp.name} (run #{exp.pk})")
-    return redirect("reproduction-list")
+    messages.success(
+        request,
+        f"started {exp.name} (run #{exp.pk}); the Reproductions page shows its verdict when it "
+        "finishes",
+    )
+    return redirect(reverse("experiment-detail", args=[exp.pk]))

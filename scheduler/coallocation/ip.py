@@ -13,8 +13,9 @@ subject to
   rc_j > wc_i", so those variables are not created (the solver's presolve would do the same);
 * (7) a path with rb_l > 0 uses at least one arc; one with rb_l = 0 none (no variables);
 * (8) both directions of link k share its bandwidth: Σ_l rb_l (y[k→, l] + y[k←, l]) <= wb_k
-  (arcs of a link too thin for rb_l alone are not created; the row is dropped when the
-  requests cannot exceed wb_k together);
+  (arcs of a link too thin for rb_l alone are not created; the row is dropped only when the
+  paths with arcs on k cannot exceed wb_k together: Σ rb_l over them, twice for a path that
+  may use both directions, i.e. without (10));
 * (9) flow conservation for l = (o, p) at every vertex m: out − in = x[m, o] − x[m, p] (one
   unit of flow from o's site to p's site; exchange points have no x, so 0);
 * (10) optional: no path uses both directions of a link;
@@ -95,6 +96,9 @@ def build_ip(
             hi.append(1.0)
     y_cols: list[tuple[int, int, int, int]] = []
     link_use: list[list[tuple[int, float]]] = [[] for _ in links]
+    # the most a link can carry if the row were left out: per path rb_l once when (10) forbids
+    # using both directions (or only one was created), twice otherwise
+    link_most: list[float] = [0.0] * len(links)
     for l_idx, (o, p, rb) in enumerate(paths):
         if rb <= 0:
             continue  # (7), rb_l = 0: no arc may carry it, so none is created
@@ -126,6 +130,7 @@ def build_ip(
                 rows.append([(pair[0], 1.0), (pair[1], 1.0)])
                 lo.append(-math.inf)
                 hi.append(1.0)
+            link_most[k] += rb * (1 if two_way else len(pair))
         if not path_cols:
             return None
         # (7)
@@ -155,9 +160,11 @@ def build_ip(
                     rows.append([(c, 1.0) for c in in_arcs[m]] + [(x_of[m, p], -1.0)])
                     lo.append(0.0)
                     hi.append(math.inf)
-    # (8)
+    # (8): a row for every link an arc uses, unless the paths cannot exceed wb_k together.
+    # (Counting each path's arcs and halving was wrong: P_max pruning may create only one
+    # direction of a link for a path, and then two paths at rb = wb_k looked like one.)
     for k, use in enumerate(link_use):
-        if use and sum(v for _, v in use) / 2 > wb[k]:  # each path counts on both arcs
+        if use and link_most[k] > wb[k]:
             rows.append(use)
             lo.append(-math.inf)
             hi.append(float(wb[k]))

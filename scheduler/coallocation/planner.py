@@ -80,7 +80,8 @@ class Plan:
     objective: float  # the IP's optimum under the option's weights
     quality: float  # Σ amount / quality (lower is better)
     optimal: bool
-    solve_seconds: float
+    solve_seconds: float  # this frame's own solver time (0 when ``cached``)
+    cached: bool = False  # same availability as an earlier frame: its solution, not solved
 
 
 @dataclass
@@ -148,7 +149,9 @@ def plan(
             else [c * w for c, w in zip(site_cost, weights, strict=True)]
         )
         key = (tuple(wc), tuple(wb), tuple(costs))
-        if config.cache and key in cache:
+        frame_secs = 0.0
+        cached = config.cache and key in cache
+        if cached:
             sol = cache[key]
         else:
             if table is not None:
@@ -172,6 +175,7 @@ def plan(
                 result.solves += 1
                 result.mip_solves += int(used_mip)
                 result.solve_seconds.append(secs)
+                frame_secs = secs
                 result.timeouts += int(timed_out)
             cache[key] = sol
         if sol is None:
@@ -197,7 +201,7 @@ def plan(
             Plan(
                 f, start, start + d, sol.mapping, routes, site_blocks, link_blocks,
                 round(price, 6), round(sol.objective, 6), round(quality, 6), sol.optimal,
-                result.solve_seconds[-1] if result.solve_seconds else 0.0,
+                frame_secs, cached,
             )
         )  # fmt: skip
         if config.stop_at_first and config.option == "earliest":
@@ -239,4 +243,5 @@ def plan_as_json(t: Topology, r: Request, p: Plan) -> dict[str, Any]:
         "quality": p.quality,
         "optimal": p.optimal,
         "solve_seconds": round(p.solve_seconds, 6),
+        "cached": p.cached,
     }

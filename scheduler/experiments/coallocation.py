@@ -3,10 +3,11 @@
 "Comparison of service levels", "Comparison of Resource Utilizations with administrator
 options (A) and (B)", "Comparison of planning times").
 
-During a first day two users send Poisson requests (types 1–4, CPUs {1, 2, 4, 8} per site,
-1 Gbps per path, D ∈ {30, 60, 120} min, LST − EST + D = 3D) for the next day until the requested
-load reaches ``max_load``; the GRC plans each over N frames with the 0-1 IP and reserves the
-first plan all-or-nothing (:mod:`scheduler.coallocation`).  The same workload is replayed per
+During a first day two users send Poisson requests (types 1–4, CPUs {1, 2, 4, 8} — one draw
+for all sites of a request by default, see ``CALIBRATION`` — 1 Gbps per path,
+D ∈ {30, 60, 120} min, LST − EST + D = 3D) for the next day until the requested load reaches
+``max_load``; the GRC plans each over N frames with the 0-1 IP and reserves the first plan
+all-or-nothing (:mod:`scheduler.coallocation`).  The same workload is replayed per
 scenario: normal; service levels (UserB low priority, option C); load balancing (A);
 preference by domain (B1); preference by CPU count (B2).
 
@@ -17,6 +18,7 @@ only with ``measure_time`` (they are the one non-deterministic output).
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import statistics
 from typing import Any
@@ -26,8 +28,17 @@ from ..coallocation.requests import SHAPES
 from ..coallocation.simulate import Outcome, SimResult, seed_workload, simulate
 from ..coallocation.topology import Topology, TopologyError, builtin_topologies, load_topology
 from .base import ExperimentKind, InputSpec, Preset, chart, register, series, table
-from .published import SEED001_SERVICE_LEVELS, SEED001_SUCCESS
-from .schema import Param, ParamError
+from .claims import of
+from .schema import Param, ParamError, split_list
+
+
+def _domain_order(text: str) -> list[str]:
+    """Comma-separated domain names (checked against the topology when the run starts)."""
+    names = split_list(text, "domain_order", max_items=100)
+    if any(len(n) > 100 for n in names):
+        raise ParamError({"domain_order": "domain names have at most 100 characters"})
+    return names
+
 
 SCENARIOS = (
     ("normal", "normal", "none", False),
@@ -37,6 +48,86 @@ SCENARIOS = (
     ("pref_cpus", "(B2) preference by # of CPUs", "B-cpus", False),
 )
 USERS = ("UserA", "UserB")
+
+# In-domain wiring of a built-in testbed.  The seed's "Simulation Settings" give link classes
+# ("in-domain: 5 Gbps / value 5, inter domain: 10 / 3"), not which site pairs are linked.
+WIRINGS = {
+    "mesh": "every pair of sites of a domain linked (5 Gbps)",
+    "star": "each site linked to its domain's largest site (5 Gbps)",
+    "none": "no in-domain links: every path goes through an exchange point",
+}
+REQUEST_CPUS = {
+    "per-site": "each requested site draws its CPUs from {1, 2, 4, 8}",
+    "same": "one draw from {1, 2, 4, 8} per request, for all its sites",
+}
+
+# What the seed does not give and how we chose it (shown on the Reproductions page).  Measured
+# with bench/calibrate_coallocation.py (10 workloads, seed 0, normal + service levels, load up
+# to 100 %): success ratio in the 70–80 % bin (paper: "over 0.61"), in the 40–50 % bin (paper:
+# "about 0.90"), UserA / UserB in the 90–100 % bin with UserB at low priority (paper: 0.60 /
+# 0.37).  ``fit`` is the sum of squared distances to the four paper values.
+CALIBRATION: dict[str, Any] = {
+    "unknowns": {
+        "wiring": "the testbed's in-domain links (the seed gives link classes, not pairs): "
+        + "; ".join(f"{k}: {v}" for k, v in WIRINGS.items()),
+        "shape": "how a request's sites are joined (the seed's type figure is not in the "
+        "text): star around the first site, or every pair (mesh)",
+        "request_cpus": "whether 'Requested # of CPUs 1, 2, 4, 8 for all sites' is one draw per "
+        "site or per request",
+    },
+    "targets": {"normal_success_at_50": 0.90, "normal_success_at_80": 0.61,
+                "service_levels_UserA_at_100": 0.60, "service_levels_UserB_at_100": 0.37},
+    "chosen": {"wiring": "mesh", "shape": "star", "request_cpus": "same"},
+    "note": "calibrated: the seed gives neither the testbed's wiring nor the request types' "
+    "shapes, and 'Requested # of CPUs 1, 2, 4, 8 for all sites' reads either way; we chose "
+    "the set-up that fits the paper's four printed ratios best: in-domain full mesh, star "
+    "requests, one CPU count per request (bench/calibrate_coallocation.py).  Wiring 'none' "
+    "is shown for sensitivity only: the seed lists an in-domain link class, so it is not a "
+    "candidate.  Mesh-shaped requests (every pair of sites joined) are not swept yet: one "
+    "combination did not finish in 10 minutes on the shared machine.",
+    # (wiring, shape, request_cpus, at 50 %, at 80 %, UserA at 100 %, UserB at 100 %, fit),
+    # 10 workloads, seed 0 (measured 2026-11-23)
+    "measured": [
+        ("mesh", "star", "same", 0.9003, 0.6325, 0.5714, 0.3636, 0.0014),
+        ("star", "star", "same", 0.9141, 0.6325, 0.5714, 0.3471, 0.0020),
+        ("none", "star", "same", 0.9058, 0.6168, 0.5546, 0.3306, 0.0037),
+        ("mesh", "star", "per-site", 0.9403, 0.5928, 0.5354, 0.2388, 0.0233),  # before
+    ],
+    "paper": (0.90, 0.61, 0.60, 0.37),
+}  # fmt: skip
+
+
+def wire(doc: dict[str, Any], wiring: str) -> dict[str, Any]:
+    """``doc`` (a topology document) with its in-domain site-to-site links per ``wiring``."""
+    if wiring not in WIRINGS:
+        raise ParamError({"wiring": f"unknown wiring {wiring!r}"})
+    if wiring == "mesh":
+        return doc
+    domain = {s["name"]: s["domain"] for s in doc["sites"]}
+    cpus = {s["name"]: s["cpus"] for s in doc["sites"]}
+    hub: dict[str, str] = {}
+    for s in doc["sites"]:  # the largest site of each domain (the first one on ties)
+        h = hub.get(s["domain"])
+        if h is None or s["cpus"] > cpus[h]:
+            hub[s["domain"]] = s["name"]
+    links = []
+    for ln in doc["links"]:
+        a, b = ln["between"]
+        if a in domain and b in domain and domain[a] == domain[b]:
+            if wiring == "none" or hub[domain[a]] not in (a, b):
+                continue
+        links.append(ln)
+    return {**doc, "links": links}
+
+
+def same_cpus(requests: list) -> list:  # type: ignore[type-arg]
+    """Requests whose sites all ask the first site's CPUs (``request_cpus = same``)."""
+    out = []
+    for r in requests:
+        c = r.sites[0].cpus
+        sites = tuple(dataclasses.replace(s, cpus=c) for s in r.sites)
+        out.append(dataclasses.replace(r, sites=sites))
+    return out
 
 
 def _r(x: float | None, digits: int = 4) -> float | None:
@@ -73,7 +164,15 @@ class Coallocation(ExperimentKind):
               "only a few dozen requests of one workload, so one alone is noisy."),
         Param("shape", "choice", "star", choices=SHAPES, label="request shape",
               help="Type t has t + 1 requested sites, joined as a star around the first site "
-              "or pairwise (mesh)."),
+              "or pairwise (mesh).  Not in the seed: calibrated (CALIBRATION)."),
+        Param("wiring", "choice", "mesh", choices=tuple(WIRINGS), label="in-domain wiring",
+              help="In-domain links of the built-in testbed (ignored for an uploaded "
+              "topology): " + "; ".join(f"{k}: {v}" for k, v in WIRINGS.items())
+              + ".  Not in the seed: calibrated (CALIBRATION)."),
+        Param("request_cpus", "choice", "same", choices=tuple(REQUEST_CPUS),
+              label="requested CPUs drawn",
+              help="; ".join(f"{k}: {v}" for k, v in REQUEST_CPUS.items())
+              + ".  The seed's wording allows both: calibrated (CALIBRATION)."),
         Param("frames", "int", 10, min=1, max=50, label="time frames N"),
         Param("option", "choice", "earliest", choices=("earliest", "cheapest", "quality"),
               label="user option"),
@@ -85,7 +184,8 @@ class Coallocation(ExperimentKind):
               help="Solve the IP of every frame as the seed does; off, the user option "
               "'earliest' stops at the first frame with a plan (the same plan is chosen)."),
         Param("domain_order", "str", "",
-              help="Domain preference for (B1), comma-separated (default: topology order)."),
+              help="Domain preference for (B1), comma-separated (default: topology order).",
+              parse=_domain_order),
         Param("normal", "bool", True, label="scenario: normal"),
         Param("service_levels", "bool", True, label="scenario: service levels (C)"),
         Param("load_balancing", "bool", False, label="scenario: (A) load balancing"),
@@ -104,7 +204,7 @@ class Coallocation(ExperimentKind):
             "service levels': normal vs UserB at low priority, load up to 100 %",
             {"normal": True, "service_levels": True, "load_balancing": False,
              "pref_domain": False, "pref_cpus": False},
-            minutes=1.0, published=SEED001_SUCCESS + SEED001_SERVICE_LEVELS,
+            minutes=1.0, published=of("coallocation", "seed001-success-ratios"),
         ),
         Preset(
             "seed001-admin-options",
@@ -113,7 +213,7 @@ class Coallocation(ExperimentKind):
             "(N > S > U) and by # of CPUs",
             {"normal": True, "service_levels": False, "load_balancing": True,
              "pref_domain": True, "pref_cpus": True, "domain_order": "N,S,U"},
-            minutes=1.5, published=SEED001_SUCCESS,
+            minutes=1.5, published=of("coallocation", "seed001-admin-options"),
         ),
         Preset(
             "seed001-planning-times",
@@ -150,6 +250,8 @@ class Coallocation(ExperimentKind):
             )
             for w in range(W)
         ]  # fmt: skip
+        if params["request_cpus"] == "same":
+            workloads = [same_cpus(requests) for requests in workloads]
         total = sum(len(r) for r in workloads)
         if total > 20000:
             raise ParamError({"max_load": f"{total} requests: lower the load, day or workloads"})
@@ -190,7 +292,7 @@ class Coallocation(ExperimentKind):
         try:
             if given:
                 return load_topology(given[0])
-            return load_topology(builtin_topologies()[params["topology"]])
+            return load_topology(wire(builtin_topologies()[params["topology"]], params["wiring"]))
         except TopologyError as exc:
             raise ParamError({"topology": str(exc)}) from None
 
@@ -307,3 +409,37 @@ def _report(
               ["scenario", "user", "load (%)", "success ratio in bin", "cumulative"], rows),
     ]  # fmt: skip
     return {"summary": summary, "summary_labels": labels, "tables": tables, "charts": charts}
+
+
+def calibrate(
+    grid: dict[str, tuple[str, ...]] | None = None,
+    *,
+    workloads: int = 10,
+    seed: int = 0,
+    on_row=None,  # type: ignore[no-untyped-def]
+) -> list[dict[str, Any]]:
+    """Run the success-ratio set-up (normal + service levels, load to 100 %) for every
+    combination of the unknowns in ``grid`` and score each against the paper's four printed
+    ratios (``CALIBRATION["targets"]``): ``fit`` = Σ (ours − paper)², lower is better.
+    ``on_row(row)`` is called as each combination finishes."""
+    from .base import run_experiment
+
+    grid = grid or {"wiring": tuple(WIRINGS), "shape": SHAPES,
+                    "request_cpus": tuple(REQUEST_CPUS)}  # fmt: skip
+    names = list(grid)
+    combos: list[dict[str, str]] = [{}]
+    for n in names:
+        combos = [{**c, n: v} for c in combos for v in grid[n]]
+    targets = CALIBRATION["targets"]
+    rows = []
+    for combo in combos:
+        params = {"normal": True, "service_levels": True, "max_load": 100,
+                  "workloads": workloads, **combo}  # fmt: skip
+        s = run_experiment("coallocation", params, {}, seed=seed)["summary"]
+        got = {k: s.get(k) for k in targets}
+        fit = sum((got[k] - v) ** 2 for k, v in targets.items() if got[k] is not None)
+        row = {**combo, **got, "fit": round(fit, 4)}
+        rows.append(row)
+        if on_row is not None:
+            on_row(row)
+    return sorted(rows, key=lambda r: r["fit"])

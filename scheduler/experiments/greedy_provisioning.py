@@ -21,7 +21,8 @@ from typing import Any
 
 from ..provisioning.best_effort import run_best_effort
 from ..provisioning.greedy import GreedyPlan, greedy_provision
-from .base import Expectation, Preset, chart, register, series, table
+from .base import Preset, chart, register, series, table
+from .claims import of
 from .provisioning import (
     FIG19,
     THESIS_LAYERED,
@@ -30,7 +31,6 @@ from .provisioning import (
     _mean_std,
     _r,
 )
-from .published import makespan_ratio, provisioned_vs_best_effort
 
 HOUR = 3600.0
 DAY = 86400.0
@@ -65,47 +65,38 @@ class GreedyProvisioning(Provisioning):
         Preset("thesis-fig52-ctc", "Thesis Figure 52 on CTC-SP2 (430 processors)",
                {"procs": "430", "mean_procs": 22.0, **THESIS_LAYERED},
                traces=("CTC-SP2",), minutes=1.5,  # measured: 87 s CPU
-               published=provisioned_vs_best_effort("thesis §7.2, Figure 52", cost_at_1=0.01)),
+               published=of("greedy-provisioning", "thesis-fig52-ctc")),
         Preset("thesis-fig52-sdsc", "Thesis Figure 52 on SDSC-SP2 (128 processors)",
                {"procs": "128", "mean_procs": 6.0, **THESIS_LAYERED},
                traces=("SDSC-SP2",), minutes=2.0,  # measured: 124 s CPU
-               published=provisioned_vs_best_effort("thesis §7.2, Figure 52", cost_at_1=0.01)),
+               published=of("greedy-provisioning", "thesis-fig52-sdsc")),
         Preset("thesis-fig53-ctc",
                "Thesis Figure 53 on CTC-SP2: α = 0 and 1; sweep 'tasks' 100–400",
                {"procs": "430", "mean_procs": 22.0, "levels": 0, "alphas": "0,1",
                 "report_alpha": 1.0},
                traces=("CTC-SP2",), minutes=1.0,
-               published=provisioned_vs_best_effort("thesis §7.2, Figure 53", cost_at_1=0.01)),
+               published=of("greedy-provisioning", "thesis-fig53-ctc")),
         Preset("thesis-fig53-sdsc",
                "Thesis Figure 53 on SDSC-SP2: α = 0 and 1; sweep 'tasks' 100–400",
                {"procs": "128", "mean_procs": 6.0, "levels": 0, "alphas": "0,1",
                 "report_alpha": 1.0},
                traces=("SDSC-SP2",), minutes=1.0,
-               published=provisioned_vs_best_effort("thesis §7.2, Figure 53", cost_at_1=0.01)),
+               published=of("greedy-provisioning", "thesis-fig53-sdsc")),
         Preset("thesis-fig54-ctc",
                "Thesis Figure 54 on CTC-SP2: α = 0 and 1; sweep 'mean_procs' 3–30",
                {"procs": "430", "alphas": "0,1", "report_alpha": 1.0, **THESIS_LAYERED},
                traces=("CTC-SP2",), minutes=1.0,
-               published=provisioned_vs_best_effort("thesis §7.2, Figure 54", cost_at_1=0.01)),
+               published=of("greedy-provisioning", "thesis-fig54-ctc")),
         Preset("thesis-fig55-ctc",
                "Thesis Figure 55 on CTC-SP2: α = 0.5; sweep 'load_p' 0–0.33",
                {"procs": "430", "mean_procs": 22.0, "alphas": "0.5", **THESIS_LAYERED},
                traces=("CTC-SP2",), minutes=1.0,
-               published=(
-                   makespan_ratio("thesis §7.2, Figure 55",
-                                  "the provisioned makespan normalised by best effort is below 1"),
-                   Expectation("thesis §7.2, Figure 55", "cost_ratio",
-                               "the allocation cost of the provisioned approach is higher than "
-                               "the best effort allocation cost (α = 0.5)",
-                               shape=">", than=1.0),
-               )),
+               published=of("greedy-provisioning", "thesis-fig55-ctc")),
         Preset("thesis-fig56-multisite",
                "Thesis Figure 56: six sites from CTC-SP2 (trace 1) and SDSC-SP2 (trace 2); "
                "sweep 'num_sites' 2–6",
                dict(FIG19), traces=("CTC-SP2", "SDSC-SP2"), minutes=2.0,  # measured: 118 s CPU
-               published=(makespan_ratio("thesis §7.3, Figure 56",
-                                         "the provisioned makespan is below best effort's with "
-                                         "six resources"),)),
+               published=of("greedy-provisioning", "thesis-fig56-multisite")),
         Preset("quick", "A quick look: 5 submissions", {"submissions": 5}),
     )  # fmt: skip
 

@@ -39,9 +39,9 @@ from ..provisioning.plan import PlanEvaluator
 from ..slots.advertise import advertise_simulator
 from ..workflows import generate_cybershake, generate_layered, generate_montage
 from ..workflows.dag import Workflow
-from ._sites import SITE_PARAMS, build_sites
-from .base import Expectation, ExperimentKind, InputSpec, Preset, chart, register, series, table
-from .published import makespan_ratio, provisioned_vs_best_effort
+from ._sites import SITE_PARAMS, build_sites, check_site_facts
+from .base import ExperimentKind, InputSpec, Preset, chart, register, series, table
+from .claims import of
 from .schema import Param, ParamError, alpha_list
 
 HOUR = 3600.0
@@ -90,6 +90,9 @@ def _r(value: float | None, digits: int = 4) -> float | None:
 
 @register
 class Provisioning(ExperimentKind):
+    def check_facts(self, params: dict[str, Any], facts: dict[str, list[dict[str, Any]]]) -> None:
+        check_site_facts(params, facts.get("traces", []))
+
     name = "provisioning"
     title = "Provisioning advertised slots versus best effort"
     description = (
@@ -110,7 +113,8 @@ class Provisioning(ExperimentKind):
               help="Where in the traces' common span the first submission falls."),
         Param("window_end", "float", 0.95, min=0, max=1, label="last submission (fraction)"),
         Param("alphas", "str", "0,0.2,0.4,0.6,0.8,1", label="trade-off factors α",
-              help="Comma-separated values in [0, 1] (eq. 15: 1 = cheapest, 0 = fastest)."),
+              help="Comma-separated values in [0, 1] (eq. 15: 1 = cheapest, 0 = fastest).",
+              parse=alpha_list),
         Param("report_alpha", "float", 0.5, min=0, max=1, label="α of the headline",
               help="The α of the Pareto/Gantt charts and the headline ratios."),
         Param(
@@ -155,81 +159,65 @@ class Provisioning(ExperimentKind):
         Preset("thesis-fig13-ctc", "As in thesis Figure 13 on CTC-SP2 (430 processors)",
                {"procs": "430", "mean_procs": 22.0, **THESIS_LAYERED},
                traces=("CTC-SP2",), minutes=1.5,  # measured: 76 s CPU
-               published=provisioned_vs_best_effort("thesis §4.7, Figure 13", cost_at_1=0.1)),
+               published=of("provisioning", "thesis-fig13-ctc")),
         Preset("thesis-fig13-sdsc", "As in thesis Figure 13 on SDSC-SP2 (128 processors)",
                {"procs": "128", "mean_procs": 6.0, **THESIS_LAYERED},
                traces=("SDSC-SP2",), minutes=1.0,  # measured: 35 s CPU
-               published=provisioned_vs_best_effort("thesis §4.7, Figure 13", cost_at_1=0.1)),
+               published=of("provisioning", "thesis-fig13-sdsc")),
         Preset("thesis-fig14-ctc",
                "As in thesis Figure 14 on CTC-SP2: α = 0 and 1; sweep 'tasks' 100–400",
                {"procs": "430", "mean_procs": 22.0, "levels": 0, "alphas": "0,1",
                 "report_alpha": 1.0},
                traces=("CTC-SP2",), minutes=2.0,
-               published=provisioned_vs_best_effort("thesis §4.7, Figure 14")),
+               published=of("provisioning", "thesis-fig14-ctc")),
         Preset("thesis-fig14-sdsc",
                "As in thesis Figure 14 on SDSC-SP2: α = 0 and 1; sweep 'tasks' 100–400",
                {"procs": "128", "mean_procs": 6.0, "levels": 0, "alphas": "0,1",
                 "report_alpha": 1.0},
                traces=("SDSC-SP2",), minutes=2.0,
-               published=provisioned_vs_best_effort("thesis §4.7, Figure 14")),
+               published=of("provisioning", "thesis-fig14-sdsc")),
         Preset("thesis-fig15-ctc",
                "As in thesis Figure 15 on CTC-SP2: α = 0 and 1; sweep 'mean_procs' 3–30",
                {"procs": "430", "alphas": "0,1", "report_alpha": 1.0, **THESIS_LAYERED},
                traces=("CTC-SP2",), minutes=2.0,
-               published=provisioned_vs_best_effort("thesis §4.7, Figure 15", cost_at_1=0.1)),
+               published=of("provisioning", "thesis-fig15-ctc")),
         Preset("thesis-fig15-sdsc",
                "As in thesis Figure 15 on SDSC-SP2: α = 0 and 1; sweep 'mean_procs' 1–9",
                {"procs": "128", "mean_procs": 6.0, "alphas": "0,1", "report_alpha": 1.0,
                 **THESIS_LAYERED},
                traces=("SDSC-SP2",), minutes=2.0,
-               published=provisioned_vs_best_effort("thesis §4.7, Figure 15", cost_at_1=0.1)),
+               published=of("provisioning", "thesis-fig15-sdsc")),
         Preset("thesis-fig16-ctc",
                "As in thesis Figure 16 on CTC-SP2: α = 0.5; sweep 'load_p' 0–0.33 (63–88 %) "
                "and 'mean_procs'",
                {"procs": "430", "mean_procs": 22.0, "alphas": "0.5", **THESIS_LAYERED},
                traces=("CTC-SP2",), minutes=2.0,
-               published=(makespan_ratio(
-                   "thesis §4.7, Figure 16",
-                   "the normalised provisioned makespan is below 1 (63 % utilization)"),)),
+               published=of("provisioning", "thesis-fig16-ctc")),
         Preset("thesis-fig16-sdsc",
                "As in thesis Figure 16 on SDSC-SP2: α = 0.5; sweep 'load_p' (the cleaned trace "
                "starts at 83 %)",
                {"procs": "128", "mean_procs": 6.0, "alphas": "0.5", **THESIS_LAYERED},
                traces=("SDSC-SP2",), minutes=2.0,
-               published=(makespan_ratio(
-                   "thesis §4.7, Figure 16",
-                   "the normalised provisioned makespan is below 1 (70 % utilization)"),)),
+               published=of("provisioning", "thesis-fig16-sdsc")),
         Preset("thesis-fig18-cybershake",
                "As in thesis Figure 18: CyberShake on CTC-SP2 (430), α = 0.5; sweep 'load_p' "
                "0, 0.15, 0.33 (63, 76, 88 %)",
                {"procs": "430", "workflow": "cybershake", "alphas": "0.5", "submissions": 10,
                 "seed_full_plan": True},
                traces=("CTC-SP2",), minutes=15.0,
-               published=(
-                   makespan_ratio("thesis §4.8, Figure 18",
-                                  "the provisioned makespan at 63 % utilization is 23 % lower "
-                                  "than the best effort value", 0.77),
-                   Expectation("thesis §4.8, Figure 18", "be_makespan_h",
-                               "at 63 % utilization the best effort makespan is 476811 s "
-                               "(5.5 days)", value=132.45, tolerance=0.25, relative=True),
-               )),
+               published=of("provisioning", "thesis-fig18-cybershake")),
         Preset("thesis-fig18-cybershake-88",
                "As in thesis Figure 18 at 88 % utilization: CyberShake on CTC-SP2 (430), "
                "α = 0.5, load_p 0.33",
                {"procs": "430", "load_p": "0.33", "workflow": "cybershake", "alphas": "0.5",
                 "submissions": 10, "seed_full_plan": True},
                traces=("CTC-SP2",), minutes=20.0,
-               published=(makespan_ratio("thesis §4.8, Figure 18",
-                                         "at 88 % utilization the provisioned makespan is 50 % "
-                                         "lower than the best effort makespan", 0.5),)),
+               published=of("provisioning", "thesis-fig18-cybershake-88")),
         Preset("thesis-fig19-multisite",
                "As in thesis Figure 19: six sites from CTC-SP2 (trace 1) and SDSC-SP2 "
                "(trace 2), 1000 Gb per edge at 10 Gbps and 150 s; sweep 'num_sites' 2–6",
                dict(FIG19), traces=("CTC-SP2", "SDSC-SP2"), minutes=1.0,  # measured: 44 s CPU
-               published=(makespan_ratio("thesis §4.9, Figure 19",
-                                         "the provisioned makespan increases to about 45 % of the "
-                                         "best effort makespan when all 6 resources are present",
-                                         0.45),)),
+               published=of("provisioning", "thesis-fig19-multisite")),
         Preset("quick", "A quick look: 5 submissions, MOGA 40 × 5",
                {"submissions": 5, "population": 40, "generations": 5}),
     )  # fmt: skip
@@ -481,9 +469,13 @@ class Provisioning(ExperimentKind):
             f"provisioned makespan (h), α = {report_alpha:g}", "provisioned cost (SU)",
             "hypervolume ratio",
         ]  # fmt: skip
+        ra = _akey(report_alpha)
         return {
             "summary": summary,
             "summary_labels": labels,
+            # Key results (issue 20): makespan and cost, best effort vs provisioned at the
+            # headline α
+            "key": ["be_makespan_h", f"prov_makespan_h_{ra}", "be_cost_su", f"prov_cost_su_{ra}"],
             "tables": [
                 table("per-alpha", "Provisioned versus best effort per α", columns, rows),
                 table("per-submission", "Each submission", sub_columns, sub_rows),

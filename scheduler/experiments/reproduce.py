@@ -1,17 +1,24 @@
-"""Reproductions: a preset's published values beside a run's, and the verdict (issue 15).
+"""Reproductions: a preset's claims beside a run's values, and the verdict (issues 15, 18).
 
-A preset that reproduces a seed figure or table declares the seed's published values as
-:class:`~scheduler.experiments.base.Expectation` s.  This module
+A preset that reproduces a seed figure or table declares the seed's claims as
+:class:`~scheduler.experiments.base.Claim` s (written in :mod:`scheduler.experiments.claims`).
+This module
 
 * reads a metric out of a Result (a ``summary`` key, or ``"<chart id>/<series name>"``);
-* checks one expectation — **matches** (the published number within its tolerance, and the
+* checks one claim — **reproduced** (the published number within its tolerance, and the
   declared shape holds), **same shape** (the shape holds, the number is off), **differs** (the
-  shape fails, or a bare number is off), **not measured** (the Result lacks the metric) — and
-  a preset (the worst of its checks; **not run** without a Result);
-* lists every preset with expectations, finds the archive traces each needs in a directory,
-  and runs them (the ``reproduce`` command and the portal's Reproductions page use this).
+  shape fails, or a bare number is off), **by construction** (it holds, but the algorithm
+  guarantees it: never counted as a reproduction), **not measured** (the Result lacks the
+  metric, or a cross-run claim's other run is missing) — and a preset (the worst of its
+  checks that are not by construction; **not run** without a Result);
+* evaluates cross-run claims (``than_run``: the other preset's latest Result);
+* counts the verdicts per seed and per (seed, figure) — the scoreboard;
+* lists every preset with claims, finds the archive traces each needs in a directory, and runs
+  them (the ``reproduce`` command and the portal's Reproductions page use this).
 
-The engine never imports Django: the portal passes its Results and traces in.
+A "differs" (or "same shape") verdict carries the claim's ``cause``; one without a cause is
+reported as such (``missing_cause``).  The engine never imports Django: the portal passes its
+Results and traces in.
 """
 
 from __future__ import annotations
@@ -37,13 +44,19 @@ __all__ = [
     "reference_rows",
     "published_text",
     "value_text",
+    "tally",
+    "scoreboard",
+    "archive_url",
+    "REPRODUCED",
+    "BY_CONSTRUCTION",
 ]
 
-MATCHES, SAME_SHAPE, DIFFERS = "matches", "same shape", "differs"
-NOT_MEASURED, NOT_RUN = "not measured", "not run"
+REPRODUCED, SAME_SHAPE, DIFFERS = "reproduced", "same shape", "differs"
+BY_CONSTRUCTION, NOT_MEASURED, NOT_RUN = "by construction", "not measured", "not run"
+MATCHES = REPRODUCED  # the issue-15 name
 #: Verdicts from best to worst; a preset's verdict is the worst of its measured checks.
-VERDICTS = (MATCHES, SAME_SHAPE, DIFFERS, NOT_MEASURED, NOT_RUN)
-_RANK = {MATCHES: 0, SAME_SHAPE: 1, DIFFERS: 2}
+VERDICTS = (REPRODUCED, SAME_SHAPE, DIFFERS, BY_CONSTRUCTION, NOT_MEASURED, NOT_RUN)
+_RANK = {REPRODUCED: 0, SAME_SHAPE: 1, DIFFERS: 2}
 
 Number = float
 Series = list[tuple[Any, float]]
@@ -58,6 +71,20 @@ class Check:
     ours: Number | Series | None
     detail: str
 
+    @property
+    def off(self) -> bool:
+        """Whether we do not reproduce it (differs, or the number is off)."""
+        return self.verdict in (DIFFERS, SAME_SHAPE)
+
+    @property
+    def cause(self) -> str:
+        return self.expectation.cause if self.off else ""
+
+    @property
+    def missing_cause(self) -> bool:
+        """A deviation nobody explained: shown as such on the page and in the report."""
+        return self.off and not self.expectation.cause
+
     def as_json(self) -> dict[str, Any]:
         ours = self.ours
         if isinstance(ours, list):
@@ -67,6 +94,8 @@ class Check:
             "verdict": self.verdict,
             "ours": ours,
             "detail": self.detail,
+            "shown_cause": self.cause,
+            "missing_cause": self.missing_cause,
         }
 
 
@@ -121,10 +150,13 @@ def _finite(v: Any) -> float | None:
 
 def read_metric(result: dict[str, Any], metric: str) -> Number | Series | None:
     """A summary number, or a chart series as ``[(x, y), ...]`` sorted by x (points without a
-    finite y are left out); None when the Result has no such metric."""
+    finite y are left out; ``"chart/series[text]"`` keeps the points whose x contains
+    ``text``); None when the Result has no such metric."""
     if "/" not in metric:
         return _finite((result.get("summary") or {}).get(metric))
     chart_id, _, name = metric.partition("/")
+    name, _, select = name.partition("[")
+    select = select.rstrip("]")
     for spec in result.get("charts") or []:
         if spec.get("id") != chart_id:
             continue
@@ -132,6 +164,8 @@ def read_metric(result: dict[str, Any], metric: str) -> Number | Series | None:
             if s.get("name") == name:
                 pts = [(p[0], _finite(p[1])) for p in s.get("points") or [] if len(p) >= 2]
                 pts = [(x, y) for x, y in pts if y is not None]
+                if select:  # "chart/series[32n 4h]": the points whose x label contains it
+                    pts = [(x, y) for x, y in pts if select in str(x)]
                 return sorted(pts, key=_xkey) or None
     return None
 
@@ -224,38 +258,162 @@ def _tolerance(e: Expectation, published: float) -> float:
     return tol * abs(published) if e.relative else tol
 
 
-def check(e: Expectation, result: dict[str, Any]) -> Check:
-    """The verdict of one expectation against one Result."""
+def _base_check(e: Expectation, result: dict[str, Any], others: dict[str, Any] | None) -> Check:
     ours = read_metric(result, e.metric)
     if ours is None:
         return Check(e, NOT_MEASURED, None, f"the result has no {e.metric!r}")
     if e.shape:
-        other = e.than if not isinstance(e.than, str) else read_metric(result, e.than)
-        if isinstance(e.than, str) and other is None:
-            return Check(e, NOT_MEASURED, ours, f"the result has no {e.than!r}")
+        if e.than_run:
+            other_result = (others or {}).get(e.than_run)
+            if other_result is None:
+                return Check(e, NOT_MEASURED, ours, f"needs a run of {e.than_run}")
+            other = read_metric(other_result, str(e.than))
+            if other is None:
+                return Check(e, NOT_MEASURED, ours, f"{e.than_run} has no {e.than!r}")
+        else:
+            other = e.than if not isinstance(e.than, str) else read_metric(result, e.than)
+            if isinstance(e.than, str) and other is None:
+                return Check(e, NOT_MEASURED, ours, f"the result has no {e.than!r}")
+        if e.factor != 1.0 and other is not None:
+            other = (
+                [(x, y * e.factor) for x, y in other]
+                if isinstance(other, list)
+                else other * e.factor
+            )
         why = _shape_holds(e, ours, other)
         if why:
+            if e.than_run:
+                why += f" ({e.than} of {e.than_run})"
             return Check(e, DIFFERS, ours, why)
     has_number = e.value is not None or bool(e.points)
     off = _number_ok(e, ours) if has_number else ""
     if not off:
-        return Check(e, MATCHES, ours, "within the tolerance" if has_number else "shape holds")
+        return Check(e, REPRODUCED, ours, "within the tolerance" if has_number else "shape holds")
     return Check(e, SAME_SHAPE if e.shape else DIFFERS, ours, off)
 
 
+def check(e: Expectation, result: dict[str, Any], others: dict[str, Any] | None = None) -> Check:
+    """The verdict of one claim against one Result (``others``: the latest Result of other
+    presets by ``"kind/preset"``, for cross-run claims).  A by-construction claim that holds
+    is **by construction**, never **reproduced**; one that fails **differs** (a bug: the
+    guarantee is broken)."""
+    c = _base_check(e, result, others)
+    if e.by_construction and c.verdict == REPRODUCED:
+        return Check(e, BY_CONSTRUCTION, c.ours, f"holds by construction: {e.by_construction}")
+    if e.by_construction and c.off:
+        return Check(e, DIFFERS, c.ours, f"{c.detail} — a guarantee of the algorithm fails")
+    return c
+
+
 def worst(verdicts: Iterable[str]) -> str:
-    """A preset's verdict: the worst measured one; 'not measured' when none was measured."""
-    measured = [v for v in verdicts if v in _RANK]
-    return max(measured, key=_RANK.__getitem__) if measured else NOT_MEASURED
+    """A preset's verdict: the worst measured one that is not by construction; 'by
+    construction' when only such claims were measured; 'not measured' when none was."""
+    seen = list(verdicts)
+    measured = [v for v in seen if v in _RANK]
+    if measured:
+        return max(measured, key=_RANK.__getitem__)
+    return BY_CONSTRUCTION if BY_CONSTRUCTION in seen else NOT_MEASURED
 
 
-def verdict(preset: Preset, result: dict[str, Any] | None) -> tuple[str, list[Check]]:
-    """The preset's verdict and one :class:`Check` per expectation (``not run`` without a
+def verdict(
+    preset: Preset, result: dict[str, Any] | None, others: dict[str, Any] | None = None
+) -> tuple[str, list[Check]]:
+    """The preset's verdict and one :class:`Check` per claim (``not run`` without a
     Result)."""
     if result is None:
         return NOT_RUN, []
-    checks = [check(e, result) for e in preset.published]
+    checks = [check(e, result, others) for e in preset.published]
     return worst(c.verdict for c in checks), checks
+
+
+# ---------------------------------------------------------------------- the scoreboard
+
+
+def tally(checks: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """Counts of claim verdicts (from :meth:`Check.as_json` rows, or claims not run), and the
+    share of numeric claims that are not by construction reproduced within tolerance."""
+    counts = dict.fromkeys(VERDICTS, 0)
+    numeric = numeric_ok = no_cause = 0
+    for c in checks:
+        v = c.get("verdict", NOT_RUN)
+        counts[v] = counts.get(v, 0) + 1
+        if c.get("numeric") and not c.get("by_construction") and v in _RANK:
+            numeric += 1
+            numeric_ok += v == REPRODUCED
+        no_cause += bool(c.get("missing_cause"))
+    return {
+        "counts": counts,
+        # the same, named for templates
+        "reproduced": counts[REPRODUCED],
+        "same_shape": counts[SAME_SHAPE],
+        "differs": counts[DIFFERS],
+        "by_construction": counts[BY_CONSTRUCTION],
+        "not_run": counts[NOT_RUN] + counts[NOT_MEASURED],
+        "claims": sum(counts.values()),
+        "numeric": numeric,
+        "numeric_reproduced": numeric_ok,
+        "numeric_share": round(numeric_ok / numeric, 3) if numeric else None,
+        "missing_cause": no_cause,
+    }
+
+
+def cell_verdict(verdicts: Iterable[str]) -> str:
+    """The colour of one (seed, figure) cell: the worst counted verdict; 'by construction'
+    when every measured claim is; 'not run' when nothing was measured."""
+    seen = list(verdicts)
+    v = worst(seen)
+    return NOT_RUN if v == NOT_MEASURED and not any(x == NOT_MEASURED for x in seen) else v
+
+
+def scoreboard(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """Seed × figure from report/page rows (``kind``, ``preset``, ``checks`` and
+    ``published`` as in :meth:`Reproduction.as_json`): per seed the tally and the figures, per
+    figure the verdict and the presets behind it."""
+    seeds: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        checks = row.get("checks") or [
+            {**e, "verdict": NOT_RUN} for e in row.get("published") or []
+        ]
+        for c in checks:
+            seed = c.get("seed") or "?"
+            s = seeds.setdefault(seed, {"seed": seed, "title": SEED_TITLES.get(seed, seed),
+                                        "figures": {}, "checks": []})  # fmt: skip
+            s["checks"].append(c)
+            f = s["figures"].setdefault(c.get("figure") or "?", {"verdicts": [], "presets": []})
+            f["verdicts"].append(c["verdict"])
+            key = f"{row['kind']}/{row['preset']}"
+            if key not in f["presets"]:
+                f["presets"].append(key)
+    out = []
+    for seed in sorted(seeds):
+        s = seeds[seed]
+        figures = [
+            {"figure": name, "verdict": cell_verdict(f["verdicts"]), "presets": f["presets"],
+             "claims": len(f["verdicts"])}
+            for name, f in sorted(s["figures"].items(), key=lambda kv: _figure_key(kv[0]))
+        ]  # fmt: skip
+        out.append({"seed": seed, "title": s["title"], "tally": tally(s["checks"]),
+                    "figures": figures})  # fmt: skip
+    every = [c for s in seeds.values() for c in s["checks"]]
+    return {"seeds": out, "tally": tally(every)}
+
+
+def _figure_key(name: str) -> tuple[int, float, str]:
+    import re
+
+    m = re.search(r"\d+(\.\d+)?", name)
+    order = 0 if name.startswith("Fig") else 1 if name.startswith("Table") else 2
+    return (order, float(m.group(0)) if m else 1e9, name)
+
+
+#: The seeds (/work/shared/seeds): short titles for the scoreboard.
+SEED_TITLES = {
+    "000": "Thesis (Singh): provisioning, pricing, virtual reservations",
+    "001": "Seed 001 (Takefusa et al.): co-allocation of computers and network",
+    "002": "Seed 002 (Buisson et al.): malleable applications in multiclusters (KOALA)",
+    "003": "Seed 003 (Singh, Kesselman, Deelman): provisioning and workflow clustering",
+    "004": "Seed 004 (Dumitrescu, Wilde, Foster): usage-policy enforcement",
+}
 
 
 def reference_rows(preset: Preset, result: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
@@ -280,7 +438,26 @@ def reference_rows(preset: Preset, result: dict[str, Any]) -> dict[str, list[dic
 
 
 def fetch_hint(name: str) -> str:
-    return f"needs trace {name}: run `manage.py fetch_trace {name}`"
+    return (
+        f"needs trace {name}: upload it on the Traces page (from {archive_url(name)}) or run "
+        f"`manage.py fetch_trace {name}`"
+    )
+
+
+#: Where the Parallel Workloads Archive keeps the cleaned logs the presets name.
+ARCHIVE = "https://www.cs.huji.ac.il/labs/parallel/workload"
+ARCHIVE_FILES = {
+    "CTC-SP2": "l_ctc_sp2/CTC-SP2-1996-3.1-cln.swf.gz",
+    "SDSC-SP2": "l_sdsc_sp2/SDSC-SP2-1998-4.2-cln.swf.gz",
+    "KTH-SP2": "l_kth_sp2/KTH-SP2-1996-2.1-cln.swf.gz",
+    "NASA-iPSC": "l_nasa_ipsc/NASA-iPSC-1993-3.1-cln.swf.gz",
+}
+
+
+def archive_url(name: str) -> str:
+    """The download address of archive log ``name`` (the archive's log page when unknown)."""
+    path = ARCHIVE_FILES.get(name)
+    return f"{ARCHIVE}/{path}" if path else f"{ARCHIVE}/logs.html"
 
 
 def trace_matches(name: str, *labels: str) -> bool:
@@ -348,5 +525,8 @@ def published_text(e: dict[str, Any]) -> str:
     if e.get("shape"):
         than = e.get("than")
         tol = f" ± {e['tolerance']:g}{rel}" if e["shape"] == "~=" else ""
-        parts.append(f"{e['shape']} {value_text(than) if than is not None else ''}{tol}".strip())
+        scale = f"{e['factor']:g} × " if e.get("factor", 1.0) != 1.0 else ""
+        run = f" of {e['than_run']}" if e.get("than_run") else ""
+        shown = value_text(than) if than is not None else ""
+        parts.append(f"{e['shape']} {scale}{shown}{run}{tol}".strip())
     return "; ".join(parts)

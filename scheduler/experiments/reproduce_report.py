@@ -1,12 +1,19 @@
-"""The reproduction report: run every preset with published values on the traces the user has
-and write ``report.json`` plus a static, self-contained HTML page (issue 15).
+"""The reproduction report: run every preset with claims on the traces the user has and write
+``report.json`` plus a static, self-contained HTML page, and the scoreboard as Markdown
+(issues 15 and 18).
 
-Each row of the report is one preset: its published values, ours, the verdict of
+Each row of the report is one preset: its claims, ours, the verdict of
 :mod:`scheduler.experiments.reproduce`, the wall time, and the Result.  A preset that needs an
-archive trace the user does not have is reported as ``needs trace`` with the ``fetch_trace``
-command instead of failing; ``max_preset_minutes`` leaves out presets declared longer, and
-``budget_minutes`` stops starting new presets once the wall time is spent — both are reported.
-The HTML draws the charts the expectations refer to as inline SVG (no script, no CDN), with the
+archive trace the user does not have is reported as ``needs trace`` (how to get it) instead of
+failing; ``max_preset_minutes`` leaves out presets declared longer, and ``budget_minutes`` stops
+starting new presets once the wall time is spent — both are reported.  Cross-run claims are
+checked after every preset ran, against the other presets' Results.  The scoreboard (seed ×
+figure, verdict counts per seed, the share of numeric claims reproduced) and every kind's
+declared deviations are part of the report.
+
+Presets run through ``execute``: in process by default, one after the other; the portal's
+``manage.py reproduce`` passes one that spreads them over the Celery workers.
+The HTML draws the charts the claims refer to as inline SVG (no script, no CDN), with the
 published points as a dashed reference series.
 """
 
@@ -17,12 +24,13 @@ import json
 import math
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from ..traces.swf import SWFError, read_swf
 from .base import InputError, ParamError
+from .claims import deviations
 from .reproduce import (
     NOT_RUN,
     VERDICTS,
@@ -32,13 +40,47 @@ from .reproduce import (
     published_text,
     reference_rows,
     run_reproduction,
+    scoreboard,
     value_text,
     verdict,
 )
 
-__all__ = ["build_report", "report_html", "write_report"]
+__all__ = ["build_report", "report_html", "report_markdown", "write_report", "in_process"]
 
 NEEDS_TRACE, SKIPPED, ERROR, RAN = "needs trace", "skipped", "error", "run"
+
+#: What ``execute`` gets: (reproduction, trace files) pairs; what it yields: (key, Result or
+#: the error message, seconds).
+Job = tuple[Reproduction, list[str]]
+Outcome = tuple[str, "dict[str, Any] | str", float]
+
+
+def in_process(
+    seed: int = 0,
+    log: Callable[[str], None] = lambda message: None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Callable[[list[Job]], Iterator[Outcome]]:
+    """Run the presets here, one after the other (traces read once each)."""
+
+    def execute(jobs: Iterable[Job]) -> Iterator[Outcome]:
+        loaded: dict[str, Any] = {}
+        for i, (rep, files) in enumerate(jobs, start=1):
+            log(f"[{i}] {rep.key} …")
+            t0 = clock()
+            try:
+                traces = []
+                for path in files:
+                    if path not in loaded:
+                        loaded[path] = read_swf(path)
+                    traces.append(loaded[path])
+                result: dict[str, Any] | str = run_reproduction(rep, traces, seed=seed)
+            except (SWFError, OSError, ParamError, InputError) as exc:
+                result = f"{type(exc).__name__}: {exc}"
+            seconds = round(clock() - t0, 1)
+            log(f"    {'error: ' + result if isinstance(result, str) else 'done'} ({seconds} s)")
+            yield rep.key, result, seconds
+
+    return execute
 
 
 def build_report(
@@ -51,16 +93,18 @@ def build_report(
     budget_minutes: float | None = None,
     log: Callable[[str], None] = lambda message: None,
     clock: Callable[[], float] = time.monotonic,
+    execute: Callable[[list[Job]], Iterable[Outcome]] | None = None,
+    executor: str = "in process",
 ) -> dict[str, Any]:
     """Run the reproductions and return the report (JSON-ready)."""
     given = dict(trace_files or {})
-    loaded: dict[str, Any] = {}
-    rows: list[dict[str, Any]] = []
+    rows: dict[str, dict[str, Any]] = {}
+    jobs: list[Job] = []
     start = clock()
-    for i, rep in enumerate(reps, start=1):
+    for rep in reps:
         row: dict[str, Any] = {**rep.as_json(), "status": RAN, "message": "", "seconds": None}
         row.update(verdict=NOT_RUN, checks=[], result=None)
-        rows.append(row)
+        rows[rep.key] = row
         minutes = rep.preset.minutes
         if max_preset_minutes is not None and (minutes or 0) > max_preset_minutes:
             row["status"] = SKIPPED
@@ -69,54 +113,201 @@ def build_report(
                 "per preset (run it with --preset or raise --max-preset-minutes)"
             )
             continue
-        if budget_minutes is not None and clock() - start > budget_minutes * 60:
-            row["status"], row["message"] = SKIPPED, f"the {budget_minutes:g} min budget is spent"
-            continue
-        missing = [
-            n for n in rep.preset.traces if find_trace_file(n, given, trace_dirs) is None
-        ]  # fmt: skip
+        files = [find_trace_file(n, given, trace_dirs) for n in rep.preset.traces]
+        missing = [n for n, f in zip(rep.preset.traces, files, strict=True) if f is None]
         if missing:
             row["status"] = NEEDS_TRACE
             row["message"] = "; ".join(fetch_hint(n) for n in missing)
-            log(f"[{i}/{len(reps)}] {rep.key}: {row['message']}")
+            log(f"{rep.key}: {row['message']}")
             continue
-        log(f"[{i}/{len(reps)}] {rep.key} …")
-        t0 = clock()
-        try:
-            traces = []
-            for name in rep.preset.traces:
-                path = find_trace_file(name, given, trace_dirs)
-                if path not in loaded:
-                    loaded[path] = read_swf(path)
-                traces.append(loaded[path])
-            result = run_reproduction(rep, traces, seed=seed)
-        except (SWFError, OSError, ParamError, InputError) as exc:
-            row["status"], row["message"] = ERROR, f"{type(exc).__name__}: {exc}"
-            log(f"    {row['message']}")
-            continue
-        row["seconds"] = round(clock() - t0, 1)
-        v, checks = verdict(rep.preset, result)
-        row.update(verdict=v, checks=[c.as_json() for c in checks], result=result)
-        log(f"    {v} ({row['seconds']} s)")
-    counts = Counter(r["verdict"] for r in rows)
+        jobs.append((rep, [str(f) for f in files]))
+    run = execute or in_process(seed, log, clock)
+    results: dict[str, dict[str, Any]] = {}
+    pending = list(jobs)
+    outcomes = iter(run(_budgeted(pending, budget_minutes, start, clock, rows)))
+    for key, result, seconds in outcomes:
+        row = rows[key]
+        row["seconds"] = seconds
+        if isinstance(result, str):
+            row["status"], row["message"] = ERROR, result
+        else:
+            results[key] = result
+            row["result"] = result
+    for key, result in results.items():  # cross-run claims need every Result first
+        rep = next(r for r in reps if r.key == key)
+        v, checks = verdict(rep.preset, result, results)
+        rows[key].update(verdict=v, checks=[c.as_json() for c in checks])
+    every = list(rows.values())
+    counts = Counter(r["verdict"] for r in every)
+    elapsed = round(clock() - start, 1)
     return {
         "command": "python -m scheduler reproduce",
         "seed": seed,
+        "executor": executor,
         "max_preset_minutes": max_preset_minutes,
         "budget_minutes": budget_minutes,
-        "elapsed_s": round(clock() - start, 1),
+        "elapsed_s": elapsed,
         "totals": {v: counts.get(v, 0) for v in VERDICTS},
-        "rows": rows,
+        "scoreboard": scoreboard(every),
+        "deviations": _deviations(reps),
+        "rows": every,
     }
 
 
-def write_report(report: dict[str, Any], out: str) -> tuple[Path, Path]:
-    """Write ``out`` (JSON) and the HTML page beside it (same name, ``.html``)."""
+def rescore(report: dict[str, Any]) -> dict[str, Any]:
+    """The report with every verdict recomputed from its stored Results against the claims as
+    they are declared now (e.g. after a claim was rewritten), scoreboard included."""
+    from .reproduce import reproductions
+
+    current = {r.key: r for r in reproductions()}
+    rows, results = [], {}
+    for row in report["rows"]:
+        key = f"{row['kind']}/{row['preset']}"
+        if key in current:
+            rows.append({**row, **current[key].as_json()})
+            if row.get("result") is not None:
+                results[key] = row["result"]
+    for row in rows:
+        key = f"{row['kind']}/{row['preset']}"
+        if key in results:
+            v, checks = verdict(current[key].preset, results[key], results)
+            row.update(verdict=v, checks=[c.as_json() for c in checks])
+    counts = Counter(r["verdict"] for r in rows)
+    return {
+        **report,
+        "rows": rows,
+        "totals": {v: counts.get(v, 0) for v in VERDICTS},
+        "scoreboard": scoreboard(rows),
+        "deviations": _deviations([current[f"{r['kind']}/{r['preset']}"] for r in rows]),
+    }
+
+
+def _budgeted(
+    jobs: list[Job],
+    budget: float | None,
+    start: float,
+    clock: Callable[[], float],
+    rows: dict[str, dict[str, Any]],
+) -> Iterator[Job]:
+    """The jobs, until the wall-time budget is spent (the rest are marked skipped)."""
+    for rep, files in jobs:
+        if budget is not None and clock() - start > budget * 60:
+            row = rows[rep.key]
+            row["status"], row["message"] = SKIPPED, f"the {budget:g} min budget is spent"
+            continue
+        yield rep, files
+
+
+def _deviations(reps: list[Reproduction]) -> dict[str, dict[str, dict[str, str]]]:
+    out: dict[str, dict[str, dict[str, str]]] = {}
+    for rep in reps:
+        if rep.kind.name not in out:
+            found = deviations(rep.kind)
+            if found:
+                out[rep.kind.name] = found
+    return out
+
+
+def slim(report: dict[str, Any]) -> dict[str, Any]:
+    """The report without the Results (the scoreboard committed to the docs)."""
+    return {**report, "rows": [{k: v for k, v in r.items() if k != "result"}
+                               for r in report["rows"]]}  # fmt: skip
+
+
+def write_report(report: dict[str, Any], out: str, *, docs: str | None = None) -> tuple[Path, ...]:
+    """Write ``out`` (JSON) and the HTML page beside it (same name, ``.html``); with ``docs``
+    (a path without suffix, e.g. ``docs/reproductions``) also the scoreboard as ``.md`` and
+    a JSON without the Results."""
     path = Path(out)
     path.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
     page = path.with_suffix(".html")
     page.write_text(report_html(report))
-    return path, page
+    written = [path, page]
+    if docs:
+        base = Path(docs)
+        base.parent.mkdir(parents=True, exist_ok=True)
+        md, js = base.with_suffix(".md"), base.with_suffix(".json")
+        md.write_text(report_markdown(report))
+        js.write_text(json.dumps(slim(report), indent=1, sort_keys=True) + "\n")
+        written += [md, js]
+    return tuple(written)
+
+
+# ---------------------------------------------------------------------- Markdown
+
+
+def _md(v: Any) -> str:
+    return str(v).replace("|", "\\|").replace("\n", " ")
+
+
+def _share(t: dict[str, Any]) -> str:
+    if not t["numeric"]:
+        return "—"
+    return f"{t['numeric_reproduced']}/{t['numeric']} ({100 * t['numeric_share']:.0f} %)"
+
+
+def report_markdown(report: dict[str, Any]) -> str:
+    """The scoreboard a reviewer reads: totals per seed, seed × figure, every claim with its
+    verdict and, when we differ, the cause; every kind's deviations."""
+    board = report["scoreboard"]
+    lines = [
+        "# Reproductions: the scoreboard",
+        "",
+        f"Generated by `make reproduce` ({_md(report['command'])}, {report['executor']}, seed "
+        f"{report['seed']}) in {report['elapsed_s']:.0f} s"
+        + (
+            f"; presets declared longer than {report['max_preset_minutes']:g} min were not run"
+            if report.get("max_preset_minutes") is not None
+            else "; every preset"
+        )  # fmt: skip
+        + ". Verdicts per claim: **reproduced** (the number within its tolerance and the shape "
+        "holds), **same shape** (the shape holds, the number is off), **differs**, **by "
+        "construction** (the algorithm guarantees it: checked, never counted), **not run**.",
+        "",
+        "| seed | claims | reproduced | same shape | differs | by construction | not run / "
+        "not measured | numeric claims reproduced | differs without a cause |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for s in board["seeds"] + [{"seed": "all", "title": "", "tally": board["tally"]}]:
+        t, c = s["tally"], s["tally"]["counts"]
+        lines.append(
+            f"| {s['seed']} {_md(s['title'])} | {t['claims']} | {c['reproduced']} | "
+            f"{c['same shape']} | {c['differs']} | {c['by construction']} | "
+            f"{c['not run'] + c['not measured']} | {_share(t)} | {t['missing_cause']} |"
+        )
+    lines += ["", "## Seed × figure", ""]
+    for s in board["seeds"]:
+        cells = ", ".join(f"{_md(f['figure'])}: **{f['verdict']}**" for f in s["figures"])
+        lines.append(f"- **{s['seed']}** {_md(s['title'])} — {cells}")
+    lines += ["", "## Every claim", "",
+              "| preset | where | claim (quoted) | published | ours | verdict | cause / note |",
+              "|---|---|---|---|---|---|---|"]  # fmt: skip
+    for row in report["rows"]:
+        name = f"{row['kind']}/{row['preset']}"
+        checks = row["checks"] or [{**e, "verdict": NOT_RUN, "ours": None, "detail": ""}
+                                   for e in row["published"]]  # fmt: skip
+        for c in checks:
+            note = c.get("shown_cause") or ""
+            if c.get("by_construction"):
+                note = f"by construction: {c.get('by_construction_why', '')}"
+            elif c.get("missing_cause"):
+                note = "**no cause given**"
+            if c["verdict"] == NOT_RUN:
+                note = row.get("message") or row.get("status", "")
+            lines.append(
+                f"| {_md(name)} | {_md(c['source'])} | “{_md(c['claim'])}” | "
+                f"{_md(published_text(c))} | {_md(value_text(c.get('ours')))} | "
+                f"{c['verdict']} | {_md(note)} |"
+            )
+    if report.get("deviations"):
+        lines += ["", "## Deviations we chose, per kind", ""]
+        for kind, groups in sorted(report["deviations"].items()):
+            for group, items in groups.items():
+                lines.append(f"### {kind} ({group.lower()})")
+                lines.append("")
+                lines += [f"- **{_md(k)}**: {_md(v)}" for k, v in items.items()]
+                lines.append("")
+    return "\n".join(lines) + "\n"
 
 
 # ---------------------------------------------------------------------- HTML
@@ -125,8 +316,9 @@ COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8
 CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:2em;max-width:1100px}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:3px 6px;
-text-align:left;vertical-align:top}.matches{background:#dff0d8}.same-shape{background:#fcf8e3}
-.differs{background:#f2dede}.not-run,.not-measured{background:#eee}
+text-align:left;vertical-align:top}.reproduced{background:#dff0d8}.same-shape{background:#fcf8e3}
+.differs{background:#f2dede}.by-construction{background:#e0ecff}
+.not-run,.not-measured{background:#eee}
 figure{display:inline-block;margin:.5em}figcaption{font-size:12px;max-width:480px}
 """
 
@@ -145,7 +337,8 @@ def report_html(report: dict[str, Any]) -> str:
         f"<p>{_esc(report['command'])}, seed {report['seed']}, "
         f"{report['elapsed_s']:.0f} s. Verdicts: "
         + ", ".join(f"{_esc(k)} {v}" for k, v in report["totals"].items())
-        + "</p>",
+        + " (presets)</p>",
+        *_seed_table(report),
         "<table><tr><th>kind / preset</th><th>source</th><th>claim</th><th>published</th>"
         "<th>ours</th><th>verdict</th></tr>",
     ]
@@ -165,7 +358,7 @@ def report_html(report: dict[str, Any]) -> str:
                 f"<tr class='{cls}'><td>{name}</td><td>{_esc(c['source'])}</td>"
                 f"<td>{_esc(c['claim'])}</td><td>{_esc(published_text(c))}</td>"
                 f"<td>{_esc(value_text(c['ours']))}</td><td>{_esc(c['verdict'])}<br><small>"
-                f"{_esc(c['detail'])}</small></td></tr>"
+                f"{_esc(c['detail'])}</small>{_cause(c)}</td></tr>"
             )
     out.append("</table>")
     for row in report["rows"]:
@@ -179,6 +372,33 @@ def report_html(report: dict[str, Any]) -> str:
         out.extend(_charts(row))
     out.append("</body></html>\n")
     return "\n".join(out)
+
+
+def _seed_table(report: dict[str, Any]) -> list[str]:
+    board = report.get("scoreboard")
+    if not board:
+        return []
+    out = ["<table><tr><th>seed</th><th>figures</th><th>claims</th>"
+           + "".join(f"<th class='{v.replace(' ', '-')}'>{v}</th>" for v in VERDICTS)
+           + "<th>numeric reproduced</th></tr>"]  # fmt: skip
+    for s in board["seeds"]:
+        cells = " ".join(f"<span class='{f['verdict'].replace(' ', '-')}'>{_esc(f['figure'])}"
+                         "</span>" for f in s["figures"])  # fmt: skip
+        t = s["tally"]
+        out.append(f"<tr><td>{_esc(s['seed'])} {_esc(s['title'])}</td><td>{cells}</td>"
+                   f"<td>{t['claims']}</td>"
+                   + "".join(f"<td>{t['counts'][v]}</td>" for v in VERDICTS)
+                   + f"<td>{_esc(_share(t))}</td></tr>")  # fmt: skip
+    out.append("</table>")
+    return out
+
+
+def _cause(c: dict[str, Any]) -> str:
+    if c.get("shown_cause"):
+        return f"<br><small><b>cause:</b> {_esc(c['shown_cause'])}</small>"
+    if c.get("missing_cause"):
+        return "<br><small><b>no cause given</b></small>"
+    return ""
 
 
 def _charts(row: dict[str, Any]) -> list[str]:

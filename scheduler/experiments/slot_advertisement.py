@@ -23,8 +23,9 @@ import numpy as np
 
 from ..provisioning.live import system_jobs
 from ..slots.advertise import advertise_simulator
-from ._sites import SITE_PARAMS, build_sites
-from .base import Expectation, ExperimentKind, InputSpec, Preset, chart, register, series, table
+from ._sites import SITE_PARAMS, build_sites, check_site_facts
+from .base import ExperimentKind, InputSpec, Preset, chart, register, series, table
+from .claims import of
 from .schema import Param
 
 HOUR = 3600.0
@@ -59,6 +60,9 @@ def _sample(rng: np.random.Generator, rows: np.ndarray, k: int) -> np.ndarray:
 
 @register
 class SlotAdvertisement(ExperimentKind):
+    def check_facts(self, params: dict[str, Any], facts: dict[str, list[dict[str, Any]]]) -> None:
+        check_site_facts(params, facts.get("traces", []))
+
     name = "slot-advertisement"
     title = "Slot advertisement: the holes of a conservative plan as slots"
     description = (
@@ -97,34 +101,7 @@ class SlotAdvertisement(ExperimentKind):
             "estimates — give the CTC trace first, then SDSC",
             {"procs": "430,128", "estimates": "accurate"},
             traces=("CTC-SP2", "SDSC-SP2"), minutes=0.5,
-            published=(
-                Expectation(
-                    "thesis §3.1, Figure 4", "s1_mean_slots",
-                    "the average number of advertised slots for the CTC cluster was 27",
-                    value=27, tolerance=0.2, relative=True,
-                ),
-                Expectation(
-                    "thesis §3.1, Figure 4", "s2_mean_slots",
-                    "whereas for the SDSC cluster it was 14",
-                    value=14, tolerance=0.2, relative=True,
-                ),
-                Expectation(
-                    "thesis §3.1, Figure 4", "s1_mean_slots",
-                    "CTC advertises more slots than SDSC (27 vs 14)",
-                    shape=">", than="s2_mean_slots",
-                ),
-                Expectation(
-                    "thesis §3.1, Figure 5", "s1_corr_slots_jobs",
-                    "the number of advertised slots seems positively correlated with the number "
-                    "of tasks in the system (CTC)",
-                    shape=">", than=0.0,
-                ),
-                Expectation(
-                    "thesis §3.1, Figure 5", "s2_corr_slots_jobs",
-                    "... positively correlated with the number of tasks in the system (SDSC)",
-                    shape=">", than=0.0,
-                ),
-            ),
+            published=of("slot-advertisement", "thesis-fig4-7"),
         ),
         Preset(
             "thesis-fig8",
@@ -136,27 +113,14 @@ class SlotAdvertisement(ExperimentKind):
             "CTC-SP2 as in the thesis (430 processors), accurate and requested estimates",
             {"procs": "430", "estimates": "both"},
             traces=("CTC-SP2",), minutes=0.5,
-            published=(
-                Expectation(
-                    "thesis §3.1, Figure 4", "s1_mean_slots",
-                    "the average number of advertised slots for the CTC cluster was 27 "
-                    "(accurate estimates)",
-                    value=27, tolerance=0.2, relative=True,
-                ),
-            ),
+            published=of("slot-advertisement", "ctc-thesis"),
         ),
         Preset(
             "sdsc-thesis",
             "SDSC-SP2 as in the thesis (128 processors), accurate and requested estimates",
             {"procs": "128", "estimates": "both"},
             traces=("SDSC-SP2",), minutes=0.5,
-            published=(
-                Expectation(
-                    "thesis §3.1, Figure 4", "s1_mean_slots",
-                    "for the SDSC cluster it was 14 (accurate estimates)",
-                    value=14, tolerance=0.2, relative=True,
-                ),
-            ),
+            published=of("slot-advertisement", "sdsc-thesis"),
         ),
         Preset(
             "quick",

@@ -19,7 +19,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import numpy as np
 
 from ..traces.stats import trace_summary
-from .base import Expectation, ExperimentKind, InputSpec, Preset, chart, register, series, table
+from .base import ExperimentKind, InputSpec, Preset, chart, register, series, table
+from .claims import of
 from .schema import Param
 
 ACCURACY_BINS = [i / 10 for i in range(11)]
@@ -79,33 +80,12 @@ class TraceStats(ExperimentKind):
         Preset(
             "ctc-thesis", "CTC-SP2 as simulated in the thesis (430 processors)", {"procs": 430},
             traces=("CTC-SP2",), minutes=0.2,
-            published=(
-                Expectation(
-                    "thesis §3.1", "valid_jobs",
-                    "the CTC log contains 79285 jobs (the archive's cleaned log has fewer)",
-                    value=79285, tolerance=0.01, relative=True,
-                ),
-                Expectation(
-                    "thesis §3.1 (Figure 6) and §4.7", "offered_load",
-                    "the lower utilization of the CTC cluster (63 %)",
-                    value=0.63, tolerance=0.05,
-                ),
-            ),
+            published=of("trace-stats", "ctc-thesis"),
         ),
         Preset(
             "sdsc-thesis", "SDSC-SP2 as simulated in the thesis (128 processors)", {"procs": 128},
             traces=("SDSC-SP2",), minutes=0.2,
-            published=(
-                Expectation(
-                    "thesis §3.1", "valid_jobs", "the SDSC log contains 54036 jobs",
-                    value=54036, tolerance=0.01, relative=True,
-                ),
-                Expectation(
-                    "thesis §3.1 (Figure 6) and §4.7", "offered_load",
-                    "as compared to the SDSC cluster (70 %)",
-                    value=0.70, tolerance=0.05,
-                ),
-            ),
+            published=of("trace-stats", "sdsc-thesis"),
         ),
     )  # fmt: skip
 

@@ -22,10 +22,12 @@ trace (input ``traces``) whose users and groups are mapped to VOs and groups.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
+from ..bounds import MAX_FACTOR
 from ..usage import STRATEGIES, GridModel, outcome_metrics, simulate
 from ..usage.config import PolicySet, load_policy_document, policy_warnings
 from ..usage.metrics import METRICS, downsample, trailing_average
@@ -40,8 +42,24 @@ from ..usage.workload import (
     poisson_jobs,
     swf_jobs,
 )
-from .base import Expectation, ExperimentKind, InputSpec, Preset, chart, register, series, table
-from .schema import Param, ParamError
+from .base import ExperimentKind, InputSpec, Preset, chart, register, series, table
+from .claims import of
+from .schema import Param, ParamError, split_list
+
+
+def weights_syntax(text: str) -> None:
+    """The form of ``weights`` (``NAME=WEIGHT`` items, weights finite in [0, 10⁶]), checked at
+    submit; the names are matched against the policy set when the run starts."""
+    for part in split_list(text, "weights"):
+        name, sep, value = part.partition("=")
+        try:
+            weight = float(value) if sep and len(value) <= 40 else math.nan
+        except ValueError:
+            weight = math.nan
+        if not name.strip() or not math.isfinite(weight) or not 0 <= weight <= MAX_FACTOR:
+            raise ParamError({"weights": f"{part[:40]!r}: expected NAME=WEIGHT with a weight "
+                                         f"in [0, {MAX_FACTOR:.0e}]"})  # fmt: skip
+
 
 MAX_STEPS = 2_000_000
 STRATEGY_PARAMS = (("spep", "spep"), ("rm-fairshare", "rm_fairshare"), ("none", "none"))
@@ -104,6 +122,7 @@ class UsagePolicy(ExperimentKind):
             f"groups), comma-separated; unlisted consumers submit nothing. Empty: "
             f"'{SEED_WEIGHTS}' for the seed 004 scenarios, every VO equal for a policy "
             "document.",
+            parse=weights_syntax,
         ),
         Param("runtime_dist", "choice", SEED_PARAMS["runtime_dist"], choices=RUNTIME_DISTS,
               label="runtime distribution",
@@ -152,34 +171,7 @@ class UsagePolicy(ExperimentKind):
             "(5 s, 90 %)",
             {"scenario": "seed004-2sites", "site_cpus": 100, **SEED_PARAMS},
             minutes=0.1,
-            published=(
-                Expectation(
-                    "seed 004, 'Comparison Results'", "spep.EUPV",
-                    "S-PEP achieves better enforcement of epoch usage policies than do local "
-                    "resource managers",
-                    shape="<", than="rm-fairshare.EUPV",
-                ),
-                Expectation(
-                    "seed 004, 'Comparison Results' table (testbed)", "spep.EUPV",
-                    "EUPV of S-PEP: 0.01 with Condor, 0.08 with OpenPBS/Maui",
-                    value=0.045, tolerance=0.035,
-                ),
-                Expectation(
-                    "seed 004, 'Comparison Results' table (testbed)", "spep.BUPV",
-                    "BUPV of S-PEP: 0.12 with Condor, 0.10 with OpenPBS/Maui",
-                    value=0.11, tolerance=0.01,
-                ),
-                Expectation(
-                    "seed 004, 'Comparison Results' table (testbed)", "spep.ARU",
-                    "ARU of S-PEP: 70.2 % with Condor, 88.5 % with OpenPBS/Maui",
-                    value=0.7935, tolerance=0.0915,
-                ),
-                Expectation(
-                    "seed 004, 'Comparison Results' table (testbed)", "rm-fairshare.EUPV",
-                    "EUPV of the local RM alone: 0.16 (Condor), 0.17 (OpenPBS/Maui)",
-                    value=0.165, tolerance=0.005,
-                ),
-            ),
+            published=of("usage-policy", "seed004-2sites"),
         ),
         Preset(
             "seed004-5sites",
@@ -187,15 +179,7 @@ class UsagePolicy(ExperimentKind):
             "1100 jobs in one hour (the same load per site)",
             {"scenario": "seed004-5sites", "site_cpus": 100, **SEED_PARAMS, "jobs": 1100},
             minutes=0.2,
-            published=(
-                Expectation(
-                    "seed 004, 'Comparison Results' (Figures 12–13: the same on 5 sites)",
-                    "spep.EUPV",
-                    "S-PEP achieves better enforcement of epoch usage policies than do local "
-                    "resource managers",
-                    shape="<", than="rm-fairshare.EUPV",
-                ),
-            ),
+            published=of("usage-policy", "seed004-5sites"),
         ),
     )  # fmt: skip
 

@@ -23,13 +23,15 @@ import math
 from collections import defaultdict
 from typing import Any
 
+from ..bounds import MAX_HOURS, MAX_PROCS
 from ..cluster import prepare_jobs
 from ..reservations.combined import PENALTY
 from ..reservations.predictor import WaitPredictor
 from ..reservations.study import HOUR, Case, Request, StudyRun, issue_times, run_study
 from .base import ExperimentKind, InputSpec, Preset, chart, register, series, table
-from .published import combined_scheme, var_vs_adaptive
+from .claims import of
 from .schema import Param, ParamError
+from .schema import number_list as bounded_list
 
 DAY = 86400
 ARMS = ("var", "adaptive", "combined")
@@ -37,18 +39,17 @@ ARM_LABEL = {"var": "VAR", "adaptive": "Adaptive (AR)", "combined": "Combined"}
 
 
 def number_list(text: str, field: str, *, integer: bool = False, positive: bool = True) -> list:
-    """Comma-separated numbers (distinct, in the order given)."""
-    try:
-        values = [float(v) for v in str(text).split(",") if v.strip()]
-    except ValueError:
-        raise ParamError({field: f"give comma-separated numbers, not {text!r}"}) from None
+    """Comma-separated numbers (distinct, in the order given), within the physical bounds
+    (processors for ``sizes``, 100 years in hours otherwise); at most 100 of them."""
+    hi = MAX_PROCS if field == "sizes" else MAX_HOURS
+    values = [float(v) for v in bounded_list(str(text), field, lo=0, hi=hi, max_items=100)]
     if not values or any(not math.isfinite(v) for v in values):
-        raise ParamError({field: f"give comma-separated numbers, not {text!r}"})
+        raise ParamError({field: f"give comma-separated numbers, not {text[:40]!r}"})
     if positive and any(v <= 0 for v in values):
-        raise ParamError({field: f"every value must be > 0; got {text!r}"})
+        raise ParamError({field: f"every value must be > 0; got {text[:40]!r}"})
     if integer:
         if any(not v.is_integer() for v in values):
-            raise ParamError({field: f"give whole numbers; got {text!r}"})
+            raise ParamError({field: f"give whole numbers; got {text[:40]!r}"})
         values = [int(v) for v in values]
     return list(dict.fromkeys(values))
 
@@ -71,6 +72,19 @@ def _arm(case: Case, arm: str):  # type: ignore[no-untyped-def]
 
 @register
 class VirtualReservations(ExperimentKind):
+    def check_facts(self, params: dict[str, Any], facts: dict[str, list[dict[str, Any]]]) -> None:
+        """A warm-up as long as the trace leaves no day to issue requests on (the run's own
+        refusal, from the trace's summary at submit)."""
+        for t in facts.get("traces", [])[:1]:
+            if (
+                "first_submit" in t
+                and params["warmup_days"] * 86400 > t["last_end"] - t["first_submit"]
+            ):
+                raise ParamError({
+                    "warmup_days": f"the trace spans {t['span_days']:g} days: no day is left "
+                    f"after a {params['warmup_days']:g}-day warm-up"
+                })  # fmt: skip
+
     name = "virtual-reservations"
     title = "Virtual advance reservations (VAR) vs adaptive reservations, and both combined"
     description = (
@@ -101,11 +115,14 @@ class VirtualReservations(ExperimentKind):
         Param("issue_jitter_h", "float", 0.0, min=0.0, max=24.0, label="issue jitter (h)",
               help="Each day's issue instant moves by a seeded random [0, jitter) hours."),
         Param("sizes", "str", "32,64", label="request sizes (processors)",
-              help="Comma-separated node counts (thesis: 32, 64)."),
+              help="Comma-separated node counts (thesis: 32, 64).",
+              parse=lambda t: number_list(t, "sizes", integer=True)),
         Param("durations_h", "str", "1,4", label="durations D (h)",
-              help="Comma-separated reservation durations in hours (thesis: 1, 4)."),
+              help="Comma-separated reservation durations in hours (thesis: 1, 4).",
+              parse=lambda t: number_list(t, "durations_h")),
         Param("offsets_h", "str", "1,4,8", label="starts S (h from the request)",
-              help="Comma-separated start offsets in hours, > 0 (thesis: 1, 4, 8)."),
+              help="Comma-separated start offsets in hours, > 0 (thesis: 1, 4, 8).",
+              parse=lambda t: number_list(t, "offsets_h")),
         Param("penalty", "float", PENALTY, min=0.0, max=1.0, label="penalty factor p",
               help="Cancelling an adaptive reservation costs p·f (Figure 45; thesis 0.1)."),
         Param("combined_mode", "choice", "replay", choices=("replay", "live"),
@@ -126,25 +143,24 @@ class VirtualReservations(ExperimentKind):
         Preset("thesis-fig38-40-32nodes",
                "Thesis Figures 38–40: VAR vs adaptive, 32-node requests, 30 days",
                {"sizes": "32"}, traces=("CTC-SP2",), minutes=0.5,
-               published=var_vs_adaptive("thesis §6.3.1, Figures 38–39")),
+               published=of("virtual-reservations", "thesis-fig38-40-32nodes")),
         Preset("thesis-fig41-44-64nodes",
                "Thesis Figures 41–44: VAR vs adaptive, 64-node requests, 30 days",
                {"sizes": "64"}, traces=("CTC-SP2",), minutes=0.5,
-               published=var_vs_adaptive("thesis §6.3.2, Figures 41–42")),
+               published=of("virtual-reservations", "thesis-fig41-44-64nodes")),
         Preset("thesis-fig46-47-combined-32",
                "Thesis Figures 46–47: the combined scheme (p = 0.1), 32-node requests",
                {"sizes": "32", "penalty": 0.1, "combined_mode": "replay"},
                traces=("CTC-SP2",), minutes=0.5,
-               published=combined_scheme("thesis §6.4, Figures 46–47")),
+               published=of("virtual-reservations", "thesis-fig46-47-combined-32")),
         Preset("thesis-fig48-49-combined-64",
                "Thesis Figures 48–49: the combined scheme (p = 0.1), 64-node requests",
                {"sizes": "64", "penalty": 0.1, "combined_mode": "replay"},
                traces=("CTC-SP2",), minutes=0.5,
-               published=combined_scheme("thesis §6.4, Figures 48–49")),
+               published=of("virtual-reservations", "thesis-fig48-49-combined-64")),
         Preset("thesis-all-12-requests", "All 12 requests of thesis §6.2, 30 days", {},
                traces=("CTC-SP2",), minutes=0.5,
-               published=var_vs_adaptive("thesis §6.3, Figures 38–44")
-               + combined_scheme("thesis §6.4, Figures 46–49")),
+               published=of("virtual-reservations", "thesis-all-12-requests")),
         Preset("whole-trace-ctc-430", "Beyond the thesis: every day of CTC-SP2 (430 processors)",
                {"procs": 430, "days": 0}),
         Preset("whole-trace-sdsc", "Beyond the thesis: every day of SDSC-SP2 (128 processors)",

@@ -49,7 +49,12 @@ class ModelError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class ClusterSpec:
-    """A space-shared cluster of ``size`` identical processors."""
+    """A space-shared cluster of ``size`` identical processors.
+
+    On DAS-3 a "processor" of a job is a node: Table 1 counts nodes (dual-CPU), SGE runs jobs on
+    nodes exclusively (seed 002 §6.2) and Figure 6 plots "number of machines", so cluster and
+    job sizes are both counted in nodes (85, 41, 68, 46, 32).
+    """
 
     name: str
     size: int

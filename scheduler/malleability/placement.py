@@ -7,7 +7,8 @@ order, so placement is deterministic.
 
 A job that cannot be placed joins the tail of the *placement queue*.  The scheduler scans the
 queue from head to tail, placing whatever fits; each regular (poll) scan that fails to place a
-job counts one *try* for it, and when the tries exceed a threshold its submission fails (§4.1).
+job counts one *try* for it, and when the tries exceed a threshold (``max_tries``) its
+submission fails (§4.1).
 
 Example
 -------
@@ -54,6 +55,8 @@ class PlacementQueue:
         self.jobs.append(QueuedJob(spec))
 
     def failed_try(self, job: QueuedJob) -> bool:
-        """Count a failed try; True when the job has now exhausted its tries."""
+        """Count a failed try; True when the job's tries now exceed the threshold (§4.1:
+        "when this number exceeds a certain threshold value, the submission of that job
+        fails")."""
         job.tries += 1
-        return bool(self.max_tries) and job.tries >= self.max_tries
+        return bool(self.max_tries) and job.tries > self.max_tries

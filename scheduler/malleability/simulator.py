@@ -6,16 +6,26 @@ a malleability manager grows and shrinks running malleable jobs per cluster by a
 load every cluster behind KOALA's back (:mod:`.background`).
 
 Events sit in one heap ordered by ``(time, priority, sequence)`` (the simpy ordering): at one
-instant job completions come first (they free processors), then local-job ends and arrivals,
+instant job completions come first (they free processors), then the end of a job's adaptation
+to a resize (it releases what a shrink freed), then local-job ends and arrivals,
 then KOALA submissions, then the periodic poll; the sequence number breaks the remaining ties
 in insertion order, so a run is deterministic.  After all events of an instant, one scheduling
 pass runs: local jobs start (FCFS, on idle processors only), then the approach.
 
 Resizing.  A job's work is 1 and progresses at ``1 / T(p)`` per second on ``p`` processors
-(:mod:`.apps`).  A grow or shrink takes effect on the processor count at once and suspends the
-job's progress for ``resize_overhead`` seconds (process management and data redistribution,
-seed 002 §5.1).  Its completion is then re-planned; the stale completion event is ignored
-(version counter).  Times are integer seconds: a planned completion is rounded up.
+(:mod:`.apps`); a processor of a job is one DAS-3 node (SGE runs jobs exclusively on nodes, seed
+002 §6.2; Figure 6 counts "machines").  A grow or shrink sets the job's size at once and
+suspends its progress for ``resize_overhead`` seconds (process management and data
+redistribution, §5.1); while it adapts the job takes no new grow or shrink request.  The
+processors a shrink frees stay held until the adaptation ends: "we let the execution resume
+before releasing processors to GRAM" (§5.1), and the policies "wait for Job to release the
+processors" (Figures 4 and 5), so a job placed by a PWA shrink starts ``resize_overhead`` later.
+A completion is re-planned after each resize; the stale completion event is ignored (version
+counter).  Times are integer seconds: a planned completion is rounded up.
+
+Threshold.  ``threshold`` processors of each cluster are kept for local users (§5.2): growth
+never takes them; with ``threshold_scope="all"`` placement does not either ("a threshold is set
+over which KOALA never expands the total set of the jobs it manages").
 
 Why not the shared :class:`~scheduler.cluster.profile.Profile` during the run: a profile answers
 planning questions ("earliest start of (n, d)"), but here no job has a known end — it moves with
@@ -35,14 +45,19 @@ from dataclasses import dataclass
 from .approaches import check_approach
 from .apps import get_app
 from .background import BackgroundLoad, LocalStream
+from .egs import EGS
 from .model import ClusterSpec, JobRecord, JobSpec, ModelError
 from .placement import PlacementQueue, worst_fit
-from .policies import Member, get_policy
+from .policies import Member
+from .policy_table import get_policy
 
 __all__ = ["Simulation", "SimResult", "simulate", "Segment"]
 
 # event priorities at one instant (lower first)
-FINISH, LOCAL_END, LOCAL_ARRIVE, ARRIVE, POLL = range(5)
+FINISH, RELEASE, LOCAL_END, LOCAL_ARRIVE, ARRIVE, POLL = range(6)
+
+#: where the threshold kept for local users applies (seed 002 §5.2)
+THRESHOLD_SCOPES = ("growth", "all")
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,8 +99,14 @@ class _Run:
 
     __slots__ = (
         "spec", "app", "cluster", "size", "start", "remaining", "resume", "version",
-        "area", "last", "peak", "grows", "shrinks", "tries", "unit",
+        "area", "last", "peak", "grows", "shrinks", "tries", "unit", "pending",
+        "finished",
     )  # fmt: skip
+
+    @property
+    def held(self) -> int:
+        """Processors the job holds: its size plus those a shrink has not yet released."""
+        return self.size + self.pending
 
     def time(self, p: int) -> float:
         return self.spec.scale * self.app.time(p)
@@ -102,6 +123,8 @@ class Simulation:
         policy: str,
         *,
         threshold: int = 0,
+        threshold_scope: str = "growth",
+        egs_shrink_rounds: str = "one",
         resize_overhead: int = 0,
         poll_interval: int = 30,
         max_tries: int = 0,
@@ -130,6 +153,12 @@ class Simulation:
                 )
         if threshold < 0:
             raise ModelError("threshold", f"threshold {threshold} < 0")
+        if threshold_scope not in THRESHOLD_SCOPES:
+            raise ModelError(
+                "threshold_scope",
+                f"unknown threshold scope {threshold_scope!r} "
+                f"(known: {', '.join(THRESHOLD_SCOPES)})",
+            )
         if resize_overhead < 0:
             raise ModelError("resize_overhead", f"overhead {resize_overhead} < 0")
         if poll_interval < 1:
@@ -138,7 +167,11 @@ class Simulation:
             raise ModelError("max_tries", f"max tries {max_tries} < 0")
         self._approach = check_approach(approach)
         self.policy = get_policy(policy)
+        if self.policy.name == "EGS":
+            self.policy = EGS(egs_shrink_rounds)
         self.threshold = threshold
+        self.threshold_scope = threshold_scope
+        self.pra = approach.upper() == "PRA"
         self.overhead = resize_overhead
         self.poll_interval = poll_interval
         self.background = background or BackgroundLoad()
@@ -150,6 +183,7 @@ class Simulation:
         self.koala = [0] * k
         self.local = [0] * k
         self.reclaim = [0] * k  # sum of (size - min) over running malleable jobs
+        self.pending = [0] * k  # processors shrunk jobs have yet to release (seed §5.1)
         self.malleable: list[dict[int, _Run]] = [{} for _ in range(k)]
         self._grow_stuck: list[tuple[int, int] | None] = [None] * k
         self._members_version = [0] * k
@@ -167,6 +201,7 @@ class Simulation:
         self._grows = self._shrinks = 0
         self._done = 0
         self._poll_pending = False
+        self._awaited: set[int] = set()
 
     # ------------------------------------------------------------------ event queue
 
@@ -204,6 +239,8 @@ class Simulation:
                     run, version = payload
                     if version == run.version:
                         self._finish(run, t)
+                elif kind == RELEASE:
+                    self._release(payload, t)
                 elif kind == LOCAL_END:
                     c, size = payload
                     self.local[c] -= size
@@ -276,35 +313,59 @@ class Simulation:
 
     def place_queue(self, t: int, *, shrink: bool) -> None:
         """Scan the placement queue head to tail; place every job that fits (Worst-Fit),
-        shrinking running malleable jobs for it when ``shrink`` (PWA)."""
+        shrinking running malleable jobs for it when ``shrink`` (PWA).
+
+        Processors a shrink frees come back only once the shrunk jobs have adapted (seed 002
+        §5.1, Figures 4–5 "wait for Job to release the processors"); a job for which enough
+        are on their way waits for them (and its cluster is not grown meanwhile) instead of
+        shrinking again.  Under PRA a waiting malleable job is not placed on a cluster where a
+        running malleable job can still be grown (§5.2).
+        """
         q = self.queue.jobs
+        self._awaited = set()
         if not q:
             return
         keep = []
-        idle = self.idle
+        incoming = list(self.pending)  # on their way back, not yet promised in this scan
+        k = len(self.clusters)
+        growable = None
         for qj in q:
             spec = qj.spec
             need = spec.min_procs
-            c = worst_fit(idle, need) if need <= max(idle) else None
+            free = self._free()
+            if self.pra and spec.kind == "malleable":
+                if growable is None:
+                    growable = [self._can_grow(c, t) for c in range(k)]
+                free = [0 if g else f for f, g in zip(free, growable, strict=True)]
+            c = worst_fit(free, need)
             if c is None and shrink:
-                c = self._shrink_for(need, t)
+                soon = [f + i for f, i in zip(free, incoming, strict=True)]
+                c2 = worst_fit(soon, need)
+                if c2 is None:
+                    c = self._shrink_for(need, t, free, incoming)
+                if c is None:
+                    c2 = worst_fit([f + i for f, i in zip(free, incoming, strict=True)], need)
+                    if c2 is not None:  # wait for what is on its way
+                        incoming[c2] -= max(0, need - free[c2])
+                        self._awaited.add(c2)
             if c is None:
                 keep.append(qj)
             else:
                 self._start(spec, c, t, qj.tries)
+                growable = None
         self.queue.jobs = keep
 
     def grow_all(self, t: int) -> None:
         """Offer each cluster's idle processors above the threshold to its running malleable
-        jobs, by the policy."""
+        jobs, by the policy (not on a cluster whose idle processors a waiting job awaits)."""
         for c, runs in enumerate(self.malleable):
             avail = self.idle[c] - self.threshold
-            if avail <= 0 or not runs:
+            if avail <= 0 or not runs or c in self._awaited:
                 continue
             state = (self._members_version[c], avail)
             if self._grow_stuck[c] == state:  # nothing changed since nobody could grow
                 continue
-            sizes = self.policy.grow(self._members(c), avail)
+            sizes = self.policy.grow(self._members(c, t), avail)
             if not sizes:
                 self._grow_stuck[c] = state
                 continue
@@ -312,20 +373,35 @@ class Simulation:
 
     # ------------------------------------------------------------------ internals
 
-    def _members(self, c: int) -> list[Member]:
+    def _free(self) -> list[int]:
+        """Idle processors KOALA may place a job on, per cluster."""
+        if self.threshold_scope == "all":
+            return [i - self.threshold for i in self.idle]
+        return self.idle
+
+    def _can_grow(self, c: int, t: int) -> bool:
+        """Whether a running malleable job of cluster ``c`` is below what it can use."""
+        return any(m.can_grow(m.size) for m in self._members(c, t, adapting=True))
+
+    def _members(self, c: int, t: int, *, adapting: bool = False) -> list[Member]:
+        """The running malleable jobs of cluster ``c`` a policy may resize now: a job still
+        adapting to its last grow or shrink takes no new request (``adapting`` includes it)."""
         return [
             Member(key, r.start, r.size, r.spec.min_procs, r.spec.max_procs, r.app)
             for key, r in self.malleable[c].items()
+            if adapting or r.resume <= t
         ]
 
-    def _shrink_for(self, need: int, t: int) -> int | None:
-        room = [i + r for i, r in zip(self.idle, self.reclaim, strict=True)]
+    def _shrink_for(self, need: int, t: int, free: list[int], incoming: list[int]) -> int | None:
+        room = [f + i + r for f, i, r in zip(free, incoming, self.reclaim, strict=True)]
         c = worst_fit(room, need)
         if c is None:
             return None
-        sizes = self.policy.shrink(self._members(c), need - self.idle[c])
+        before = self.pending[c]
+        sizes = self.policy.shrink(self._members(c, t), need - free[c] - incoming[c])
         self._apply(c, sizes, t)
-        return c if self.idle[c] >= need else None
+        incoming[c] += self.pending[c] - before
+        return c if self._free()[c] >= need else None
 
     def _apply(self, c: int, sizes: dict[int, int], t: int) -> None:
         runs = self.malleable[c]
@@ -338,19 +414,29 @@ class Simulation:
             delta = new - run.size
             if delta > self.idle[c]:
                 raise AssertionError(f"policy over-commits cluster {c}")
+            if run.resume > t:
+                raise AssertionError(f"job {run.spec.id} resized while adapting")
             self._progress(run, t)
             run.size = new
-            self.koala[c] += delta
-            self.idle[c] -= delta
             self.reclaim[c] += delta
             if delta > 0:
+                self.koala[c] += delta
+                self.idle[c] -= delta
                 run.grows += 1
                 self._grows += 1
                 run.peak = max(run.peak, new)
             else:
                 run.shrinks += 1
                 self._shrinks += 1
+                if self.overhead:  # released once the job has adapted (seed 002 §5.1)
+                    run.pending -= delta
+                    self.pending[c] -= delta
+                else:
+                    self.koala[c] += delta
+                    self.idle[c] -= delta
             run.resume = t + self.overhead
+            if self.overhead:
+                self._push(run.resume, RELEASE, (run, run.version + 1))
             self._plan_finish(run)
         if sizes:
             self._members_version[c] += 1
@@ -360,10 +446,26 @@ class Simulation:
             run.remaining -= (t - run.resume) / run.time(run.size)
             run.resume = t
         if t > run.last:
-            run.area += run.size * (t - run.last)
+            held = run.size + run.pending
+            run.area += held * (t - run.last)
             if self._segments is not None:
-                self._segments.append(Segment(run.cluster, run.last, t, run.size, run.spec.id))
+                self._segments.append(Segment(run.cluster, run.last, t, held, run.spec.id))
             run.last = t
+
+    def _release(self, payload: tuple, t: int) -> None:
+        """A job has adapted to its last resize: it hands back what a shrink freed and may be
+        resized again."""
+        run, version = payload
+        if version != run.version or run.finished:
+            return
+        c = run.cluster
+        if run.pending:
+            self._progress(run, t)
+            self.koala[c] -= run.pending
+            self.idle[c] += run.pending
+            self.pending[c] -= run.pending
+            run.pending = 0
+        self._members_version[c] += 1
 
     def _plan_finish(self, run: _Run) -> None:
         run.version += 1
@@ -373,7 +475,7 @@ class Simulation:
     def _start(self, spec: JobSpec, c: int, t: int, tries: int) -> None:
         app = get_app(spec.app)
         if spec.kind == "moldable":  # size chosen once, from what is idle now
-            size = app.settle(spec.min_procs, self.idle[c], spec.min_procs, spec.max_procs)
+            size = app.settle(spec.min_procs, self._free()[c], spec.min_procs, spec.max_procs)
         else:  # rigid, and malleable at its minimum (seed 002 §6.3: initial size 2)
             size = spec.min_procs
         run = _Run()
@@ -381,6 +483,7 @@ class Simulation:
         run.start = run.resume = run.last = t
         run.remaining, run.version, run.area = 1.0, 0, 0.0
         run.peak, run.grows, run.shrinks, run.tries = size, 0, 0, tries
+        run.pending, run.finished = 0, False
         self.koala[c] += size
         self.idle[c] -= size
         if spec.kind == "malleable":
@@ -392,8 +495,10 @@ class Simulation:
     def _finish(self, run: _Run, t: int) -> None:
         self._progress(run, t)
         c = run.cluster
-        self.koala[c] -= run.size
-        self.idle[c] += run.size
+        run.finished = True
+        self.koala[c] -= run.held
+        self.idle[c] += run.held
+        self.pending[c] -= run.pending
         if run.spec.kind == "malleable":
             del self.malleable[c][run.spec.id]
             self.reclaim[c] -= run.size - run.spec.min_procs

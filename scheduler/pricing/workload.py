@@ -84,13 +84,18 @@ def run_pricing(
     hold: bool = False,
     progress: Callable[[float, str], None] | None = None,
     clock: Callable[[], float] | None = None,
+    slot: str = "estimate",
 ) -> PricingRun:
     """Replay ``jobs`` on ``procs`` processors under ``policy`` with a ``fraction`` of them
     buying reservations chosen at trade-off ``alpha`` (or a fresh ``alpha()`` per reservation,
     thesis Figure 29).  A reservation job that ends before its slot does gives the rest back
     (the site compresses its plan into it), unless ``hold``: then the slot stays taken to its
-    end, paid and idle.  ``clock`` (e.g. ``time.perf_counter``)
-    times each quote for the benchmark; results never depend on it."""
+    end, paid and idle.  ``slot``: a reservation asks for its job's ``estimate`` (what the
+    scheduler plans best-effort jobs with) or its actual ``runtime`` (thesis §5.3, Figures
+    30–31 give only "the best effort workload" the requested estimates).  ``clock`` (e.g.
+    ``time.perf_counter``) times each quote for the benchmark; results never depend on it."""
+    if slot not in ("estimate", "runtime"):
+        raise ValueError(f"slot must be 'estimate' or 'runtime'; got {slot!r}")
     best, resv = split_reservations(jobs, fraction, seed)
     sim = Simulator(best, procs, policy, origin=jobs[0].submit if jobs else 0)
     records: list[ReservationRecord] = []
@@ -101,7 +106,7 @@ def run_pricing(
             progress(i / total if total else 1.0, f"reservation {i + 1} of {total}")
         t = job.submit
         sim.run(until=t)
-        d = max(1, job.estimate)
+        d = max(1, job.estimate if slot == "estimate" else job.runtime)
         t0 = clock() if clock else 0.0
         quote = SiteQuote.of(sim, t, unit_cost=unit_cost)
         opts = quote.options(job.procs, d)

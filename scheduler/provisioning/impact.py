@@ -62,9 +62,12 @@ def site_at(
     *,
     weights: FairShareWeights | None = None,
     progress: Callable[[float, str], None] | None = None,
+    interval: int = 0,
 ) -> Simulator:
-    """A site replaying ``jobs`` under ``policy``, run through every event at instants <= T."""
-    sim = Simulator(jobs, procs, policy)
+    """A site replaying ``jobs`` under ``policy``, run through every event at instants <= T.
+    ``interval`` > 0: the scheduler starts queued jobs only every ``interval`` seconds (seed
+    003 §3.2; :class:`~scheduler.cluster.simulator.Simulator`); every fork inherits it."""
+    sim = Simulator(jobs, procs, policy, interval=interval)
     if weights is not None:
         configure = getattr(sim.policy, "configure", None)
         if configure is None:
@@ -218,14 +221,16 @@ def evaluate_requests(
     *,
     cache: dict[tuple[int, int], int] | None = None,
     progress: Callable[[float, str], None] | None = None,
+    interval: int = 0,
 ) -> list[Candidate]:
     """Every feasible request n in ``ns`` with its list-scheduled execution time and its
     advance-reservation wait.  ``cache`` maps (n, duration) to a start already simulated on the
-    same ``pessimistic`` site (requests of equal shape recur across clusterings)."""
+    same ``pessimistic`` site (requests of equal shape recur across clusterings).
+    ``interval``: the list schedule's decision interval (:func:`.listsched.list_schedule`)."""
     out = []
     cache = {} if cache is None else cache
     for j, n in enumerate(ns):
-        s: ListSchedule | None = list_schedule(dag, n)
+        s: ListSchedule | None = list_schedule(dag, n, interval=interval)
         if s is None:
             continue
         d = max(1, s.makespan)

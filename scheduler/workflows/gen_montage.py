@@ -27,7 +27,15 @@ import random
 
 from .dag import Edge, Task, Workflow
 
-__all__ = ["MONTAGE_DATA", "MONTAGE_RUNTIME", "generate_montage", "montage_overlaps"]
+__all__ = [
+    "MONTAGE_DATA",
+    "MONTAGE_RUNTIME",
+    "SEED003_LEVELS",
+    "generate_montage",
+    "generate_montage_seed003",
+    "montage_overlaps",
+    "montage_overlaps_count",
+]
 
 #: module → (mean runtime s, per image?): per task, or per input image for aggregating modules.
 MONTAGE_RUNTIME: dict[str, tuple[float, bool]] = {
@@ -139,3 +147,93 @@ def generate_montage(
         link(mosaic, shrink)
         link(shrink, new("mJPEG", "mJPEG"))
     return Workflow(tuple(tasks), tuple(edges), name or f"montage-{images}")
+
+
+#: Seed 003's 10-degree M16 Montage (§4.1, Tables 1–2): tasks per level and runtime (s) per
+#: task.  The seed gives 17,034 tasks on 7 levels, a mean runtime of 3.1 s, an average
+#: parallelism of 89 and a max/average ratio of 113; its Tables 1–2 give the task count of
+#: each clustering, which fixes the level widths: two single-task levels, two levels of 100 and
+#: 120 tasks, three wide ones summing to 16,812 (found by enumeration: 3,374 / 10,064 / 3,374
+#: is the solution with as many backgrounds as projections and the widest level 113 × 89).
+#: Runtimes: least-squares fit of the 24 average parallelisms of Tables 1–2 with the total
+#: 52,822 s (Table 1: 7 × 7,546 s) and the average parallelism 89 (largest error 7.7 %, on
+#: 4 tasks per cluster).  The module names of levels 6–7 and which of them has 100 tasks are
+#: not in the seed (the order changes no number above).
+SEED003_LEVELS: tuple[tuple[str, int, float], ...] = (
+    ("mProject", 3374, 4.56),
+    ("mDiffFit", 10064, 1.79),
+    ("mConcatFit", 1, 273.8),
+    ("mBgModel", 1, 273.8),
+    ("mBackground", 3374, 4.56),
+    ("mAddTile", 120, 1.0),
+    ("mMosaic", 100, 34.0),
+)
+
+
+def montage_overlaps_count(images: int, count: int) -> list[tuple[int, int]]:
+    """``count`` overlapping pairs on the row-major grid of :func:`montage_overlaps`: first
+    every right and lower neighbour, then lower-right, then lower-left ones (in image order)."""
+    cols = math.ceil(math.sqrt(images))
+    tiers: list[list[tuple[int, int]]] = [[], [], []]
+    for i in range(images):
+        r, c = divmod(i, cols)
+        for tier, (dr, dc) in ((0, (0, 1)), (0, (1, 0)), (1, (1, 1)), (2, (1, -1))):
+            rr, cc = r + dr, c + dc
+            j = rr * cols + cc
+            if 0 <= cc < cols and j < images:
+                tiers[tier].append((i, j))
+    pairs = [p for tier in tiers for p in tier]
+    if count > len(pairs):
+        raise ValueError(f"{images} images have at most {len(pairs)} overlaps, not {count}")
+    return pairs[:count]
+
+
+def generate_montage_seed003(
+    *, runtime_jitter: float = 0.0, seed: int = 0, name: str | None = None
+) -> Workflow:
+    """Seed 003's 10-degree M16 Montage: 17,034 tasks on 7 levels (:data:`SEED003_LEVELS`).
+
+    Levels 1–5 are wired as in :func:`generate_montage` (each difference fit reads two
+    overlapping projections; each background reads the model and its projection); each of the
+    120 level-6 tasks co-adds a contiguous tile of backgrounds, and each of the 100 level-7
+    tasks reads one or two adjacent level-6 tiles.  Every task uses one processor."""
+    if not (math.isfinite(runtime_jitter) and 0 <= runtime_jitter < 1):
+        raise ValueError(f"runtime_jitter must be in [0, 1), got {runtime_jitter}")
+    rng = random.Random(seed)
+    (proj, n_img, r_proj), (diff, n_diff, r_diff), (cat, _, r_cat), (bgm, _, r_bgm), (
+        bg, _, r_bg), (tile, n_tile, r_tile), (top, n_top, r_top) = SEED003_LEVELS  # fmt: skip
+    tasks: list[Task] = []
+    edges: list[Edge] = []
+
+    def new(tid: str, module: str, runtime: float) -> str:
+        if runtime_jitter:
+            runtime *= rng.uniform(1 - runtime_jitter, 1 + runtime_jitter)
+        tasks.append(Task(tid, max(0.01, round(runtime, 2)), 1, module=module))
+        return tid
+
+    project = [new(f"{proj}_{i:05d}", proj, r_proj) for i in range(n_img)]
+    diffs = []
+    for k, (i, j) in enumerate(montage_overlaps_count(n_img, n_diff)):
+        d = new(f"{diff}_{k:05d}", diff, r_diff)
+        edges += [Edge(project[i], d), Edge(project[j], d)]
+        diffs.append(d)
+    concat = new(cat, cat, r_cat)
+    edges += [Edge(d, concat) for d in diffs]
+    model = new(bgm, bgm, r_bgm)
+    edges.append(Edge(concat, model))
+    backs = []
+    for i in range(n_img):
+        b = new(f"{bg}_{i:05d}", bg, r_bg)
+        edges += [Edge(model, b), Edge(project[i], b)]
+        backs.append(b)
+    tiles = []
+    for t in range(n_tile):
+        a, b = t * n_img // n_tile, (t + 1) * n_img // n_tile
+        tid = new(f"{tile}_{t:03d}", tile, r_tile)
+        edges += [Edge(backs[i], tid) for i in range(a, b)]
+        tiles.append(tid)
+    for t in range(n_top):
+        a, b = t * n_tile // n_top, -(-(t + 1) * n_tile // n_top)
+        tid = new(f"{top}_{t:03d}", top, r_top)
+        edges += [Edge(tiles[i], tid) for i in range(a, b)]
+    return Workflow(tuple(tasks), tuple(edges), name or "montage-m16-seed003")

@@ -1,14 +1,13 @@
-"""A real browser (Debian's Chromium via Playwright) on the Reproductions page (issue 15): open
-it, run one reproduction (a real Celery worker runs it), see its verdict beside the published
-values, and the published values as a reference on the run's result page."""
+"""A real browser (Debian's Chromium via Playwright) on the Reproductions scoreboard (issues 15,
+18): the seed × figure grid, filters by kind and verdict, a run started from the page leads to
+that run, and the scoreboard updates without a reload when the run finishes."""
 
 import pytest
 
 pytestmark = pytest.mark.browser
-VERDICTS = ("matches", "same shape", "differs")
 
 
-def test_run_one_reproduction_and_see_its_verdict(live_server, celery_worker, alice, page):
+def test_scoreboard_filters_run_link_and_live_update(live_server, celery_worker, alice, page):
     page.goto(f"{live_server.url}/login/")
     page.fill("#id_username", "alice")
     page.fill("#id_password", "pw-Secret-123")
@@ -17,30 +16,47 @@ def test_run_one_reproduction_and_see_its_verdict(live_server, celery_worker, al
 
     page.click("nav >> text=Reproductions")
     page.wait_for_url("**/reproductions/")
-    card = "#repro-malleability-seed002-fig7-pra"
-    assert page.get_attribute(card, "data-verdict") == "not run"
-    assert "GADGET2 takes nearly 10 minutes" in page.inner_text(card)
-    # a preset on an archive trace the user has not fetched says how to get it
-    assert "manage.py fetch_trace CTC-SP2" in page.inner_text("#repro-trace-stats-ctc-thesis")
+    assert page.locator("#board tr[data-seed]").count() == 4  # seeds 000-003 declare claims
+    row = "#repro-malleability-seed002-fig7-pra"
+    assert page.get_attribute(row, "data-verdict") == "not run"
+    # a preset on an archive trace the user has not uploaded says how to get it in the browser
+    needs = page.inner_text("#repro-trace-stats-ctc-thesis [data-role=needs]")
+    assert "Traces page" in needs and "CTC-SP2-1996-3.1-cln.swf.gz" in needs
 
-    page.click(f"{card} [data-role=run]")
-    page.wait_for_url("**/reproductions/")
-    # the page refreshes itself while the run is queued or running; wait for the worker
+    # filters: by kind, then by verdict (client side; the address keeps them)
+    page.select_option("#filter-kind", "malleability")
+    assert page.is_visible(row) and not page.is_visible("#repro-trace-stats-ctc-thesis")
+    assert "kind=malleability" in page.url
+    page.select_option("#filter-verdict", "differs")
+    assert not page.is_visible(row)
+    page.select_option("#filter-verdict", "")
+
+    # Run leads to the run it started
+    page.click(f"{row} [data-role=run]")
+    page.wait_for_url("**/experiments/*/")
+    run_url = page.url
+    page.wait_for_selector("body[data-result-drawn=true]", timeout=90_000)
     page.wait_for_function(
-        """(sel) => { const c = document.querySelector(sel);
-                      return c && c.dataset.verdict !== 'not run'; }""",
-        arg=card,
+        """() => { const v = document.querySelector('#published-values [data-role=verdict]');
+                   return v && v.textContent.trim() === 'by construction'; }""",
+        timeout=30_000,
+    )
+
+    # back on the scoreboard: start the other malleability preset and watch it finish live
+    page.goto(f"{live_server.url}/reproductions/?kind=malleability")
+    assert page.get_attribute(row, "data-verdict") == "by construction"
+    assert page.get_attribute(f"{row} a[data-role=latest]", "href") in run_url
+    other = "#repro-malleability-seed002-fig8-pwa"
+    page.click(f"{other} [data-role=run]")
+    page.wait_for_url("**/experiments/*/")
+    page.goto(f"{live_server.url}/reproductions/?kind=malleability")
+    page.evaluate("window.__same_page = true")
+    page.wait_for_function(
+        """(sel) => document.querySelector(sel).dataset.verdict !== 'not run'""",
+        arg=other,
         timeout=90_000,
     )
-    verdict = page.get_attribute(card, "data-verdict")
-    assert verdict in VERDICTS
-    assert page.inner_text(f"{card} [data-role=verdict]") == verdict
-    ours = page.inner_text(f"{card} table")
-    assert "599.99" in ours or "600" in ours  # GADGET2 on 2 processors, beside 600 ± 10 %
-
-    page.click(f"{card} a[href^='/experiments/']")  # the latest run
-    page.wait_for_url("**/experiments/*/")
-    page.wait_for_selector("body[data-result-drawn=true]", timeout=60_000)
-    assert page.inner_text("#published-values [data-role=verdict]") == verdict
-    assert page.get_attribute("#result", "data-reference") == "true"
-    assert page.locator("#chart-speedup canvas").count() == 1
+    assert page.evaluate("window.__same_page") is True  # updated without a reload
+    assert "cause:" in page.text_content(other)
+    cell = page.locator("#board tr[data-seed='002'] a.cell").first
+    assert cell.get_attribute("data-verdict") in ("by construction", "differs", "reproduced")

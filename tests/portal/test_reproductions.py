@@ -1,6 +1,9 @@
 """The Reproductions page and REST endpoint (issue 15): every preset with published values,
 the user's latest run of it beside them, the engine's verdict, and running them."""
 
+import json
+from html import escape
+
 import pytest
 from rest_framework.test import APIClient
 
@@ -30,9 +33,14 @@ def test_every_reproduction_is_listed_not_run_with_what_it_needs(alice):
     assert set(rows) == {r.key for r in engine.reproductions()}
     ctc = rows["trace-stats/ctc-thesis"]
     assert ctc["verdict"] == "not run" and ctc["experiment"] is None
-    assert ctc["needs"] == ["needs trace CTC-SP2: run `manage.py fetch_trace CTC-SP2`"]
+    # a web user is told to upload it on the Traces page, with the archive's address
+    (need,) = ctc["needs"]
+    assert "upload it on the Traces page" in need and "CTC-SP2-1996-3.1-cln.swf.gz" in need
     assert {e["value"] for e in ctc["published"]} == {79285, 0.63}
-    assert rows["usage-policy/seed004-2sites"]["needs"] == []  # no trace needed
+    assert rows["malleability/seed002-fig8-pwa"]["needs"] == []  # no trace needed
+    # every claim carries its quote, place, tolerance reason and cause or guarantee
+    claim = rows["malleability/seed002-fig7-pra"]["published"][0]
+    assert claim["by_construction"] and claim["seed"] == "002" and claim["figure"] == "Fig. 6"
     only = api(alice).get("/api/reproductions/?kind=malleability").json()
     assert {r["kind"] for r in only} == {"malleability"}
 
@@ -83,7 +91,7 @@ def test_a_run_started_elsewhere_with_the_preset_counts_and_others_do_not(alice,
     experiment_execute(experiment_id=theirs.pk)
     row = rows_by_key(api(alice).get("/api/reproductions/"))["malleability/seed002-fig7-pra"]
     assert row["experiment"] == mine.pk  # not the other parameters, not bob's newer run
-    assert row["verdict"] in ("matches", "same shape", "differs")
+    assert row["verdict"] == "by construction"  # the fitted speed-up points
     assert [c["verdict"] for c in row["checks"]] == [
         c.verdict for c in engine.verdict(rep.preset, Experiment.objects.get(pk=mine.pk).result)[1]
     ]
@@ -98,29 +106,65 @@ def test_run_all_starts_what_it_can_and_lists_the_rest(alice):
     assert len(body["skipped"]) == len(engine.reproductions()) - len(free)
     assert any("fetch_trace CTC-SP2" in s for s in body["skipped"])
     names = set(Experiment.objects.values_list("name", flat=True))
-    assert "Reproduction: usage-policy / seed004-2sites" in names
+    assert "Reproduction: malleability / seed002-fig8-pwa" in names
 
 
-def test_page_lists_runs_and_needs(client, alice):
+def test_scoreboard_page_counts_filters_and_runs_lead_to_the_run(client, alice):
     client.force_login(alice)
     page = client.get("/reproductions/")
     assert page.status_code == 200
     html = page.content.decode()
-    assert "Reproductions" in html and "needs trace CTC-SP2" in html
-    assert 'id="repro-usage-policy-seed004-2sites"' in html
-    assert "S-PEP achieves better enforcement" in html
+    # the scoreboard: one row per seed, figures as cells, counts
+    assert 'id="board"' in html and 'data-seed="000"' in html and 'data-seed="002"' in html
+    assert 'class="cell not-run"' in html
+    # a preset without the archive trace says how to get it in the browser
+    assert "needs trace CTC-SP2" in html and "Traces page" in html
+    assert "l_ctc_sp2/CTC-SP2-1996-3.1-cln.swf.gz" in html
+    # claims with their guarantee / quote
+    # a guarantee is declared before any run
+    assert "by construction: the speed-up curves" in html
+    assert "nearly 10 minutes" in html
+    # server-side filters
+    only = client.get("/reproductions/?kind=malleability").content.decode()
+    assert 'data-kind="pricing"' not in only and 'data-kind="malleability"' in only
+    hidden = client.get("/reproductions/?verdict=differs").content.decode()
+    assert 'data-key="malleability/seed002-fig7-pra" data-kind="malleability" ' in hidden
+    assert 'data-verdict="not run" hidden' in hidden
+    # Run leads to the run it started
     resp = client.post(
-        "/reproductions/run/", {"kind": "malleability", "preset": "seed002-fig7-pra"}, follow=True
+        "/reproductions/run/", {"kind": "malleability", "preset": "seed002-fig7-pra"}
     )
-    assert resp.status_code == 200 and "started Reproduction: malleability" in resp.content.decode()
     exp = Experiment.objects.get()
+    assert resp.status_code == 302 and resp["Location"] == f"/experiments/{exp.pk}/"
     assert exp.name == "Reproduction: malleability / seed002-fig7-pra"
-    # an active run refreshes the page until it is done
-    assert 'http-equiv="refresh"' in client.get("/reproductions/").content.decode()
+    # the page polls the status endpoint while the run is active
+    status = client.get("/reproductions/status/").json()
+    assert status["active"] is True
+    row = status["rows"]["malleability/seed002-fig7-pra"]
+    assert row["verdict"] == "not run" and f"run #{exp.pk}" in row["html"]
+    experiment_execute(experiment_id=exp.pk)
+    done = client.get("/reproductions/status/").json()
+    assert done["active"] is False
+    row = done["rows"]["malleability/seed002-fig7-pra"]
+    assert row["verdict"] == "by construction" and "by construction: the speed-up" in row["html"]
+    assert 'class="cell by-construction"' in done["scoreboard_html"]
     missing = client.post(
         "/reproductions/run/", {"kind": "pricing", "preset": "thesis-fig23-24-ctc"}, follow=True
     )
-    assert "fetch_trace CTC-SP2" in missing.content.decode()
+    assert "upload it on the Traces page" in missing.content.decode()
+
+
+def test_a_difference_shows_its_cause_on_the_page(client, alice):
+    rep = engine.reproductions("malleability", "seed002-fig8-pwa")[0]
+    exp = experiment_create(owner=alice, kind="malleability", params=rep.preset.params)
+    experiment_execute(experiment_id=exp.pk)
+    client.force_login(alice)
+    html = client.get("/reproductions/").content.decode()
+    verdict, checks = engine.verdict(rep.preset, Experiment.objects.get(pk=exp.pk).result)
+    for c in checks:
+        if c.verdict in ("differs", "same shape"):
+            shown = escape(f"cause: {c.expectation.cause}")
+            assert c.expectation.cause and shown in html
 
 
 def test_result_page_of_a_reproduction_shows_the_published_values(client, alice):
@@ -140,3 +184,64 @@ def test_result_page_of_a_reproduction_shows_the_published_values(client, alice)
 def test_anonymous_users_see_nothing(client):
     assert APIClient().get("/api/reproductions/").status_code in (401, 403)
     assert client.get("/reproductions/").status_code == 302
+
+
+def test_make_reproduce_command_writes_the_scoreboard_docs(tmp_path, capsys):
+    from django.core.management import call_command
+
+    out, docs = tmp_path / "report.json", tmp_path / "docs" / "reproductions"
+    call_command("reproduce", "--kind", "malleability", "--in-process", "--out", str(out),
+                 "--docs", str(docs))  # fmt: skip
+    printed = capsys.readouterr().out
+    assert "total time" in printed and "in process" in printed
+    md = (tmp_path / "docs" / "reproductions.md").read_text()
+    # per-seed totals, the figure grid, every claim with its verdict and cause
+    assert "| 002 Seed 002" in md and "Fig. 6: **by construction**" in md
+    assert "by construction: the speed-up curves" in md
+    assert "model choice: at the seed's load" in md  # the cause of Figure 8's difference
+    slim = json.loads((tmp_path / "docs" / "reproductions.json").read_text())
+    assert all("result" not in r for r in slim["rows"])
+    assert slim["scoreboard"]["seeds"][0]["seed"] == "002"
+
+
+def test_rest_scoreboard_matches_the_page(alice):
+    board = api(alice).get("/api/reproductions/scoreboard/").json()
+    assert [s["seed"] for s in board["seeds"]] == ["000", "001", "002", "003"]
+    assert board["tally"]["claims"] == sum(len(r.preset.published) for r in engine.reproductions())
+    assert board["tally"]["counts"]["not run"] == board["tally"]["claims"]
+    assert "malleability" in board["deviations"]
+    assert (
+        api(alice)
+        .get("/api/reproductions/scoreboard/?kind=malleability")
+        .json()["seeds"][0]["seed"]
+        == "002"
+    )
+
+
+def test_cross_run_claims_are_checked_against_the_users_other_run(alice, media_root):
+    # small generated traces stored under the archive's names stand in for the real logs
+    stored_trace(alice, jobs=300, procs=430, name="CTC-SP2")
+    stored_trace(alice, jobs=300, procs=128, seed=4, name="SDSC-SP2")
+    from gridportal.experiments.reproductions import reproduction_rows, reproduction_run
+
+    sdsc = reproduction_run(user=alice, kind="pricing", preset="first-30-days-sdsc")
+    experiment_execute(experiment_id=sdsc.pk)
+
+    def cross():
+        row = rows_by_key(api(alice).get("/api/reproductions/?kind=pricing"))[
+            "pricing/first-30-days-sdsc"
+        ]
+        return next(c for c in row["checks"] if c["than_run"])
+
+    assert cross()["verdict"] == "not measured"  # no CTC run yet
+    assert "needs a run of pricing/first-30-days-ctc" in cross()["detail"]
+    ctc = reproduction_run(user=alice, kind="pricing", preset="first-30-days-ctc")
+    experiment_execute(experiment_id=ctc.pk)
+    c = cross()
+    assert c["verdict"] in ("reproduced", "differs")
+    ours = Experiment.objects.get(pk=sdsc.pk).result["summary"]["price_su_a0"]
+    theirs = Experiment.objects.get(pk=ctc.pk).result["summary"]["price_su_a0"]
+    assert c["verdict"] == ("reproduced" if ours > theirs else "differs")
+    assert [r.rep.key for r in reproduction_rows(user=alice, kind="pricing")][0].startswith(
+        "pricing/"
+    )

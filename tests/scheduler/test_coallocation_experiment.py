@@ -71,3 +71,45 @@ def test_bad_params_name_the_field():
     with pytest.raises(ParamError) as info:
         run_experiment("coallocation", {"day": 60}, {})
     assert "day" in info.value.errors
+
+
+def test_wiring_variants_of_the_seed_testbed():
+    from scheduler.experiments.coallocation import wire
+
+    def in_domain(doc):
+        dom = {s["name"]: s["domain"] for s in doc["sites"]}
+        return {
+            tuple(ln["between"])
+            for ln in doc["links"]
+            if all(n in dom for n in ln["between"]) and len({dom[n] for n in ln["between"]}) == 1
+        }
+
+    mesh = in_domain(wire(SEED001, "mesh"))
+    assert len(mesh) == 6 + 3 + 3  # N: 4 sites, S and U: 3
+    star = in_domain(wire(SEED001, "star"))
+    assert len(star) == 3 + 2 + 2 and all({"N3", "S2", "U2"} & set(p) for p in star)
+    assert in_domain(wire(SEED001, "none")) == set()
+    inter = len(SEED001["links"]) - len(mesh)
+    for wiring, n in (("mesh", 12), ("star", 7), ("none", 0)):
+        r = run_experiment("coallocation", {**SMALL, "wiring": wiring, "service_levels": False},
+                           {}, seed=2)  # fmt: skip
+        assert r["summary"]["links"] == inter + n
+
+
+def test_same_cpus_per_request():
+    a = run_experiment("coallocation", {**SMALL, "request_cpus": "same"}, {}, seed=5)
+    b = run_experiment("coallocation", {**SMALL, "request_cpus": "per-site"}, {}, seed=5)
+    assert a["summary"]["requests"] == b["summary"]["requests"]  # same arrivals
+    assert a["tables"] != b["tables"]
+
+
+def test_presets_use_the_calibrated_set_up():
+    from scheduler.experiments.coallocation import CALIBRATION
+
+    kind = get_kind("coallocation")
+    defaults = {p.name: p.default for p in kind.params}
+    for preset in kind.presets:
+        params = {**defaults, **preset.params}
+        for unknown, chosen in CALIBRATION["chosen"].items():
+            assert params[unknown] == chosen, (preset.name, unknown)
+    assert set(CALIBRATION["chosen"]) == set(CALIBRATION["unknowns"])

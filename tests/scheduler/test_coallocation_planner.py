@@ -397,3 +397,154 @@ def test_scipy_and_highspy_agree(case):
     a = plan(t, r, Managers(t), PlannerConfig(frames=1, p_max=p_max, solver="highs")).plans
     b = plan(t, r, Managers(t), PlannerConfig(frames=1, p_max=p_max, solver="scipy")).plans
     assert [p.objective for p in a] == pytest.approx([p.objective for p in b])
+
+
+# ------------------------------------------- arc formulation: (8) for one-direction links
+
+
+def _one_direction_case(alternatives: bool):
+    """Two big sites s1, s2 (8 CPUs) must take r0 and r2, r1 (4 CPUs) is t; both paths end
+    at r1 and the cheap way in is X -> t (1 Gbps, value 1).  With P_max = 2 the pruning
+    creates only the arc X -> t of that link (t -> X cannot lie on a 2-link path), so the
+    old "Σ arcs / 2 <= wb" test dropped its capacity row and both paths took it: 2,000 Mbps
+    on 1,000.  The optimum sends one path the expensive direct way (value 10)."""
+    links = [link("s1", "X", 10, 1), link("s2", "X", 10, 1), link("X", "t", 1, 1)]
+    if alternatives:
+        links += [link("s1", "t", 10, 10), link("s2", "t", 10, 10)]
+    topo = {
+        "sites": [site("s1", 8), site("s2", 8), site("t", 4)],
+        "exchange_points": [{"name": "X", "domains": ["D"]}],
+        "links": links,
+    }
+    request_doc = req([("r0", 8), ("r1", 4), ("r2", 8)], [("r0", "r1", 1), ("r2", "r1", 1)])
+    return load_topology(topo), parse_request(request_doc)
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_a_link_with_one_arc_keeps_its_capacity_row(variant):
+    t, r = _one_direction_case(alternatives=True)
+    expected = brute_force(t, r, 2)
+    # CPUs 8 + 4 + 8; one path s-X-t (1 + 1), the other direct (10)
+    assert expected == pytest.approx(32)
+    p = plan(t, r, Managers(t), PlannerConfig(frames=1, **VARIANTS[variant])).plans[0]
+    assert p.objective == pytest.approx(expected)
+    for k, mbps in p.link_blocks:
+        assert mbps <= t.links[k].mbps
+    Managers(t).reserve(p.start, p.end, p.site_blocks, p.link_blocks)
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_a_frame_the_thin_link_cannot_serve_has_no_plan(variant):
+    t, r = _one_direction_case(alternatives=False)
+    assert brute_force(t, r, 2) == math.inf
+    assert plan(t, r, Managers(t), PlannerConfig(frames=1, **VARIANTS[variant])).plans == []
+
+
+@st.composite
+def arc_case(draw):
+    """Small graphs where links bind: 1 Gbps links, 1 Gbps paths sharing end points, CPUs
+    that force the mapping, exchange points that make P_max prune one direction of a link."""
+    n_sites = draw(st.integers(2, 4))
+    n_x = draw(st.integers(0, 2))
+    names = [f"s{i}" for i in range(n_sites)] + [f"x{i}" for i in range(n_x)]
+    sites = [
+        {"name": f"s{i}", "domain": "D", "cpus": draw(st.sampled_from([1, 4, 8])),
+         "value": draw(st.integers(1, 3))}
+        for i in range(n_sites)
+    ]  # fmt: skip
+    pairs = list(itertools.combinations(names, 2))
+    chosen = draw(st.lists(st.sampled_from(pairs), min_size=1, max_size=7, unique=True))
+    chain = set(zip(names, names[1:], strict=False))
+    links = [
+        {"between": list(p), "bandwidth": draw(st.sampled_from([1, 1, 2])),
+         "value": draw(st.integers(1, 10))}
+        for p in sorted(set(chosen) | chain)
+    ]  # fmt: skip
+    topo = {
+        "sites": sites,
+        "exchange_points": [{"name": f"x{i}", "domains": ["D"]} for i in range(n_x)],
+        "links": links,
+    }
+    k = draw(st.integers(2, min(3, n_sites)))
+    rsites = [(f"r{j}", draw(st.sampled_from([1, 4, 8]))) for j in range(k)]
+    rpairs = list(itertools.combinations([n for n, _ in rsites], 2))
+    ends = draw(st.lists(st.sampled_from(rpairs), min_size=1, max_size=3, unique=True))
+    ends = [(b, a) if draw(st.booleans()) else (a, b) for a, b in ends]  # either direction
+    rpaths = [(a, b, draw(st.sampled_from([1, 1, 2]))) for a, b in ends]
+    p_max = draw(st.sampled_from([2, 2, 3, None]))
+    return topo, req(rsites, rpaths), p_max, draw(st.booleans()), draw(st.booleans())
+
+
+@st.composite
+def hub_case(draw):
+    """Sources that only big sites can host send to a target only a small site can host,
+    through exchange points: P_max then creates only the inbound arc of the hub -> target
+    links, the shape that lost (8) before (random graphs rarely hit it)."""
+    n_big = draw(st.integers(2, 3))
+    n_small = draw(st.integers(1, 2))
+    n_x = draw(st.integers(1, 2))
+    big = [f"b{i}" for i in range(n_big)]
+    small = [f"t{i}" for i in range(n_small)]
+    hubs = [f"x{i}" for i in range(n_x)]
+    sites = [site(n, 8, value=draw(st.integers(1, 3))) for n in big] + [
+        site(n, 4, value=draw(st.integers(1, 3))) for n in small
+    ]
+    pairs = [(a, h) for a in big + small for h in hubs] + [(a, b) for a in big for b in small]
+    pairs += list(itertools.combinations(hubs, 2))
+    star = {(n, "x0") for n in big + small} | {("x0", h) for h in hubs[1:]}  # connected
+    chosen = draw(st.lists(st.sampled_from(pairs), max_size=6, unique=True))
+    links = [
+        {"between": list(p), "bandwidth": draw(st.sampled_from([1, 1, 2, 3])),
+         "value": draw(st.integers(1, 10))}
+        for p in sorted(set(chosen) | star)
+    ]  # fmt: skip
+    topo = {
+        "sites": sites,
+        "exchange_points": [{"name": h, "domains": ["D"]} for h in hubs],
+        "links": links,
+    }
+    n_src = draw(st.integers(1, n_big))
+    rsites = [(f"r{j}", 8) for j in range(n_src)] + [("rt", 4)]
+    rpaths = [
+        (f"r{j}", "rt", 1) if draw(st.booleans()) else ("rt", f"r{j}", 1) for j in range(n_src)
+    ]
+    p_max = draw(st.sampled_from([2, 2, 3, None]))
+    return topo, req(rsites, rpaths), p_max, draw(st.booleans()), draw(st.booleans())
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(st.one_of(arc_case(), hub_case()))
+def test_arc_formulation_equals_brute_force(case):
+    """The seed's arc formulation against enumeration, on cases built to make links bind
+    (the route formulation has its own property test above)."""
+    topo, request_doc, p_max, tighten, lp_first = case
+    t = load_topology(topo)
+    r = parse_request(request_doc)
+    expected = brute_force(t, r, p_max)
+    config = PlannerConfig(
+        frames=1, p_max=p_max, two_way=True, tighten=tighten, formulation="arcs",
+        lp_first=lp_first,
+    )  # fmt: skip
+    _check_against(t, r, p_max, expected, config)
+
+
+def test_each_frame_reports_its_own_solve_time():
+    """Issue 20: the plans of a range request showed the last solve's time for every frame.
+    Frames with the same availability reuse the first one's solution (``cached``: no solve,
+    0 s); a frame with its own availability is solved and timed on its own."""
+    t = load_topology({"sites": [site("a", 4), site("b", 4)], "links": [link("a", "b", 1)]})
+    m = Managers(t)
+    m.site_profiles[0].reserve(1000, 2000, 2)  # frame 1 sees 2 CPUs at a: its own IP
+    frame = {"earliest_start": 0, "latest_start": 3000, "duration": 1000}
+    r = parse_request(req([("r0", 1), ("r1", 1)], [("r0", "r1", 1)], frame))
+    res = plan(t, r, m, PlannerConfig(frames=4, option="cheapest"))
+    by_frame = {p.frame: p for p in res.plans}
+    assert sorted(by_frame) == [0, 1, 2, 3]
+    assert [by_frame[f].cached for f in range(4)] == [False, False, True, True]
+    assert res.solves == 2
+    assert sorted(by_frame[f].solve_seconds for f in (0, 1)) == sorted(res.solve_seconds)
+    assert by_frame[0].solve_seconds > 0 and by_frame[1].solve_seconds > 0
+    assert by_frame[2].solve_seconds == by_frame[3].solve_seconds == 0.0
+    uncached = plan(t, r, m, PlannerConfig(frames=4, option="cheapest", cache=False))
+    assert uncached.solves == 4 and not any(p.cached for p in uncached.plans)
+    assert sorted(p.solve_seconds for p in uncached.plans) == sorted(uncached.solve_seconds)

@@ -115,3 +115,31 @@ def test_workflow_wider_than_the_cluster(trace):
     with pytest.raises(ParamError) as err:
         run_experiment(KIND, SMALL, {"traces": [trace], "workflows": [wf]})
     assert "n_max" in err.value.errors  # no request of at most 16 processors can run it
+
+
+def test_interval_changes_the_outcome(trace):
+    # SMALL runs with the default 60-s interval; deciding at every event is faster for the
+    # workflow without provisioning (its tasks need not wait for a tick).
+    params = dict(SMALL, families="original", policies="fcfs", figure7=False)
+    ticked = run_experiment(KIND, params, {"traces": [trace]}, seed=0)["summary"]
+    eager = run_experiment(KIND, dict(params, interval=0), {"traces": [trace]}, seed=0)["summary"]
+    assert ticked["fcfs_none_min"] > eager["fcfs_none_min"]
+    with pytest.raises(ParamError) as err:
+        run_experiment(KIND, dict(params, interval=-1), {"traces": [trace]})
+    assert "interval" in err.value.errors
+
+
+def test_seed003_presets_use_the_seed_set_up_and_deviations_name_the_seed():
+    from scheduler.experiments import get_kind
+    from scheduler.experiments.provisioning_impact import DEVIATIONS
+
+    kind = get_kind(KIND)
+    for preset in kind.presets:
+        if preset.name.startswith("seed003"):
+            assert preset.params["montage"] == "seed003", preset.name
+            assert preset.params["interval"] == 60, preset.name
+    assert {"trace", "interval", "montage", "priority-weights", "request-selection"} <= set(
+        DEVIATIONS
+    )
+    for key, cause in DEVIATIONS.items():
+        assert "§" in cause or "Table" in cause, f"{key}: name the place in seed 003"

@@ -97,3 +97,37 @@ def test_runs_from_an_swf_trace_with_a_malleable_fraction():
     assert s["pwa_fpsma_wmr.done"] + s["pwa_fpsma_wmr.failed"] == 50  # 0.5 is W_mr
     again = run_experiment("malleability", params, {"traces": [trace]}, seed=4)
     assert again == r
+
+
+def test_figure_8_statement_holds_on_the_contended_setup_and_not_at_the_seed_load():
+    # seed 002 §7: on W'_m "the response time is far worse for the combination of the EGS
+    # policy … due to higher wait time", "the execution time is almost the same".
+    kind = get_kind("malleability")
+    s = run_experiment(
+        "malleability", kind.preset("seed002-fig8-pwa-contended").params, {}, seed=0
+    )["summary"]
+    assert s["pwa_egs_wm.mean_response"] >= 1.5 * s["pwa_fpsma_wm.mean_response"]
+    assert s["pwa_egs_wm.mean_wait"] > 5 * s["pwa_fpsma_wm.mean_wait"] > 0
+    assert s["pwa_egs_wm.mean_execution"] == pytest.approx(
+        s["pwa_fpsma_wm.mean_execution"], rel=0.1
+    )
+    # "This results from the high utilization … for this policy": the highest of the four
+    utils = {k: v for k, v in s.items() if k.endswith(".utilization")}
+    assert max(utils, key=utils.get) == "pwa_egs_wm.utilization"
+    # at the seed's own load nothing waits: said in words, and no one-line wait chart
+    r = run_experiment("malleability", kind.preset("seed002-fig8-pwa").params, {}, seed=0)
+    assert all(r["summary"][f"pwa_{p}_{w}.mean_wait"] == 0
+               for p in ("egs", "fpsma") for w in ("wm", "wmr"))  # fmt: skip
+    assert "no wait-time chart" in r["summary"]["wait_note"]
+    assert "wait-cdf" not in {c["id"] for c in r["charts"]}
+
+
+def test_deviations_name_the_place_in_the_seed_and_sizes_count_nodes():
+    from scheduler.experiments.malleability import DEVIATIONS
+
+    assert DEVIATIONS and all(k.startswith("seed 002 §") and v for k, v in DEVIATIONS.items())
+    r = run_experiment("malleability", {**SMALL, "combos": "PRA/EGS"}, {}, seed=0)
+    assert r["summary"]["processors"] == 272
+    assert "nodes" in r["summary_labels"]["processors"]
+    defaults = get_kind("malleability").validate({})
+    assert (defaults["threshold_scope"], defaults["egs_shrink_rounds"]) == ("growth", "one")

@@ -9,7 +9,8 @@ from scheduler.malleability.egs import EGS
 from scheduler.malleability.fpsma import FPSMA
 from scheduler.malleability.model import JobSpec, ModelError, clusters_from_sizes
 from scheduler.malleability.placement import PlacementQueue, worst_fit
-from scheduler.malleability.policies import Member, get_policy
+from scheduler.malleability.policies import Member
+from scheduler.malleability.policy_table import get_policy
 
 
 def g(key, start, size, lo=2, hi=46):
@@ -101,7 +102,7 @@ members_st = st.lists(
     members=members_st,
     value=st.integers(0, 120),
     grow=st.booleans(),
-    name=st.sampled_from(["FPSMA", "EGS"]),
+    name=st.sampled_from(["FPSMA", "EGS", "EGS-repeat"]),
 )
 def test_policies_keep_bounds_and_budget(members, value, grow, name):
     ms = []
@@ -111,7 +112,7 @@ def test_policies_keep_bounds_and_budget(members, value, grow, name):
         hi = pow2_floor(lo + extra) if ft else lo + extra
         size = lo if grow else hi
         ms.append(Member(k, start, size, lo, hi, app))
-    pol = get_policy(name)
+    pol = EGS("repeat") if name == "EGS-repeat" else get_policy(name)
     out = pol.grow(ms, value) if grow else pol.shrink(ms, value)
     by_key = {m.key: m for m in ms}
     total = 0
@@ -125,7 +126,23 @@ def test_policies_keep_bounds_and_budget(members, value, grow, name):
         assert 0 <= total <= value  # never hands out more than offered
     else:
         reclaimable = sum(m.size - m.lo for m in ms)
-        assert -total >= min(value, reclaimable)  # reclaims what was asked when possible
+        if name == "EGS":  # one round (Figure 5): what a job cannot give is not asked again
+            assert 0 <= -total <= reclaimable
+        else:
+            assert -total >= min(value, reclaimable)  # reclaims what was asked when possible
+
+
+def test_egs_shrink_is_one_round_as_figure_5():
+    # seed 002 Figure 5: shrink 2 over 2 jobs = 1 each; job 2 (most recent) is at its minimum
+    # and gives nothing, and nobody asks job 1 for the difference: only 1 is reclaimed.
+    ms = [g(1, 1, 10), g(2, 2, 2)]
+    assert EGS().shrink(ms, 2) == {1: 9}
+    assert EGS("repeat").shrink(ms, 2) == {1: 8}  # the model's earlier choice, an option now
+    # grow still hands out again what a capped job declines (§6.1: "voluntarily released")
+    assert EGS().grow([g(1, 0, 2, hi=3), g(2, 1, 2), g(3, 2, 2)], 9) == {1: 3, 2: 6, 3: 6}
+    with pytest.raises(ModelError) as err:
+        EGS("twice")
+    assert err.value.field == "egs_shrink_rounds"
 
 
 def test_worst_fit_and_queue_tries():
@@ -133,7 +150,9 @@ def test_worst_fit_and_queue_tries():
     assert worst_fit([3, 4], 5) is None
     q = PlacementQueue(max_tries=2)
     q.push(JobSpec(1, 0, "gadget2", "rigid", 2, 2))
-    assert not q.failed_try(q.jobs[0]) and q.failed_try(q.jobs[0])
+    # §4.1: the submission fails when the number of tries *exceeds* the threshold
+    assert not q.failed_try(q.jobs[0]) and not q.failed_try(q.jobs[0])
+    assert q.failed_try(q.jobs[0]) and q.jobs[0].tries == 3
 
 
 def test_bad_model_input_names_the_field():

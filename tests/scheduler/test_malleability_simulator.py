@@ -103,16 +103,64 @@ def test_worst_fit_spreads_jobs_over_clusters():
 
 def test_placement_fails_after_max_tries():
     # B needs 8 but A holds 4 of 10 for 600 s; polls every 30 s: tries at 0 (submission),
-    # 30 and 60 → the third failed try exhausts max_tries=3.
+    # 30, 60 and 90 → the fourth failed try exceeds max_tries=3 (seed §4.1: "when this number
+    # exceeds a certain threshold value, the submission of that job fails").
     jobs = [rigid(1, 0, size=4), rigid(2, 0, size=8)]
     _, r = run(jobs, max_tries=3, poll_interval=30)
-    assert r[2].failed and r[2].tries == 3 and r[2].start is None
+    assert r[2].failed and r[2].tries == 4 and r[2].start is None
     assert not r[1].failed
 
 
 def test_threshold_is_left_to_local_users_when_growing():
     _, r = run([mall(1, 0)], threshold=3)
     assert r[1].max_procs == 7  # 10 - 3
+
+
+def test_threshold_scope_all_keeps_it_from_placement_too():
+    # a rigid 8 on a cluster of 10 with 3 kept for local users: placed when the threshold
+    # binds growth only; never placed (fails after its tries) when it binds everything KOALA
+    # manages (seed §5.2 "never expands the total set of the jobs it manages")
+    _, r = run([rigid(1, 0, size=8)], threshold=3)
+    assert r[1].start == 0
+    _, r = run([rigid(1, 0, size=8)], threshold=3, threshold_scope="all", max_tries=2)
+    assert r[1].failed
+    with pytest.raises(ModelError) as err:
+        run([rigid(1, 0)], threshold_scope="cluster")
+    assert err.value.field == "threshold_scope"
+
+
+def test_pra_waiting_malleable_job_is_not_placed_while_a_running_one_can_grow():
+    # seed §5.2 PRA: "any waiting malleable jobs are not considered as long as at least one
+    # running malleable job can still be grown".  Cluster of 10, 3 kept for local users:
+    # A grows to 7 (its maximum is 10, so it can still be grown).  B (malleable) arrives at 50
+    # and waits for A to finish at ceil(T(7)) = ceil(309.40) = 310; C (rigid) arrives at 50
+    # too and is placed at once (the rule is about malleable jobs).
+    _, r = run([mall(1, 0), mall(2, 50), rigid(3, 50)], threshold=3)
+    assert (r[1].max_procs, r[1].finish) == (7, 310)
+    assert r[3].start == 50
+    assert r[2].start == 310
+    # a running job at its maximum cannot be grown: then B is placed at once
+    _, r = run([mall(1, 0, hi=7), mall(2, 50)], threshold=3)
+    assert r[2].start == 50
+
+
+def test_shrunk_processors_come_back_once_the_job_has_adapted():
+    # seed §5.1: "we let the execution resume before releasing processors to GRAM", and
+    # Figures 4-5 "wait for Job to release the processors".  As in the PWA test above, with a
+    # 10 s overhead: A grows to 10 at t=0 (adapting until 10); B (rigid 2) arrives at 100, A is
+    # shrunk to 8 but holds the 2 until 110, when B starts.
+    res, r = run([mall(1, 0), rigid(2, 100)], approach="PWA", resize_overhead=10)
+    assert r[2].start == 110 and r[2].wait == 10
+    held = [(s.start, s.end, s.procs) for s in res.segments if s.owner == 1]
+    assert held[:3] == [(0, 100, 10), (100, 110, 10), (110, held[2][1], 8)]
+
+
+def test_a_job_adapting_takes_no_new_resize_request():
+    # A grows at t=0 and adapts until 10; B (rigid 2) arrives at 5: A can be shrunk only at 10,
+    # and releases the 2 processors at 20.
+    _, r = run([mall(1, 0), rigid(2, 5)], approach="PWA", resize_overhead=10)
+    assert r[2].start == 20
+    assert r[1].shrinks == 1
 
 
 def test_bad_simulation_input():
@@ -154,8 +202,12 @@ job_st = st.tuples(
     threshold=st.integers(0, 3),
     overhead=st.integers(0, 20),
     load=st.sampled_from([0.0, 0.3]),
+    scope=st.sampled_from(["growth", "all"]),
+    rounds=st.sampled_from(["one", "repeat"]),
 )
-def test_invariants_over_random_workloads(sizes, raw, approach, policy, threshold, overhead, load):
+def test_invariants_over_random_workloads(
+    sizes, raw, approach, policy, threshold, overhead, load, scope, rounds
+):
     cl = clusters_from_sizes(sizes)
     cap = max(sizes)
     jobs = []
@@ -170,7 +222,7 @@ def test_invariants_over_random_workloads(sizes, raw, approach, policy, threshol
     res = simulate(
         jobs, cl, approach=approach, policy=policy, threshold=threshold,
         resize_overhead=overhead, background=BackgroundLoad(load), record_segments=True,
-        max_tries=50, seed=len(raw),
+        max_tries=50, seed=len(raw), threshold_scope=scope, egs_shrink_rounds=rounds,
     )  # fmt: skip
     # no processor over-committed on any cluster at any time (KOALA + local users): the shared
     # profile refuses any block that does not fit

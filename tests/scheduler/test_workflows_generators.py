@@ -219,3 +219,57 @@ def test_clustering_rejects_bad_parameters():
         cluster_fixed_clusters(w, 0)
     with pytest.raises(ValueError):
         cluster_fixed_size(w, 0)
+
+
+# Seed 003's own Montage (§4.1, Tables 1–2)
+
+SEED003_TABLE1_TASKS = {1: 7, 2: 12, 4: 22, 8: 42, 16: 82, 32: 162, 48: 242, 56: 282, 64: 322,
+                        128: 606, 256: 990, 512: 1758}  # fmt: skip
+SEED003_TABLE2_TASKS = {2: 8518, 4: 4261, 8: 2132, 16: 1068, 32: 537, 64: 270, 128: 137,
+                        256: 72, 512: 38, 1024: 22, 2048: 13, 4096: 9}  # fmt: skip
+SEED003_TABLE1_AP = {2: 1.97, 8: 7.42, 32: 23.69, 128: 54.23, 512: 77.34}
+SEED003_TABLE2_AP = {2: 79.2, 8: 54.5, 32: 26.3, 128: 9.69, 512: 5.47, 4096: 1.25}
+
+
+@pytest.fixture(scope="module")
+def m16():
+    from scheduler.workflows.gen_montage import generate_montage_seed003
+
+    return generate_montage_seed003()
+
+
+def test_seed003_montage_structure(m16):
+    # "17034 tasks … average runtime is 3.1 seconds. The average parallelism is 89 and the
+    # ratio of maximum to average parallelism is 113"; "All the graphs … have 7 levels".
+    s = summarize(m16)
+    assert s["tasks"] == 17034
+    assert s["levels"] == 7
+    assert s["average_parallelism"] == pytest.approx(89, rel=0.006)
+    assert s["max_parallelism"] / s["average_parallelism"] == pytest.approx(113, rel=0.006)
+    assert s["total_runtime"] / s["tasks"] == pytest.approx(3.1, abs=0.05)
+    assert s["max_processors"] == 1
+
+
+def test_seed003_montage_clusterings_match_tables_1_and_2(m16):
+    # Task counts of every clustering are exact; average parallelism within 8 % (the per-level
+    # runtimes are a fit: the seed does not give them).
+    for k, n in SEED003_TABLE1_TASKS.items():
+        assert summarize(cluster_fixed_clusters(m16, k))["tasks"] == n, k
+    for m, n in SEED003_TABLE2_TASKS.items():
+        assert summarize(cluster_fixed_size(m16, m))["tasks"] == n, m
+    for k, ap in SEED003_TABLE1_AP.items():
+        got = summarize(cluster_fixed_clusters(m16, k))["average_parallelism"]
+        assert got == pytest.approx(ap, rel=0.02), k
+    for m, ap in SEED003_TABLE2_AP.items():
+        got = summarize(cluster_fixed_size(m16, m))["average_parallelism"]
+        assert got == pytest.approx(ap, rel=0.08), m
+
+
+def test_seed003_montage_is_deterministic_and_jitter_is_seeded():
+    from scheduler.workflows.gen_montage import generate_montage_seed003
+
+    a = generate_montage_seed003(runtime_jitter=0.2, seed=1)
+    assert a == generate_montage_seed003(runtime_jitter=0.2, seed=1)
+    assert a != generate_montage_seed003(runtime_jitter=0.2, seed=2)
+    with pytest.raises(ValueError, match="runtime_jitter"):
+        generate_montage_seed003(runtime_jitter=1.5)

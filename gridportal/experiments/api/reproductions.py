@@ -1,6 +1,6 @@
-"""REST: ``/api/reproductions/`` — every preset with published values, the user's latest run
-beside them and the engine's verdict; ``run/`` starts one, ``run-all/`` starts every one the
-user has the traces for (issue 15)."""
+"""REST: ``/api/reproductions/`` — every preset with claims, the user's latest run beside them
+and the engine's verdict; ``scoreboard/`` counts them per seed and figure; ``run/`` starts one,
+``run-all/`` starts every one the user has the traces for (issues 15, 18)."""
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.types import OpenApiTypes
@@ -9,7 +9,12 @@ from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from ..reproductions import reproduction_rows, reproduction_run, reproduction_run_all
+from ..reproductions import (
+    reproduction_board,
+    reproduction_rows,
+    reproduction_run,
+    reproduction_run_all,
+)
 
 
 class RunSerializer(serializers.Serializer):
@@ -33,6 +38,19 @@ class ReproductionViewSet(viewsets.ViewSet):
     def list(self, request):
         kind = request.query_params.get("kind") or None
         return Response([row.as_json() for row in reproduction_rows(user=request.user, kind=kind)])
+
+    @extend_schema(
+        operation_id="reproductions_scoreboard",
+        responses={200: OpenApiTypes.OBJECT},
+        parameters=[OpenApiParameter("kind", str, description="only this experiment kind")],
+    )
+    @action(detail=False, methods=["get"])
+    def scoreboard(self, request):
+        """Seed × figure with the verdict counts per seed (as on the Reproductions page), and
+        each kind's declared deviations from the seeds."""
+        kind = request.query_params.get("kind") or None
+        board = reproduction_board(user=request.user, kind=kind)
+        return Response({**board["scoreboard"], "deviations": board["deviations"]})
 
     @extend_schema(request=RunSerializer, responses={201: OpenApiTypes.OBJECT})
     @action(detail=False, methods=["post"])
