@@ -1,8 +1,14 @@
+from collections import OrderedDict
+
 from django.contrib import admin
+from django.http import HttpResponsePermanentRedirect
+from django.templatetags.static import static
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.authtoken.views import obtain_auth_token
-from rest_framework.routers import DefaultRouter
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+from rest_framework.routers import APIRootView, DefaultRouter
 
 from gridportal.experiments.api.reproductions import ReproductionViewSet
 from gridportal.experiments.api.views import ExperimentViewSet, KindViewSet, SweepViewSet
@@ -15,7 +21,28 @@ from gridportal.sites.api.views import (
     VirtualOrganizationViewSet,
 )
 
-router = DefaultRouter()
+
+class PortalAPIRoot(APIRootView):
+    """``GET /api/``: every API collection, by its API address only.  (DRF's root reverses
+    route names such as ``trace-list``, which the HTML pages share: 6 of 11 entries pointed at
+    pages that send token clients to the login form.)"""
+
+    permission_classes = [AllowAny]  # a list of addresses; every collection checks its own
+
+    def get(self, request, *args, **kwargs):
+        base = request.build_absolute_uri("/api/")
+        out = OrderedDict((prefix, f"{base}{prefix}/") for prefix, _, _ in router.registry)
+        out["auth-token"] = f"{base}auth/token/"
+        out["schema"] = f"{base}schema/"
+        out["docs"] = f"{base}docs/"
+        return Response(out)
+
+
+class PortalRouter(DefaultRouter):
+    APIRootView = PortalAPIRoot
+
+
+router = PortalRouter()
 router.register("traces", TraceViewSet, basename="trace")
 router.register("workflows", WorkflowViewSet, basename="workflow")
 router.register("experiments", ExperimentViewSet, basename="experiment")
@@ -30,6 +57,7 @@ router.register("topologies", TopologyViewSet, basename="topology")
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("favicon.ico", lambda request: HttpResponsePermanentRedirect(static("favicon.svg"))),
     path("api/", include(router.urls)),
     path("api/auth/token/", obtain_auth_token, name="api-token"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 from django import forms
-from django.core.validators import MaxValueValidator
+from django.core.validators import MaxValueValidator, MinValueValidator
 
 from gridportal.sites.services import policy_document
 from scheduler.experiments import ExperimentKind, InputSpec, Param
+from scheduler.labels import format_value, label_of, unit_of
 
 
 class WorkflowUploadForm(forms.Form):
@@ -67,22 +70,82 @@ class TraceUploadForm(forms.Form):
     )
 
 
+SEED_TERMS = re.compile(r"[α-ωΑ-Ω_^]|eq\.|§|query|SPEC|\(\d+\)|Figure")
+
+
+def human_bounds(field: forms.Field) -> forms.Field:
+    """Bound errors in numbers for people: "at least 1 s", not "greater than or equal to
+    0.0002777777777777778" (hours fields are read in seconds/minutes/hours)."""
+    hours = "hour" in str(field.label or "")
+    for v in field.validators:
+        if isinstance(v, (MinValueValidator, MaxValueValidator)):
+            limit = v.limit_value
+            text = (
+                format_value(limit * 3600, unit="s")
+                if hours and isinstance(limit, (int, float))
+                else format_value(limit)
+            )
+            word = "at least" if isinstance(v, MinValueValidator) else "at most"
+            v.message = f"Must be {word} {text}.".replace("%", "%%")
+    return field
+
+
+def field_label(param: Param) -> str:
+    """Plain words first, the seed's term in parentheses ("price weight (α)")."""
+    plain = label_of(param.name)
+    given = param.label or ""
+    if not given:
+        return plain
+    if SEED_TERMS.search(given) and plain.lower() not in given.lower():
+        return f"{plain} ({given})"
+    return given
+
+
+def field_help(param: Param) -> str:
+    if param.help:
+        return param.help
+    unit = unit_of(param.name)
+    bits = [f"{label_of(param.name)}"]
+    if unit and unit not in ("s",):
+        bits.append(f"in {unit}")
+    elif unit == "s":
+        bits.append("in seconds")
+    if param.min is not None and param.max is not None:
+        bits.append(f"from {format_value(param.min)} to {format_value(param.max)}")
+    return " ".join(bits) + f" (parameter {param.name})."
+
+
 def field_for(param: Param) -> forms.Field:
     """One Django form field for one schema parameter (type, bounds, choices, help)."""
     common = {
-        "label": param.label or param.name.replace("_", " "),
-        "help_text": param.help,
+        "label": field_label(param),
+        "help_text": field_help(param),
         "initial": param.default,
     }
     if param.type == "int":
-        return forms.IntegerField(min_value=param.min, max_value=param.max, **common)
+        return human_bounds(forms.IntegerField(min_value=param.min, max_value=param.max, **common))
     if param.type == "float":
-        return forms.FloatField(min_value=param.min, max_value=param.max, **common)
+        return human_bounds(forms.FloatField(min_value=param.min, max_value=param.max, **common))
     if param.type == "bool":
         return forms.BooleanField(required=False, **common)
     if param.type == "choice":
         return forms.ChoiceField(choices=[(c, c) for c in param.choices], **common)
-    return forms.CharField(required=False, **common)
+    return forms.CharField(
+        required=False, validators=[parsed_by(param)], max_length=param.max_length,
+        **common,
+    )  # fmt: skip
+
+
+def parsed_by(param: Param):
+    """A form validator running the engine's own parser of a string parameter (issue 19)."""
+
+    def check(value: str) -> None:
+        try:
+            param.clean(value)
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from None
+
+    return check
 
 
 def input_field(spec: InputSpec, querysets: dict) -> forms.Field:
@@ -242,6 +305,8 @@ class QuoteForm(forms.Form):
             self.fields["n"].max_value = site.processors
             self.fields["n"].validators.append(MaxValueValidator(site.processors))
             self.fields["n"].widget.attrs["max"] = site.processors
+        for field in self.fields.values():
+            human_bounds(field)
 
 
 class PredictForm(forms.Form):
@@ -259,6 +324,8 @@ class PredictForm(forms.Form):
         if site is not None:
             self.fields["n"].validators.append(MaxValueValidator(site.processors))
             self.fields["n"].widget.attrs["max"] = site.processors
+        for field in self.fields.values():
+            human_bounds(field)
 
 
 class PlanForm(forms.Form):
@@ -290,13 +357,18 @@ class PlanForm(forms.Form):
     def clean_request(self):
         import json
 
+        from scheduler.jsonvalues import loads
+
         text = self.cleaned_data["request"]
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise forms.ValidationError(
-                f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-            ) from None
+        try:  # depth and integer digits bounded before parsing (issue 19)
+            return loads(text)
+        except ValueError as exc:
+            cause = exc.__context__
+            if isinstance(cause, json.JSONDecodeError):
+                raise forms.ValidationError(
+                    f"not JSON: {cause.msg} at line {cause.lineno} column {cause.colno}"
+                ) from None
+            raise forms.ValidationError(str(exc)) from None
 
 
 def example_request(topology) -> str:

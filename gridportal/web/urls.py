@@ -3,13 +3,14 @@ from django.urls import path, register_converter
 
 from gridportal.ids import IdConverter
 
-from . import reproductions, views
+from . import account, bundles, reproductions, views
 
 register_converter(IdConverter, "id")
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("login/", account.PortalLoginView.as_view(), name="login"),
+    path("signup/", account.signup, name="signup"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("traces/", views.trace_list, name="trace-list"),
     path("traces/<id:pk>/", views.trace_detail, name="trace-detail"),
@@ -21,6 +22,7 @@ urlpatterns = [
     path("experiments/new/", views.experiment_new, name="experiment-new"),
     path("experiments/<id:pk>/", views.experiment_detail, name="experiment-detail"),
     path("experiments/compare/", views.experiment_compare, name="experiment-compare"),
+    path("experiments/import-bundle/", bundles.bundle_import_view, name="bundle-import"),
     path("experiments/<id:pk>/cancel/", views.experiment_cancel_view, name="experiment-cancel"),
     path("experiments/<id:pk>/delete/", views.experiment_delete_view, name="experiment-delete"),
     path("sites/", views.site_list, name="site-list"),
@@ -28,6 +30,7 @@ urlpatterns = [
     path("sites/topologies/<id:pk>/", views.topology_detail, name="topology-detail"),
     path("reproductions/", reproductions.reproduction_list, name="reproduction-list"),
     path("reproductions/run/", reproductions.reproduction_run_view, name="reproduction-run"),
+    path("reproductions/status/", reproductions.reproduction_status, name="reproduction-status"),
     path("sweeps/", views.sweep_list, name="sweep-list"),
     path("sweeps/<id:pk>/", views.sweep_detail, name="sweep-detail"),
     path("sweeps/<id:pk>/cancel/", views.sweep_cancel_view, name="sweep-cancel"),

@@ -26,6 +26,7 @@ from gridportal.ids import parse_id
 from gridportal.inputs.models import Trace, Workflow
 from gridportal.inputs.selectors import usable_traces
 from gridportal.inputs.services import trace_create, workflow_create, workflow_generate
+from gridportal.limits import web_limited
 from gridportal.ownership import visible_to
 from gridportal.sites.models import Site, Topology
 from gridportal.sites.services import (
@@ -35,6 +36,7 @@ from gridportal.sites.services import (
     topology_plan,
 )
 from scheduler import experiments as catalogue
+from scheduler.labels import labelled
 
 from .forms import (
     PlanForm,
@@ -207,6 +209,8 @@ def experiment_list(request):
         qs = qs.filter(traces=parse_id(f["trace"]))
     if f.get("q"):
         qs = qs.filter(name__icontains=f["q"])
+    if f.get("sweeps") != "1":  # a sweep's runs are listed on its page (issue 20)
+        qs = qs.filter(sweeps__isnull=True)
     for key, lookup in (("after", "created__date__gte"), ("before", "created__date__lte")):
         day = parse_date(f.get(key) or "")
         if day:
@@ -228,6 +232,48 @@ def experiment_list(request):
             "query": query.urlencode(),
         },
     )
+
+
+def _archive_key(text: str) -> str:
+    return "".join(c for c in text.lower() if c.isalnum())
+
+
+def _presets(kind, user) -> list[dict]:
+    """Preset buttons: the parameters, the archive traces each preset is meant for (picked
+    from the user's traces when one matches by name, e.g. "CTC-SP2") and how long it runs."""
+    traces = (
+        list(usable_traces(user).only("id", "name", "original_filename")) if kind.inputs else []
+    )
+    trace_input = next((i for i in kind.inputs if i.kind == "trace"), None)
+    out = []
+    for p in kind.presets:
+        picked, missing = [], []
+        for archive in p.traces if trace_input else ():
+            key = _archive_key(archive)
+            match = next(
+                (t for t in traces if key in _archive_key(t.name + " " + t.original_filename)),
+                None,
+            )
+            if match is None:
+                missing.append(archive)
+            else:
+                picked.append(match.pk)
+        if p.minutes is None:
+            duration = ""
+        elif p.minutes < 1:
+            duration = "under a minute"
+        else:
+            duration = f"about {p.minutes:g} min"
+        out.append(
+            {
+                "title": p.title,
+                "params_json": json.dumps(p.params),
+                "inputs_json": json.dumps({trace_input.name: picked} if picked else {}),
+                "duration": duration,
+                "missing": missing,
+            }
+        )
+    return out
 
 
 def _initial_from(request, kind) -> dict:
@@ -349,7 +395,7 @@ def experiment_new(request):
                 return redirect("experiment-detail", pk=exp.pk)
             except ValidationError as exc:
                 _add_errors(form, exc, "vary1_values" if "vary" in exc.message_dict else None)
-    presets = [{"title": p.title, "params_json": json.dumps(p.params)} for p in kind.presets]
+    presets = _presets(kind, request.user)
     sweep_names = {"vary1_param", "vary1_values", "vary2_param", "vary2_values", "repetitions"}
     return render(
         request,
@@ -377,7 +423,7 @@ def experiment_compare(request):
     experiments.sort(key=lambda e: ids.index(e.pk))
     error, result = None, None
     try:
-        result = compare_runs(experiments)
+        result = labelled(compare_runs(experiments))  # labels and units (issue 20)
     except ValidationError as exc:
         error = exc.messages[0]
     return render(
@@ -403,8 +449,10 @@ def experiment_delete_view(request, pk: int):
 
 @login_required
 def sweep_list(request):
-    sweeps = visible_to(Sweep.objects.select_related("owner"), request.user)
-    return render(request, "sweeps/list.html", {"sweeps": sweeps[:200]})
+    sweeps = list(visible_to(Sweep.objects.select_related("owner"), request.user)[:200])
+    for sweep in sweeps:  # status and progress: one aggregate query each (issue 20)
+        sweep.state = sweep_status(sweep, with_runs=False)
+    return render(request, "sweeps/list.html", {"sweeps": sweeps})
 
 
 @login_required
@@ -483,19 +531,39 @@ def topology_detail(request, pk):
         options = {"option": data["option"], "admin": data["admin"],
                    "priority": data["priority"], "frames": data["frames"]}  # fmt: skip
         try:
-            plans = topology_plan(topology=topology, request=data["request"], options=options)
+            plans = web_limited(  # under the web limits (issue 19)
+                lambda: topology_plan(topology=topology, request=data["request"], options=options),
+                field="request", what="planning this request",
+            )  # fmt: skip
         except ValidationError as exc:
             _add_errors(form, exc, "request")
         else:
             for p in plans:
                 p["frame"]["start_min"] = p["frame"]["start"] / 60
                 p["frame"]["end_min"] = p["frame"]["end"] / 60
+    picture = _with_chosen_plan(topology_picture(topology), plans[0] if plans else None)
     return render(
         request,
         "sites/topology.html",
-        {"topology": topology, "picture": topology_picture(topology), "form": form,
-         "plans": plans},
+        {"topology": topology, "picture": picture, "form": form, "plans": plans,
+         "chosen": plans[0] if plans else None},
     )  # fmt: skip
+
+
+def _with_chosen_plan(picture: dict, plan: dict | None) -> dict:
+    """Mark the chosen plan's sites and the links of its paths on the graph (issue 20)."""
+    if not plan:
+        return picture
+    sites = {str(s) for s in plan.get("sites", {}).values()}
+    hops = set()
+    for path in plan.get("paths", []):
+        route = [str(n) for n in path.get("route", [])]
+        hops |= {frozenset(pair) for pair in zip(route, route[1:], strict=False)}
+    nodes = [{**n, "chosen": str(n["name"]) in sites} for n in picture["nodes"]]
+    links = [
+        {**ln, "chosen": frozenset((str(ln["a"]), str(ln["b"]))) in hops} for ln in picture["links"]
+    ]
+    return {**picture, "nodes": nodes, "links": links}
 
 
 @login_required
@@ -510,27 +578,35 @@ def site_detail(request, pk):
     if asks_prediction and predict_form.is_valid():
         data = predict_form.cleaned_data
         try:
-            prediction = site_start_prediction(
+            prediction = web_limited(lambda: site_start_prediction(
                 site=site, n=data["n"], req_time=max(1, round(data["hours"] * 3600)),
                 at_hours=data["at"],
-            )  # fmt: skip
+            ), field="n", what="this prediction")  # fmt: skip
         except ValidationError as exc:
             _add_errors(predict_form, exc, "n")
     if asks_quote and form.is_valid():
         data = form.cleaned_data
         try:
-            quote = site_quote(
+            quote = web_limited(lambda: site_quote(
                 site=site, n=data["n"], duration=round(data["hours"] * 3600),
                 at_hours=data["at"], s_min_hours=data.get("s_min"),
                 estimates=data.get("estimates") or None,
-            )  # fmt: skip
+            ), field="n", what="this quote")  # fmt: skip
         except ValidationError as exc:
             _add_errors(form, exc, "n")
+    # Each form carries the other's query along, so asking one keeps the other's result.
+    own_quote = set(form.fields)
+    keep_for_quote = [(k, v) for k, v in request.GET.items() if k.startswith("p-")]
+    keep_for_predict = [
+        (k, v) for k, v in request.GET.items() if k in own_quote and not k.startswith("p-")
+    ]
     return render(
         request,
         "sites/detail.html",
         {
             "site": site,
+            "keep_for_quote": keep_for_quote,
+            "keep_for_predict": keep_for_predict,
             "form": form,
             "quote": quote,
             "predict_form": predict_form,

@@ -1,10 +1,19 @@
 /* GridPortal: one generic renderer for the engine's declarative chart specs (Chart.js).
- * A Result is {summary, summary_labels, tables, charts}; see scheduler/experiments/base.py.
- * Every chart gets a PNG download and a CSV link to the API's chart export. */
+ * A Result is {summary, summary_labels, summary_units, key, tables, charts}; see
+ * scheduler/experiments/base.py.  The page opens with Key results (result.key, else the first
+ * metrics), then the charts ordered by their `priority` and grouped by `section` (the first
+ * few drawn, the rest folded and drawn when opened), then the tables (long ones paged).
+ * A chart whose data are empty or constant becomes one sentence.  Every chart has a PNG
+ * download (white background, title, 2x) and a CSV link to the API's chart export. */
 (function () {
   "use strict";
   const PALETTE = ["#2563eb", "#dc2626", "#16a34a", "#d97706", "#7c3aed", "#0891b2",
                    "#db2777", "#4b5563", "#65a30d", "#9333ea"];
+  const OPEN_CHARTS = 4;      // charts drawn before "More charts"
+  const KEY_MAX = 6;          // key results shown at the top
+  const PAGE_ROWS = 25;       // table rows per page
+  const LONG_TABLE = 50;      // longer tables are paged
+  const OPEN_TABLE = 12;      // longer tables start folded
 
   function el(tag, attrs, text) {
     const node = document.createElement(tag);
@@ -13,13 +22,72 @@
     return node;
   }
 
-  function fmt(v) {
-    if (v === null || v === undefined) return "–";
-    if (typeof v === "number" && !Number.isInteger(v)) return v.toLocaleString(undefined, {maximumFractionDigits: 4});
-    if (typeof v === "number") return v.toLocaleString();
-    return String(v);
+  // Numbers for people: thousands separators, 4 significant digits, never "5.404e+04";
+  // durations (unit "s") as s / min / h / days, bytes as kB / MB / GB.
+  function num(v, digits) {
+    if (Number.isInteger(v)) return v.toLocaleString("en-US");
+    const a = Math.abs(v);
+    if (a >= 1e4) return Math.round(v).toLocaleString("en-US");
+    if (a !== 0 && a < 1e-4) return v.toExponential(1).replace("e", "×10^");
+    return v.toLocaleString("en-US", {maximumSignificantDigits: digits || 4});
+  }
+  function fmt(v, unit) {
+    if (v === null || v === undefined || v === "") return "–";
+    if (typeof v === "boolean") return v ? "yes" : "no";
+    if (typeof v !== "number") return String(v);
+    if (!Number.isFinite(v)) return String(v);
+    if (unit === "s") return duration(v);
+    if (unit === "bytes") return bytes(v);
+    const text = num(v);
+    if (!unit) return text;
+    if (unit === "%") return text + " %";
+    return text + " " + unit;
+  }
+  function duration(s) {
+    const a = Math.abs(s);
+    if (a < 120) return num(s, 3) + " s";
+    if (a < 7200) return num(s / 60, 3) + " min";
+    if (a < 3 * 86400) return num(s / 3600, 3) + " h";
+    return num(s / 86400, 3) + " days";
+  }
+  function bytes(b) {
+    const a = Math.abs(b);
+    if (a < 1e3) return num(b) + " B";
+    if (a < 1e6) return num(b / 1e3, 3) + " kB";
+    if (a < 1e9) return num(b / 1e6, 3) + " MB";
+    return num(b / 1e9, 3) + " GB";
+  }
+  function tick(v) { return typeof v === "number" ? num(v, 3) : v; }
+
+  // ---- data checks -------------------------------------------------------------------
+  const finite = (v) => typeof v === "number" && Number.isFinite(v);
+  function yOf(p, type) { return type === "gantt" ? p[1] : p[1]; }
+  function hasData(s) { return (s.points || []).some((p) => finite(p[1]) || (p[1] !== null && p[1] !== undefined && typeof p[1] !== "number")); }
+
+  // One sentence instead of a chart when there is nothing to see: no data, or every point
+  // the same (a flat line, a vertical line, one bar).  Returns null when the chart is worth it.
+  function triviality(spec) {
+    if (spec.type === "gantt") return (spec.series || []).some((s) => s.points.length) ? null : "nothing was scheduled";
+    const series = (spec.series || []).filter((s) => !s.reference && hasData(s));
+    if (!series.length) return "no data";
+    const ys = [], xs = [];
+    series.forEach((s) => s.points.forEach((p) => { if (finite(p[1])) { ys.push(p[1]); xs.push(p[0]); } }));
+    if (!ys.length) return "no data";
+    const yConst = ys.every((y) => y === ys[0]);
+    const hasErr = series.some((s) => (s.errors || []).some((e) => finite(e) && e > 0));
+    if (ys.length === 1 && spec.type !== "bar" && spec.type !== "histogram") {
+      return "only one point: " + (spec.y.label || "y") + " = " + fmt(ys[0]) + " at " + (spec.x.label || "x") + " = " + fmt(xs[0]);
+    }
+    if (yConst && !hasErr && (ys.length > 1 || spec.type !== "bar")) {
+      return (spec.y.label || "the value") + " is " + fmt(ys[0]) + " at every point" + (ys.length > 1 ? " (" + ys.length + " points)" : "");
+    }
+    if ((spec.type === "line" || spec.type === "scatter") && xs.length > 1 && xs.every((x) => x === xs[0])) {
+      return "every point has " + (spec.x.label || "x") + " = " + fmt(xs[0]) + " (" + xs.length + " points)";
+    }
+    return null;
   }
 
+  // ---- Chart.js config -----------------------------------------------------------------
   // Error bars (series.errors, one value per point) drawn over line, scatter and bar charts.
   const errorBars = {
     id: "gridErrorBars",
@@ -34,10 +102,11 @@
         ctx.lineWidth = 1.2;
         meta.data.forEach((pt, j) => {
           const e = ds.errors[j];
-          if (e === null || e === undefined) return;
+          if (!finite(e)) return;
           const raw = ds.data[j];
           if (raw === null || raw === undefined) return;
           const y = typeof raw === "object" ? raw.y : raw;
+          if (!finite(y)) return;
           const top = yScale.getPixelForValue(y + e), bottom = yScale.getPixelForValue(y - e);
           ctx.beginPath();
           ctx.moveTo(pt.x, top); ctx.lineTo(pt.x, bottom);
@@ -49,19 +118,88 @@
       });
     },
   };
+  const whiteBackground = {
+    id: "gridWhite",
+    beforeDraw(chart) {
+      const ctx = chart.ctx;
+      ctx.save();
+      ctx.globalCompositeOperation = "destination-over";
+      ctx.fillStyle = "#ffffff";
+      ctx.fillRect(0, 0, chart.width, chart.height);
+      ctx.restore();
+    },
+  };
 
   function axis(spec, fallback) {
     const type = spec.scale === "log" ? "logarithmic" : spec.scale === "category" ? "category" : fallback;
-    return {type: type, title: {display: !!spec.label, text: spec.label}};
+    const out = {type: type, title: {display: !!spec.label, text: spec.label}};
+    if (type === "linear") out.ticks = {callback: tick};
+    if (type === "logarithmic") {
+      // Only powers of ten (and 2, 5 between them when the range is small): no overlapping labels.
+      out.ticks = {autoSkip: true, maxRotation: 0, callback: function (v) {
+        const m = v / Math.pow(10, Math.floor(Math.log10(v) + 1e-9));
+        const range = this.max / Math.max(this.min, 1e-300);
+        const keep = Math.abs(m - 1) < 1e-6 || (range < 1e3 && (Math.abs(m - 2) < 1e-6 || Math.abs(m - 5) < 1e-6));
+        return keep ? num(v, 3) : null;
+      }};
+    }
+    return out;
+  }
+
+  // The y range covers every error bar (Chart.js only looks at the points).
+  function errorRange(datasets, log) {
+    let lo = Infinity, hi = -Infinity;
+    datasets.forEach((ds) => {
+      if (!ds.errors) return;
+      ds.data.forEach((d, j) => {
+        const y = d !== null && typeof d === "object" ? d.y : d;
+        const e = ds.errors[j];
+        if (!finite(y) || !finite(e)) return;
+        if (!log || y - e > 0) lo = Math.min(lo, y - e);
+        hi = Math.max(hi, y + e);
+      });
+    });
+    return lo <= hi ? {lo: lo, hi: hi} : null;
+  }
+
+  // Series that cannot share an axis (one is less than 1/25 of another, e.g. a violation
+  // rate next to a utilisation) go to a second axis on the right; a spec may say so itself
+  // with series[i].axis = "y2" (and y2: {label}).
+  function splitAxes(spec) {
+    const real = spec.series.filter((s) => !s.reference);
+    if (real.some((s) => s.axis === "y2")) return real.map((s) => s.axis === "y2");
+    if (spec.y.scale === "log" || real.length < 2 || real.length > 4) return null;
+    const peak = real.map((s) => Math.max(0, ...s.points.map((p) => (finite(p[1]) ? Math.abs(p[1]) : 0))));
+    const top = Math.max(...peak);
+    if (!(top > 0)) return null;
+    const small = peak.map((m) => m > 0 && m < top / 25);
+    return small.some(Boolean) ? small : null;
   }
 
   function config(spec) {
     const color = (i) => PALETTE[i % PALETTE.length];
+    const many = spec.series.length > 4;
     const base = {
       animation: false,
       responsive: true,
       maintainAspectRatio: false,
-      plugins: {legend: {display: spec.series.length > 1}, title: {display: false}},
+      plugins: {
+        legend: {
+          display: spec.series.filter(hasData).length > 1,
+          position: many ? "bottom" : "top",
+          maxHeight: 60,
+          labels: {
+            boxWidth: 12, font: {size: 11},
+            // No legend entry without visible data.
+            filter: (item, data) => {
+              const ds = data.datasets[item.datasetIndex];
+              return !!ds && ds.data.some((d) => d !== null && d !== undefined && (typeof d !== "object" || finite(d.y) || Array.isArray(d.x)));
+            },
+          },
+        },
+        title: {display: false, text: spec.title},
+        tooltip: {callbacks: {}},
+      },
     };
     if (spec.type === "bar" || spec.type === "histogram") {
       // Categories: the union over all series, in first-seen order, so that overlaid runs
@@ -73,21 +211,20 @@
         const at = new Map(s.points.map((p, j) => [String(p[0]), values[j]]));
         return labels.map((l) => (at.has(l) ? at.get(l) : null));
       };
-      return {
-        type: "bar",
-        data: {
-          labels: labels,
-          datasets: spec.series.map((s, i) => ({
-            label: s.name, data: align(s, s.points.map((p) => p[1])),
-            errors: s.errors ? align(s, s.errors) : undefined,
-            backgroundColor: color(i) + "cc", borderColor: color(i), borderWidth: 1,
-            barPercentage: hist && spec.series.length === 1 ? 1.0 : 0.9,
-            categoryPercentage: hist && spec.series.length === 1 ? 1.0 : 0.8,
-          })),
-        },
-        options: Object.assign(base, {scales: {x: axis(spec.x, "category"), y: axis(spec.y, "linear")}}),
-        plugins: [errorBars],
-      };
+      const right = splitAxes(spec);
+      const datasets = spec.series.map((s, i) => ({
+        label: s.name, data: align(s, s.points.map((p) => p[1])),
+        errors: s.errors ? align(s, s.errors) : undefined,
+        backgroundColor: color(i) + "cc", borderColor: color(i), borderWidth: 1,
+        barPercentage: hist && spec.series.length === 1 ? 1.0 : 0.9,
+        categoryPercentage: hist && spec.series.length === 1 ? 1.0 : 0.8,
+        yAxisID: right && right[i] ? "y2" : "y",
+      }));
+      const scales = {x: axis(spec.x, "category"), y: axis(spec.y, "linear")};
+      addRight(scales, spec, right);
+      fitErrors(scales, datasets);
+      return {type: "bar", data: {labels: labels, datasets: datasets},
+              options: Object.assign(base, {scales: scales}), plugins: [errorBars]};
     }
     if (spec.type === "gantt") {
       const rows = [];
@@ -106,33 +243,118 @@
       };
     }
     const scatter = spec.type === "scatter";
+    const right = splitAxes(spec);
+    let k = -1;
+    const datasets = spec.series.map((s, i) => {
+      if (!s.reference) k += 1;
+      return {
+        label: s.name, data: s.points.map((p) => ({x: p[0], y: p[1]})), errors: s.errors,
+        borderColor: s.reference ? "#000000" : color(i), backgroundColor: s.reference ? "#00000033" : color(i) + (scatter ? "99" : "33"),
+        pointRadius: scatter ? 2.5 : (s.points.length > 60 ? 0 : 2.5), showLine: !scatter || !!s.reference,
+        borderWidth: 2, tension: 0, borderDash: s.reference ? [6, 4] : undefined,
+        yAxisID: right && !s.reference && right[k] ? "y2" : "y",
+      };
+    });
+    const scales = {x: axis(spec.x, "linear"), y: axis(spec.y, "linear")};
+    addRight(scales, spec, right);
+    fitErrors(scales, datasets);
     return {
       type: scatter ? "scatter" : "line",
-      data: {
-        datasets: spec.series.map((s, i) => ({
-          label: s.name, data: s.points.map((p) => ({x: p[0], y: p[1]})), errors: s.errors,
-          borderColor: s.reference ? "#000000" : color(i), backgroundColor: s.reference ? "#00000033" : color(i) + (scatter ? "99" : "33"),
-          pointRadius: scatter ? 2.5 : (s.points.length > 60 ? 0 : 2.5), showLine: !scatter || !!s.reference,
-          borderWidth: 2, tension: 0, borderDash: s.reference ? [6, 4] : undefined,
-        })),
-      },
-      options: Object.assign(base, {
-        parsing: true,
-        scales: {x: axis(spec.x, "linear"), y: axis(spec.y, "linear")},
-      }),
+      data: {datasets: datasets},
+      options: Object.assign(base, {parsing: true, scales: scales}),
       plugins: [errorBars],
     };
   }
 
+  function addRight(scales, spec, right) {
+    if (!right || !right.some(Boolean)) return;
+    const names = spec.series.filter((s) => !s.reference).filter((s, i) => right[i]).map((s) => s.name);
+    const label = (spec.y2 && spec.y2.label) || names.join(", ") + " (right axis)";
+    scales.y2 = {type: "linear", position: "right", grid: {drawOnChartArea: false},
+                 title: {display: true, text: label}, ticks: {callback: tick}};
+  }
+
+  function fitErrors(scales, datasets) {
+    for (const id of Object.keys(scales)) {
+      if (id === "x") continue;
+      const r = errorRange(datasets.filter((d) => (d.yAxisID || "y") === id), scales[id].type === "logarithmic");
+      if (!r) continue;
+      const pad = (r.hi - r.lo) * 0.04;
+      scales[id].suggestedMin = r.lo - (r.lo < 0 ? pad : 0);
+      scales[id].suggestedMax = r.hi + pad;
+      if (scales[id].type === "logarithmic") scales[id].suggestedMin = r.lo;
+    }
+  }
+
+  // ---- PNG export: white background, the title, twice the resolution -------------------
+  function pngOf(spec) {
+    const holder = el("div", {style: "position:fixed;left:-10000px;top:0;width:900px;height:480px"});
+    const canvas = el("canvas");
+    holder.appendChild(canvas);
+    document.body.appendChild(holder);
+    const cfg = config(spec);
+    cfg.options.devicePixelRatio = 2;
+    cfg.options.responsive = true;
+    cfg.options.plugins.title = {display: true, text: spec.title, font: {size: 15, weight: "bold"}, color: "#111827"};
+    cfg.plugins = (cfg.plugins || []).concat([whiteBackground]);
+    const chart = new Chart(canvas, cfg);
+    const url = chart.toBase64Image("image/png", 1);
+    chart.destroy();
+    holder.remove();
+    return url;
+  }
+
+  // ---- Key results and the summary -------------------------------------------------------
+  function keyMetrics(result) {
+    const summary = result.summary || {};
+    const ref = (result.reference || {}).summary || {};
+    const declared = (result.key || []).map((k) => (typeof k === "string" ? k : k.metric)).filter((k) => k in summary);
+    if (declared.length) return declared.slice(0, KEY_MAX);
+    const numeric = Object.keys(summary).filter((k) => typeof summary[k] === "number");
+    const published = numeric.filter((k) => k in ref);
+    // Without a declaration: outcomes before the description of the inputs (counts of jobs,
+    // sites, processors…) and before spreads (std) — those stay in "All metrics".
+    const context = /^(sites|submissions|workflow_tasks|jobs|simulated_jobs|dropped|dropped_jobs|machine_procs|processors|procs|requests|links|cpus|cases|days|first_day|trace_jobs|reservations|change_points|submit_offset_hours|sweep_points|runs|finished_runs|failed_runs|repetitions)$|(^|_)std(_|$)|_n$/;
+    const outcome = numeric.filter((k) => !(k in ref) && !context.test(k));
+    const rest = outcome.length ? outcome : numeric.filter((k) => !(k in ref));
+    return published.concat(rest).slice(0, Math.min(KEY_MAX, Math.max(4, published.length)));
+  }
+
+  function publishedText(checks, labels) {
+    const than = (t) => (typeof t === "string" ? (labels || {})[t] || t : fmt(t));
+    return checks.map((c) => "published " + (c.value !== null && c.value !== undefined ? fmt(c.value) : c.shape + " " + than(c.than)) + " — " + c.verdict).join("; ");
+  }
+
+  function renderKey(container, result) {
+    const keys = keyMetrics(result);
+    if (!keys.length) return;
+    const labels = result.summary_labels || {}, units = result.summary_units || {};
+    const ref = (result.reference || {}).summary || {};
+    const card = el("section", {class: "card", id: "key-results"});
+    card.appendChild(el("h2", {}, "Key results"));
+    const grid = el("div", {class: "key-grid"});
+    keys.forEach((k) => {
+      const tile = el("div", {class: "key", "data-metric": k});
+      tile.appendChild(el("div", {class: "key-value"}, fmt(result.summary[k], units[k])));
+      tile.appendChild(el("div", {class: "key-label", title: k}, labels[k] || k));
+      if (ref[k]) tile.appendChild(el("div", {class: "key-published muted"}, publishedText(ref[k], labels)));
+      grid.appendChild(tile);
+    });
+    card.appendChild(grid);
+    container.appendChild(card);
+  }
+
   function renderSummary(container, result, csvUrl) {
-    const card = el("section", {class: "card", id: "summary"});
-    card.appendChild(el("h2", {}, "Summary"));
+    const n = Object.keys(result.summary || {}).length;
+    const card = el("details", {class: "card", id: "summary"});
+    if (n <= KEY_MAX && !(result.key || []).length) card.open = true;
+    card.appendChild(el("summary", {}, "All " + n + " metric" + (n === 1 ? "" : "s")));
     const table = el("table", {class: "kv"});
-    const labels = result.summary_labels || {};
+    const labels = result.summary_labels || {}, units = result.summary_units || {};
     for (const [k, v] of Object.entries(result.summary || {})) {
       const tr = el("tr", {"data-metric": k});
       tr.appendChild(el("th", {title: k}, labels[k] || k));
-      tr.appendChild(el("td", {}, fmt(v)));
+      tr.appendChild(el("td", {}, fmt(v, units[k])));
       table.appendChild(tr);
     }
     card.appendChild(table);
@@ -144,25 +366,48 @@
     container.appendChild(card);
   }
 
+  // ---- Tables: long ones folded and paged -------------------------------------------------
   function renderTable(container, tab, csvUrl) {
-    const card = el("section", {class: "card", id: "table-" + tab.id});
-    card.appendChild(el("h2", {}, tab.title));
+    const long = tab.rows.length > LONG_TABLE;
+    const fold = tab.rows.length > OPEN_TABLE;
+    const card = el(fold ? "details" : "section", {class: "card table-card", id: "table-" + tab.id, "data-rows": String(tab.rows.length)});
+    const head2 = el(fold ? "summary" : "h2", {}, tab.title + (fold ? " (" + tab.rows.length.toLocaleString("en-US") + " rows)" : ""));
+    card.appendChild(head2);
+    const wrap = el("div", {class: "table-wrap"});
     const table = el("table");
     const head = el("tr");
-    tab.columns.forEach((c) => head.appendChild(el("th", {}, c)));
+    tab.columns.forEach((c, i) => head.appendChild(el("th", {title: c}, (tab.column_labels || [])[i] || c)));
     const thead = el("thead"); thead.appendChild(head); table.appendChild(thead);
     const body = el("tbody");
-    tab.rows.forEach((r) => { const tr = el("tr"); r.forEach((c) => tr.appendChild(el("td", {}, fmt(c)))); body.appendChild(tr); });
     table.appendChild(body);
-    card.appendChild(table);
+    wrap.appendChild(table);
+    card.appendChild(wrap);
+    let page = 0;
+    const pages = Math.max(1, Math.ceil(tab.rows.length / PAGE_ROWS));
+    const nav = el("p", {class: "pager"});
+    const info = el("span", {class: "muted"});
+    const prev = el("button", {type: "button", class: "secondary"}, "‹ previous");
+    const next = el("button", {type: "button", class: "secondary"}, "next ›");
+    function show() {
+      body.innerHTML = "";
+      const rows = long ? tab.rows.slice(page * PAGE_ROWS, (page + 1) * PAGE_ROWS) : tab.rows;
+      rows.forEach((r) => { const tr = el("tr"); r.forEach((c) => tr.appendChild(el("td", {}, fmt(c)))); body.appendChild(tr); });
+      info.textContent = " rows " + (page * PAGE_ROWS + 1) + "–" + Math.min(tab.rows.length, (page + 1) * PAGE_ROWS) + " of " + tab.rows.length.toLocaleString("en-US") + " ";
+      prev.disabled = page === 0; next.disabled = page >= pages - 1;
+    }
+    prev.addEventListener("click", () => { page = Math.max(0, page - 1); show(); });
+    next.addEventListener("click", () => { page = Math.min(pages - 1, page + 1); show(); });
+    show();
+    if (long) { nav.appendChild(prev); nav.appendChild(info); nav.appendChild(next); card.appendChild(nav); }
     if (csvUrl) {
       const p = el("p", {class: "downloads"});
-      p.appendChild(el("a", {href: csvUrl + "?part=table:" + encodeURIComponent(tab.id)}, "CSV"));
+      p.appendChild(el("a", {href: csvUrl + "?part=table:" + encodeURIComponent(tab.id)}, "CSV (all rows)"));
       card.appendChild(p);
     }
     container.appendChild(card);
   }
 
+  // ---- Charts ---------------------------------------------------------------------------
   function renderChart(container, spec, csvUrl) {
     const card = el("section", {class: "card chart-card", id: "chart-" + spec.id, "data-chart-type": spec.type});
     card.appendChild(el("h2", {}, spec.title));
@@ -184,7 +429,7 @@
     card.appendChild(p);
     container.appendChild(card);
     const chart = new Chart(canvas, config(spec));
-    png.addEventListener("click", () => { png.href = chart.toBase64Image("image/png", 1); });
+    png.addEventListener("click", () => { png.href = pngOf(spec); });
     return chart;
   }
 
@@ -221,22 +466,85 @@
     container.querySelectorAll("#summary tr[data-metric]").forEach((tr) => {
       const checks = summary[tr.dataset.metric];
       if (!checks) return;
-      const text = checks.map((c) => "published: " + (c.value !== null ? fmt(c.value) : c.shape + " " + c.than) + " (" + c.source + ") — " + c.verdict).join("; ");
+      const text = publishedText(checks, result.summary_labels) + " (" + checks.map((c) => c.source).join("; ") + ")";
       tr.appendChild(el("td", {class: "published muted"}, text));
     });
+  }
+
+  // Charts in order of priority (lower first; declared order otherwise), grouped by section.
+  function ordered(charts) {
+    return charts.map((c, i) => [c, i]).sort((a, b) => ((a[0].priority ?? 50) - (b[0].priority ?? 50)) || (a[1] - b[1])).map((p) => p[0]);
+  }
+
+  function renderCharts(container, result, csvUrl) {
+    const all = ordered(result.charts || []);
+    const drawn = [], notes = [];
+    all.forEach((spec) => {
+      const why = triviality(spec);
+      if (why) notes.push([spec, why]); else drawn.push(spec);
+    });
+    const charts = [];
+    const sections = [];
+    drawn.forEach((spec) => {
+      const name = spec.section || "";
+      let s = sections.find((x) => x.name === name);
+      if (!s) { s = {name: name, specs: []}; sections.push(s); }
+      s.specs.push(spec);
+    });
+    let shown = 0;
+    sections.forEach((s, si) => {
+      const host = el("div", {class: "chart-section", "data-section": s.name});
+      if (s.name && sections.length > 1) host.appendChild(el("h2", {class: "section-title"}, s.name));
+      container.appendChild(host);
+      const first = si === 0 ? s.specs.slice(0, OPEN_CHARTS) : (shown < OPEN_CHARTS ? s.specs.slice(0, OPEN_CHARTS - shown) : []);
+      const rest = s.specs.slice(first.length);
+      shown += first.length;
+      if (first.length) {
+        const grid = el("div", {class: "charts"});
+        host.appendChild(grid);
+        first.forEach((spec) => charts.push(renderChart(grid, spec, csvUrl)));
+      }
+      if (rest.length) {
+        const more = el("details", {class: "more-charts card", "data-count": String(rest.length)});
+        more.appendChild(el("summary", {}, (first.length ? "More charts" : "Charts") + (s.name ? " — " + s.name : "") + " (" + rest.length + ")"));
+        const grid = el("div", {class: "charts"});
+        more.appendChild(grid);
+        host.appendChild(more);
+        let done = false;
+        more.addEventListener("toggle", () => {
+          if (done || !more.open) return;
+          done = true;
+          rest.forEach((spec) => charts.push(renderChart(grid, spec, csvUrl)));
+        });
+      }
+    });
+    if (notes.length) {
+      const card = el("section", {class: "card", id: "chart-notes"});
+      card.appendChild(el("h2", {}, "Charts with nothing to draw"));
+      const ul = el("ul");
+      notes.forEach(([spec, why]) => ul.appendChild(el("li", {"data-chart": spec.id}, spec.title + ": " + why + ".")));
+      card.appendChild(ul);
+      container.appendChild(card);
+    }
+    return charts;
   }
 
   function render(container, result, csvUrl) {
     container.innerHTML = "";
     result = withReference(container, result);
+    renderKey(container, result);
+    const charts = renderCharts(container, result, csvUrl);
+    const tables = result.tables || [];
+    if (tables.length) {
+      const t = el("div", {class: "tables"});
+      container.appendChild(t);
+      tables.forEach((tab) => renderTable(t, tab, csvUrl));
+    }
     renderSummary(container, result, csvUrl);
     markPublished(container, result);
-    const grid = el("div", {class: "charts"});
-    container.appendChild(grid);
-    const charts = (result.charts || []).map((spec) => renderChart(grid, spec, csvUrl));
-    (result.tables || []).forEach((t) => renderTable(container, t, csvUrl));
+    window.GridCharts.charts = charts;
     return charts;
   }
 
-  window.GridCharts = {render: render, renderChart: renderChart, config: config};
+  window.GridCharts = {render: render, renderChart: renderChart, config: config, fmt: fmt, triviality: triviality, pngOf: pngOf, charts: []};
 })();

@@ -21,7 +21,27 @@
     }
   }
 
+  // The Published values card (and the reference series on the charts) are computed by the
+  // server from the finished result: a run that finishes while the page is open gets them
+  // from a fresh copy of the page, without a reload.
+  async function refreshReference() {
+    if (box.dataset.initialStatus === "succeeded") return;
+    try {
+      const resp = await fetch(window.location.href, {credentials: "same-origin"});
+      if (!resp.ok) return;
+      const doc = new DOMParser().parseFromString(await resp.text(), "text/html");
+      const anchor = document.getElementById("result");
+      ["published-values", "published-reference"].forEach((id) => {
+        const fresh = doc.getElementById(id), old = document.getElementById(id);
+        if (!fresh) return;
+        const node = document.importNode(fresh, true);
+        if (old) old.replaceWith(node); else anchor.parentNode.insertBefore(node, anchor);
+      });
+    } catch (e) { /* the result is still drawn without it */ }
+  }
+
   async function loadResult() {
+    await refreshReference();
     const resp = await fetch(box.dataset.resultUrl, {credentials: "same-origin", headers: {Accept: "application/json"}});
     if (!resp.ok) { errorEl.textContent = "Could not load the result (" + resp.status + ")"; errorEl.hidden = false; return; }
     const result = await resp.json();

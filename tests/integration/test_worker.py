@@ -9,6 +9,7 @@ from rest_framework.test import APIClient
 
 from scheduler.experiments import run_experiment
 from scheduler.io import load_trace
+from scheduler.labels import labelled
 from tests.conftest import broker_is_redis, database_is_postgres, make_swf_bytes, require, wait_for
 
 pytestmark = pytest.mark.integration
@@ -53,7 +54,7 @@ def test_trace_stats_runs_on_a_real_worker(services_present, celery_worker, alic
     expected = run_experiment(
         "trace-stats", {"procs": 100}, {"traces": [load_trace(tmp_path / "t.swf")]}, seed=5
     )
-    assert result == expected
+    assert result == labelled(expected)  # the API adds a label and unit to every metric
     assert result["summary"]["jobs"] == 800 and result["summary"]["machine_procs"] == 100
 
     rows = list(

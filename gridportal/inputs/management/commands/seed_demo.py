@@ -26,20 +26,55 @@ from scheduler.usage.scenarios import seed004_document
 DEMO_JOBS, DEMO_PROCS, DEMO_SEED = 5000, 128, 1
 
 
+def demo_credentials() -> list[dict[str, str]]:
+    """The demo researcher and the demo staff account (``/admin/``); the login page shows
+    them in development (DEBUG)."""
+    return [
+        {
+            "role": "researcher",
+            "username": os.environ.get("DEMO_USERNAME", "demo"),
+            "password": os.environ.get("DEMO_PASSWORD", "demo-grid"),
+        },
+        {
+            "role": "staff (admin pages)",
+            "username": os.environ.get("DEMO_STAFF_USERNAME", "demo-staff"),
+            "password": os.environ.get("DEMO_STAFF_PASSWORD", "demo-staff-grid"),
+        },
+    ]
+
+
 class Command(BaseCommand):
-    help = "Create the demo user, a generated demo trace and a queued example experiment."
+    help = (
+        "Create the demo user and a staff demo account, a generated demo trace and a queued "
+        "example experiment."
+    )
 
     def add_arguments(self, parser):
-        parser.add_argument("--username", default=os.environ.get("DEMO_USERNAME", "demo"))
-        parser.add_argument("--password", default=os.environ.get("DEMO_PASSWORD", "demo-grid"))
+        demo, staff = demo_credentials()
+        parser.add_argument("--username", default=demo["username"])
+        parser.add_argument("--password", default=demo["password"])
+        parser.add_argument("--staff-username", default=staff["username"])
+        parser.add_argument("--staff-password", default=staff["password"])
+        parser.add_argument(
+            "--url",
+            default=os.environ.get("PORTAL_URL")
+            or f"http://{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}/",
+            help="the portal's address, printed beside the accounts",
+        )
 
-    def handle(self, *args, username, password, **options):
+    def handle(self, *args, username, password, staff_username, staff_password, url, **options):
         User = get_user_model()
         with transaction.atomic():
             user, created = User.objects.get_or_create(username=username)
             if created:
                 user.set_password(password)
                 user.save()
+            staff, staff_created = User.objects.get_or_create(
+                username=staff_username, defaults={"is_staff": True, "is_superuser": True}
+            )
+            if staff_created:
+                staff.set_password(staff_password)
+                staff.save()
         name = f"Demo: Lublin-Feitelson model, {DEMO_JOBS} jobs on {DEMO_PROCS} processors"
         trace = Trace.objects.filter(owner=user, name=name).first()
         if trace is None:
@@ -83,6 +118,13 @@ class Command(BaseCommand):
             )
             self.stdout.write(f"example experiment #{exp.pk} queued for the worker")
         note = "created" if created else "exists (password unchanged)"
+        staff_note = "created" if staff_created else "exists (password unchanged)"
         self.stdout.write(
-            self.style.SUCCESS(f"demo user {note}: username '{username}' password '{password}'")
+            self.style.SUCCESS(
+                f"GridPortal: {url}\n"
+                f"  demo user {note}: username '{username}' password '{password}'\n"
+                f"  staff demo user {staff_note} ({url}admin/): username '{staff_username}' "
+                f"password '{staff_password}'\n"
+                f"  API token: POST {url}api/auth/token/ with username and password"
+            )
         )

@@ -1,0 +1,270 @@
+"""One label registry (issue 20): every metric, series and parameter key a Result, a form, a
+compare or sweep page, an export or an error message shows gets a human label and a unit.
+
+``label_of(key)`` and ``unit_of(key)`` look the key up in :data:`LABELS`, then in
+:data:`PATTERNS` (composed keys such as ``normal_UserA_at_100``), and otherwise compose a label
+from the key's words (``easy_accurate_mean_wait`` → "EASY, accurate estimates: mean wait"), so a
+raw key never reaches a reader.  ``format_value`` writes numbers for people: thousands
+separators, 4 significant digits, no scientific notation for counts, durations in s/min/h/days,
+bytes in kB/MB/GB.  A label a kind gives itself (``summary_labels``) wins over the registry.
+
+Pure Python: the engine never imports Django.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+__all__ = ["LABELS", "label_of", "unit_of", "format_value", "describe", "fill_labels"]
+
+#: key -> (label, unit).  Units: "s" (a duration, written in s/min/h/days), "bytes", "%",
+#: "SU" (service units), "SU per processor-hour", "processors", "jobs", "" (a ratio/count).
+LABELS: dict[str, tuple[str, str]] = {
+    "jobs": ("jobs", "jobs"),
+    "procs": ("processors", "processors"),
+    "sites": ("sites", ""),
+    "links": ("network links", ""),
+    "utilization": ("utilisation", ""),
+    "offered_load": ("offered load", ""),
+    "mean_wait": ("mean wait", "s"),
+    "median_wait": ("median wait", "s"),
+    "max_wait": ("longest wait", "s"),
+    "mean_response": ("mean response time", "s"),
+    "mean_bounded_slowdown": ("mean bounded slowdown", ""),
+    "makespan": ("makespan", "s"),
+    "span_s": ("trace span", "s"),
+    "seed": ("random seed", ""),
+    "limit": ("first jobs only", "jobs"),
+    "policy": ("scheduling policy", ""),
+    "estimates": ("runtime estimates", ""),
+    "fraction": ("share of jobs with a reservation", ""),
+    "alphas": ("price weights α", ""),
+    "submissions": ("workflow submissions", ""),
+    "extra_load": ("extra load", ""),
+    "load_method": ("how load is raised", ""),
+    "load_p": ("added-load share p", ""),
+    "malleable_fraction": ("share of malleable jobs", ""),
+    "interarrival": ("time between job arrivals", "s"),
+    "unit_cost": ("unit cost", "SU per processor-hour"),
+    "first_days": ("first days only", "days"),
+    "start_day": ("window start (days into the trace)", ""),
+    "submit_hour": ("workflow submitted (hours into the window)", ""),
+    "size_bytes": ("file size", "bytes"),
+    "bytes": ("size", "bytes"),
+}
+
+#: Words in composed keys -> words for people.
+WORDS: dict[str, str] = {
+    "easy": "EASY",
+    "fcfs": "FCFS",
+    "cb": "conservative backfilling",
+    "conservative": "conservative",
+    "accurate": "accurate estimates",
+    "requested": "requested estimates",
+    "be": "best effort",
+    "ar": "advance reservations",
+    "prov": "provisioned",
+    "su": "SU",
+    "h": "hours",
+    "s": "seconds",
+    "std": "std. dev.",
+    "avg": "mean",
+    "pct": "%",
+    "util": "utilisation",
+    "utilization": "utilisation",
+    "resv": "reservation",
+    "norm": "normalised",
+    "ip": "IP",
+    "var": "VAR",
+    "pra": "PRA",
+    "pwa": "PWA",
+    "fpsma": "FPSMA",
+    "egs": "EGS",
+    "spep": "SPEP",
+    "rm-fairshare": "RM fair-share",
+    "none": "no policy",
+    "procs": "processors",
+    "cpus": "processors",
+    "wm": "W_m",
+    "dp": "DP",
+    "hv": "hypervolume",
+    "p95": "95th percentile",
+}
+
+_DURATION_WORDS = {"wait", "runtime", "makespan", "response", "delay", "span", "time"}
+_SCENARIOS = {"normal": "normal", "service_levels": "service levels", "admin_a": "option A",
+              "admin_b": "option B", "load_balancing": "load balancing"}  # fmt: skip
+
+#: Composed keys: (regex, label template, unit).  Groups are passed through :func:`_words`.
+PATTERNS: list[tuple[re.Pattern[str], str, str]] = [
+    (re.compile(r"^(?P<scn>[a-z_]+?)_(?P<user>User\w+)_at_(?P<load>\d+)$"),
+     "{scn}: co-allocation success of {user} at {load} % load", ""),
+    (re.compile(r"^(?P<scn>[a-z_]+?)_utilization$"), "{scn}: site utilisation", ""),
+    (re.compile(r"^(?P<scn>[a-z_]+?)_ip_solves_per_request$"), "{scn}: IP solves per request", ""),
+    (re.compile(r"^a(?P<alpha>\d+)_(?P<rest>.+)$"), "α = {alpha} %: {rest}", "?"),
+]  # fmt: skip
+
+
+def _words(text: str) -> str:
+    if text in _SCENARIOS:
+        return _SCENARIOS[text]
+    parts = re.split(r"[_.]", text)
+    return " ".join(WORDS.get(p, WORDS.get(p.lower(), p)) for p in parts if p)
+
+
+def _compose(key: str) -> str:
+    """'easy_accurate_mean_wait' -> 'EASY, accurate estimates: mean wait'."""
+    parts = [p for p in re.split(r"[_]", key) if p]
+    if not parts:
+        return key
+    lead: list[str] = []
+    while parts and parts[0].lower() in ("easy", "fcfs", "cb", "conservative", "accurate",
+                                          "requested", "pra", "pwa", "fpsma", "egs", "spep",
+                                          "normal", "be", "ar", "prov"):  # fmt: skip
+        lead.append(WORDS.get(parts[0].lower(), parts[0]))
+        parts.pop(0)
+    rest = " ".join(WORDS.get(p.lower(), p) for p in parts)
+    if lead and rest:
+        return f"{', '.join(lead)}: {rest}"
+    return ", ".join(lead) or rest
+
+
+def label_of(key: str) -> str:
+    """The human label of a metric, series or parameter key (never the raw key)."""
+    if key in LABELS:
+        return LABELS[key][0]
+    for rx, template, _ in PATTERNS:
+        m = rx.match(key)
+        if m:
+            groups = {
+                k: _words(v) if k != "rest" else label_of(v) for k, v in m.groupdict().items()
+            }
+            return template.format(**groups)
+    return _compose(key)
+
+
+def unit_of(key: str) -> str:
+    if key in LABELS:
+        return LABELS[key][1]
+    for rx, _, unit in PATTERNS:
+        m = rx.match(key)
+        if m:
+            return unit_of(m.group("rest")) if unit == "?" else unit
+    words = set(re.split(r"[_.]", key.lower()))
+    if words & {"pct", "percent"}:
+        return "%"
+    if "bytes" in words:
+        return "bytes"
+    if "h" in words or "hours" in words:
+        return "h"
+    # a key that names its unit wins over the duration words ("span_days" is in days)
+    for unit, names in (("days", {"days", "day", "d"}), ("min", {"min", "mins", "minutes"}),
+                        ("ms", {"ms"})):  # fmt: skip
+        if words & names and not words & {"per"}:
+            return unit
+    if words & {"s", "seconds"} or (
+        words & _DURATION_WORDS and not words & {"ratio", "norm", "slowdown"}
+    ):
+        return "s"
+    return ""
+
+
+def describe(key: str) -> str:
+    """'label (unit)' for column headers and error messages."""
+    unit = unit_of(key)
+    label = label_of(key)
+    return f"{label} ({unit})" if unit and unit not in ("s", "bytes") else label
+
+
+def fill_labels(summary: dict[str, Any], labels: dict[str, str] | None) -> dict[str, str]:
+    """Labels for every summary key: the kind's own where it gave one, else the registry's."""
+    labels = dict(labels or {})
+    for key in summary:
+        if not labels.get(key) or labels[key] == key:
+            labels[key] = label_of(key)
+        unit = unit_of(key)
+        for tail in (f" ({unit})", f", {unit}") if unit else ():
+            if labels[key].endswith(tail):  # the value carries the unit now ("111 min")
+                labels[key] = labels[key][: -len(tail)]
+    return labels
+
+
+def units_for(summary: dict[str, Any]) -> dict[str, str]:
+    return {k: u for k in summary if (u := unit_of(k))}
+
+
+def _num(v: float, digits: int = 4) -> str:
+    if isinstance(v, int) or (isinstance(v, float) and v.is_integer() and abs(v) < 1e15):
+        return f"{int(v):,}"
+    a = abs(v)
+    if a >= 10 ** (digits - 1):  # 4 significant digits of 1234.5: the integer, with commas
+        return f"{round(v):,}"
+    if a and a < 1e-4:
+        return f"{v:.1e}"
+    text = f"{v:.{digits}g}"
+    if "e" in text:  # 4 significant digits of a number >= 1000 print as 1.234e+03
+        text = f"{round(v):,}"
+    return text
+
+
+def format_value(value: Any, *, key: str = "", unit: str | None = None) -> str:
+    """A number for people (see the module doc); strings pass through."""
+    if value is None or value == "":
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if not isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    unit = unit_of(key) if unit is None and key else (unit or "")
+    if unit == "s":
+        a = abs(value)
+        if a < 120:
+            return f"{_num(value, 3)} s"
+        if a < 7200:
+            return f"{_num(value / 60, 3)} min"
+        if a < 3 * 86400:
+            return f"{_num(value / 3600, 3)} h"
+        return f"{_num(value / 86400, 3)} days"
+    if unit == "bytes":
+        for scale, name in ((1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
+            if abs(value) >= scale:
+                return f"{_num(value / scale, 3)} {name}"
+        return f"{_num(value)} B"
+    text = _num(value)
+    return f"{text} {unit}" if unit and unit not in ("jobs", "processors") else text
+
+
+def labelled(result: dict[str, Any]) -> dict[str, Any]:
+    """A Result with a label for every summary key and the units the registry knows (a copy;
+    stored results are never rewritten)."""
+    if not isinstance(result, dict) or not isinstance(result.get("summary"), dict):
+        return result
+    out = dict(result)
+    out["summary_labels"] = fill_labels(result["summary"], result.get("summary_labels"))
+    out["summary_units"] = {**units_for(result["summary"]), **(result.get("summary_units") or {})}
+    tables = []
+    for tab in result.get("tables") or []:
+        cols = tab.get("columns") or []
+        if isinstance(tab, dict) and any(_is_key(c) for c in cols) and "column_labels" not in tab:
+            tab = {**tab, "column_labels": [column_label(c) for c in cols]}
+        tables.append(tab)
+    out["tables"] = tables
+    return out
+
+
+def _is_key(name: Any) -> bool:
+    return isinstance(name, str) and " " not in name and ("_" in name or name in LABELS)
+
+
+def column_label(name: str) -> str:
+    """A table column: keys get their label ('first_submit_mean' -> 'first submit, mean')."""
+    if not _is_key(name):
+        return name
+    for suffix, word in (("_mean", "mean"), ("_std", "std. dev."), ("_n", "n")):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return f"{label_of(name[: -len(suffix)])} ({word})"
+    return label_of(name)

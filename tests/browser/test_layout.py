@@ -1,0 +1,251 @@
+"""Layout and charts in a real browser (issue 20): no page overflows horizontally at 390 px or
+1366 px (every URL pattern, with a finished run of every experiment kind), the menu collapses
+on phones, error bars stay inside the plot area, no legend entry lacks data, and a constant
+chart becomes a sentence."""
+
+import pytest
+
+from tests.browser.ui_fixtures import all_fixtures
+
+pytestmark = pytest.mark.browser
+
+WIDTHS = (390, 1366)
+#: URL names that are not pages a person reads (downloads, POST-only actions, the admin and
+#: the API, which have their own layouts).
+NOT_PAGES = {
+    "trace-download",
+    "workflow-download",
+    "experiment-cancel",
+    "experiment-delete",
+    "sweep-cancel",
+    "sweep-delete",
+    "logout",
+    "reproduction-run",
+}
+
+
+def login(page, url, username="alice"):
+    page.goto(f"{url}/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", "pw-Secret-123")
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{url}/")
+
+
+def overflow(page) -> int:
+    """How many px the page is wider than the window (0: no horizontal scrolling)."""
+    return page.evaluate(
+        "() => Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)"
+        " - window.innerWidth"
+    )
+
+
+def wait_drawn(page):
+    if page.locator("#run-status, #sweep-status, #compare-data").count():
+        page.wait_for_selector("body[data-result-drawn=true]", timeout=30_000)
+
+
+@pytest.fixture
+def world(alice, media_root):
+    """Every kind's result, a sweep, sites with a topology: the pages' fixtures."""
+    from gridportal.sites.models import Site, Topology
+    from gridportal.sites.services import configuration_import, topology_load
+    from scheduler.coallocation import builtin_topologies
+    from scheduler.usage.scenarios import seed004_document
+
+    made = all_fixtures(alice)
+    configuration_import(seed004_document(sites=2))
+    Site.objects.update(trace=made["trace"])
+    made["topology"] = topology_load(name="seed001", document=builtin_topologies()["seed001"])
+    made["site"] = Site.objects.first()
+    assert Topology.objects.count() == 1
+    made["urls"] = page_urls(made)  # (database queries before the browser's event loop)
+    return made
+
+
+def page_urls(made) -> list[str]:
+    """One URL per web URL pattern (every kind for the run page and the form)."""
+    runs = made["runs"]
+    first = runs["trace-stats"]
+    second, third = list(made["sweep"].runs.order_by("id"))[:2]
+    ids = {
+        "trace-detail": made["trace"].pk,
+        "workflow-detail": made["workflow"].pk,
+        "sweep-detail": made["sweep"].pk,
+        "site-detail": made["site"].pk,
+        "topology-detail": made["topology"].pk,
+    }
+    urls = []
+    from gridportal.web.urls import urlpatterns
+
+    names = [p.name for p in urlpatterns if p.name and p.name not in NOT_PAGES]
+    for name in sorted(set(names)):
+        if name == "experiment-detail":
+            urls += [f"/experiments/{e.pk}/" for e in runs.values()]
+        elif name == "experiment-new":
+            urls += [f"/experiments/new/?kind={k}" for k in runs]
+        elif name == "experiment-compare":
+            urls.append(f"/experiments/compare/?ids={second.pk}&ids={third.pk}")
+        elif name in ids:
+            from django.urls import reverse
+
+            urls.append(reverse(name, args=[ids[name]]))
+        else:
+            from django.urls import NoReverseMatch, reverse
+
+            args = []
+            if name.startswith("experiment-"):
+                args = [first.pk]
+            elif name.startswith("sweep-"):
+                args = [made["sweep"].pk]
+            for attempt in ([], args):
+                try:
+                    urls.append(reverse(name, args=attempt))
+                    break
+                except NoReverseMatch:
+                    continue
+            else:
+                pytest.fail(f"test_layout does not know how to open URL {name!r}: add it")
+    return urls
+
+
+def test_no_page_overflows_at_phone_and_laptop_width(live_server, world, browser):
+    urls = world["urls"]
+    assert len(urls) > 30
+    bad = []
+    for width in WIDTHS:
+        ctx = browser.new_context(viewport={"width": width, "height": 900})
+        page = ctx.new_page()
+        errors = []
+        page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
+        login(page, live_server.url)
+        for path in urls:
+            head = page.request.get(live_server.url + path, max_redirects=0)
+            if head.status == 405 or "text/html" not in head.headers.get("content-type", ""):
+                continue  # a POST-only action or a download, not a page
+            resp = page.goto(live_server.url + path)
+            assert resp.status < 400, f"{path}: HTTP {resp.status}"
+            wait_drawn(page)
+            extra = overflow(page)
+            if extra > 0:
+                bad.append(f"{path} @{width}px: {extra} px too wide")
+        assert not errors, errors
+        ctx.close()
+    assert not bad, "\n".join(bad)
+
+
+def test_menu_collapses_on_phones_and_favicon_is_linked(live_server, alice, browser):
+    ctx = browser.new_context(viewport={"width": 390, "height": 800})
+    page = ctx.new_page()
+    login(page, live_server.url)
+    assert not page.is_visible("header nav a[href='/traces/']")
+    page.click("#menu-toggle")
+    assert page.is_visible("header nav a[href='/traces/']")
+    box = page.locator("header nav a[href='/sites/']").bounding_box()
+    assert box["x"] + box["width"] <= 390
+    icon = page.get_attribute("link[rel=icon]", "href")
+    assert page.request.get(live_server.url + icon).status == 200
+    assert page.request.get(live_server.url + "/favicon.ico").status == 200
+    ctx.close()
+
+
+CHART_CHECK = """() => window.GridCharts.charts.map((chart) => {
+  const out = {id: chart.canvas.closest('.chart-card').id, outside: [], empty: []};
+  const area = chart.chartArea;
+  chart.data.datasets.forEach((ds, i) => {
+    const meta = chart.getDatasetMeta(i);
+    const scale = chart.scales[meta.yAxisID];
+    (ds.errors || []).forEach((e, j) => {
+      const d = ds.data[j];
+      const y = d !== null && typeof d === 'object' ? d.y : d;
+      if (typeof e !== 'number' || typeof y !== 'number') return;
+      const top = scale.getPixelForValue(y + e), bottom = scale.getPixelForValue(y - e);
+      if (top < area.top - 0.5 || bottom > area.bottom + 0.5)
+        out.outside.push([ds.label, j, y, e, scale.min, scale.max]);
+    });
+  });
+  (chart.legend && chart.legend.legendItems || []).forEach((item) => {
+    const ds = chart.data.datasets[item.datasetIndex];
+    const real = ds.data.filter((d) => d !== null && d !== undefined &&
+      (typeof d !== 'object' || typeof d.y === 'number' || Array.isArray(d.x)));
+    if (!real.length) out.empty.push(item.text);
+  });
+  return out;
+})"""
+
+
+def test_error_bars_inside_plot_and_no_empty_legend_items(live_server, world, browser):
+    ctx = browser.new_context(viewport={"width": 1366, "height": 900})
+    page = ctx.new_page()
+    login(page, live_server.url)
+    checked = 0
+    for path in [f"/sweeps/{world['sweep'].pk}/"] + [
+        f"/experiments/{e.pk}/" for e in world["runs"].values()
+    ]:
+        page.goto(live_server.url + path)
+        wait_drawn(page)
+        page.evaluate(
+            "() => document.querySelectorAll('details.more-charts').forEach("
+            "(d) => { d.open = true; d.dispatchEvent(new Event('toggle')); })"
+        )
+        for chart in page.evaluate(CHART_CHECK):
+            checked += 1
+            assert not chart["outside"], f"{path} {chart['id']}: error bars off the plot"
+            assert not chart["empty"], f"{path} {chart['id']}: legend items without data"
+    assert checked > 20
+    ctx.close()
+
+
+def test_chart_rules_on_specs_that_broke_them(live_server, alice, page):
+    """Specs shaped like the ones in the issue: error bars far above the points, a legend
+    series with no points, a constant series, a violation rate beside a utilisation."""
+    login(page, live_server.url)
+    page.goto(f"{live_server.url}/traces/")
+    page.add_script_tag(url=f"{live_server.url}/static/vendor/chart.umd.min.js")
+    page.add_script_tag(url=f"{live_server.url}/static/js/charts.js")
+    page.evaluate(
+        """() => {
+      const host = document.createElement('div'); host.id = 'result';
+      document.querySelector('main').appendChild(host);
+      const result = {summary: {jobs: 60000, completed_jobs: 54040, mean_wait: 6660},
+        summary_units: {mean_wait: 's'}, charts: [
+        {id: 'bars', type: 'line', title: 'error bars', x: {label: 'x'}, y: {label: 'y'},
+         series: [{name: 'a', points: [[1, 1], [2, 2]], errors: [5, 8]},
+                  {name: 'chosen plan', points: []}]},
+        {id: 'flat', type: 'line', title: 'clusters vs jobs', x: {label: 'jobs'},
+         y: {label: 'clusters'}, series: [{name: 's', points: [[1, 5], [2, 5], [3, 5]]}]},
+        {id: 'vertical', type: 'line', title: 'Job wait times', x: {label: 'wait (s)'},
+         y: {label: 'fraction'}, series: [{name: 's', points: [[0, 0], [0, 0.5], [0, 1]]}]},
+        {id: 'axes', type: 'bar', title: 'violations and utilisation', x: {label: 'strategy'},
+         y: {label: 'fraction'}, series: [{name: 'utilisation', points: [['a', 0.91], ['b', 0.9]]},
+                                          {name: 'violation', points: [['a', 0.03], ['b', 0.0]]}]},
+      ]};
+      window.GridCharts.render(host, result, null);
+    }"""
+    )
+    charts = page.evaluate(CHART_CHECK)
+    assert [c["id"] for c in charts] == ["chart-bars", "chart-axes"]
+    assert all(not c["outside"] and not c["empty"] for c in charts), charts
+    notes = page.inner_text("#chart-notes")
+    assert "clusters vs jobs: clusters is 5 at every point" in notes
+    assert "Job wait times: every point has wait (s) = 0" in notes
+    axes = page.evaluate(
+        "() => { const c = window.GridCharts.charts[1];"
+        " return c.data.datasets.map((d) => d.yAxisID); }"
+    )
+    assert axes == ["y", "y2"]
+    # Key results: outcomes (not the input's job count), numbers for people
+    assert page.locator("#key-results [data-metric=jobs]").count() == 0
+    assert page.inner_text("#key-results [data-metric=completed_jobs] .key-value") == "54,040"
+    assert page.inner_text("#key-results [data-metric=mean_wait] .key-value") == "111 min"
+    # PNG export: white, titled, twice the size
+    size = page.evaluate(
+        """async () => { const url = window.GridCharts.pngOf({id: 'p', type: 'line', title: 'T',
+          x: {label: 'x'}, y: {label: 'y'}, series: [{name: 'a', points: [[1, 1], [2, 3]]}]});
+          const img = new Image(); img.src = url; await img.decode();
+          const c = document.createElement('canvas'); c.width = img.width; c.height = img.height;
+          const ctx = c.getContext('2d'); ctx.drawImage(img, 0, 0);
+          return [img.width, img.height, Array.from(ctx.getImageData(2, 2, 1, 1).data)]; }"""
+    )
+    assert size[0] == 1800 and size[1] == 960
+    assert size[2] == [255, 255, 255, 255]

@@ -1,0 +1,87 @@
+"""One finished run of every experiment kind (and a finished sweep), run in-process through the
+real services on small inputs: the fixtures of the layout tests and of the screenshot script.
+
+Each kind runs with small parameters so that the whole set takes well under a minute.
+"""
+
+from __future__ import annotations
+
+import time
+
+from django.core.files.base import ContentFile
+
+from gridportal.experiments.models import Experiment
+from gridportal.experiments.services import RunInputs, experiment_execute, experiment_new
+from gridportal.experiments.sweeps import sweep_create
+from gridportal.inputs.services import trace_create, workflow_generate
+from tests.conftest import make_swf_bytes
+
+#: kind -> (params, which inputs: "trace", "workflow")
+SMALL: dict[str, tuple[dict, tuple[str, ...]]] = {
+    "trace-stats": ({}, ("trace",)),
+    "cluster-sim": ({"procs": 64}, ("trace",)),
+    "pricing": ({"procs": 64}, ("trace",)),
+    "virtual-reservations": ({}, ("trace",)),
+    "slot-advertisement": ({}, ("trace",)),
+    "provisioning": ({"submissions": 3}, ("trace", "workflow")),
+    "greedy-provisioning": ({"submissions": 3}, ("trace", "workflow")),
+    "provisioning-impact": (
+        {"montage_images": 40, "policies": "fcfs,fairshare", "days": 2.0, "submit_hour": 24.0},
+        ("trace",),
+    ),
+    "malleability": ({"jobs": 40}, ()),
+    "usage-policy": ({}, ()),
+    "coallocation": ({}, ()),
+}
+
+
+def fixture_inputs(owner):
+    trace = trace_create(
+        owner=owner,
+        name="fixture trace (600 jobs, 64 processors)",
+        upload=ContentFile(make_swf_bytes(600, 64, 5), name="fixture.swf"),
+    )
+    workflow = workflow_generate(
+        owner=owner,
+        model="layered",
+        name="fixture workflow (30 tasks)",
+        params={"tasks": 30, "levels": 5, "seed": 1},
+    )
+    return trace, workflow
+
+
+def run_kind(owner, kind: str, trace, workflow, params=None, verbose=False) -> Experiment:
+    base, needs = SMALL[kind]
+    inputs = RunInputs.of(
+        traces=[trace] if "trace" in needs else [],
+        workflows=[workflow] if "workflow" in needs else [],
+    )
+    exp = experiment_new(
+        owner=owner, kind=kind, params=params or base, inputs=inputs, name=f"fixture {kind}"
+    )
+    t0 = time.time()
+    experiment_execute(experiment_id=exp.pk)
+    exp.refresh_from_db()
+    assert exp.status == Experiment.Status.SUCCEEDED, f"fixture {kind}: {exp.error}"
+    if verbose:
+        print(f"{kind}: {exp.status} in {time.time() - t0:.1f} s {exp.error[:200]}")
+    return exp
+
+
+def all_fixtures(owner, verbose=False) -> dict:
+    """{"trace", "workflow", "runs": {kind: Experiment}, "sweep": Sweep}"""
+    trace, workflow = fixture_inputs(owner)
+    runs = {k: run_kind(owner, k, trace, workflow, verbose=verbose) for k in SMALL}
+    sweep = sweep_create(
+        owner=owner,
+        kind="trace-stats",
+        params={},
+        traces=[trace],
+        vary=[{"param": "procs", "values": [32, 64, 128]}],
+        repetitions=2,
+        name="fixture sweep",
+    )
+    for point in sweep.points.select_related("experiment"):
+        if not point.experiment.is_finished:
+            experiment_execute(experiment_id=point.experiment.pk)
+    return {"trace": trace, "workflow": workflow, "runs": runs, "sweep": sweep}

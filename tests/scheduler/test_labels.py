@@ -1,0 +1,47 @@
+"""The label registry (issue 20): no raw key reaches a reader, numbers are written for people."""
+
+from scheduler.labels import column_label, format_value, label_of, labelled, unit_of
+
+
+def test_composed_keys_get_words():
+    assert label_of("normal_UserA_at_100") == "normal: co-allocation success of UserA at 100 % load"
+    assert label_of("easy_accurate_mean_wait") == "EASY, accurate estimates: mean wait"
+    assert unit_of("easy_accurate_mean_wait") == "s"
+    assert label_of("malleable_fraction") == "share of malleable jobs"
+    assert label_of("service_levels_utilization") == "service levels: site utilisation"
+    assert "_" not in label_of("spep.group_EUPV")
+
+
+def test_numbers_for_people():
+    assert format_value(54040, key="jobs") == "54,040"  # not 5.404e+04
+    assert format_value(15.262161) == "15.26"
+    assert format_value(1416456652, key="size_bytes") == "1.42 GB"
+    assert format_value(6660.0, key="mean_wait") == "111 min"
+    assert format_value(2 * 3600 + 1800, key="makespan") == "2.5 h"
+    assert format_value(12345.678) == "12,346"
+    assert format_value(1234.5) == "1,234" or format_value(1234.5) == "1,235"
+    assert format_value(None) == "–"
+
+
+def test_labelled_result_labels_every_key_and_keeps_the_kinds_own():
+    result = {
+        "summary": {"jobs": 3, "normal_UserB_at_100": 0.5},
+        "summary_labels": {"jobs": "job lines"},
+        "tables": [{"id": "t", "title": "T", "columns": ["procs", "mean_wait_mean"], "rows": []}],
+    }
+    out = labelled(result)
+    assert out["summary_labels"]["jobs"] == "job lines"
+    assert out["summary_labels"]["normal_UserB_at_100"].startswith("normal: ")
+    assert out["tables"][0]["column_labels"] == ["processors", "mean wait (mean)"]
+    assert (
+        "summary_units" in out and out is not result and "column_labels" not in result["tables"][0]
+    )
+    assert column_label("Already Words") == "Already Words"
+
+
+def test_a_key_that_names_its_unit_is_not_read_as_seconds():
+    """``span_days`` holds days: read as a duration in seconds, 332 days would print as
+    "5.5 min" (found by the worker test's comparison of units)."""
+    assert unit_of("span_days") == "days" and format_value(332.5, key="span_days") == "332.5 days"
+    assert unit_of("planning_ms") == "ms" and unit_of("delay_min") == "min"
+    assert unit_of("makespan") == "s"
