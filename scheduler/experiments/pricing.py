@@ -35,7 +35,7 @@ from .schema import Param, ParamError, alpha_list
 
 HOUR = 3600.0
 DAY = 86400.0
-POLICIES = ("conservative", "easy")
+POLICIES = ("conservative", "easy", "backfill-k=2", "backfill-k=4", "backfill-k=8")
 
 # Where our set-up departs from thesis ch. 5 (§5.3), and why a result differs: one entry per
 # deviation, each with the place in the thesis and the cause (shown on the Reproductions page).

@@ -99,8 +99,10 @@ class VirtualReservations(ExperimentKind):
         Param("procs", "int", 0, min=0, max=10_000_000, label="machine processors",
               help="0 takes MaxProcs from the trace header (CTC-SP2: 338 batch, the thesis's "
               "ch. 5 used 430; SDSC-SP2 128)."),
-        Param("policy", "choice", "conservative", choices=("conservative", "easy"),
-              label="site policy π", help="The thesis assumed conservative backfilling (§6.2)."),
+        Param("policy", "choice", "conservative",
+              choices=("conservative", "easy", "backfill-k=2", "backfill-k=4", "backfill-k=8"),
+              label="site policy π", help="The thesis assumed conservative backfilling (§6.2); "
+              "backfill-k=K: the first K queued jobs hold reservations."),
         Param("estimates", "choice", "requested", choices=("requested", "accurate"),
               label="runtime estimates",
               help="requested: plan with SWF field 9; accurate: with the actual runtimes."),

@@ -11,6 +11,11 @@ site can promise now.
   order, at its earliest start (the profile's ``earliest_start``).
 * :func:`plan_fcfs` — first come first served: the same, but no job starts before the one
   ahead of it.
+* :func:`plan_with_policy` — any policy of the cluster simulator played forward (the queue
+  submitted at ``now``, the profile's occupied processors as fixed reservations): used for
+  backfilling with a reservation depth K (``backfill-k=K``); it gives exactly the three plans
+  above for ``fcfs``, ``easy`` (= ``backfill-k=1``) and ``conservative`` (= ``backfill-k=inf``)
+  (tests/scheduler/test_pricing_depth.py).
 * :func:`plan_easy` — EASY backfilling played forward: at every instant the availability
   changes, start the head of the queue while it fits, then backfill later jobs that fit now and
   do not delay the head's reservation at its shadow time — the live policy's rules
@@ -25,9 +30,13 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Sequence
 
+from ..cluster.depth import parse_depth_name
 from ..cluster.profile import Profile
 
-__all__ = ["PLANNERS", "plan_conservative", "plan_easy", "plan_fcfs", "plan_queue"]
+__all__ = [
+    "PLANNERS", "plan_conservative", "plan_easy", "plan_fcfs", "plan_queue", "plan_with_policy",
+    "plannable",
+]  # fmt: skip
 
 
 def plan_conservative(profile: Profile, shapes: Sequence[tuple[int, int]], now: int) -> list[int]:
@@ -111,14 +120,55 @@ def plan_easy(profile: Profile, shapes: Sequence[tuple[int, int]], now: int) -> 
 PLANNERS = {"conservative": plan_conservative, "easy": plan_easy, "fcfs": plan_fcfs}
 
 
+def plannable(policy: str) -> bool:
+    """Whether the pricing algorithm can plan a queue under ``policy``: fcfs, easy,
+    conservative, or backfilling with a reservation depth (``backfill-k[=K]``)."""
+    if policy in PLANNERS:
+        return True
+    try:
+        return parse_depth_name(policy) is not False
+    except ValueError:
+        return False
+
+
+def plan_with_policy(
+    policy: str, profile: Profile, shapes: Sequence[tuple[int, int]], now: int
+) -> list[int]:
+    """The queue planned by the cluster simulator's own ``policy``, played forward from
+    ``now``: every job submitted at ``now`` in queue order and running its planned duration,
+    the processors ``profile`` holds from ``now`` on as fixed reservations.  Their blocks are
+    inserted into ``profile``; starts in queue order."""
+    from ..cluster.jobs import Reservation, SimJob
+    from ..cluster.simulator import Simulator
+
+    cap = profile.capacity
+    for n, _ in shapes:
+        if n > cap:
+            raise ValueError(f"a job of {n} processors never fits {cap}")
+    times, free = profile.times, profile.free
+    held = []
+    for i in range(len(times) - 1):  # past the last breakpoint the machine is free
+        used, a, b = cap - free[i], max(times[i], now), times[i + 1]
+        if used > 0 and b > a:
+            held.append(Reservation(a, b - a, used))
+    jobs = [SimJob(k, k, now, d, d, n) for k, (n, d) in enumerate(shapes)]
+    sim = Simulator(jobs, cap, policy, reservations=held, origin=now)
+    sim.run()
+    starts = list(sim.start)
+    for (n, d), s in zip(shapes, starts, strict=True):
+        profile.reserve(s, s + d, n)
+    return starts
+
+
 def plan_queue(
     policy: str, profile: Profile, shapes: Sequence[tuple[int, int]], now: int
 ) -> list[int]:
-    """The plan of ``policy`` ("conservative", "easy" or "fcfs") for the queue ``shapes``."""
-    try:
-        planner = PLANNERS[policy]
-    except KeyError:
+    """The plan of ``policy`` (see :func:`plannable`) for the queue ``shapes``."""
+    planner = PLANNERS.get(policy)
+    if planner is not None:
+        return planner(profile, shapes, now)
+    if not plannable(policy):
         raise ValueError(
-            f"pricing plans the queue with {', '.join(PLANNERS)}; not {policy!r}"
-        ) from None
-    return planner(profile, shapes, now)
+            f"pricing plans the queue with {', '.join(PLANNERS)} or backfill-k=K; not {policy!r}"
+        )
+    return plan_with_policy(policy, profile, shapes, now)

@@ -50,7 +50,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..cluster.profile import Profile
-from .plan import PLANNERS, plan_queue
+from .plan import PLANNERS, plan_queue, plannable
 
 __all__ = ["Option", "SiteQuote", "choose", "SECONDS_PER_SU"]
 
@@ -105,8 +105,10 @@ class SiteQuote:
         *,
         unit_cost: float = 1.0,
     ) -> None:
-        if policy not in PLANNERS:
-            raise ValueError(f"policy must be one of {', '.join(PLANNERS)}; got {policy!r}")
+        if not plannable(policy):
+            raise ValueError(
+                f"policy must be one of {', '.join(PLANNERS)} or backfill-k=K; got {policy!r}"
+            )
         if now < base.origin:
             raise ValueError(f"now ({now}) is before the profile's origin ({base.origin})")
         self.base = base.copy()
@@ -127,16 +129,23 @@ class SiteQuote:
         """The quote of a live :class:`~scheduler.cluster.simulator.Simulator` at ``now``
         (default its clock; run it with ``run(until=now)`` first), under its own policy."""
         policy = sim.policy
-        if hasattr(policy, "base_profile"):  # conservative: queued jobs hold blocks
+        if hasattr(policy, "base_profile"):  # conservative (and depth K): reserved blocks out
             base = policy.base_profile()
-            shapes = policy.queued_shapes()
+            shapes = (
+                policy.queued_shapes()
+                if policy.name == "conservative"  # every queued job holds a block
+                else [(sim.procs[k], sim.estimate[k]) for k in sim.queued()]  # depth K: all
+            )
         else:
             base = sim.profile
             shapes = [(sim.procs[k], sim.estimate[k]) for k in sim.queued()]
         at = sim.now if now is None else now
         if at < sim.now:
             raise ValueError(f"the simulation is already at {sim.now}, after {at}")
-        return cls(base, shapes, at, policy.name, unit_cost=unit_cost)
+        name = policy.name
+        if hasattr(policy, "depth") and name != "conservative":  # depth K: name it with its K
+            name = f"{name}={'inf' if policy.depth is None else policy.depth}"
+        return cls(base, shapes, at, name, unit_cost=unit_cost)
 
     # ------------------------------------------------------------------ checks
 
@@ -164,7 +173,7 @@ class SiteQuote:
             return None
         if self.plan.free_over(s, s + d) >= n:
             return 0  # a hole of the current plan: nobody moves
-        if self.policy == "easy":
+        if self.policy not in ("conservative", "fcfs"):  # no prefix property: EASY, depth K
             return self._replan_all(s, n, d)
         return self._replan_from_prefix(s, n, d)
 

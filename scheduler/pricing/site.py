@@ -18,6 +18,7 @@ from ..cluster import prepare_jobs
 from ..cluster.replay import ReplayIndex, build_index
 from ..results import chart, series, table
 from ..traces.swf import Trace
+from .plan import plannable
 from .price import SiteQuote, choose
 
 __all__ = [
@@ -26,7 +27,8 @@ __all__ = [
 ]  # fmt: skip
 
 HOUR = 3600.0
-#: Policies Figure 22 can re-plan a queue under (a quote of any other site is refused).
+#: Policies Figure 22 can re-plan a queue under, besides backfilling with a reservation depth
+#: (``backfill-k=K``); a quote of any other site (fair share) is refused.
 QUOTE_POLICIES = ("fcfs", "easy", "conservative")
 
 
@@ -68,11 +70,11 @@ def site_index(trace: Trace, procs: int, policy: str, estimates: str) -> ReplayI
 
 def check_quotable(policy: str) -> None:
     """Raise :class:`QuoteRequestError` unless slots can be priced under ``policy``."""
-    if policy not in QUOTE_POLICIES:
+    if not plannable(policy):
         raise QuoteRequestError({
-            "site": f"adaptive prices are computed for sites under FCFS, EASY or conservative "
-            f"backfilling (Figure 22 re-plans the queue under them); this site's local policy "
-            f"is {policy!r}"
+            "site": f"adaptive prices are computed for sites under FCFS, EASY, conservative "
+            f"backfilling or a reservation depth K (Figure 22 re-plans the queue under them); "
+            f"this site's local policy is {policy!r}"
         })  # fmt: skip
 
 

@@ -42,17 +42,22 @@ def test_index_is_built_once_and_answers_without_the_trace(alice, make_user, med
         services._site_index(site, "auto")
 
 
-def test_fair_share_and_depth_k_sites_predict_but_do_not_quote(alice, make_user, media_root,
+def test_fair_share_sites_predict_and_depth_k_sites_also_quote(alice, make_user, media_root,
                                                                 settings, tmp_path):  # fmt: skip
+    """Predictions need only the replay's starts (any policy); quotes re-plan the queue, which
+    the pricing planner does for depth K but not for fair share (refused naming the policy)."""
     settings.VAR_DIR = tmp_path / "var"
     staff = make_user("root", staff=True)
     trace = stored_trace(staff, jobs=300, procs=32, seed=5, name="bg")
     api = APIClient()
     api.force_authenticate(alice)
-    for policy in ("fairshare", "backfill-k=4"):
+    for policy, quotes in (("fairshare", False), ("backfill-k=4", True)):
         site = Site.objects.create(name=f"s-{policy[:9]}", processors=32, trace=trace,
                                    local_policy=policy)  # fmt: skip
         resp = api.get(f"/api/sites/{site.pk}/predict/", {"n": 4, "req_time": 600, "at": 10})
         assert resp.status_code == 200, resp.content
         resp = api.get(f"/api/sites/{site.pk}/quote/", {"n": 4, "duration": 600, "at": 10})
-        assert resp.status_code == 400 and policy in resp.json()["site"][0]
+        if quotes:
+            assert resp.status_code == 200 and resp.json()["options"], resp.content
+        else:
+            assert resp.status_code == 400 and policy in resp.json()["site"][0]
