@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..labels import format_value
 from .base import Expectation, ExperimentKind, Preset, kinds, run_experiment
 
 __all__ = [
@@ -511,7 +512,7 @@ def value_text(v: Any) -> str:
     if isinstance(v, (list, tuple)):
         head = ", ".join(f"{p[0]}: {value_text(p[1])}" for p in list(v)[:12])
         return head + (" …" if len(v) > 12 else "")
-    return f"{v:.4g}" if isinstance(v, float) else str(v)
+    return format_value(v) if isinstance(v, float) else str(v)  # 77,222 — not 7.722e+04
 
 
 def published_text(e: dict[str, Any]) -> str:

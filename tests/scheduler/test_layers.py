@@ -30,6 +30,7 @@ FLOORS = {
     "scheduler.results": 0,
     "scheduler.bounds": 0,
     "scheduler.jsonvalues": 0,
+    "scheduler.labels": 0,  # the label registry (imports nothing of the engine)
     "scheduler.traces": 0,
     "scheduler.cluster": 1,
     "scheduler.slots": 2,
