@@ -43,6 +43,7 @@ import scheduler
 from scheduler.experiments.reproduce_report import svg_chart
 
 from .export import result_csv
+from .jobarray import check_result
 from .models import Experiment, Sweep
 from .services import experiment_create, run_inputs_of
 from .sweeps import sweep_aggregate
@@ -370,14 +371,8 @@ def bundle_import(*, owner, data: bytes) -> tuple[Experiment, Experiment]:
             snapshot=rerun.snapshot, fingerprint="",
             name=f"from bundle (engine {run.get('engine_version', '?')})"[:200],
             status=Experiment.Status.SUCCEEDED, progress=1.0, message="imported from a bundle",
-            result=_checked_result(result, rerun), finished_at=timezone.now(),
+            result=check_result("result/result.json", result, rerun), finished_at=timezone.now(),
         )  # fmt: skip
         original.traces.set(traces)
         original.workflows.set(workflows)
     return original, rerun
-
-
-def _checked_result(result: dict[str, Any], rerun: Experiment) -> dict[str, Any]:
-    from .jobarray import _check_result
-
-    return _check_result("result/result.json", result, rerun)

@@ -29,7 +29,7 @@ from scheduler import experiments as catalogue
 from .models import Experiment, Sweep, SweepRun
 from .services import run_inputs_of
 
-__all__ = ["MAX_ARRAY_TASKS", "sweep_jobarray_zip", "sweep_upload_results"]
+__all__ = ["MAX_ARRAY_TASKS", "check_result", "sweep_jobarray_zip", "sweep_upload_results"]
 
 MAX_ARRAY_TASKS = 1000
 MAX_RESULT_BYTES = 64 * 1024 * 1024
@@ -195,7 +195,7 @@ def _read_upload(files: list[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
     return out
 
 
-def _check_result(name: str, doc: Any, exp: Experiment) -> dict[str, Any]:
+def check_result(name: str, doc: Any, exp: Experiment) -> dict[str, Any]:
     if not isinstance(doc, dict):
         raise ValidationError({"file": [f"{name}: a result must be a JSON object"]})
     for key in ("kind", "params", "seed", "summary", "tables", "charts"):
@@ -240,7 +240,7 @@ def sweep_upload_results(*, sweep: Sweep, files: list[tuple[str, bytes]]) -> dic
             doc = json.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError) as exc:
             raise ValidationError({"file": [f"{name}: not a JSON result ({exc})"]}) from None
-        found[run_id] = (name, _check_result(name, doc, runs[run_id]))
+        found[run_id] = (name, check_result(name, doc, runs[run_id]))
     if not found:
         raise ValidationError({"file": ["no results/<run id>.json file in the upload"]})
     stored = same = 0

@@ -66,12 +66,9 @@ class SummarySink:
 
 
 def header_machine(header: SWFHeader, widest_job: int) -> int:
-    """The machine size :attr:`Trace.machine_procs` gives: MaxProcs, else MaxNodes, else the
-    widest job."""
-    for value in (header.max_procs, header.max_nodes):
-        if value is not None and value > 0:
-            return value
-    return max(0, widest_job)
+    """The machine size :attr:`Trace.machine_procs` gives (MaxProcs, else MaxNodes, else the
+    widest job) without the jobs at hand."""
+    return Trace(header=header, jobs=()).machine_procs or max(0, widest_job)
 
 
 def trace_summary(trace: Trace, machine_procs: int | None = None) -> dict[str, Any]:
