@@ -2,7 +2,7 @@
 each ≤ 0.3 s at any instant of a whole archive trace; quote p99 ≤ 10 ms at 200+ queued jobs).
 
     .venv/bin/python bench/bench_site_pages.py [--trace FILE] [--procs N] [--policy P]
-        [--instants K] [--before K]
+        [--instants K] [--before K] [--deep K] [--before-rev REV]
 
 Side by side, in one run, on the same instants of the whole trace (requested estimates):
 
@@ -14,23 +14,33 @@ Side by side, in one run, on the same instants of the whole trace (requested est
   instant (:mod:`scheduler.cluster.replay`) and quote / predict.  Building the index (one full
   replay, once per trace × site size × policy × estimates) is printed apart.
 
-Then the quote alone (the index state in hand) against the queue length at the instant:
-median / p99 / max by queue-length class, before (each re-planned job of the fast path scanned
-the profile from "now") and after (:func:`scheduler.pricing.price._earliest_near` scans only
-where the job can start), with a check that both give the same options.  ``--procs 338``
-gives deep queues (200+ queued jobs).  CPU seconds of this process (the machine may be
-shared); nothing is asserted.
+Then, on the index state in hand, quote and prediction against the queue length at the
+instant — median / p95 / p99 / max by class (0–49, 50–199 and 200+ queued jobs; ``--deep K``
+adds K instants drawn among those with 200+ queued, so that class has a p99) — before (the
+code of commit ``--before-rev``, loaded from git: the quote's re-plan through the profile's
+methods and the EASY planner rescanning the queue job by job; the prediction's history
+re-sorted on every request) and after (the re-plan kernel
+:func:`scheduler.pricing.price._replan`, :func:`scheduler.pricing.plan.plan_easy` picking
+backfill candidates with array tests, the start order computed once), with a check that both
+give the same option lists and the same predictions.  Then a second request at the same
+instant (another size; the plan is kept in the index, :meth:`ReplayIndex.remember`).
+``--procs 338`` gives deep queues (200+ queued jobs).  CPU seconds of this process (the
+machine may be shared); nothing is asserted.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -40,7 +50,6 @@ from scheduler.cluster import prepare_jobs  # noqa: E402
 from scheduler.cluster.replay import build_index, load_index  # noqa: E402
 from scheduler.cluster.simulator import Simulator  # noqa: E402
 from scheduler.io import load_trace  # noqa: E402
-from scheduler.pricing import price as price_mod  # noqa: E402
 from scheduler.pricing.price import SiteQuote  # noqa: E402
 from scheduler.pricing.site import price_list, state_at  # noqa: E402
 from scheduler.reservations.history import SiteHistory  # noqa: E402
@@ -49,6 +58,34 @@ from scheduler.reservations.site import QUANTILES, predict_at  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "traces"
 HOUR = 3600
+BEFORE_REV = "4ffa5c3"  # the last commit before the re-plan kernel (issue 21)
+CLASSES = ((200, "200+"), (50, "50-199"), (0, "0-49"))
+
+
+def _old_module(rev: str, path: str, name: str):  # type: ignore[no-untyped-def]
+    """The module ``path`` as it was at commit ``rev``, imported beside today's package."""
+    src = subprocess.run(
+        ["git", "-C", str(ROOT), "show", f"{rev}:{path}"], capture_output=True, text=True,
+        check=True,
+    ).stdout  # fmt: skip
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
+        fh.write(src)
+    spec = importlib.util.spec_from_file_location(name, fh.name)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    sys.modules[name] = module
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    Path(fh.name).unlink()
+    return module
+
+
+def _pcts(values: list[float]) -> str:
+    v = sorted(values)
+
+    def at(p: float) -> float:
+        return v[min(len(v) - 1, round(p * (len(v) - 1)))] * 1e3
+
+    return (f"median {statistics.median(v) * 1e3:7.2f}  p95 {at(0.95):7.2f}  p99 {at(0.99):7.2f}"
+            f"  max {v[-1] * 1e3:7.2f} ms")  # fmt: skip
 
 
 def _stats(values: list[float]) -> str:
@@ -71,6 +108,8 @@ def main() -> None:
     ap.add_argument("--policy", default="conservative")
     ap.add_argument("--instants", type=int, default=200)
     ap.add_argument("--before", type=int, default=12, help="instants timed the old way")
+    ap.add_argument("--deep", type=int, default=40, help="instants drawn among 200+ queued")
+    ap.add_argument("--before-rev", default=BEFORE_REV, help="commit of the 'before' code")
     args = ap.parse_args()
     trace = load_trace(args.trace)
     jobs, _ = prepare_jobs(trace.jobs, args.procs, "requested")
@@ -123,36 +162,71 @@ def main() -> None:
     rp = statistics.median(new_p) / statistics.median(old_p)
     print(f"ratio of medians after/before: quote {rq:.4f}, prediction {rp:.4f}")
 
-    # quote alone, side by side: the fast path's re-planning scan before this issue (every
-    # re-planned job scanned the profile from "now") and now (only where it can start)
-    def old_scan(p, n, d, now, v, u_lo, u_hi):  # type: ignore[no-untyped-def]
-        return p.earliest_start(n, d, now)
-
-    new_scan = price_mod._earliest_near
-    by_class: dict[str, tuple[list[float], list[float]]] = {}
-    same = True
-    for h in instants:
-        state = state_at(index, h)
-        label = next(c for lo, c in ((200, ">=200"), (100, "100-199"), (50, "50-99"), (0, "<50"))
-                     if state.queued >= lo)  # fmt: skip
-        row = by_class.setdefault(label, ([], []))
-        answers = []
-        for k, scan in enumerate((old_scan, new_scan)):
-            price_mod._earliest_near = scan
-            q = state.quote
-            fresh = SiteQuote(q.base, q.shapes, q.now, q.policy)  # no cached prefixes
-            t = time.process_time()
-            answers.append(fresh.options(32, 2 * HOUR))
-            row[k].append(time.process_time() - t)
-        price_mod._earliest_near = new_scan
-        same = same and answers[0] == answers[1]
-    print("quote alone (query 18, 32 p x 2 h) by jobs queued at the instant, before / after:")
-    for label in ("<50", "50-99", "100-199", ">=200"):
-        if label in by_class:
-            before, after = by_class[label]
-            print(f"  {label:>8} queued ({len(before):3} instants) before: {_stats(before)}")
-            print(f"  {'':>8}                  after:  {_stats(after)}")
-    print(f"identical option lists before and after: {same}")
+    # quote and prediction on the index state, by queue length, side by side: the code of
+    # --before-rev (loaded from git) and today's
+    old_price = _old_module(args.before_rev, "scheduler/pricing/price.py",
+                            "scheduler.pricing._price_before")  # fmt: skip
+    old_plan = _old_module(args.before_rev, "scheduler/pricing/plan.py",
+                           "scheduler.pricing._plan_before")  # fmt: skip
+    old_price.plan_queue, old_price.PLANNERS = old_plan.plan_queue, old_plan.PLANNERS  # EASY too
+    old_replay = _old_module(args.before_rev, "scheduler/cluster/replay.py",
+                             "scheduler.cluster._replay_before")  # fmt: skip
+    old_index = old_replay.ReplayIndex(index.capacity, index.policy, index.submit, index.start,
+                                       index.end, index.estimate, index.procs)  # fmt: skip
+    hours = list(instants)
+    if args.deep:  # the queue length at every submission: known minus started by then
+        subs = np.unique(index.submit)
+        started = np.sort(index.start[index.start >= 0])
+        queued = np.searchsorted(index.submit, subs, "right") - np.searchsorted(
+            started, subs, "right"
+        )
+        deep = subs[queued >= 200]
+        if len(deep):
+            picks = sorted(rng.sample(deep.tolist(), min(args.deep, len(deep))))
+            hours += [(t - index.origin) / HOUR for t in picks]
+        print(f"instants with 200+ queued jobs: {len(deep):,} of {len(subs):,} submissions; "
+              f"{min(args.deep, len(deep))} of them added")  # fmt: skip
+    rows: dict[str, dict[str, list[float]]] = {}
+    same_q = same_p = True
+    second = []
+    for h in hours:
+        at = index.origin + int(round(h * HOUR))
+        label = next(c for lo, c in CLASSES if len(index.queued(at)) >= lo)
+        row = rows.setdefault(label, {k: [] for k in ("qb", "qa", "pb", "pa")})
+        t0 = time.process_time()
+        base, shapes = index.base_profile(at), index.queued_shapes(at)
+        before = old_price.SiteQuote(base, shapes, at, index.policy).options(32, 2 * HOUR)
+        t1 = time.process_time()
+        index._memo.clear()  # a first request at this instant
+        price_list(state_at(index, h), 32, 2 * HOUR)
+        t2 = time.process_time()
+        price_list(state_at(index, h), 8, HOUR)  # the same instant, another request
+        t3 = time.process_time()
+        pred_b = predict_at(old_index, h, 8, HOUR)
+        t4 = time.process_time()
+        pred_a = predict_at(index, h, 8, HOUR)
+        t5 = time.process_time()
+        row["qb"].append(t1 - t0)
+        row["qa"].append(t2 - t1)
+        row["pb"].append(t4 - t3)
+        row["pa"].append(t5 - t4)
+        second.append(t3 - t2)
+        after = state_at(index, h).quote.options(32, 2 * HOUR)  # the delays, unrounded
+        same_q = same_q and [(o.start, o.delay) for o in after] == [
+            (o.start, o.delay) for o in before
+        ]
+        same_p = same_p and pred_a == pred_b
+    print(f"by jobs queued at the instant (before: {args.before_rev}; after: this tree):")
+    print(f"  {'':8} {'':8} {'quote: options (32 p x 2 h) from the state':>54}   "
+          f"{'prediction (8 p x 1 h) from the index':>54}")  # fmt: skip
+    for _, label in reversed(CLASSES):
+        if label in rows:
+            r = rows[label]
+            n = len(r["qa"])
+            print(f"  {label:>7} ({n:3}) before {_pcts(r['qb'])}   {_pcts(r['pb'])}")
+            print(f"  {'':>7}       after  {_pcts(r['qa'])}   {_pcts(r['pa'])}")
+    print(f"  a second request at the same instant (8 p x 1 h, plan kept): {_pcts(second)}")
+    print(f"identical option lists before and after: {same_q}; identical predictions: {same_p}")
 
 
 if __name__ == "__main__":

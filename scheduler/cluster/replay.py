@@ -22,8 +22,13 @@ from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import dataclass
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -34,6 +39,7 @@ from .simulator import Simulator
 __all__ = ["ReplayIndex", "build_index", "load_index"]
 
 _FORMAT = 1
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,11 @@ class ReplayIndex:
     end: np.ndarray
     estimate: np.ndarray
     procs: np.ndarray
+    #: what was derived from the index at recent instants (:meth:`remember`), newest last
+    _memo: OrderedDict = field(default_factory=OrderedDict, init=False, repr=False, compare=False)
+    _lock: threading.Lock = field(
+        default_factory=threading.Lock, init=False, repr=False, compare=False
+    )
 
     @property
     def origin(self) -> int:
@@ -88,13 +99,20 @@ class ReplayIndex:
         q = self.queued(t)
         return list(zip(self.procs[q].tolist(), self.estimate[q].tolist(), strict=True))
 
+    @cached_property
+    def _by_start(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every job that starts, in start order (ties by queue order), and their starts:
+        computed once."""
+        started = np.flatnonzero(self.start >= 0)
+        order = started[np.lexsort((started, self.start[started]))]
+        return order, self.start[order]
+
     def started_by(self, t: int) -> list[tuple[int, int, int]]:
         """``(processors, planned duration, wait)`` of the jobs started at or before ``t``, in
-        start order (ties by queue order): the history an observer of the site has at ``t``."""
-        hi = self._known(t)
-        start = self.start[:hi]
-        done = np.flatnonzero((start >= 0) & (start <= t))
-        order = done[np.lexsort((done, start[done]))]
+        start order (ties by queue order): the history an observer of the site has at ``t``.
+        A prefix of the start order (a job starts after its submission)."""
+        by_start, starts = self._by_start
+        order = by_start[: int(np.searchsorted(starts, t, side="right"))]
         waits = self.start[order] - self.submit[order]
         return list(
             zip(
@@ -104,6 +122,22 @@ class ReplayIndex:
                 strict=True,
             )
         )
+
+    def remember(self, key: Any, build: Callable[[], _T], size: int = 8) -> _T:
+        """``build()``, kept for the ``size`` most recently used keys: what a page derives
+        from the index at an instant (the queue's plan) does not depend on the request, so a
+        second request at the same instant reuses it."""
+        with self._lock:
+            if key in self._memo:
+                self._memo.move_to_end(key)
+                return self._memo[key]
+        value = build()  # outside the lock: two first requests may both build (same value)
+        with self._lock:
+            self._memo[key] = value
+            self._memo.move_to_end(key)
+            while len(self._memo) > size:
+                self._memo.popitem(last=False)
+        return value
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the index atomically (a reader never sees half a file)."""

@@ -30,6 +30,8 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Sequence
 
+import numpy as np
+
 from ..cluster.depth import parse_depth_name
 from ..cluster.profile import Profile
 
@@ -37,6 +39,9 @@ __all__ = [
     "PLANNERS", "plan_conservative", "plan_easy", "plan_fcfs", "plan_queue", "plan_with_policy",
     "plannable",
 ]  # fmt: skip
+
+_NEVER = float("inf")  # "never short": past the last breakpoint the machine is free
+_FAR = np.iinfo(np.int64).max
 
 
 def plan_conservative(profile: Profile, shapes: Sequence[tuple[int, int]], now: int) -> list[int]:
@@ -71,50 +76,116 @@ def plan_fcfs(profile: Profile, shapes: Sequence[tuple[int, int]], now: int) -> 
 
 def plan_easy(profile: Profile, shapes: Sequence[tuple[int, int]], now: int) -> list[int]:
     """EASY backfilling of the queue from ``now`` on, jobs running their planned durations;
-    their blocks are inserted into ``profile``.  Starts in queue order."""
+    their blocks are inserted into ``profile``.  Starts in queue order.
+
+    At an instant only the waiting jobs no wider than the processors free then can backfill:
+    they are picked with one array test, and "is ``n`` free over ``[t, t + d)``" is answered
+    from the first instant with fewer than ``n`` free, kept per width until a block is
+    inserted — the live policy's decisions, without rescanning the queue job by job."""
     m = len(shapes)
     for n, _ in shapes:
         if n > profile.capacity:
             raise ValueError(f"a job of {n} processors never fits {profile.capacity}")
     starts = [-1] * m
-    queue = list(range(m))
+    widths = np.fromiter((n for n, _ in shapes), dtype=np.int64, count=m)
+    lengths = np.fromiter((d for _, d in shapes), dtype=np.int64, count=m)
+    waiting = np.ones(m, dtype=bool)
+    left = m
     free_over, reserve = profile.free_over, profile.reserve
-    times = profile.times
+    times, free = profile.times, profile.free  # the profile's own lists (reserve edits them)
     t = now
-    while queue:
+    h = 0  # the head: the first waiting job in queue order
+    while left:
         # 1. the head, and each next head, while it fits
-        h = 0
-        while h < len(queue):
-            n, d = shapes[queue[h]]
+        while h < m:
+            if not waiting[h]:  # backfilled earlier
+                h += 1
+                continue
+            n, d = shapes[h]
             if free_over(t, t + d) < n:
                 break
             reserve(t, t + d, n)
-            starts[queue[h]] = t
+            starts[h] = t
+            waiting[h] = False
+            left -= 1
             h += 1
-        del queue[:h]
-        if not queue:
+        if not left:
             break
         # 2. backfill behind the head's reservation at its shadow time
-        hn, hd = shapes[queue[0]]
+        hn, hd = shapes[h]
         shadow = profile.earliest_start(hn, hd, t)
         h_end = shadow + hd
-        kept = [queue[0]]
-        for k in queue[1:]:
-            n, d = shapes[k]
-            end = t + d
-            if free_over(t, end) < n or (
-                end > shadow and free_over(shadow, min(end, h_end)) < n + hn
-            ):
-                kept.append(k)
-                continue
-            reserve(t, end, n)
-            starts[k] = t
-        queue = kept
+        now_free = free[bisect_right(times, t) - 1]  # a job wider than this cannot start at t
+        if now_free:
+            fit = np.flatnonzero(waiting[h + 1 :] & (widths[h + 1 :] <= now_free)) + (h + 1)
+            if len(fit) > 16 and hd > 0:
+                # many: drop at once those that do not fit now or would take processors the
+                # head needs (the same tests as below, on the profile before this instant's
+                # backfills, which only take room away)
+                w, end = widths[fit], t + lengths[fit]
+                fit = fit[
+                    (end <= _first_short(times, free, t, w))
+                    & (
+                        (end <= shadow)
+                        | (np.minimum(end, h_end) <= _first_short(times, free, shadow, w + hn))
+                    )
+                ]
+            short: dict[int, float] = {}  # n -> the first instant >= t with fewer than n free
+            beside: dict[int, float] = {}  # n -> the same from the shadow time for n + hn
+            for k in fit.tolist():
+                n, d = shapes[k]
+                if n > now_free:
+                    continue
+                until = short.get(n)
+                if until is None:
+                    j = bisect_right(times, t) - 1
+                    last = len(times) - 1  # the last step holds the whole machine
+                    while j < last and free[j] >= n:
+                        j += 1
+                    until = short[n] = times[j] if free[j] < n else _NEVER
+                end = t + d
+                if end > until:
+                    continue
+                if end > shadow:  # would it take processors the head needs at its shadow?
+                    if hd > 0:
+                        until = beside.get(n)
+                        if until is None:
+                            j = bisect_right(times, shadow) - 1
+                            last = len(times) - 1
+                            need = n + hn
+                            while j < last and free[j] >= need:
+                                j += 1
+                            until = beside[n] = times[j] if free[j] < need else _NEVER
+                        if min(end, h_end) > until:
+                            continue
+                    elif free_over(shadow, shadow) < n + hn:
+                        continue
+                reserve(t, end, n)
+                starts[k] = t
+                waiting[k] = False
+                left -= 1
+                if end > t:  # the block took room from t on (a 0-second job takes none)
+                    now_free -= n
+                    if not now_free:
+                        break
+                    short.clear()
+                    beside.clear()
         # 3. the next instant the availability changes (a planned end frees processors)
         # (there is one: past the last breakpoint the whole machine is free, and the head
         # would have fitted)
         t = times[bisect_right(times, t)]
     return starts
+
+
+def _first_short(times: list[int], free: list[int], t: int, widths: np.ndarray) -> np.ndarray:
+    """For each width ``n``: the first instant ``>= t`` of a step with fewer than ``n``
+    free (the start of the step holding ``t`` when that one has; far away when none has), so
+    ``n`` is free over ``[t, b)`` exactly when ``b`` is not after it (``b > t``)."""
+    j = bisect_right(times, t) - 1
+    low = np.minimum.accumulate(np.asarray(free[j:], dtype=np.int64))  # non-increasing
+    at = np.asarray(times[j:], dtype=np.int64)
+    k = np.searchsorted(-low, -widths, side="right")  # how many steps have >= n free
+    return np.where(k < len(at), at[np.minimum(k, len(at) - 1)], _FAR)
 
 
 PLANNERS = {"conservative": plan_conservative, "easy": plan_easy, "fcfs": plan_fcfs}

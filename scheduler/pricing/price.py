@@ -34,12 +34,18 @@ no-slot plan's *prefix* profile (base + the blocks of the jobs ahead of it, buil
 state); while no re-planned job has moved, the jobs in between whose blocks miss the slot are
 skipped; and a slot that fits into a hole of the no-slot plan costs 0 without re-planning
 (thesis ch. 3: advertised slots delay nobody).  Under conservative backfilling a re-planned
-job's earliest start is searched only where it can be (:func:`_earliest_near`): before its
-no-slot start only in windows meeting the old blocks of the jobs that moved (the only places
-with more room than the no-slot plan), else from its no-slot start on.  EASY backfilling has
-no such prefix property (a job's start depends on later jobs' backfilling) and is re-planned
-in full.
+job's earliest start is searched only where it can be: before its no-slot start only in
+windows meeting the old blocks of the jobs that moved (the only places with more room than
+the no-slot plan), else from its no-slot start on; and never before the start of the nearest
+job ahead of it that asks no more processors for no longer (the re-plan only takes room away
+as it goes, and a window that fits the job fits that one).  The re-plan is one loop over the
+profile's lists (:func:`_replan`).  EASY backfilling has no such prefix property (a job's
+start depends on later jobs' backfilling) and is re-planned in full.
 :meth:`SiteQuote.price_naive` is the literal Figure 22; tests check that both agree.
+
+Cost (issue 21, ``bench/bench_site_pages.py``): a quote re-plans, for every candidate start
+whose slot meets the plan, the queue from the first job the slot meets; at 200+ queued jobs
+that is ~150 candidates × ~200 jobs, about half of which really move.
 """
 
 from __future__ import annotations
@@ -48,6 +54,8 @@ import math
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 from ..cluster.profile import Profile
 from .plan import PLANNERS, plan_queue, plannable
@@ -123,6 +131,8 @@ class SiteQuote:
         self.plan = plan  # the current plan: base + every queued job's block
         self._prefix: list[Profile] | None = None
         self._instants: list[int] | None = None
+        self._arrays: tuple[np.ndarray, np.ndarray] | None = None
+        self._below: list[int] | None = None
 
     @classmethod
     def of(cls, sim, now: int | None = None, *, unit_cost: float = 1.0) -> SiteQuote:  # type: ignore[no-untyped-def]
@@ -202,56 +212,40 @@ class SiteQuote:
             self._prefix = out
         return self._prefix
 
+    def _blocks(self) -> tuple[np.ndarray, np.ndarray]:
+        """The no-slot plan's blocks as arrays: starts ``v_q`` and ends ``v_q + d_q``."""
+        if self._arrays is None:
+            v = np.asarray(self.starts, dtype=np.int64)
+            d = np.asarray([dq for _, dq in self.shapes], dtype=np.int64)
+            self._arrays = (v, v + d)
+        return self._arrays
+
+    def _dominated(self) -> list[int]:
+        """``below[k]``: the nearest job ahead of ``k`` asking no more processors and no
+        longer (-1: none).  Any window that fits ``k`` fits it too, and a re-plan only takes
+        room away as it goes, so ``k`` cannot start before it (see :func:`_replan`)."""
+        if self._below is None:
+            shapes = self.shapes
+            below = [-1] * len(shapes)
+            for k, (q, dq) in enumerate(shapes):
+                for j in range(k - 1, max(-1, k - 65), -1):  # a short look back is enough
+                    qj, dj = shapes[j]
+                    if qj <= q and dj <= dq:
+                        below[k] = j
+                        break
+            self._below = below
+        return self._below
+
     def _replan_from_prefix(self, s: int, n: int, d: int) -> int:
-        shapes, starts, now = self.shapes, self.starts, self.now
         e = s + d
-        meets = [k for k, ((_, dq), v) in enumerate(zip(shapes, starts, strict=True))
-                 if v < e and v + dq > s]  # fmt: skip
+        v, end = self._blocks()
+        meets = np.flatnonzero((v < e) & (end > s)).tolist()  # blocks meeting [s, e)
         if not meets:
             return 0  # cannot happen when the slot misses the plan's holes; kept for safety
-        prefix = self._prefixes()
-        fcfs = self.policy == "fcfs"
-        m = len(shapes)
-        delay = 0
-        last = now
-        moved = False
-        u_lo, u_hi = e, e  # the surplus span: old blocks of the jobs that moved (none yet)
-        p: Profile | None = None
-        i = meets[0]
-        mi = 0  # index into meets of the next job meeting the slot
-        while i < m:
-            if not moved:
-                while mi < len(meets) and meets[mi] < i:
-                    mi += 1
-                if mi == len(meets):
-                    break  # no later job meets the slot and nothing moved: all keep their starts
-                j = meets[mi]
-                if p is None or j != i:
-                    # jobs i..j-1 keep their starts: the plan so far is prefix[j] + the slot
-                    p = prefix[j].copy()
-                    p.reserve(s, e, n)
-                i = j
-            q, dq = shapes[i]
-            v = starts[i]
-            if fcfs:
-                floor = now
-                if i > 0:  # FCFS: not before the job ahead (whose start is `last` once
-                    floor = max(now, last if moved else starts[i - 1])  # anything has moved)
-                t = p.earliest_start(q, dq, floor)
-            else:
-                t = _earliest_near(p, q, dq, now, v, u_lo, u_hi)
-            p.reserve(t, t + dq, q)
-            last = t
-            if t != v:
-                moved = True
-                if t > v:
-                    delay += (t - v) * q
-                if v < u_lo:
-                    u_lo = v
-                if v + dq > u_hi:
-                    u_hi = v + dq
-            i += 1
-        return delay
+        return _replan(
+            self._prefixes(), self.shapes, self.starts, self._dominated(), meets, s, e, n,
+            self.now, self.policy == "fcfs",
+        )  # fmt: skip
 
     # ------------------------------------------------------------------ queries
 
@@ -284,38 +278,131 @@ class SiteQuote:
         return out
 
 
-def _earliest_near(p: Profile, n: int, d: int, now: int, v: int, u_lo: int, u_hi: int) -> int:
-    """The earliest start ``>= now`` of ``n`` processors over ``d`` in ``p`` — the re-planned
-    profile of a conservative queue at the job whose no-slot start is ``v`` — scanning only
-    where the answer can be.
+def _replan(
+    prefix: list[Profile],
+    shapes: list[tuple[int, int]],
+    starts: list[int],
+    below: list[int],
+    meets: list[int],
+    s: int,
+    e: int,
+    n: int,
+    now: int,
+    fcfs: bool,
+) -> int:
+    """The fast path of :meth:`SiteQuote.price` (conservative or FCFS): the delay the slot
+    ``n`` over ``[s, e)`` causes, re-planning from the first job whose block meets it
+    (``meets``: the jobs whose no-slot blocks meet the slot, in queue order).
 
-    ``p`` is the no-slot prefix profile minus the slot and the moved jobs' new blocks plus
-    their old blocks, so ``p`` has *more* free processors than the prefix only inside the old
-    blocks of the jobs that moved, within ``[u_lo, u_hi)`` (empty when ``u_lo >= u_hi``).
-    ``v`` is the earliest fit in the prefix, so a window starting before ``v`` fits in ``p``
-    only if it meets ``[u_lo, u_hi)``: it starts in ``(u_lo - d, u_hi)``.  The scan starts
-    there, jumps from ``u_hi`` straight to ``v``, then goes on as
-    :meth:`Profile.earliest_start` (the same answer, fewer steps visited).
+    One loop over plain lists (the profile's ``times``/``free``), with the earliest-start
+    search (:meth:`Profile.earliest_start`'s scan, from where the answer can be: see the
+    module's docstring; FCFS from the job ahead's start) and the block's insertion inlined:
+    the search ends on the steps the block covers, so inserting it needs no second lookup
+    (tests check every option against :meth:`price_naive`).
     """
-    times = p.times
-    free = p.free
-    last = len(times) - 1
-    if u_lo < u_hi:  # phase 1: the windows that meet the surplus span and start before v
-        start = max(now, min(v, u_lo - d + 1))
-        jump = min(u_hi, v)
-        i = bisect_right(times, start) - 1
-        end = start + d
-        while start < jump:
-            if free[i] < n:
-                i += 1
-                start = times[i]
-                end = start + d
-            elif i == last or times[i + 1] >= end:
-                return start
-            else:
-                i += 1
-    # phase 2: from v on (no window in [jump, v) can fit)
-    return p.earliest_start(n, d, v)  # type: ignore[return-value]  (n <= capacity)
+    m = len(shapes)
+    cur = starts.copy()  # this re-plan's starts (the no-slot ones until re-planned)
+    delay = 0
+    last_t = now
+    moved = False
+    u_lo = u_hi = e  # the surplus span: old blocks of the jobs that moved (none yet)
+    times: list[int] = []
+    free: list[int] = []
+    i = meets[0]
+    mi = 0  # index into meets of the next job meeting the slot
+    nm = len(meets)
+    while i < m:
+        if not moved:
+            while mi < nm and meets[mi] < i:
+                mi += 1
+            if mi == nm:
+                break  # no later job meets the slot and nothing moved: all keep their starts
+            j = meets[mi]
+            if not times or j != i:
+                # jobs i..j-1 keep their starts: the plan so far is prefix[j] + the slot
+                p = prefix[j].copy()
+                p.reserve(s, e, n)
+                times, free = p.times, p.free
+            i = j
+        q, dq = shapes[i]
+        v = starts[i]
+        last = len(times) - 1
+        # ---- the earliest start t of q processors over dq, and the step a holding it
+        if fcfs:
+            t = now
+            if i > 0:  # FCFS: not before the job ahead (whose start is `last_t` once
+                t = max(now, last_t if moved else starts[i - 1])  # anything has moved)
+            a = bisect_right(times, t) - 1
+        else:
+            # a lower bound: the start of the nearest job ahead that is no bigger (the
+            # profile only loses room as the re-plan goes on, and whatever window fits this
+            # job fits that one)
+            b = below[i]
+            lb = now if b < 0 else cur[b]
+            found = False
+            if u_lo < u_hi:  # phase 1: windows meeting the surplus span, starting before v
+                t = max(now, min(v, u_lo - dq + 1), lb)
+                jump = min(u_hi, v)
+                a = k = bisect_right(times, t) - 1
+                stop = t + dq
+                while t < jump:
+                    if free[k] < q:
+                        k += 1
+                        a = k
+                        t = times[k]
+                        stop = t + dq
+                    elif k == last or times[k + 1] >= stop:
+                        found = True
+                        break
+                    else:
+                        k += 1
+            if not found:  # phase 2: from v on (no window in [jump, v) can fit)
+                t = v if v >= lb else lb
+                a = bisect_right(times, t) - 1
+        if fcfs or not found:
+            # the search from t (step a holds t); on return, steps a..k hold the block
+            k = a
+            stop = t + dq
+            while True:
+                if free[k] < q:
+                    k += 1
+                    a = k
+                    t = times[k]
+                    stop = t + dq
+                elif k == last or times[k + 1] >= stop:
+                    break
+                else:
+                    k += 1
+        # ---- take q processors over [t, stop): split at t and at stop, then subtract
+        if times[a] != t:
+            a += 1
+            k += 1
+            times.insert(a, t)
+            free.insert(a, free[a - 1])
+        if k == len(times) - 1 or times[k + 1] != stop:
+            times.insert(k + 1, stop)
+            free.insert(k + 1, free[k])
+        if a == k:
+            free[a] -= q
+        else:
+            free[a : k + 1] = [f - q for f in free[a : k + 1]]
+        if free[k] == free[k + 1]:  # canonical steps: merge equal neighbours
+            del free[k + 1]
+            del times[k + 1]
+        if a > 0 and free[a - 1] == free[a]:
+            del free[a]
+            del times[a]
+        last_t = cur[i] = t
+        if t != v:
+            moved = True
+            if t > v:
+                delay += (t - v) * q
+            if v < u_lo:
+                u_lo = v
+            if v + dq > u_hi:
+                u_hi = v + dq
+        i += 1
+    return delay
 
 
 def choose(options: Sequence[Option], alpha: float) -> Option:

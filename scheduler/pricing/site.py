@@ -30,6 +30,8 @@ HOUR = 3600.0
 #: Policies Figure 22 can re-plan a queue under, besides backfilling with a reservation depth
 #: (``backfill-k=K``); a quote of any other site (fair share) is refused.
 QUOTE_POLICIES = ("fcfs", "easy", "conservative")
+#: site states (plans at an instant) each replay index keeps for the next request
+STATES_KEPT = 8
 
 
 class QuoteRequestError(ValueError):
@@ -88,8 +90,14 @@ def state_at(index: ReplayIndex, at_hours: float) -> SiteState:
             {"at": f"must be between 0 and {span_h:.1f} hours (the trace's span); got {at_hours!r}"}
         )
     at = index.origin + int(round(at_hours * HOUR))
-    quote = SiteQuote(index.base_profile(at), index.queued_shapes(at), at, index.policy)
-    return SiteState(quote, index.origin, at, len(index.running(at)), len(index.queued(at)))
+
+    def build() -> SiteState:
+        quote = SiteQuote(index.base_profile(at), index.queued_shapes(at), at, index.policy)
+        return SiteState(quote, index.origin, at, len(index.running(at)), len(index.queued(at)))
+
+    # the plan at an instant does not depend on the request: a second request at the same
+    # instant reuses it (and what its quotes derived from it: prefixes, candidates)
+    return index.remember(("quote", at), build, STATES_KEPT)
 
 
 def site_state(trace: Trace, procs: int, policy: str, estimates: str, at_hours: float) -> SiteState:

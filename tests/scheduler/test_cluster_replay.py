@@ -78,3 +78,30 @@ def test_predictions_index_any_policy_of_the_simulator(policy):
     assert index.started_by(t) == recorder.seen and index.queued(t).tolist() == sim.queued()
     with pytest.raises(ValueError, match="unknown policy"):
         build_index(jobs, 32, "no-such-policy")
+
+
+def test_a_second_request_at_an_instant_reuses_its_plan():
+    """The plan at an instant does not depend on the request: the index keeps the last few
+    site states (least recently used dropped first), and answers from a kept state equal
+    those of a fresh one."""
+    from scheduler.pricing.site import STATES_KEPT, price_list, state_at
+
+    jobs, _ = prepare_jobs(generate_lublin99(jobs=500, procs=32, seed=6).jobs, 32, "requested")
+    index = build_index(jobs, 32, "conservative")
+    span_h = (index.last_submit - index.origin) / 3600
+    hours = [span_h * k / (STATES_KEPT + 2) for k in range(1, STATES_KEPT + 2)]
+    first = state_at(index, hours[0])
+    assert state_at(index, hours[0]) is first
+    answer = price_list(first, 8, 3600)
+    assert price_list(state_at(index, hours[0]), 8, 3600) == answer
+    assert price_list(state_at(index, hours[0]), 16, 7200) != answer
+    for h in hours[1:]:  # STATES_KEPT other instants push the first one out
+        assert state_at(index, h) is not first
+    again = state_at(index, hours[0])
+    assert again is not first and price_list(again, 8, 3600) == answer
+    assert len(index._memo) == STATES_KEPT
+    fresh = SiteQuote(index.base_profile(again.at), index.queued_shapes(again.at), again.at,
+                      "conservative")  # fmt: skip
+    assert [(o.start, o.delay) for o in fresh.options(8, 3600)] == [
+        (o.start, o.delay) for o in again.quote.options(8, 3600)
+    ]

@@ -245,13 +245,39 @@ def deep_sites(draw):
 
 
 @settings(max_examples=120, deadline=None, derandomize=True)
-@given(deep_sites(), st.integers(1, 16), st.integers(1, 20))
-def test_every_option_of_a_deep_queue_is_the_literal_price(site, n, d):
+@given(
+    deep_sites(), st.integers(1, 16), st.integers(1, 20), st.sampled_from(["conservative", "fcfs"])
+)
+def test_every_option_of_a_deep_queue_is_the_literal_price(site, n, d, policy):
     base, shapes = site
-    q = SiteQuote(base, shapes, 0, "conservative")
+    q = SiteQuote(base, shapes, 0, policy)
     n = min(n, q.capacity)
     options = q.options(n, d)
     assert options, "query 18 always offers a start"
     by_start = {o.start: o.delay for o in options}
     for s in q.candidates():
         assert by_start.get(s) == q.price_naive(s, n, d)
+
+
+@pytest.mark.parametrize("policy", ["conservative", "fcfs"])
+def test_a_deep_archive_like_queue_is_priced_literally(policy):
+    """A Lublin–Feitelson workload on half its machine at four times its load: 100+ jobs
+    queued at the instant with the longest queue, many of them small and alike (the re-plan
+    kernel's lower bound from the nearest no-bigger job ahead is used all the time).  Every
+    candidate of query 18, for several sizes, is the literal Figure 22 price."""
+    from scheduler.cluster import prepare_jobs
+    from scheduler.cluster.replay import build_index
+    from scheduler.traces.lublin import generate_lublin99
+
+    jobs, _ = prepare_jobs(generate_lublin99(jobs=600, procs=64, seed=8).jobs, 32, "requested")
+    jobs = [j._replace(submit=j.submit // 4) for j in jobs]  # four times the load
+    index = build_index(jobs, 32, policy)
+    t = max(range(index.origin, index.last_submit, 600), key=lambda t: len(index.queued(t)))
+    q = SiteQuote(index.base_profile(t), index.queued_shapes(t), t, policy)
+    assert len(q.shapes) >= 100
+    for n, d in ((1, 600), (4, 3600), (16, 4 * 3600), (32, 900)):
+        options = q.options(n, d)
+        assert {o.start: o.delay for o in options} == {
+            s: f for s in q.candidates() if (f := q.price_naive(s, n, d)) is not None
+        }
+        assert any(o.delay > 0 for o in options)
