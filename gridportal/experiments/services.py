@@ -227,14 +227,28 @@ def experiment_clone(
     )
 
 
+#: The Celery task that runs one experiment (``tasks.run_experiment_task``). Runs are sent by
+#: this name: ``tasks`` imports this module, so importing it back would close a circle.
+RUN_TASK = "gridportal.experiments.run"
+
+
+def run_signature(experiment_id: int):  # type: ignore[no-untyped-def]
+    """The message that runs one experiment (e.g. for a group of a sweep's runs)."""
+    from gridportal.celery import app
+
+    return app.signature(RUN_TASK, args=(experiment_id,), immutable=True)
+
+
 def experiment_enqueue(*, experiment_id: int) -> None:
-    from .tasks import run_experiment_task
+    from gridportal.celery import app
 
     # The queue is read at call time so that tests (and deployments) can route runs to a
     # queue of their own. Publishing retries briefly, then raises: a user never waits long
-    # on a dead broker (see experiment_enqueue_or_hold).
-    run_experiment_task.apply_async(
-        (experiment_id,),
+    # on a dead broker (see experiment_enqueue_or_hold). The worker applies the task's own
+    # options (time limit, acks_late, retries) to a message sent by name.
+    app.send_task(
+        RUN_TASK,
+        args=(experiment_id,),
         queue=settings.CELERY_TASK_DEFAULT_QUEUE,
         retry=True,
         retry_policy=ENQUEUE_RETRY_POLICY,
@@ -453,14 +467,12 @@ def _active_run_ids(timeout: float) -> set[int]:
     Raises when the broker cannot be reached: then nothing can be concluded."""
     from gridportal.celery import app
 
-    from .tasks import run_experiment_task
-
     replies = app.control.inspect(timeout=timeout).active() or {}
     ids: set[int] = set()
     for tasks in replies.values():
         for task in tasks or ():
             args = task.get("args") or ()
-            if task.get("name") == run_experiment_task.name and args:
+            if task.get("name") == RUN_TASK and args:
                 try:
                     ids.add(int(args[0]))
                 except (TypeError, ValueError):

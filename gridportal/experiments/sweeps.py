@@ -32,6 +32,7 @@ from .services import (
     experiments_hold,
     input_facts_of,
     run_fingerprint,
+    run_signature,
     validate_run,
 )
 
@@ -207,12 +208,10 @@ def _run_for(owner, spec, params, seed, inputs: RunInputs, name) -> tuple[Experi
 
 
 def _enqueue_group(ids: list[int]) -> None:
-    from .tasks import run_experiment_task
-
     if not ids:
         return
     try:
-        group(run_experiment_task.si(i) for i in ids).apply_async(
+        group(run_signature(i) for i in ids).apply_async(
             queue=settings.CELERY_TASK_DEFAULT_QUEUE, retry=True, retry_policy=ENQUEUE_RETRY_POLICY
         )
     except Exception as exc:  # broker down: the runs wait for the sweeper, not a server error

@@ -9,7 +9,7 @@ from . import services
 
 @shared_task(
     bind=True,
-    name="gridportal.experiments.run",
+    name=services.RUN_TASK,
     acks_late=True,
     # A last resort only: the run's own limit (GRIDPORTAL_RUN_TIME_LIMIT, enforced on the
     # engine's child process) fires first and fails the run naming it.

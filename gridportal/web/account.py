@@ -30,7 +30,7 @@ def demo_accounts() -> list[dict[str, str]]:
     only (DEBUG) and only while they exist."""
     if not settings.DEBUG:
         return []
-    from gridportal.inputs.management.commands.seed_demo import demo_credentials
+    from gridportal.experiments.management.commands.seed_demo import demo_credentials
 
     users = get_user_model().objects
     return [c for c in demo_credentials() if users.filter(username=c["username"]).exists()]
