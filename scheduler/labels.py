@@ -17,7 +17,7 @@ import math
 import re
 from typing import Any
 
-__all__ = ["LABELS", "label_of", "unit_of", "format_value", "describe", "fill_labels"]
+__all__ = ["LABELS", "label_of", "unit_of", "known", "format_value", "describe", "fill_labels"]
 
 #: key -> (label, unit).  Units: "s" (a duration, written in s/min/h/days), "bytes", "%",
 #: "SU" (service units), "SU per processor-hour", "processors", "jobs", "" (a ratio/count).
@@ -53,6 +53,60 @@ LABELS: dict[str, tuple[str, str]] = {
     "submit_hour": ("workflow submitted (hours into the window)", ""),
     "size_bytes": ("file size", "bytes"),
     "bytes": ("size", "bytes"),
+    # The Key results of every kind (issue 20).  A composed key whose tail is one of these
+    # ("easy_accurate_mean_wait", "spep.EUPV", "s1_mean_slots") takes its label and unit.
+    # trace-stats
+    "span_days": ("trace span", "days"),
+    "machine_procs": ("machine size", "processors"),
+    "median_runtime_s": ("median runtime", "s"),
+    "mean_estimate_accuracy": ("mean actual / requested runtime", ""),
+    # slot-advertisement
+    "mean_slots": ("mean number of slots advertised", ""),
+    "adverts": ("advertisements", ""),
+    "edge_percent": ("edge slots", "%"),
+    "corr_slots_jobs": ("correlation of slots and jobs in the system", ""),
+    # provisioning, greedy provisioning (an "_aNN" suffix names the trade-off factor α)
+    "be_makespan_h": ("best effort: mean makespan", "h"),
+    "be_cost_su": ("best effort: allocation cost", "SU"),
+    "prov_makespan_h": ("provisioned: mean makespan", "h"),
+    "prov_cost_su": ("provisioned: mean allocation cost", "SU"),
+    "prov_delay_su": ("provisioned: mean delay price Σf", "SU"),
+    "makespan_ratio": ("provisioned / best-effort makespan", ""),
+    "cost_ratio": ("provisioned / best-effort allocation cost", ""),
+    # pricing
+    "price_su": ("mean additive price f", "SU"),
+    "resv_wait_h": ("mean wait of reservations", "h"),
+    "be_wait_h": ("mean wait of best-effort jobs", "h"),
+    "norm_wait": ("reservation wait / best-effort wait", ""),
+    "free_share": ("share of reservations at price 0", ""),
+    # provisioning-impact (completion time of the workflow)
+    "none_min": ("workflow completion, no provisioning", "min"),
+    "ar_min": ("workflow completion, advance reservation", "min"),
+    "dp_min": ("workflow completion, dynamic provisioning", "min"),
+    "mean_reduction_ar": ("mean completion-time reduction by advance reservation", "%"),
+    "mean_reduction_dp": ("mean completion-time reduction by dynamic provisioning", "%"),
+    # virtual-reservations
+    "success_pct": ("success rate", "%"),
+    "cost": ("mean normalised cost (successes)", ""),
+    "cheaper_pct": ("cases where it was cheaper (both succeeded)", "%"),
+    # co-allocation
+    "requests": ("co-allocation requests", ""),
+    "success": ("co-allocation success ratio", ""),
+    "ip_solves_per_request": ("IP solves per request", ""),
+    # malleability
+    "mean_execution": ("mean execution time", "s"),
+    "p95_response": ("95th percentile response time", "s"),
+    "grows": ("grow operations", ""),
+    "shrinks": ("shrink operations", ""),
+    # usage-policy (seed 004's metrics)
+    "EUPV": ("epoch usage-policy violation (fraction of capacity)", ""),
+    "BUPV": ("burst usage-policy violation (fraction of capacity)", ""),
+    "ARU": ("aggregated resource utilisation", ""),
+    "ART": ("aggregated response time", "s"),
+    "AJC": ("aggregated job completion (completed / submitted)", ""),
+    "group_BUPV": ("group burst usage-policy violation (fraction of capacity)", ""),
+    "group_EUPV": ("group epoch usage-policy violation (fraction of capacity)", ""),
+    "suspensions": ("suspensions by the S-PEP", ""),
 }
 
 #: Words in composed keys -> words for people.
@@ -91,11 +145,14 @@ WORDS: dict[str, str] = {
     "dp": "DP",
     "hv": "hypervolume",
     "p95": "95th percentile",
+    "fairshare": "fair share",
 }
 
 _DURATION_WORDS = {"wait", "runtime", "makespan", "response", "delay", "span", "time"}
 _SCENARIOS = {"normal": "normal", "service_levels": "service levels", "admin_a": "option A",
-              "admin_b": "option B", "load_balancing": "load balancing"}  # fmt: skip
+              "admin_b": "option B", "load_balancing": "load balancing",
+              "pref_domain": "(B1) preference by domain",
+              "pref_cpus": "(B2) preference by # of CPUs"}  # fmt: skip
 
 #: Composed keys: (regex, label template, unit).  Groups are passed through :func:`_words`.
 PATTERNS: list[tuple[re.Pattern[str], str, str]] = [
@@ -103,7 +160,12 @@ PATTERNS: list[tuple[re.Pattern[str], str, str]] = [
      "{scn}: co-allocation success of {user} at {load} % load", ""),
     (re.compile(r"^(?P<scn>[a-z_]+?)_utilization$"), "{scn}: site utilisation", ""),
     (re.compile(r"^(?P<scn>[a-z_]+?)_ip_solves_per_request$"), "{scn}: IP solves per request", ""),
+    (re.compile(r"^(?P<scn>[a-z_]+?)_util_(?P<raw>[^_.]+)$"),
+     "{scn}: utilisation of domain {raw}", ""),
+    (re.compile(r"^(?P<scn>[a-z_]+?)_success_at_(?P<load>\d+)$"),
+     "{scn}: co-allocation success in the bin ending at {load} % load", ""),
     (re.compile(r"^a(?P<alpha>\d+)_(?P<rest>.+)$"), "α = {alpha} %: {rest}", "?"),
+    (re.compile(r"^(?P<rest>[a-z_]+?)_a(?P<frac>\d+)$"), "{rest}, α = {frac}", "?"),
 ]  # fmt: skip
 
 
@@ -131,6 +193,35 @@ def _compose(key: str) -> str:
     return ", ".join(lead) or rest
 
 
+def _group(name: str, value: str) -> str:
+    if name == "raw":  # a name from the input (a domain): shown as it is
+        return value
+    if name == "rest":
+        return label_of(value)
+    if name == "frac":  # "a50" -> α = 0.5
+        return f"{int(value) / 100:g}"
+    return _words(value)
+
+
+def _tail(key: str) -> tuple[str, str] | None:
+    """(context, metric) when the key ends in a registry key after '_' or '.': the longest
+    such tail ('fcfs_accurate_mean_wait' -> ('fcfs_accurate', 'mean_wait'))."""
+    for m in re.finditer(r"[_.]", key):
+        tail = key[m.end() :]
+        if tail in LABELS and m.start() > 0:
+            return key[: m.start()], tail
+    return None
+
+
+def _context(prefix: str) -> str:
+    if prefix in _SCENARIOS:
+        return _SCENARIOS[prefix]
+    m = re.fullmatch(r"(?:s|site)(\d+)", prefix)
+    if m:
+        return f"site {m.group(1)}"
+    return _compose(prefix)
+
+
 def label_of(key: str) -> str:
     """The human label of a metric, series or parameter key (never the raw key)."""
     if key in LABELS:
@@ -138,11 +229,24 @@ def label_of(key: str) -> str:
     for rx, template, _ in PATTERNS:
         m = rx.match(key)
         if m:
-            groups = {
-                k: _words(v) if k != "rest" else label_of(v) for k, v in m.groupdict().items()
-            }
+            groups = {k: _group(k, v) for k, v in m.groupdict().items()}
             return template.format(**groups)
+    split = _tail(key)
+    if split:
+        return f"{_context(split[0])}: {LABELS[split[1]][0]}"
     return _compose(key)
+
+
+def known(key: str) -> bool:
+    """Whether the registry itself labels the key (an entry, a pattern, or a context before an
+    entry) — not only words composed from it."""
+    if key in LABELS or _tail(key):
+        return True
+    for rx, _, _ in PATTERNS:
+        m = rx.match(key)
+        if m:
+            return "rest" not in m.groupdict() or known(m.group("rest"))
+    return False
 
 
 def unit_of(key: str) -> str:
@@ -152,6 +256,9 @@ def unit_of(key: str) -> str:
         m = rx.match(key)
         if m:
             return unit_of(m.group("rest")) if unit == "?" else unit
+    split = _tail(key)
+    if split:
+        return LABELS[split[1]][1]
     words = set(re.split(r"[_.]", key.lower()))
     if words & {"pct", "percent"}:
         return "%"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -36,7 +37,7 @@ from gridportal.sites.services import (
     topology_plan,
 )
 from scheduler import experiments as catalogue
-from scheduler.labels import labelled
+from scheduler.labels import label_of, labelled
 
 from .forms import (
     PlanForm,
@@ -56,7 +57,18 @@ def _add_errors(form, exc: ValidationError, default_field: str | None = None) ->
     for field, errors in exc.message_dict.items():
         target = field if field in form.fields else default_field
         for error in errors:
+            param = _PARAM_ERROR.match(error) if field == "params" else None
+            if param and f"p_{param.group(1)}" in form.fields:
+                # a parameter's refusal ("procs: no job fits …", issue 20): said in words at
+                # the top of the form and again beside the field it names
+                name = f"p_{param.group(1)}"
+                form.add_error(None, f"{form.fields[name].label}: {param.group(2)}")
+                form.add_error(name, param.group(2))
+                continue
             form.add_error(target, error)
+
+
+_PARAM_ERROR = re.compile(r"^(\w+): (.+)$", re.S)
 
 
 @login_required
@@ -458,7 +470,20 @@ def sweep_list(request):
 @login_required
 def sweep_detail(request, pk: int):
     sweep = get_object_or_404(visible_to(Sweep.objects.all(), request.user), pk=pk)
-    return render(request, "sweeps/detail.html", {"sweep": sweep, "state": sweep_status(sweep)})
+    try:
+        kind = catalogue.get_kind(sweep.kind)
+    except KeyError:
+        kind = None
+    return render(
+        request,
+        "sweeps/detail.html",
+        {
+            "sweep": sweep,
+            "kind": kind,
+            "state": sweep_status(sweep),
+            "error_labels": _error_labels(kind),
+        },
+    )
 
 
 @login_required
@@ -493,8 +518,19 @@ def experiment_detail(request, pk: int):
         kind = None
     reference = reproduction_reference(experiment=exp) if kind else None  # issue 15
     return render(
-        request, "experiments/detail.html", {"exp": exp, "kind": kind, "reference": reference}
+        request,
+        "experiments/detail.html",
+        {"exp": exp, "kind": kind, "reference": reference, "error_labels": _error_labels(kind)},
     )
+
+
+def _error_labels(kind) -> dict[str, str]:
+    """The labels the page's live script puts on the fields an error message names
+    ("start_day: …" -> "window start (start_day): …", as the server's readable_error)."""
+    names = ["seed", "params", "traces", "workflows", "policies", "topology", "kind"]
+    if kind is not None:
+        names += [p.name for p in kind.params] + [i.name for i in kind.inputs]
+    return {n: label_of(n) for n in names}
 
 
 @login_required

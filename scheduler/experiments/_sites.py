@@ -20,6 +20,7 @@ from ..cluster.jobs import SimJob
 from ..cluster.simulator import Simulator
 from ..traces.load import offered_load, shifted_copy
 from ..traces.swf import Trace
+from ._facts import check_trace_facts
 from .schema import Param, ParamError, number_list, split_list
 
 MAX_SITES = 6
@@ -123,6 +124,8 @@ def check_site_facts(params: dict[str, Any], traces: list[dict[str, Any]]) -> No
     for r, m in enumerate(mapping):
         if traces[m - 1] and not (procs[r] or traces[m - 1].get("machine_procs")):
             raise ParamError({"procs": f"site {r + 1}: the machine size is unknown"})
+        # issue 20: a site whose machine no job of its trace fits has nothing to simulate
+        check_trace_facts(traces[m - 1], procs[r], where=f"site {r + 1}'s trace")
 
 
 def per_site(

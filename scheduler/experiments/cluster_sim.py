@@ -17,6 +17,7 @@ import numpy as np
 from ..cluster import ESTIMATE_MODES, prepare_jobs
 from ..cluster.simulator import Simulator
 from ..traces.load import duplicate_jobs, offered_load, shifted_copy
+from ._facts import check_trace_facts
 from .base import ExperimentKind, InputSpec, Preset, chart, register, series, table
 from .claims import of
 from .schema import Param
@@ -151,6 +152,12 @@ class ClusterSim(ExperimentKind):
         ),
     )  # fmt: skip
 
+    def check_facts(self, params: dict[str, Any], facts: dict[str, list[dict[str, Any]]]) -> None:
+        """No machine size, or no job that fits it: refused at submit as the run refuses them
+        (issue 20)."""
+        for fact in facts.get("traces", [])[:1]:
+            check_trace_facts(fact, params["procs"])
+
     def run(
         self, params: dict[str, Any], inputs: dict[str, list[Any]], seed: int, progress
     ) -> dict[str, Any]:
@@ -176,8 +183,16 @@ class ClusterSim(ExperimentKind):
         results = []
         dropped: dict[str, int] = {}
         prepared = {}
+        if not procs:
+            from .schema import ParamError
+
+            raise ParamError({"procs": "the trace has no machine size: give the processors"})
         for mode in modes:
             prepared[mode], dropped = prepare_jobs(trace.jobs, procs, mode)
+        if not any(prepared.values()):  # nothing to simulate: say so instead of empty charts
+            from .schema import ParamError
+
+            raise ParamError({"procs": f"no job of the trace fits {procs:,} processors"})
         for r, (pol, mode) in enumerate(configs):
             lo, width = 0.05 + 0.85 * r / len(configs), 0.85 / len(configs)
             label = _label(pol, mode)
@@ -271,9 +286,20 @@ class ClusterSim(ExperimentKind):
             "mean bounded slowdown", "utilization", "makespan (s)",
         ]  # fmt: skip
         progress(1.0, "done")
+        # Key results (issue 20): how the configurations compare on wait and slowdown
+        combos = [f"{pol}_{mode}" for pol, mode in configs]
+        if len(combos) == 1:
+            metrics = ("mean_wait", "median_wait", "mean_bounded_slowdown", "utilization")
+            key = ["offered_load"] + [f"{combos[0]}_{m}" for m in metrics]
+        elif len(combos) == 2:
+            metrics = ("mean_wait", "mean_bounded_slowdown", "utilization")
+            key = [f"{c}_{m}" for m in metrics for c in combos]
+        else:
+            key = [f"{c}_{m}" for m in ("mean_wait", "mean_bounded_slowdown") for c in combos[:3]]
         return {
             "summary": summary,
             "summary_labels": labels,
+            "key": [k for k in key if summary.get(k) is not None],
             "tables": [table("summary", "Summary per configuration", columns, rows)],
             "charts": charts,
         }

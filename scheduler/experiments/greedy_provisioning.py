@@ -242,9 +242,15 @@ class GreedyProvisioning(Provisioning):
              _r(s["plans"][report_alpha].allocation_cost, 2)]
             for k, s in enumerate(subs)
         ]  # fmt: skip
+        ra = _akey(report_alpha)
+        key = ["be_makespan_h", f"prov_makespan_h_{ra}", "makespan_ratio",
+               "be_cost_su", f"prov_cost_su_{ra}", "cost_ratio"]  # fmt: skip
         return {
             "summary": summary,
             "summary_labels": labels,
+            # Key results (issue 20): makespan and cost, best effort vs provisioned at the
+            # headline α, and their ratios
+            "key": [k for k in key if summary.get(k) is not None],
             "tables": [
                 table("per-alpha", "Greedy-provisioned versus best effort per α", columns, rows),
                 table("per-submission", "Each submission", [

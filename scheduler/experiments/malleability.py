@@ -649,4 +649,19 @@ def _report(
         table("clusters", "Utilization per cluster (KOALA and local jobs)",
               ["combination", "cluster", "processors", "utilization"], cluster_rows),
     ]  # fmt: skip
-    return {"summary": summary, "summary_labels": labels, "tables": tables, "charts": out_charts}
+    # Key results (issue 20): response time and utilization per combination (at most three);
+    # one combination: its response, wait, utilization and malleability operations
+    slugs = [c.slug for c in combos][:3]
+    if len(slugs) == 1:
+        metric_keys = ("mean_response", "mean_wait", "utilization", "grows", "shrinks")
+    else:
+        metric_keys = ("mean_response", "utilization")
+    key = [f"{s}.{m}" for m in metric_keys for s in slugs]
+    key = [k for k in key if summary.get(k) is not None][:6]
+    return {
+        "summary": summary,
+        "summary_labels": labels,
+        "key": key,
+        "tables": tables,
+        "charts": out_charts,
+    }

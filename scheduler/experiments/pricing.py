@@ -29,6 +29,7 @@ import numpy as np
 from ..cluster import prepare_jobs
 from ..pricing.workload import PricingRun, run_pricing
 from ..traces.load import duplicate_jobs, offered_load
+from ._facts import check_trace_facts
 from .base import ExperimentKind, InputSpec, Preset, chart, register, series, table
 from .claims import of
 from .schema import Param, ParamError, alpha_list
@@ -216,6 +217,12 @@ class Pricing(ExperimentKind):
                traces=("SDSC-SP2",), minutes=1.0,
                published=of("pricing", "first-30-days-sdsc")),
     )  # fmt: skip
+
+    def check_facts(self, params: dict[str, Any], facts: dict[str, list[dict[str, Any]]]) -> None:
+        """No machine size, no job that fits it, "requested" estimates on a trace without
+        requested times: refused at submit as the run refuses them (issue 20)."""
+        for fact in facts.get("traces", [])[:1]:
+            check_trace_facts(fact, params["procs"], estimates=params["estimates"])
 
     def run(
         self, params: dict[str, Any], inputs: dict[str, list[Any]], seed: int, progress

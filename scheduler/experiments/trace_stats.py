@@ -207,9 +207,15 @@ class TraceStats(ExperimentKind):
         }
         header_rows = [[k, v] for k, v in trace.header.fields.items()]
         progress(1.0, "done")
+        key = [
+            "jobs", "span_days", "machine_procs", "offered_load", "median_runtime_s",
+            "mean_estimate_accuracy",
+        ]  # fmt: skip
         return {
             "summary": summary,
             "summary_labels": labels,
+            # Key results (issue 20): what the trace is — size, span, machine, load, job length
+            "key": [k for k in key if summary.get(k) is not None],
             "tables": [table("header", "SWF header", ["field", "value"], header_rows)],
             "charts": charts,
         }

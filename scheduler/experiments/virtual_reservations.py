@@ -28,6 +28,7 @@ from ..cluster import prepare_jobs
 from ..reservations.combined import PENALTY
 from ..reservations.predictor import WaitPredictor
 from ..reservations.study import HOUR, Case, Request, StudyRun, issue_times, run_study
+from ._facts import check_trace_facts
 from .base import ExperimentKind, InputSpec, Preset, chart, register, series, table
 from .claims import of
 from .schema import Param, ParamError
@@ -76,6 +77,14 @@ class VirtualReservations(ExperimentKind):
         """A warm-up as long as the trace leaves no day to issue requests on (the run's own
         refusal, from the trace's summary at submit)."""
         for t in facts.get("traces", [])[:1]:
+            # issue 20: no machine size, no job that fits, sizes wider than the machine,
+            # "requested" estimates without requested times
+            check_trace_facts(t, params["procs"], estimates=params["estimates"])
+            machine = params["procs"] or t.get("machine_procs") or 0
+            too_big = [n for n in number_list(params["sizes"], "sizes", integer=True)
+                       if machine and n > machine]  # fmt: skip
+            if too_big:
+                raise ParamError({"sizes": f"{too_big[0]} processors exceed the site's {machine}"})
             if (
                 "first_submit" in t
                 and params["warmup_days"] * 86400 > t["last_end"] - t["first_submit"]
@@ -341,9 +350,14 @@ class VirtualReservations(ExperimentKind):
             "VAR cost", "AR cost", "combined cost",
             "VAR cheaper %", "AR cheaper %", "equal %", "VAR mean probability",
         ]  # fmt: skip
+        # Key results (issue 20): success rate and normalised cost of VAR, adaptive and
+        # combined (a cost is absent when an arm never succeeded)
+        key = [f"{a}_success_pct" for a in ARMS] + [f"{a}_cost" for a in ARMS]
+        key = [k for k in key + ["var_cheaper_pct"] if summary.get(k) is not None][:6]
         return {
             "summary": summary,
             "summary_labels": labels,
+            "key": key,
             "tables": [
                 table("per-request", "Per request type (costs normalised by n·D, successes)",
                       columns, rows),

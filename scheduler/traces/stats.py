@@ -19,10 +19,12 @@ class SummarySink:
     """Accumulates :func:`trace_summary`'s figures job by job, keeping no job: handed to
     :func:`~scheduler.traces.swf.scan_swf` it checks a whole upload in constant memory."""
 
-    __slots__ = ("count", "first", "last", "work", "valid", "largest", "widest")
+    __slots__ = (
+        "count", "first", "last", "work", "valid", "largest", "widest", "requested", "smallest",
+    )  # fmt: skip
 
     def __init__(self) -> None:
-        self.count = self.valid = self.largest = self.widest = 0
+        self.count = self.valid = self.largest = self.widest = self.requested = self.smallest = 0
         self.first: int | None = None
         self.last: int | None = None
         self.work = 0.0
@@ -39,6 +41,12 @@ class SummarySink:
         end = submit + (j.wait if j.wait > 0 else 0) + run
         if self.last is None or end > self.last:
             self.last = end
+        if j.req_time > 0:
+            self.requested += 1
+        if j.run >= 0:  # the smallest job a simulation keeps (scheduler.cluster.prepare_jobs)
+            width = j.req_procs if j.req_procs > 0 else j.alloc_procs
+            if width > 0 and (not self.smallest or width < self.smallest):
+                self.smallest = width
         procs = j.procs
         if procs > self.widest:
             self.widest = procs
@@ -62,6 +70,9 @@ class SummarySink:
             "machine_procs": int(machine) if machine else None,
             "offered_load": round(self.work / (machine * span), 4) if machine else None,
             "largest_job_procs": int(self.largest),
+            # facts a kind's check_facts refuses on at submit (issue 20)
+            "jobs_with_requested_time": self.requested,
+            "smallest_job_procs": int(self.smallest) or None,
         }
 
 
@@ -73,8 +84,9 @@ def header_machine(header: SWFHeader, widest_job: int) -> int:
 
 def trace_summary(trace: Trace, machine_procs: int | None = None) -> dict[str, Any]:
     """Return jobs, valid_jobs, first_submit, last_end, span_days, machine_procs,
-    offered_load and largest_job_procs for ``trace`` (machine size from the header unless
-    ``machine_procs`` is given)."""
+    offered_load, largest_job_procs, jobs_with_requested_time and smallest_job_procs (the
+    narrowest job with a runtime a simulation keeps, by requested processors) for ``trace``
+    (machine size from the header unless ``machine_procs`` is given)."""
     sink = SummarySink()
     for j in trace.jobs:
         sink.append(j)

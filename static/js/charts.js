@@ -546,5 +546,18 @@
     return charts;
   }
 
-  window.GridCharts = {render: render, renderChart: renderChart, config: config, fmt: fmt, triviality: triviality, pngOf: pngOf, charts: []};
+  // Error messages for people: a field named at a line's start gets the label the server sent
+  // (#error-labels), as the server's readable_error writes it: "start_day: …" ->
+  // "window start (start_day): …" (issue 20: no raw key in a live message).
+  let errorLabels = null;
+  function readable(text) {
+    if (errorLabels === null) {
+      const node = document.getElementById("error-labels");
+      try { errorLabels = node ? JSON.parse(node.textContent) : {}; } catch (e) { errorLabels = {}; }
+    }
+    return String(text).replace(/^([a-z][a-z0-9_]*_[a-z0-9_]*|[a-z]+): /gm, (all, key) =>
+      (errorLabels[key] && errorLabels[key] !== key ? errorLabels[key] + " (" + key + "): " : all));
+  }
+
+  window.GridCharts = {render: render, renderChart: renderChart, config: config, fmt: fmt, triviality: triviality, pngOf: pngOf, readable: readable, charts: []};
 })();

@@ -14,7 +14,7 @@
     statusEl.className = "status status-" + exp.status;
     messageEl.textContent = exp.message || "";
     bar.style.width = Math.round(100 * exp.progress) + "%";
-    if (exp.error) { errorEl.textContent = exp.error; errorEl.hidden = false; }
+    if (exp.error) { errorEl.textContent = window.GridCharts.readable(exp.error); errorEl.hidden = false; }
     if (FINISHED.includes(exp.status)) {
       const cancel = document.getElementById("cancel-form");
       if (cancel) cancel.remove();
