@@ -20,6 +20,10 @@ Administrator options:
   (seed: 64 → 1, 32 → 10, 16 → 100, 8 → 1000);
 * ``C`` user priority — a low-priority user sees half of the available CPUs and bandwidth
   (floor), applied to the availability read from the RMs, whatever the objective.
+
+What the seed shows of (A) and (B) is "Comparison of Resource Utilizations": per-site and
+per-domain utilisation, where under (B1) "Preferred resources are selected first" (N > S > U);
+:func:`domain_utilization` measures the latter.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ __all__ = [
     "halve",
     "domain_weights",
     "cpu_weights",
+    "domain_utilization",
 ]
 
 USER_OPTIONS = ("earliest", "cheapest", "quality")
@@ -85,3 +90,26 @@ def admin_site_weights(
 def halve(values: list[int]) -> list[int]:
     """Option (C): what a low-priority user sees."""
     return [v // 2 for v in values]
+
+
+def domain_utilization(t: Topology, busy: list[float], span: float) -> dict[str, float]:
+    """CPU utilisation of each domain (in the topology's domain order): the CPU-seconds
+    reserved at its sites (``busy``, one per site) over its CPUs × ``span`` seconds.
+
+    >>> from scheduler.coallocation.topology import SEED001, load_topology
+    >>> t = load_topology(SEED001)
+    >>> u = domain_utilization(t, [s.cpus * 1800.0 if s.domain == "N" else 0.0
+    ...                            for s in t.sites], 3600)
+    >>> u["N"], u["S"], u["U"]
+    (0.5, 0.0, 0.0)
+    """
+    if len(busy) != len(t.sites):
+        raise ValueError(f"{len(busy)} busy times for {len(t.sites)} sites")
+    if span <= 0:
+        raise ValueError(f"span must be > 0 s, got {span}")
+    used: dict[str, float] = dict.fromkeys(t.domains, 0.0)
+    cpus: dict[str, int] = dict.fromkeys(t.domains, 0)
+    for s, b in zip(t.sites, busy, strict=True):
+        used[s.domain] += b
+        cpus[s.domain] += s.cpus
+    return {d: used[d] / (cpus[d] * span) for d in t.domains if cpus[d] > 0}

@@ -23,6 +23,7 @@ import random
 import statistics
 from typing import Any
 
+from ..coallocation.admin_options import domain_utilization
 from ..coallocation.planner import PlannerConfig
 from ..coallocation.requests import SHAPES
 from ..coallocation.simulate import Outcome, SimResult, seed_workload, simulate
@@ -48,6 +49,9 @@ SCENARIOS = (
     ("pref_cpus", "(B2) preference by # of CPUs", "B-cpus", False),
 )
 USERS = ("UserA", "UserB")
+#: Per-domain utilizations go into the summary for topologies with at most this many domains
+#: (the "domain-utilization" chart shows every domain).
+MAX_DOMAIN_KEYS = 20
 
 # In-domain wiring of a built-in testbed.  The seed's "Simulation Settings" give link classes
 # ("in-domain: 5 Gbps / value 5, inter domain: 10 / 3"), not which site pairs are linked.
@@ -336,6 +340,7 @@ def _report(
     labels: dict[str, str] = {"requests": "requests", "cpus": "CPUs in the topology"}
     success_series, sl_series, rows = [], [], []
     util_series = []
+    domain_points: dict[str, list[list[Any]]] = {}
     for key, label, _, _ in chosen:
         outs = results[key]
         bins = _bins(outs, edges)
@@ -366,6 +371,14 @@ def _report(
             series(label, [[s.name, _r(u)] for s, u in zip(topology.sites, util, strict=True)])
         )
         summary[f"{key}_utilization"] = _r(sum(busy) / (topology.total_cpus * (b - a)))
+        # per domain (seed 001 (B1): "Preferred resources are selected first", N > S > U):
+        # the domain's reserved CPU-seconds over its CPUs × the day
+        per_domain = domain_utilization(topology, busy, b - a)
+        for domain, u in per_domain.items():
+            domain_points.setdefault(label, []).append([domain, _r(u)])
+            if len(per_domain) <= MAX_DOMAIN_KEYS:  # more: the chart only
+                summary[f"{key}_util_{domain}"] = _r(u)
+                labels[f"{key}_util_{domain}"] = f"CPU utilization of domain {domain}, {label}"
         summary[f"{key}_ip_solves_per_request"] = _r(
             statistics.mean(o.solves for o in outs) if outs else None
         )
@@ -383,6 +396,10 @@ def _report(
               x="requested load (%)", y="success ratio (per 10 % of load)", series=sl_series),
         chart("site-utilization", "bar", "Site utilization on the reserved day per scenario",
               x="site", y="CPU utilization", series=util_series),
+        chart("domain-utilization", "bar",
+              "Domain utilization on the reserved day per scenario",
+              x="domain", y="CPU utilization",
+              series=[series(label, pts) for label, pts in domain_points.items()]),
     ]  # fmt: skip
     by_sites: dict[tuple[str, int], list[int]] = {}
     for key, label, _, _ in chosen:
@@ -408,7 +425,22 @@ def _report(
         table("success-ratios", "Success ratio per 10 % of requested load",
               ["scenario", "user", "load (%)", "success ratio in bin", "cumulative"], rows),
     ]  # fmt: skip
-    return {"summary": summary, "summary_labels": labels, "tables": tables, "charts": charts}
+    # Key results (issue 20): how many co-allocations succeed and how busy the sites are, per
+    # scenario (at most three)
+    scns = [key for key, _, _, _ in chosen][:3]
+    key = [f"{k}_success" for k in scns] + [f"{k}_utilization" for k in scns]
+    if len(scns) == 1:
+        key += [f"{scns[0]}_success_at_100", f"{scns[0]}_ip_solves_per_request", "requests"]
+    elif len(scns) == 2:
+        key.append("requests")
+    key = [k for k in key if summary.get(k) is not None][:6]
+    return {
+        "summary": summary,
+        "summary_labels": labels,
+        "key": key,
+        "tables": tables,
+        "charts": charts,
+    }
 
 
 def calibrate(

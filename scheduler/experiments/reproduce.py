@@ -330,18 +330,40 @@ def verdict(
 # ---------------------------------------------------------------------- the scoreboard
 
 
+def claim_identity(c: dict[str, Any]) -> tuple[Any, ...]:
+    """What makes two checks the same claim of a seed: its sentence and what it states (the
+    number, the points, the shape) — whichever preset or metric checks it. The CTC job count,
+    say, is checked by cluster-sim and trace-stats; it is one claim of the thesis."""
+    import json
+
+    return (
+        c.get("seed"), c.get("claim"), json.dumps(c.get("value")),
+        json.dumps(c.get("points") or []), c.get("shape"), json.dumps(c.get("than")),
+        json.dumps(c.get("than_run")),
+    )  # fmt: skip
+
+
 def tally(checks: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """Counts of claim verdicts (from :meth:`Check.as_json` rows, or claims not run), and the
-    share of numeric claims that are not by construction reproduced within tolerance."""
+    share of numeric claims that are not by construction reproduced within tolerance.
+
+    The counts are per check (one claim checked by two presets counts twice there); the
+    numeric share counts each claim of a seed once (:func:`claim_identity`), with the worst
+    verdict any preset measured for it, so a duplicated check can neither inflate nor sink
+    it."""
     counts = dict.fromkeys(VERDICTS, 0)
-    numeric = numeric_ok = no_cause = 0
+    no_cause = 0
+    distinct: dict[tuple[Any, ...], str] = {}
     for c in checks:
         v = c.get("verdict", NOT_RUN)
         counts[v] = counts.get(v, 0) + 1
         if c.get("numeric") and not c.get("by_construction") and v in _RANK:
-            numeric += 1
-            numeric_ok += v == REPRODUCED
+            key = claim_identity(c)
+            seen = distinct.get(key)
+            distinct[key] = v if seen is None else max(seen, v, key=_RANK.__getitem__)
         no_cause += bool(c.get("missing_cause"))
+    numeric = len(distinct)
+    numeric_ok = sum(v == REPRODUCED for v in distinct.values())
     return {
         "counts": counts,
         # the same, named for templates

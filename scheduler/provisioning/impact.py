@@ -11,9 +11,13 @@ policy ("fcfs", "fairshare", "fairshare-cb"), run up to the workflow's submissio
 * **advance reservation** (:func:`reservation_start`) — the earliest start the scheduler would
   grant: a copy in which every job runs exactly its requested time and nothing arrives after T,
   the request (n processors for its execution time) submitted at T as a job; its start there is
-  the reservation's start (seed 003 §3.1).  Under a priority policy the probe job ranks below
-  every queued job, so that the reservation delays none of them (the seed's condition; under
-  FIFO a job submitted last does so anyway).  Completion = start − T + execution time.
+  the reservation's start (seed 003 §3.1: "the reservation can be made taking the current
+  scheduling policy into account").  The probe is an ordinary job of the policy: it gets no
+  start-time advantage over the same job submitted to the queue (§1) and, under a priority
+  policy, the rank the policy gives it — which is why the seed finds advance reservation and
+  dynamic provisioning "pretty close" under fair share and backfilling ("due to the
+  possibility of out-of-order execution", §5.1).  Under FIFO it waits behind every queued job,
+  so no queued job is delayed (§3.1).  Completion = start − T + execution time.
 * **dynamic provisioning** (:func:`pilot_start`) — the same request submitted at T as a pilot
   job (Condor glidein) into a copy that goes on with the actual runtimes and arrivals;
   completion = its actual start − T + execution time (seed 003 §3.3).
@@ -98,14 +102,22 @@ def pessimistic_copy(sim: Simulator) -> Simulator:
     return sim.pessimistic()
 
 
-def reservation_start(pessimistic: Simulator, T: int, n: int, d: int) -> int:
+def reservation_start(
+    pessimistic: Simulator, T: int, n: int, d: int, *, behind_queue: bool = False
+) -> int:
     """Earliest start the scheduler grants a reservation of ``n`` processors for ``d`` s asked
-    at ``T`` (simulated in a copy of ``pessimistic``; see :func:`pessimistic_copy`)."""
+    at ``T`` (simulated in a copy of ``pessimistic``; see :func:`pessimistic_copy`): the start
+    of the request submitted as a job under the site's policy (seed 003 §3.1).
+
+    ``behind_queue``: rank the probe below every queued job under a priority policy (a
+    stricter reading of "no currently queued job would get delayed"; not the seed's
+    simulation, kept to measure what that reading changes)."""
     f = pessimistic.fork()
     k = f.submit(_job(T, n, d))
-    rank_last = getattr(f.policy, "rank_last", None)
-    if rank_last is not None:  # a priority policy: the probe must not overtake queued jobs
-        rank_last(k)
+    if behind_queue:
+        rank_last = getattr(f.policy, "rank_last", None)
+        if rank_last is not None:
+            rank_last(k)
     return _step_until_started(f, k)
 
 
@@ -126,12 +138,16 @@ class NoProvisioning:
 
 
 def run_without_provisioning(
-    site: Simulator, dag: TimedDag, T: int, limit: int = 100
+    site: Simulator, dag: TimedDag, T: int, limit: int = 100, *, walltime: int = 0
 ) -> NoProvisioning:
     """Submit the workflow's tasks into a copy of ``site`` as they become ready, at most
-    ``limit`` of them submitted and unfinished at once (seed 003 §2)."""
+    ``limit`` of them submitted and unfinished at once (seed 003 §2).  Each task asks the
+    scheduler for ``max(runtime, walltime)`` seconds (0: its runtime; the seed does not say
+    what the workflow's tasks request)."""
     if limit < 1:
         raise ValueError(f"limit must be >= 1, got {limit}")
+    if isinstance(walltime, bool) or not isinstance(walltime, int) or walltime < 0:
+        raise ValueError(f"walltime must be an int >= 0 (seconds), got {walltime!r}")
     sim = site.fork()
     runtime, procs, children = dag.runtime, dag.procs, dag.children
     missing = [len(p) for p in dag.parents]
@@ -156,7 +172,8 @@ def run_without_provisioning(
             if procs[i] == 0:  # virtual: done at once
                 finish(i, t)
                 continue
-            job = SimJob(-1, -(i + 1), t, runtime[i], runtime[i], procs[i], False, WF_USER)
+            r = runtime[i]
+            job = SimJob(-1, -(i + 1), t, r, max(r, walltime), procs[i], False, WF_USER)
             k = sim.submit(job)
             waiting[k] = i
             state["in_system"] += 1

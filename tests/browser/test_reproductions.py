@@ -16,7 +16,7 @@ def test_scoreboard_filters_run_link_and_live_update(live_server, celery_worker,
 
     page.click("nav >> text=Reproductions")
     page.wait_for_url("**/reproductions/")
-    assert page.locator("#board tr[data-seed]").count() == 4  # seeds 000-003 declare claims
+    assert page.locator("#board tr[data-seed]").count() == 5  # seeds 000-004 declare claims
     row = "#repro-malleability-seed002-fig7-pra"
     assert page.get_attribute(row, "data-verdict") == "not run"
     # a preset on an archive trace the user has not uploaded says how to get it in the browser

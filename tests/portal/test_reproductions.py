@@ -206,7 +206,7 @@ def test_make_reproduce_command_writes_the_scoreboard_docs(tmp_path, capsys):
 
 def test_rest_scoreboard_matches_the_page(alice):
     board = api(alice).get("/api/reproductions/scoreboard/").json()
-    assert [s["seed"] for s in board["seeds"]] == ["000", "001", "002", "003"]
+    assert [s["seed"] for s in board["seeds"]] == ["000", "001", "002", "003", "004"]
     assert board["tally"]["claims"] == sum(len(r.preset.published) for r in engine.reproductions())
     assert board["tally"]["counts"]["not run"] == board["tally"]["claims"]
     assert "malleability" in board["deviations"]
@@ -245,3 +245,52 @@ def test_cross_run_claims_are_checked_against_the_users_other_run(alice, media_r
     assert [r.rep.key for r in reproduction_rows(user=alice, kind="pricing")][0].startswith(
         "pricing/"
     )
+
+
+def test_reproduce_merge_rescores_separate_runs_together(tmp_path, capsys):
+    """Long presets run one at a time (`--preset`) are merged with the quick run: a
+    cross-run claim (SDSC dearer than CTC) is checked only once both Results are in one
+    report; a row that ran nowhere keeps its reason."""
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    from scheduler.experiments.reproduce import reproductions
+    from scheduler.experiments.reproduce_report import RAN, SKIPPED
+
+    def row(preset, summary, status=RAN):
+        (rep,) = reproductions("pricing", preset)
+        res = {"summary": summary, "charts": []} if summary is not None else None
+        return {**rep.as_json(), "status": status, "message": "" if res else "long: skipped",
+                "seconds": 1.0, "verdict": "not run", "checks": [], "result": res}  # fmt: skip
+
+    def report(rows, elapsed):
+        return {"command": "manage.py reproduce", "seed": 0, "executor": "in process",
+                "max_preset_minutes": 2.5, "elapsed_s": elapsed, "rows": rows}  # fmt: skip
+
+    ctc = {"price_su_a0": 30.0, "price_su_a100": 0.0, "baseline_utilization": 0.6}
+    sdsc = {"price_su_a0": 25.0, "price_su_a100": 0.0, "baseline_utilization": 0.64}
+    a, b = tmp_path / "quick.json", tmp_path / "long.json"
+    a.write_text(
+        json.dumps(
+            report([row("first-30-days-ctc", ctc), row("first-30-days-sdsc", None, SKIPPED)], 100.0)
+        )
+    )
+    b.write_text(json.dumps(report([row("first-30-days-sdsc", sdsc)], 50.0)))
+    out, docs = tmp_path / "merged.json", tmp_path / "docs" / "reproductions"
+    call_command("reproduce", "--merge", str(a), str(b), "--out", str(out), "--docs", str(docs))
+    assert "merged 2 reports (150 s of runs)" in capsys.readouterr().out
+    merged = json.loads(out.read_text())
+    rows = {r["preset"]: r for r in merged["rows"]}
+    cross = [c for c in rows["first-30-days-sdsc"]["checks"] if c.get("than_run")]
+    assert [c["verdict"] for c in cross] == ["differs"]  # 25 is not > 30
+    assert merged["max_preset_minutes"] is None  # every row ran in one of the runs
+    assert "merged from 2 runs" in (tmp_path / "docs" / "reproductions.md").read_text()
+    # only the first report: the SDSC row keeps its reason, nothing is checked
+    call_command("reproduce", "--merge", str(a), "--out", str(out))
+    rows = {r["preset"]: r for r in json.loads(out.read_text())["rows"]}
+    assert rows["first-30-days-sdsc"]["verdict"] == "not run"
+    assert rows["first-30-days-sdsc"]["message"] == "long: skipped"
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2]")
+    with pytest.raises(CommandError, match="bad.json: not a reproduce report"):
+        call_command("reproduce", "--merge", str(bad), "--out", str(out))

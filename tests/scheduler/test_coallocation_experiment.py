@@ -113,3 +113,46 @@ def test_presets_use_the_calibrated_set_up():
         for unknown, chosen in CALIBRATION["chosen"].items():
             assert params[unknown] == chosen, (preset.name, unknown)
     assert set(CALIBRATION["chosen"]) == set(CALIBRATION["unknowns"])
+
+
+def test_domain_utilization_follows_the_administrators_preference():
+    # seed 001 (B1): "Preferred resources are selected first" — the summary reports each
+    # domain's utilization per scenario, and the preferred domain is the busiest one
+    from scheduler.coallocation.admin_options import domain_utilization
+    from scheduler.coallocation.topology import load_topology
+
+    base = {**SMALL, "workloads": 1, "service_levels": False, "pref_domain": True}
+    r = run_experiment("coallocation", {**base, "domain_order": "N,S,U"}, {}, seed=1)
+    s = r["summary"]
+    assert s["pref_domain_util_N"] > s["pref_domain_util_U"]
+    flipped = run_experiment("coallocation", {**base, "domain_order": "U,S,N"}, {}, seed=1)
+    f = flipped["summary"]
+    assert f["pref_domain_util_U"] > f["pref_domain_util_N"]
+    assert f["normal_util_N"] == s["normal_util_N"]  # the order only acts on (B1)
+    # the domains add up to the site chart and to the overall utilization
+    t = load_topology(SEED001)
+    sites = next(c for c in r["charts"] if c["id"] == "site-utilization")
+    for ser, key in zip(sites["series"], ("normal", "pref_domain"), strict=True):
+        util = dict((name, y) for name, y in ser["points"])
+        for d in ("N", "S", "U"):
+            mine = [x for x in t.sites if x.domain == d]
+            want = sum(util[x.name] * x.cpus for x in mine) / sum(x.cpus for x in mine)
+            assert s[f"{key}_util_{d}"] == pytest.approx(want, abs=1e-3)
+        total = sum(s[f"{key}_util_{d}"] * c for d, c in (("N", 120), ("S", 56), ("U", 56)))
+        assert total / 232 == pytest.approx(s[f"{key}_utilization"], abs=1e-3)
+    domains = next(c for c in r["charts"] if c["id"] == "domain-utilization")
+    assert [p[0] for p in domains["series"][1]["points"]] == ["N", "S", "U"]
+    with pytest.raises(ValueError, match="busy times"):
+        domain_utilization(t, [0.0], 3600)
+
+
+def test_admin_options_preset_measures_its_claims():
+    from scheduler.experiments.claims import of
+
+    kind = get_kind("coallocation")
+    preset = kind.preset("seed001-admin-options")
+    small = {**preset.params, **SMALL, "workloads": 1, "load_balancing": False,
+             "pref_cpus": False}  # fmt: skip
+    s = run_experiment("coallocation", small, {}, seed=0)["summary"]
+    for claim in of("coallocation", "seed001-admin-options"):
+        assert claim.metric in s and claim.than in s

@@ -61,6 +61,24 @@ def test_result_shape_and_consistency(result):
             assert all(isinstance(p[0], str) for s in spec["series"] for p in s["points"])
 
 
+def test_summary_has_the_requests_per_x_and_the_best_pilot(result):
+    # seed 003 §6 names the request chosen for each x; §5.1 the best dynamic provisioning
+    # over all requests (690 min on 88 processors) beside that of the chosen one (699 on 84)
+    s = result["summary"]
+    sel = next(t for t in result["tables"] if t["id"] == "selection")
+    for policy in ("fcfs", "fairshare", "fairshare-cb"):
+        key = policy.replace("-", "_")
+        label = {"fcfs": "FIFO", "fairshare": "fair share"}.get(policy, "fair share + backfilling")
+        chosen = {row[3]: row[4] for row in sel["rows"] if row[0] == label and row[1] == "original"}
+        assert {x: s[f"{key}_ar_procs_x{x}"] for x in (0, 2)} == chosen
+        assert s[f"{key}_ar_procs_x0"] == s[f"{key}_ar_procs"]
+        chart = next(c for c in result["charts"] if c["id"] == f"figure7-{policy}")
+        dp = next(x for x in chart["series"] if x["name"] == "dynamic provisioning")["points"]
+        best = min(dp, key=lambda p: (p[1], p[0]))
+        assert (s[f"{key}_dp_best_procs"], s[f"{key}_dp_best_min"]) == (best[0], best[1])
+        assert s[f"{key}_dp_best_min"] <= s[f"{key}_dp_min"]
+
+
 def test_higher_x_never_lowers_utilization(result):
     sel = next(t for t in result["tables"] if t["id"] == "selection")
     by_graph: dict = {}
@@ -138,8 +156,10 @@ def test_seed003_presets_use_the_seed_set_up_and_deviations_name_the_seed():
         if preset.name.startswith("seed003"):
             assert preset.params["montage"] == "seed003", preset.name
             assert preset.params["interval"] == 60, preset.name
-    assert {"trace", "interval", "montage", "priority-weights", "request-selection"} <= set(
-        DEVIATIONS
-    )
+            assert preset.params["task_walltime_hours"] == 24.0, preset.name
+    assert {
+        "trace", "interval", "montage", "priority-weights", "request-selection",
+        "task-walltime", "reservation-probe",
+    } <= set(DEVIATIONS)  # fmt: skip
     for key, cause in DEVIATIONS.items():
         assert "§" in cause or "Table" in cause, f"{key}: name the place in seed 003"

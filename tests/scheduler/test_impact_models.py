@@ -165,13 +165,18 @@ def queued_starts(site, T, reservation=None):
     d=st.integers(1, 3000),
 )
 def test_reservation_delays_no_queued_job(seed, policy, n, d):
+    # Under FIFO the seed's probe (a job submitted last) delays no queued job (seed 003 §3.1);
+    # under a priority policy only the stricter "behind the queue" probe guarantees it.
     procs = 16
     jobs = random_site_jobs(seed, 60, procs)
     T = jobs[40].submit
     # with backfilling, protect the whole queue (the seed's 50 covers its queue the same way)
     weights = FairShareWeights(fs_interval=600, reservation_depth=1000)
     site = site_at(jobs, procs, policy, T, weights=None if policy == "fcfs" else weights)
-    s = reservation_start(pessimistic_copy(site), T, n, d)
+    behind = policy != "fcfs"
+    s = reservation_start(pessimistic_copy(site), T, n, d, behind_queue=behind)
+    if policy == "fcfs":  # the seed's probe is already behind the queue under FIFO
+        assert reservation_start(pessimistic_copy(site), T, n, d, behind_queue=True) == s
     assert s >= T
     before = queued_starts(site, T)
     after = queued_starts(site, T, Reservation(s, d, n))  # must fit: add_reservation checks
@@ -189,6 +194,78 @@ def test_fifo_reservation_waits_behind_the_queue_by_hand():
     assert reservation_start(pess, 10, 7, 500) == 350
     # in reality J0 ends at 100: the pilot job (dynamic provisioning) starts then
     assert pilot_start(site, 10, 6, 500) == 100
+
+
+def test_fair_share_reservation_takes_the_policys_rank_by_hand():
+    # Seed 003 §3.1: the reservation's start is that of the request submitted as a job "taking
+    # the current scheduling policy into account" (§1: no start-time advantage over the queue,
+    # and none lost either).  10 processors, fair share on usage only.  User 1 has used the
+    # machine alone: J0 runs [0, 100) on 10 (requested 100) and J1 (10 procs, 200 s) queues.
+    # The workflow's user has no usage, so its request outranks J1 and starts when J0 ends.
+    jobs = [SimJob(0, 1, 0, 100, 100, 10, False, 1), SimJob(1, 2, 5, 200, 200, 10, False, 1)]
+    weights = FairShareWeights(
+        fs_weight=10.0, queue_time_weight=0.0, xfactor_weight=0.0, bypass_weight=0.0,
+        size_weight=0.0,
+    )  # fmt: skip
+    for policy in ("fairshare", "fairshare-cb"):
+        site = site_at(jobs, 10, policy, 10, weights=weights)
+        pess = pessimistic_copy(site)
+        assert reservation_start(pess, 10, 6, 50) == 100
+        # the pilot job (dynamic provisioning) sees the same rank: AR and DP agree (§5.1)
+        assert pilot_start(site, 10, 6, 50) == 100
+        # the stricter reading (behind every queued job) waits for J1: [100, 300)
+        assert reservation_start(pess, 10, 6, 50, behind_queue=True) == 300
+    # FIFO: the request waits behind J1 whatever the user
+    site = site_at(jobs, 10, "fcfs", 10)
+    assert reservation_start(pessimistic_copy(site), 10, 6, 50) == 300
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(
+    seed=st.integers(0, 10_000),
+    policy=st.sampled_from(["fcfs", "fairshare", "fairshare-cb"]),
+    n=st.integers(1, 16),
+    d=st.integers(1, 3000),
+    interval=st.sampled_from([0, 60]),
+)
+def test_reservation_is_the_pilot_start_when_the_scheduler_foresees_everything(
+    seed, policy, n, d, interval
+):
+    # Seed 003 §3.3 names the two reasons why the pilot's actual start differs from the
+    # reservation's: jobs end before their requested time, and jobs submitted later.  Without
+    # either (runtime = requested, no arrival after T) the two starts coincide, whatever the
+    # policy.
+    procs = 16
+    jobs = [
+        SimJob(j.index, j.job_id, j.submit, j.estimate, j.estimate, j.procs, False, j.user)
+        for j in random_site_jobs(seed, 41, procs)
+    ]
+    T = jobs[-1].submit
+    weights = None if policy == "fcfs" else FairShareWeights(fs_interval=600)
+    site = site_at(jobs, procs, policy, T, weights=weights, interval=interval)
+    assert reservation_start(pessimistic_copy(site), T, n, d) == pilot_start(site, T, n, d)
+
+
+def test_task_walltime_matters_under_backfilling_only_by_hand():
+    # 10 processors.  J0 runs [0, 100) on 6 (requested 100); J1 (10 procs, 500 s) queues and,
+    # protected, holds [100, 600).  At 10 a one-task workflow (1 processor, 10 s) arrives.
+    # Asking its runtime the task backfills into [10, 20); asking 1 h it does not fit before
+    # J1's reservation and starts when J1 ends.  FIFO never looks at the request: the task
+    # queues behind J1 either way.
+    jobs = [SimJob(0, 1, 0, 100, 100, 6, False, 1), SimJob(1, 2, 5, 500, 500, 10, False, 1)]
+    dag = timed_dag(dag_of({"A": 10}, []))
+    size_only = FairShareWeights(
+        fs_weight=0.0, queue_time_weight=0.0, xfactor_weight=0.0, bypass_weight=0.0,
+        size_weight=1.0,
+    )  # fmt: skip
+    site = site_at(jobs, 10, "fairshare-cb", 10, weights=size_only)
+    assert run_without_provisioning(site, dag, 10).completion == 10
+    assert run_without_provisioning(site, dag, 10, walltime=3600).completion == 600
+    fifo = site_at(jobs, 10, "fcfs", 10)
+    assert run_without_provisioning(fifo, dag, 10).completion == 600
+    assert run_without_provisioning(fifo, dag, 10, walltime=3600).completion == 600
+    with pytest.raises(ValueError, match="walltime"):
+        run_without_provisioning(site, dag, 10, walltime=-1)
 
 
 def test_no_provisioning_on_an_idle_cluster_is_the_critical_path():

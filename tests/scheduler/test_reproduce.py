@@ -385,6 +385,24 @@ def test_scoreboard_counts_per_seed_and_colours_figures():
     assert board["tally"]["counts"]["by construction"] == 1
 
 
+def test_numeric_share_counts_each_seed_claim_once_with_its_worst_verdict():
+    jobs = {"seed": "000", "claim": "containing 79285 and 54036 jobs", "value": 79285,
+            "numeric": True}  # fmt: skip
+    other = {"seed": "000", "claim": "containing 79285 and 54036 jobs", "value": 54036,
+             "numeric": True, "verdict": "reproduced"}  # fmt: skip
+    # the CTC count checked by two presets (two metrics): one claim, and its worst verdict
+    twice = [{**jobs, "metric": "simulated_jobs", "verdict": "reproduced"},
+             {**jobs, "metric": "valid_jobs", "verdict": "differs"}, other]  # fmt: skip
+    t = tally(twice)
+    assert t["numeric"] == 2 and t["numeric_reproduced"] == 1
+    assert t["counts"]["differs"] == 1 and t["counts"]["reproduced"] == 2  # per check
+    # the same sentence stating another number is another claim
+    assert tally([{**jobs, "verdict": "reproduced"}, other])["numeric"] == 2
+    # a claim of another seed with the same words is another claim
+    assert tally([{**jobs, "verdict": "differs"}, {**jobs, "seed": "003",
+                   "verdict": "reproduced"}])["numeric_reproduced"] == 1  # fmt: skip
+
+
 def _words(text: str) -> str:
     return re.sub(r"[^0-9a-z%.α]+", "", text.lower())
 

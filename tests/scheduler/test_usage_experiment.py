@@ -10,7 +10,7 @@ from scheduler import experiments
 from scheduler.experiments import ParamError, run_experiment
 from scheduler.traces.swf import read_swf
 from scheduler.usage import load_policy_document
-from scheduler.usage.scenarios import seed004_document
+from scheduler.usage.scenarios import scenario_document, seed004_document, seed004_testbed_document
 from scheduler.usage.workload import parse_weights, poisson_jobs, swf_jobs
 from tests.conftest import scheduler_cli as cli
 
@@ -24,7 +24,7 @@ SMALL = {"jobs": 60, "duration": 600, "site_cpus": 20}
 
 def test_kind_is_registered_with_presets():
     kind = experiments.get_kind("usage-policy")
-    assert {p.name for p in kind.presets} == {"seed004-2sites", "seed004-5sites"}
+    assert {p.name for p in kind.presets} == {"seed004-2sites", "seed004-5sites", "seed004-testbed"}
     two = kind.preset("seed004-2sites").params
     assert two["jobs"] == 440 and two["duration"] == 3600 and two["scenario"] == "seed004-2sites"
     assert kind.validate(two)  # presets are valid parameters
@@ -242,3 +242,48 @@ def test_cli_with_a_policy_document(tmp_path):
     assert "$.policies[1].epoch.percent" in out.stderr and "175" in out.stderr
     out = cli("run", "trace-stats", "--policies", str(policies), "--out", str(out_path))
     assert out.returncode == 2 and "policies" in out.stderr
+
+
+def test_testbed_scenario_is_slide_23():
+    ps = load_policy_document(seed004_testbed_document(200))
+    assert [(s.name, s.cpus) for s in ps.sites] == [("Site0", 200)]
+    assert [v.groups for v in ps.vos] == [(), ()]
+    shares = {
+        p.consumer: (p.epoch.interval, p.epoch.percent, p.burst.interval, p.burst.percent)
+        for p in ps.policies
+    }
+    assert shares == {"VO0": (3000, 20, 30, 60), "VO1": (3000, 80, 30, 90)}
+    assert scenario_document("seed004-testbed", 50)["sites"] == [{"name": "Site0", "cpus": 50}]
+    with pytest.raises(ValueError, match="unknown scenario"):
+        scenario_document("seed004-3sites", 50)
+
+
+def test_testbed_preset_measures_the_comparison_table():
+    from scheduler.experiments.claims import of
+    from scheduler.labels import label_of
+
+    kind = experiments.get_kind("usage-policy")
+    preset = kind.preset("seed004-testbed")
+    result = run_experiment("usage-policy", preset.params, {}, seed=0)
+    s = result["summary"]
+    assert (s["policy_source"], s["sites"], s["cpus"], s["groups"]) == (
+        "seed004-testbed",
+        1,
+        200,
+        0,
+    )
+    assert s["jobs"] == 440 and s["horizon_s"] == 3600
+    # the simulations' rates per VO: VO1 submits about twice as many jobs as VO0
+    workload = {r[0]: r[1] for t in result["tables"] if t["id"] == "workload" for r in t["rows"]}
+    assert set(workload) == {"VO0", "VO1"} and 1.5 < workload["VO1"] / workload["VO0"] < 2.5
+    assert s["spep.BUPV"] == 0  # the S-PEP never lets a VO past its burst share
+    claims = of("usage-policy", "seed004-testbed")
+    assert len(claims) == 15
+    for e in claims:
+        measured = e.metric in s and (not isinstance(e.than, str) or e.than in s)
+        # only Condor vs PBS is not modelled: one local RM, one S-PEP
+        assert measured == (not e.metric.startswith(("pbs.", "condor."))), e.metric
+    for key in ("spep.BUPV", "spep.EUPV", "spep.ARU", "rm-fairshare.BUPV", "rm-fairshare.EUPV",
+                "rm-fairshare.ARU"):  # fmt: skip
+        assert 0 <= s[key] <= 1
+        assert "violation" in label_of(key) or "utilisation" in label_of(key)

@@ -67,6 +67,14 @@ def _norm_wait(theirs: str) -> object:
               than_run=f"pricing/{theirs}", cause=WHOLE_TRACE)  # fmt: skip
 
 
+SEED_NOISE = (
+    "seed variation: the 30-day windows load both sites as the thesis says (CTC 56.6 %, SDSC "
+    "64.3 %: both utilization claims reproduce), but the mean α = 0 price of one run moves by "
+    "± 4 SU with the seed that picks the reservations: over seeds 0–5 SDSC − CTC ranges from "
+    "−6.4 to +6.1 SU (CTC 28.2–33.9, SDSC 25.4–35.6; SDSC dearer for 2 of 6 seeds, mean 30.6 "
+    "vs 31.1; bench/seed_spread_pricing.py) — one run, as in the thesis, cannot order the "
+    "two sites"
+)
 BE_FALLS = "As the value of alpha increases, the wait ti … best effort tasks decrease"
 UTIL_WHY = "a percentage printed in the text; ± 5 points for the archive's log version"
 
@@ -138,6 +146,7 @@ CLAIMS = {
            tolerance_why=UTIL_WHY, cause=TRACE),
         _c(where="thesis §5.3, Figure 23", metric="price_su_a0",
            quote="For the same trade-off factor, the price at SDSC is higher than CTC",
-           shape=">", than="price_su_a0", than_run="pricing/first-30-days-ctc", cause=TRACE),
+           shape=">", than="price_su_a0", than_run="pricing/first-30-days-ctc",
+           cause=SEED_NOISE),
     ),
 }  # fmt: skip

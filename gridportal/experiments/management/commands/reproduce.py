@@ -27,7 +27,12 @@ from gridportal.experiments.models import Experiment
 from gridportal.experiments.reproductions import _user_traces, reproduction_run
 from gridportal.inputs.services import trace_create
 from scheduler.experiments.reproduce import reproductions
-from scheduler.experiments.reproduce_report import build_report, in_process, write_report
+from scheduler.experiments.reproduce_report import (
+    build_report,
+    in_process,
+    merge_reports,
+    write_report,
+)
 
 DONE = {Experiment.Status.SUCCEEDED, Experiment.Status.FAILED, Experiment.Status.CANCELLED}
 
@@ -67,8 +72,15 @@ class Command(BaseCommand):
             help="do not use the workers even if they are running",
         )
         parser.add_argument("--poll", type=float, default=5.0, help="seconds between checks")
+        parser.add_argument(
+            "--merge", nargs="+", metavar="REPORT", default=None,
+            help="run nothing: merge these reports (JSON with Results, e.g. one per long "
+            "preset), rescore them together and write --out/--docs",
+        )  # fmt: skip
 
     def handle(self, *args, **o):
+        if o["merge"]:
+            return self._merge(o)
         reps = reproductions(o["kind"], o["preset"])
         if not reps:
             raise CommandError("no preset with claims matches")
@@ -92,6 +104,24 @@ class Command(BaseCommand):
         self.stdout.write(json.dumps(report["scoreboard"]["tally"]["counts"]))
         self.stdout.write(
             f"total time {report['elapsed_s']:.0f} s on {executor}; wrote "
+            + ", ".join(map(str, written))
+        )
+
+    def _merge(self, o):
+        reports = []
+        for name in o["merge"]:
+            try:
+                reports.append(json.loads(Path(name).read_text()))
+            except (OSError, ValueError) as exc:
+                raise CommandError(f"{name}: not a reproduce report ({exc})") from exc
+            if not isinstance(reports[-1], dict) or "rows" not in reports[-1]:
+                raise CommandError(f"{name}: not a reproduce report (no 'rows')")
+        report = merge_reports(reports)
+        Path(o["out"]).parent.mkdir(parents=True, exist_ok=True)
+        written = write_report(report, o["out"], docs=o["docs"])
+        self.stdout.write(json.dumps(report["scoreboard"]["tally"]["counts"]))
+        self.stdout.write(
+            f"merged {len(reports)} reports ({report['elapsed_s']:.0f} s of runs); wrote "
             + ", ".join(map(str, written))
         )
 
