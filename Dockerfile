@@ -11,6 +11,9 @@ COPY requirements.txt ./
 RUN pip install --no-cache-dir -r requirements.txt
 COPY . .
 COPY --from=assets /out/chart.umd.min.js static/vendor/chart.umd.min.js
+# bytecode compiled once at build (PYTHONDONTWRITEBYTECODE stops the running user writing it):
+# otherwise every `python -m scheduler` command recompiles the engine, ~0.05 s CPU each (issue 21)
+RUN python -m compileall -q scheduler gridportal
 RUN useradd --create-home gridportal && mkdir -p /data && chown gridportal /data
 USER gridportal
 EXPOSE 8000

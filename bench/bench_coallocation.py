@@ -4,6 +4,8 @@ Quad Q9550; issue target: avg <= 0.05 s, max <= 0.5 s).
 
     .venv/bin/python bench/bench_coallocation.py [--requests N] [--load L] [--seed S]
         [--arc-requests N] [--large-requests N] [--shape star|mesh] [--skip-slow]
+    .venv/bin/python bench/bench_coallocation.py --compare [--before-rev REV] [--requests N]
+        [--large-requests N] [--mesh-requests N]
 
 "Planning time" is the seed's: steps 2i–2iv for one request, i.e. the IP of *every* one of
 the N = 10 frames is solved (identical frames once) and the N' plans are ranked.  The seed's
@@ -23,25 +25,121 @@ optimum, :mod:`scheduler.coallocation.solver`):
 
 Then the generated topology 10x the seed's (``generated-x10``: 106 sites, 357 links) at 50 %
 load, beside the seed testbed on the same number of requests, to show how time grows.
+
+``--compare`` (issue 21): today's planner against the one of ``--before-rev`` (loaded from git
+beside today's package), request by request on the same reservations: star requests on the
+seed testbed (``--requests``), the 10x topology (star requests, 50 % load) and mesh requests
+(paths forming cycles) on the seed testbed.  Each request is planned by both (in alternating
+order), the per-request wall and CPU times are kept, the objective of every frame's plan is
+compared (and the plans themselves), and the before planner's first plan is reserved, so both
+always see the same availability.
 Figures only; nothing is asserted.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import random
 import statistics
+import subprocess
 import sys
+import tarfile
+import tempfile
 import time
+from io import BytesIO
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from scheduler.coallocation.planner import PlannerConfig  # noqa: E402
+from scheduler.coallocation.manager import CoallocationFailed, Managers  # noqa: E402
+from scheduler.coallocation.planner import PlannerConfig, plan  # noqa: E402
 from scheduler.coallocation.simulate import seed_workload, simulate  # noqa: E402
 from scheduler.coallocation.topology import builtin_topologies, load_topology  # noqa: E402
+
+BEFORE_REV = "f11a555"  # the planner before issue 21's co-allocation work
+
+
+def _before_package(rev: str):  # type: ignore[no-untyped-def]
+    """``scheduler/coallocation`` as it was at commit ``rev``, imported as
+    ``scheduler._coalloc_before`` (its ``..`` imports resolve to today's ``scheduler``)."""
+    blob = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", rev, "scheduler/coallocation"], capture_output=True,
+        check=True,
+    ).stdout  # fmt: skip
+    tmp = Path(tempfile.mkdtemp(prefix="coalloc-before-"))
+    with tarfile.open(fileobj=BytesIO(blob)) as tar:
+        tar.extractall(tmp, filter="data")
+    pkg = tmp / "scheduler" / "coallocation"
+    name = "scheduler._coalloc_before"
+    spec = importlib.util.spec_from_file_location(
+        name, pkg / "__init__.py", submodule_search_locations=[str(pkg)]
+    )
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    sys.modules[name] = module
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def _stats(values: list[float]) -> str:
+    return (f"mean {statistics.mean(values):.4f} s  p50 {statistics.median(values):.4f} s  "
+            f"max {max(values):.4f} s")  # fmt: skip
+
+
+def compare(topology, requests, label: str, before) -> None:  # type: ignore[no-untyped-def]
+    """Before and today's planner on the same reservations, request by request."""
+    old_config = before.planner.PlannerConfig()
+    new_config = PlannerConfig()
+    managers = Managers(topology)
+    times: dict[str, dict[str, list[float]]] = {
+        "before": {"wall": [], "cpu": []},
+        "after": {"wall": [], "cpu": []},
+    }
+    frames = same_obj = same_plan = 0
+    mismatches: list[str] = []
+    not_optimal = {"before": 0, "after": 0}
+    for k, r in enumerate(requests):
+        out = {}
+        order = ("before", "after") if k % 2 == 0 else ("after", "before")
+        for who in order:
+            fn, config = (before.planner.plan, old_config) if who == "before" else (
+                plan, new_config)  # fmt: skip
+            c0, w0 = time.process_time(), time.perf_counter()
+            out[who] = fn(topology, r, managers, config)
+            times[who]["cpu"].append(time.process_time() - c0)
+            times[who]["wall"].append(time.perf_counter() - w0)
+        for who in out:
+            not_optimal[who] += sum(not p.optimal for p in out[who].plans)
+        old = {p.frame: p for p in out["before"].plans}
+        new = {p.frame: p for p in out["after"].plans}
+        for f in sorted(set(old) | set(new)):
+            frames += 1
+            a, b = old.get(f), new.get(f)
+            if a is not None and b is not None and a.objective == b.objective:
+                same_obj += 1
+                same_plan += (a.mapping, a.routes) == (b.mapping, b.routes)
+            else:
+                mismatches.append(
+                    f"request {r.id} frame {f}: before {a and a.objective} "
+                    f"({a and ('optimal' if a.optimal else 'time limit')}), "
+                    f"after {b and b.objective} ({b and ('optimal' if b.optimal else 'limit')})"
+                )
+        for p in out["before"].plans:  # reserve as today's code did
+            try:
+                managers.reserve(p.start, p.end, p.site_blocks, p.link_blocks, r.user)
+            except CoallocationFailed:
+                continue
+            break
+    print(f"\n{label}: {len(requests)} requests, {frames} frames with a plan")
+    for who in ("before", "after"):
+        print(f"  {who:6s} wall {_stats(times[who]['wall'])} | "
+              f"cpu {_stats(times[who]['cpu'])} | at time limit {not_optimal[who]}")  # fmt: skip
+    print(f"  objectives identical on {same_obj} of {frames} frames "
+          f"(plans identical on {same_plan})", flush=True)  # fmt: skip
+    for m in mismatches[:20]:
+        print("  differs:", m, flush=True)
 
 
 def _p99(values: list[float]) -> float:
@@ -101,9 +199,23 @@ def main() -> None:
     ap.add_argument("--arc-requests", type=int, default=40)
     ap.add_argument("--large-requests", type=int, default=100)
     ap.add_argument("--skip-slow", action="store_true", help="no arc / no-LP-first runs")
+    ap.add_argument("--compare", action="store_true", help="before/after, objectives checked")
+    ap.add_argument("--before-rev", default=BEFORE_REV)
+    ap.add_argument("--mesh-requests", type=int, default=100)
     args = ap.parse_args()
 
     docs = builtin_topologies()
+    if args.compare:
+        before = _before_package(args.before_rev)
+        seed_t = load_topology(docs["seed001"])
+        star = seed_workload(seed_t, args.load, random.Random(args.seed), shape="star")
+        compare(seed_t, star[: args.requests or None], "seed001, star requests", before)
+        big = load_topology(docs["generated-x10"])
+        big_reqs = seed_workload(big, 0.5, random.Random(args.seed), shape="star")
+        compare(big, big_reqs[: args.large_requests], "generated-x10, star, 50 % load", before)
+        mesh = seed_workload(seed_t, args.load, random.Random(args.seed), shape="mesh")
+        compare(seed_t, mesh[: args.mesh_requests], "seed001, mesh requests", before)
+        return
     seed_t = load_topology(docs["seed001"])
     reqs = seed_workload(seed_t, args.load, random.Random(args.seed), shape=args.shape)
     if args.requests:

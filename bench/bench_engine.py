@@ -278,12 +278,12 @@ def child_inproc(who: str, path: str, procs: int, policy: str) -> None:
     elif who == "parse":
         t0 = time.process_time()
         plain_parse(path)
-    elif who == "read_swf":
+    elif who in ("read_swf", "read_swf_limit"):
         sys.path.insert(0, str(ROOT))
         from scheduler.traces.swf import read_swf
 
         t0 = time.process_time()
-        read_swf(path)
+        read_swf(path, limit=1000 if who == "read_swf_limit" else None)
     else:
         raise SystemExit(f"unknown mode {who}")
     print(json.dumps({"cpu": time.process_time() - t0, "rss": _rss_mib()}))
@@ -359,7 +359,7 @@ def main(argv: list[str] | None = None) -> int:
                 configs.append(("conservative", 338))
             key_floor = (name, "floor", procs)
             cur = rows.setdefault(key_floor, {})
-            for who in ("floor", "parse", "read_swf"):
+            for who in ("floor", "parse", "read_swf", "read_swf_limit"):
                 cur[who] = min(cur.get(who, (1e9, 0)), inproc(who, path))
             cpu, rss, _ = run_child([PY, "-c", _FLOOR_CMD, path])
             cur["floor_cmd"] = min(cur.get("floor_cmd", (1e9, 0)), (cpu, rss))
@@ -396,7 +396,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(
             f"SWF reading: read_swf {fl['read_swf'][0]:.3f} s vs plain parse "
-            f"{fl['parse'][0]:.3f} s = {fl['read_swf'][0] / fl['parse'][0]:.2f}x"
+            f"{fl['parse'][0]:.3f} s = {fl['read_swf'][0] / fl['parse'][0]:.2f}x; "
+            f"read_swf(limit=1000) {fl['read_swf_limit'][0]:.3f} s (reading stops early)"
         )
         print(
             f"{'policy':<13}{'procs':>6} | {'cmd ours':>9}{'cmd ref':>9}{'ratio':>7}"

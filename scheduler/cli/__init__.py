@@ -12,7 +12,7 @@
     python -m scheduler workflow-info FILE            (JSON: tasks, edges, levels, critical_path,
                                                        average_parallelism, …)
     python -m scheduler generate-workflow --model {layered,cybershake,montage} ... --seed S
-                                          --out FILE.json   (see scheduler/workflows/commands.py)
+                                          --out FILE.json   (see scheduler/cli/workflows.py)
     python -m scheduler simulate TRACE.swf[.gz] --procs N --policy {fcfs,easy,conservative}
                         --estimates {accurate,requested} [--limit K] [--out schedule.csv]
                                       (CSV job_id,submit,start,end,procs; JSON summary on stdout)
@@ -207,10 +207,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True)
     p.set_defaults(func=_cmd_generate_trace)
 
-    from ..workflows.commands import add_workflow_commands
     from .convert import add_convert_commands
     from .simulate import add_cluster_commands
     from .slots import add_slot_commands
+    from .workflows import add_workflow_commands
 
     add_workflow_commands(sub)  # workflow-info, generate-workflow
     add_cluster_commands(sub)  # simulate

@@ -31,13 +31,19 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         raise ValueError(f"--procs must be >= 1, got {args.procs}")
     if args.limit is not None and args.limit < 1:
         raise ValueError(f"--limit must be >= 1, got {args.limit}")
-    from ..cluster.jobs import prepare_jobs
+    from ..cluster.jobs import prepare_jobs, prepare_table
     from ..cluster.simulator import Simulator
-    from ..traces.swf import read_swf
+    from ..traces.swf import read_swf, read_swf_table
 
-    jobs, dropped = prepare_jobs(
-        read_swf(args.trace, limit=args.limit).jobs, args.procs, args.estimates
-    )  # the parsed trace is freed here: only the simulator's jobs stay (peak memory)
+    # the fields the simulation reads, as arrays: no object per SWF record (time, peak memory)
+    _, table = read_swf_table(args.trace, limit=args.limit)
+    if table is not None:
+        jobs, dropped = prepare_table(table, args.procs, args.estimates)
+        del table
+    else:  # a kept field written with decimals: the records, as the library reads them
+        jobs, dropped = prepare_jobs(
+            read_swf(args.trace, limit=args.limit).jobs, args.procs, args.estimates
+        )  # the parsed trace is freed here: only the simulator's jobs stay (peak memory)
     sim = Simulator(jobs, args.procs, args.policy)
     del jobs
     result = sim.run().result(policy=args.policy, estimates=args.estimates, dropped=dropped)

@@ -16,9 +16,14 @@ Most jobs cannot move, and that is cheap to see without touching the profile
 read-only; only jobs that do move are updated, by the net change).  A job's window opens in
 ``[now, start)``; if the step just before ``start`` lacks its processors, the window must fit
 whole before that step, so it opens by ``times[j] - d`` in a step with enough free processors:
-a running prefix maximum of the free counts rules most jobs out with one ``bisect``, and a job
-of the same shape (processors, estimate) already found immovable in the same profile rules
-out the next ones.  Every shortcut is exact: tests compare with a brute-force re-placement.
+a running maximum of the free counts rules most jobs out with one ``bisect`` and tells where
+the first step with enough processors is.  Per shape (processors, estimate) the pass keeps a
+lower bound on where a whole window can open ("none opens before L").  A move changes the
+profile only from the job's new start on and gives capacity back only from
+``F = max(new end, old start)`` on, so a bound stays true for windows that end by ``F`` (it
+becomes ``min(L, F - d + 1)``), and the running maximum stays an upper bound before ``F``:
+neither is thrown away on a move.  Every shortcut is exact: tests compare with a plain
+re-placement of every job (tests/scheduler/test_cluster_properties.py).
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ from .profile import Profile
 
 __all__ = ["Conservative", "plan_in_order"]
 
+_INF = float("inf")
+
 
 def plan_in_order(profile: Profile, shapes: Iterable[tuple[int, int]], t: int) -> list[int]:
     """Place jobs ``(processors, duration)`` one after the other, each at its earliest start
@@ -46,6 +53,27 @@ def plan_in_order(profile: Profile, shapes: Iterable[tuple[int, int]], t: int) -
         profile.reserve(s, s + d, n)
         out.append(s)
     return out
+
+
+def _bound(
+    lb: dict[tuple[int, int], tuple[int, int]],
+    key: tuple[int, int],
+    gone: list[int],
+    now: int,
+    d: int,
+) -> int:
+    """The lower bound ``L`` kept for ``key`` in ``lb``, brought up to date: a window that ends
+    by the first instant given back since (``min(gone[m:])``) is still impossible."""
+    e = lb.get(key)
+    if e is None:
+        return now
+    b, m = e
+    if m < len(gone):
+        f = min(gone[m:]) - d + 1
+        if f < b:
+            b = f if f > now else now
+        lb[key] = (b, len(gone))
+    return b
 
 
 @register_policy
@@ -126,15 +154,23 @@ class Conservative(Policy):
         return None
 
     def _compress(self, now: int) -> None:
+        if not self._shapes:
+            return
         p = self.profile
         times, free = p.times, p.free
         plan = self._plan
         starts = self._starts
         earliest_move, move = p.earliest_move, p.move
-        prefix_max = None  # running maximum of free, rebuilt lazily after a move
-        # (n, d) -> latest window opening found impossible in this profile: a job of the same
-        # shape whose window must open even earlier cannot move either
-        no_window: dict[tuple[int, int], int] = {}
+        bound = _bound
+        # running maximum of free over a snapshot of the breakpoints: an upper bound of the
+        # maximum free over [now, t] for every t < pm_until (later moves only took before it)
+        pm: list[int] = []
+        pm_times: list[int] = []
+        pm_until = now
+        # (n, d) -> (L, m): no window of n processors for d seconds opens in [now, L) as of
+        # the m-th move of this pass; moves after it gave capacity back from gone[m:] on
+        lb: dict[tuple[int, int], tuple[int, int]] = {}
+        gone: list[int] = []
         for k, n, d in self._shapes:
             s = plan[k]
             if s <= now:
@@ -148,25 +184,65 @@ class Conservative(Policy):
                 last = times[j] - d
                 if last < now:
                     continue
-                if prefix_max is None:
-                    prefix_max = list(accumulate(free, max))
-                if prefix_max[bisect_right(times, last) - 1] < n:
+                if last >= pm_until:
+                    pm = list(accumulate(free, max))
+                    pm_times = times[:]
+                    pm_until = _INF
+                i = bisect_left(pm, n)  # no step before pm_times[i] has n free
+                if i == len(pm):
+                    continue
+                b = pm_times[i]
+                if b > last:
                     continue
                 key = (n, d)
-                if no_window.get(key, -1) >= last:
-                    continue
-                s2 = earliest_move(s, d, n, now)
+                e = lb.get(key)
+                if e is None:
+                    b2 = now
+                elif e[1] == len(gone):
+                    b2 = e[0]
+                else:
+                    b2 = bound(lb, key, gone, now, d)
+                if b2 > b:  # (b2 >= now)
+                    if b2 > last:
+                        continue
+                    b = b2
+                # the earliest whole window in [b, times[j]): a scan of the steps
+                i = bisect_right(times, b) - 1
+                s2 = s
+                for f, t1 in zip(free[i:j], times[i + 1 : j + 1], strict=True):
+                    if f < n:
+                        b = t1
+                    elif t1 - b >= d:
+                        s2 = b
+                        break
                 if s2 == s:
-                    no_window[key] = last
+                    lb[key] = (s, len(gone))
                     continue
             else:
-                s2 = earliest_move(s, d, n, now)
-            if s2 < s:
-                move(s, s2, d, n)
-                plan[k] = s2
-                heapq.heappush(starts, (s2, k))
-                prefix_max = None
-                no_window.clear()
+                # a window reaching s opens after s - d; a whole one opens at or after lb
+                key = (n, d)
+                e = lb.get(key)
+                if e is None:
+                    b = now
+                elif e[1] == len(gone):
+                    b = e[0]
+                else:
+                    b = bound(lb, key, gone, now, d)
+                if b > now:
+                    a = s - d + 1
+                    if a < b:
+                        b = a if a > now else now
+                s2 = earliest_move(s, d, n, b)
+            move(s, s2, d, n)
+            plan[k] = s2
+            heapq.heappush(starts, (s2, k))
+            f = s2 + d
+            if f < s:
+                f = s  # capacity was given back over [f, s + d) only
+            if f < pm_until:
+                pm_until = f
+            gone.append(f)
+            lb[key] = (s2, len(gone))
 
     def schedule(self, now: int, changed: bool) -> list[int]:
         if self._dirty:

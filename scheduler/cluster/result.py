@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -29,6 +30,13 @@ __all__ = ["SimulationResult", "BSLD_TAU", "SCHEDULE_HEADER"]
 
 BSLD_TAU = 10
 SCHEDULE_HEADER = ("job_id", "submit", "start", "end", "procs")
+
+_KILLED = attrgetter("killed")
+
+
+def _column(jobs: list[SimJob], name: str) -> np.ndarray:
+    """One field of every job, as int64 (a C-speed getter, no generator)."""
+    return np.fromiter(map(attrgetter(name), jobs), np.int64, len(jobs))
 
 
 @dataclass
@@ -51,10 +59,15 @@ class SimulationResult:
     def build(
         cls, sim: Simulator, *, policy: str, estimates: str, dropped: dict[str, int]
     ) -> SimulationResult:
-        started = [j for j in sim.jobs if sim.start[j.index] >= 0]
-        start = np.fromiter((sim.start[j.index] for j in started), np.int64, len(started))
-        run = np.fromiter((j.runtime for j in started), np.int64, len(started))
-        series = np.array(sim._series, dtype=np.int64).reshape(-1, 3)
+        start = np.array(sim.start, dtype=np.int64)  # sim.jobs[k].index == k
+        if start.size and int(start.min()) < 0:  # some never started: leave them out
+            kept = np.flatnonzero(start >= 0)
+            started = [sim.jobs[k] for k in kept.tolist()]
+            start = start[kept]
+        else:
+            started = list(sim.jobs)
+        run = _column(started, "runtime")
+        series = np.array(sim._series, dtype=np.int64).reshape(-1, 3)  # a copy: sim goes on
         return cls(
             policy=policy,
             estimates=estimates,
@@ -73,11 +86,11 @@ class SimulationResult:
 
     @property
     def submit(self) -> np.ndarray:
-        return np.fromiter((j.submit for j in self.jobs), np.int64, len(self.jobs))
+        return _column(self.jobs, "submit")
 
     @property
     def job_procs(self) -> np.ndarray:
-        return np.fromiter((j.procs for j in self.jobs), np.int64, len(self.jobs))
+        return _column(self.jobs, "procs")
 
     @property
     def wait(self) -> np.ndarray:
@@ -117,7 +130,7 @@ class SimulationResult:
             "jobs": n,
             "dropped": dropped,
             **{f"dropped_{k}": v for k, v in sorted(self.dropped.items())},
-            "killed": sum(1 for j in self.jobs if j.killed),
+            "killed": sum(map(_KILLED, self.jobs)),
             "reservations": self.reservations,
         }
         if n == 0:

@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import copy
 import heapq
+from array import array
 from collections.abc import Callable, Iterable, Sequence
+from operator import attrgetter, eq, le
 from typing import TYPE_CHECKING
 
 from ._gc import gc_paused
+from .fcfs import FCFS, replay_fcfs
 from .jobs import Reservation, SimJob, prepare_jobs
 from .policies import get_policy
 from .policy import Policy
@@ -92,9 +95,9 @@ class Simulator:
         self._trace_jobs = len(self.jobs)
         self._extra: list[tuple[int, int]] = []  # heap of (submit, job) submitted on the fly
         self.busy = 0
-        # time series: (instant, busy processors, jobs waiting), one sample per event
-        # instant, after the policy acted
-        self._series: list[tuple[int, int, int]] = []
+        # time series: instant, busy processors, jobs waiting — one sample per event
+        # instant, after the policy acted — flat, three int64 per sample (memory)
+        self._series = array("q")
         self.finished = False
 
     def _check_jobs(self) -> None:
@@ -104,8 +107,8 @@ class Simulator:
         )  # fmt: skip
         if not jobs:
             return
-        ordered = all(j.index == i for i, j in enumerate(jobs)) and all(
-            a <= b for a, b in zip(sub, sub[1:], strict=False)
+        ordered = all(map(eq, map(attrgetter("index"), jobs), range(len(jobs)))) and all(
+            map(le, sub, sub[1:])
         )
         if not ordered:
             raise ValueError(
@@ -217,10 +220,10 @@ class Simulator:
         leaves the other untouched. Used to submit a workflow into a site's live simulation at
         several submission times without replaying the trace each time (SPEC §4 best effort).
 
-        The simulator and its policy keep their state in plain containers (lists, dicts, sets,
-        heaps of immutable items, the :class:`Profile`); each container is copied once, so a
-        container shared by the simulator and its policy stays shared in the copy, and the
-        policy's reference to its simulator points to the copy.
+        The simulator and its policy keep their state in plain containers (lists, arrays,
+        dicts, sets, heaps of immutable items, the :class:`Profile`); each container is copied
+        once, so a container shared by the simulator and its policy stays shared in the copy,
+        and the policy's reference to its simulator points to the copy.
         """
         memo: dict[int, object] = {}
         twin = _copy_state(self, memo)
@@ -243,17 +246,17 @@ class Simulator:
     @property
     def series_time(self) -> list[int]:
         """Event instants (one per sample of :attr:`series_busy` and :attr:`series_queue`)."""
-        return [x[0] for x in self._series]
+        return self._series[0::3].tolist()
 
     @property
     def series_busy(self) -> list[int]:
         """Busy processors after each event instant."""
-        return [x[1] for x in self._series]
+        return self._series[1::3].tolist()
 
     @property
     def series_queue(self) -> list[int]:
         """Jobs waiting after each event instant."""
-        return [x[2] for x in self._series]
+        return self._series[2::3].tolist()
 
     def next_event_time(self) -> int | None:
         t = _INF
@@ -318,9 +321,45 @@ class Simulator:
         instants; an exception it raises (e.g. a cancellation) propagates.
         """
         with gc_paused():
-            self._run(until, progress)
+            if until is None and self._fcfs_alone():
+                self._run_fcfs(progress)
+            else:
+                self._run(until, progress)
         self.finished = until is None or self.next_event_time() is None
         return self
+
+    def _fcfs_alone(self) -> bool:
+        """FCFS from an empty machine with nothing but the trace: :func:`replay_fcfs` gives the
+        same starts and samples without the profile (its blocks are never read)."""
+        return (
+            type(self.policy) is FCFS
+            and not self.interval
+            and not self.reservation_ends
+            and not self._early
+            and not self._extra
+            and not self._completions
+            and not self.policy.queue
+            and self._next_arrival == 0
+            and self._trace_jobs == len(self.jobs)
+            and len(self.profile) == 1
+        )
+
+    def _run_fcfs(self, progress: Callable[[float, str], None] | None) -> None:
+        n = self._trace_jobs
+        try:
+            last = replay_fcfs(
+                self.submit_time, self.runtime, self.procs, self.capacity, self.start,
+                self._series.extend, progress, _PROGRESS_EVERY,
+            )  # fmt: skip
+        except BaseException:  # e.g. a cancellation from progress: back to the initial state
+            self.start[:] = [-1] * n
+            del self._series[:]
+            raise
+        self._next_arrival = n
+        self.busy = 0
+        if last is not None:
+            self.profile.times[0] = last  # every block has ended: the profile is one step
+            self.now = last
 
     def _run(self, until: int | None, progress: Callable[[float, str], None] | None) -> None:
         submit_time, runtime, estimate, procs = (
@@ -346,7 +385,7 @@ class Simulator:
         resv_ends = self.reservation_ends
         given_back = self._early
         heappush, heappop = heapq.heappush, heapq.heappop
-        record = self._series.append
+        record = self._series.extend
         n_trace = self._trace_jobs
         a = self._next_arrival
         busy = self.busy
@@ -458,8 +497,8 @@ def _copy_state(obj, memo: dict[int, object]):
         key = id(value)
         if key in memo:
             setattr(new, name, memo[key])
-        elif isinstance(value, Profile | list | dict | set):
-            twin = value.copy()
+        elif isinstance(value, Profile | list | dict | set | array):
+            twin = value[:] if isinstance(value, array) else value.copy()
             memo[key] = twin
             setattr(new, name, twin)
     return new

@@ -31,7 +31,9 @@ Route dominance (exact): among the routes of one path between the same sites u -
 using only links that cannot be overloaded ("loose" links: Σ_l rb_l <= wb_k) can always replace
 any route costing as much or more — nothing it uses can run out — so only the cheapest loose
 route and the routes over tight links cheaper than it are kept.  When no link is tight that leaves
-one variable per (path, u, v).
+one variable per (path, u, v).  Then, for a path to a leaf of the request (a requested site
+no other path touches), only the ``len(rc)`` cheapest sites for the leaf are kept per site of
+the other end (exact; ``prune_leaves``, :func:`build_route_ip`).
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ import math
 
 import numpy as np
 
-from .routes import Route, RouteTable
+from .routes import RouteTable
 from .solver import FrameIP
 
 __all__ = ["build_route_ip"]
@@ -57,16 +59,29 @@ def build_route_ip(
     paths: list[tuple[int, int, int]],
     *,
     rlt: bool = True,
-    prices: dict[tuple[int, int], list[tuple[float, Route]]] | None = None,
+    prices: dict | None = None,
+    prune_leaves: bool = True,
 ) -> FrameIP | None:
     """The IP of one frame, or None when it is infeasible on its face (a requested site with
-    no site big enough, a path without any route).  ``prices`` caches the routes of each site
-    pair ranked by ``link_cost`` (pass the same dict for every frame of one request).
+    no site big enough, a path without any route).  ``prices`` caches the routes of the
+    topology ranked by ``link_cost`` (:class:`RankedRoutes`; pass the same dict for every
+    frame of one request, or longer: it is keyed by the link costs).
 
-    The matrix is assembled as coordinate triplets with numpy (grouping columns by their
-    end sites), which keeps Python work to one step per column."""
+    ``prune_leaves`` (exact; only when no link is tight, i.e. every route is loose): for a
+    path to a requested site of degree 1 (a leaf: no other path touches it), only the
+    ``len(rc)`` cheapest sites for the leaf — its CPU cost plus the route's — are kept per
+    site of the other end.  At most ``len(rc) - 2`` of them are taken by the other requested
+    sites, so an optimum with the leaf elsewhere can move it to a free one of them at no more
+    cost (nothing it uses can run out): the optimum is the same with fewer columns.
+
+    The matrix is assembled as coordinate triplets with numpy: the routes kept by dominance
+    and the columns of each path are picked with array masks over the ranked routes, so the
+    Python work is a few steps per path, not per column."""
     if prices is None:
         prices = {}
+    ranked = prices.get("ranked")
+    if ranked is None or ranked.table is not table or ranked.link_cost != tuple(link_cost):
+        ranked = prices["ranked"] = ranked_routes(table, link_cost)
     n_req = len(rc)
     cost: list[float] = []
     x_cols: list[tuple[int, int]] = []
@@ -88,47 +103,54 @@ def build_route_ip(
     b.pairs(xj, np.zeros_like(xj), xc, None, 1, 1.0, 1.0, least=1)  # (4)
     b.pairs(xi, np.zeros_like(xi), xc, None, 1, -math.inf, 1.0)  # (5)
     total_rb = sum(rb for _, _, rb in paths if rb > 0)
-    tight = [wb[k] < total_rb for k in range(len(wb))]
-    link_use: dict[int, list[tuple[int, float]]] = {}
+    wb_arr = np.asarray(wb, dtype=np.float64)
+    tight_arr = wb_arr < total_rb
     route_cols: list[tuple[int, int, tuple[int, ...]]] = []
-    kept: dict[tuple[int, int, int], list] = {}  # (u, v, rb) -> routes kept (paths share rb)
+    costs: list[np.ndarray] = [np.asarray(cost, dtype=np.float64)]
+    n_cols = len(cost)
+    kept: dict[int, np.ndarray] = {}  # rb -> mask of the routes kept (paths share rb)
+    use_cols: list[np.ndarray] = []  # (8): (column, tight link) of every route column
+    use_links: list[np.ndarray] = []
+    use_rb: list[np.ndarray] = []
     # for the product rows: per requested site j, (j's site, other end's site, column)
     touching: list[list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = [[] for _ in rc]
+    nodes = ranked.nodes
+    any_tight = bool(tight_arr.any())
+    degree = [0] * n_req  # routed paths at each requested site
+    for o, p, rb in paths:
+        if rb > 0:
+            degree[o] += 1
+            degree[p] += 1
     for l_idx, (o, p, rb) in enumerate(paths):
         if rb <= 0:
             continue  # (7), rb_l = 0: no route
         gbps = rb / 1000.0
-        ends_p = x_col[:, p] >= 0
-        first = len(cost)
-        us: list[int] = []
-        vs: list[int] = []
-        for u in eligible[o]:
-            for v in table.reach[u]:
-                if not ends_p[v]:
-                    continue
-                choice = kept.get((u, v, rb))
-                if choice is None:
-                    ranked = prices.get((u, v))
-                    if ranked is None:
-                        ranked = prices[u, v] = sorted(
-                            ((sum(link_cost[k] for k in r.links), r) for r in table.by_pair[u, v]),
-                            key=lambda e: e[0],
-                        )
-                    choice = kept[u, v, rb] = _kept(ranked, wb, rb, tight)
-                for route, price in choice:
-                    c = len(cost)
-                    cost.append(price * gbps)
-                    route_cols.append((c, l_idx, route.nodes))
-                    us.append(u)
-                    vs.append(v)
-                    for k in route.links:
-                        if tight[k]:
-                            link_use.setdefault(k, []).append((c, float(rb)))
-        if not us:
+        keep = kept.get(rb)
+        if keep is None:
+            keep = kept[rb] = ranked.kept(wb_arr, rb, tight_arr)
+        sel = np.flatnonzero(keep & (x_col[ranked.u, o] >= 0) & (x_col[ranked.v, p] >= 0))
+        if not len(sel):
             return None
-        cols = np.arange(first, len(cost), dtype=np.int64)
-        u_arr = np.asarray(us, dtype=np.int64)
-        v_arr = np.asarray(vs, dtype=np.int64)
+        if prune_leaves and not any_tight:
+            if degree[p] == 1:
+                sel = _nearest(sel, ranked.u, ranked.v, p, ranked.price * gbps, cost, x_col, n_req)
+            elif degree[o] == 1:
+                sel = _nearest(sel, ranked.v, ranked.u, o, ranked.price * gbps, cost, x_col, n_req)
+        first = n_cols
+        n_cols += len(sel)
+        cols = np.arange(first, n_cols, dtype=np.int64)
+        costs.append(ranked.price[sel] * gbps)
+        route_cols += [
+            (c, l_idx, nodes[r]) for c, r in zip(range(first, n_cols), sel.tolist(), strict=True)
+        ]
+        lk = ranked.links[sel]
+        hit = tight_arr[lk] & (lk >= 0)
+        if hit.any():
+            use_cols.append(np.broadcast_to(cols[:, None], lk.shape)[hit])
+            use_links.append(lk[hit])
+            use_rb.append(np.full(int(hit.sum()), float(rb)))
+        u_arr = ranked.u[sel]
+        v_arr = ranked.v[sel]
         # linking: Σ_{r from u} z = x[u, o] and Σ_{r to v} z = x[v, p]
         b.group(u_arr, cols, x_col[:, o], eligible[o], 0.0, 0.0)
         b.group(v_arr, cols, x_col[:, p], eligible[p], 0.0, 0.0)
@@ -144,10 +166,108 @@ def build_route_ip(
             there = np.concatenate([t for _, t, _ in parts])
             cols = np.concatenate([c for _, _, c in parts])
             b.pairs(here, there, cols, x_col[:, j], site_nodes)
-    for k in sorted(link_use):  # (8)
-        use = link_use[k]
-        b.add([c for c, _ in use], [v for _, v in use], -math.inf, float(wb[k]))  # (8)
-    return FrameIP(cost, [], b.lo, b.hi, x_cols, [], route_cols, coo=b.coo())
+    if use_cols:  # (8): one row per tight link a column uses, by link, columns in order
+        uc = np.concatenate(use_cols)
+        ul = np.concatenate(use_links)
+        ur = np.concatenate(use_rb)
+        order = np.lexsort((uc, ul))
+        uc, ul, ur = uc[order], ul[order], ur[order]
+        links_used, first_at = np.unique(ul, return_index=True)
+        base = len(b.lo)
+        b.r.append(base + np.searchsorted(links_used, ul))
+        b.c.append(uc)
+        b.v.append(ur)
+        b.lo += [-math.inf] * len(links_used)
+        b.hi += wb_arr[links_used].tolist()
+    cost_arr = np.concatenate(costs)
+    return FrameIP(cost_arr.tolist(), [], b.lo, b.hi, x_cols, [], route_cols, coo=b.coo())
+
+
+def _nearest(sel, here, there, leaf, route_cost, cost, x_col, n_req):
+    """The routes of ``sel`` whose leaf end (``there``) is among the ``n_req`` cheapest for
+    each site of the other end (``here``): cost = the leaf's CPU cost there + the route's;
+    ties keep the earlier route (deterministic); ``sel``'s order is kept."""
+    x_cost = np.asarray(cost, dtype=np.float64)[x_col[there[sel], leaf]]
+    total = x_cost + route_cost[sel]
+    h = here[sel]
+    order = np.lexsort((np.arange(len(sel)), total, h))  # by site, then cost, then position
+    hs = h[order]
+    first = np.searchsorted(hs, hs, side="left")
+    rank = np.arange(len(order)) - first
+    keep = np.zeros(len(sel), dtype=bool)
+    keep[order[rank < n_req]] = True
+    return sel[keep]
+
+
+_RANKED: dict[tuple[int, tuple[float, ...]], RankedRoutes] = {}
+
+
+def ranked_routes(table: RouteTable, link_cost: list[float]) -> RankedRoutes:
+    """The :class:`RankedRoutes` of a table and link costs (cached: both are fixed per
+    topology and user option)."""
+    key = (id(table), tuple(link_cost))
+    got = _RANKED.get(key)
+    if got is None or got.table is not table:
+        if len(_RANKED) > 16:
+            _RANKED.clear()
+        got = _RANKED[key] = RankedRoutes(table, link_cost)
+    return got
+
+
+class RankedRoutes:
+    """The routes of a :class:`RouteTable` as arrays, grouped by site pair ``(u, v)`` in
+    ascending order of u, then v, and within a pair by ``Σ link_cost`` (stable: ties keep the
+    table's order).  One per topology and link costs."""
+
+    def __init__(self, table: RouteTable, link_cost: list[float]) -> None:
+        self.table = table
+        self.link_cost = tuple(link_cost)
+        us: list[int] = []
+        vs: list[int] = []
+        price: list[float] = []
+        links: list[tuple[int, ...]] = []
+        self.nodes: list[tuple[int, ...]] = []
+        seg: list[int] = []
+        for u, reach in enumerate(table.reach):
+            for v in reach:
+                ranked = sorted(
+                    ((sum(link_cost[k] for k in r.links), r) for r in table.by_pair[u, v]),
+                    key=lambda e: e[0],
+                )
+                seg.append(len(us))
+                for pr, r in ranked:
+                    us.append(u)
+                    vs.append(v)
+                    price.append(pr)
+                    links.append(r.links)
+                    self.nodes.append(r.nodes)
+        width = max((len(ln) for ln in links), default=0)
+        self.u = np.asarray(us, dtype=np.int64)
+        self.v = np.asarray(vs, dtype=np.int64)
+        self.price = np.asarray(price, dtype=np.float64)
+        self.links = np.full((len(links), max(width, 1)), -1, dtype=np.int64)  # -1 pads
+        for r, ln in enumerate(links):
+            self.links[r, : len(ln)] = ln
+        self.pair_of = np.zeros(len(us), dtype=np.int64)  # route -> its pair's segment
+        if seg:
+            starts = np.asarray(seg, dtype=np.int64)
+            self.pair_of[starts[1:]] = 1
+            self.pair_of = np.cumsum(self.pair_of)
+            self.seg_start = starts
+        else:
+            self.seg_start = np.zeros(0, dtype=np.int64)
+
+    def kept(self, wb: np.ndarray, rb: int, tight: np.ndarray) -> np.ndarray:
+        """Mask of the routes dominance keeps for rb, on every pair at once:
+        the routes wide enough for rb, in price order up to the first loose one."""
+        pad = self.links < 0
+        lk = np.where(pad, 0, self.links)
+        wide = ((wb[lk] >= rb) | pad).all(axis=1)
+        loose = ~(tight[lk] & ~pad).any(axis=1)
+        stop = (wide & loose).astype(np.int64)
+        before = np.cumsum(stop) - stop  # loose wide routes before this one, all pairs
+        before -= before[self.seg_start][self.pair_of]  # ... within its pair
+        return wide & (before == 0)
 
 
 class _Rows:
@@ -214,17 +334,3 @@ class _Rows:
 
     def coo(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return np.concatenate(self.r), np.concatenate(self.c), np.concatenate(self.v)
-
-
-def _kept(ranked: list[tuple[float, Route]], wb: list[int], rb: int, tight: list[bool]):
-    """``(route, Σ link cost)`` of the routes wide enough for rb that dominance keeps:
-    ``ranked`` is by price, so every route up to the first loose one (ties included, which
-    is harmless)."""
-    out = []
-    for price, r in ranked:
-        if any(wb[k] < rb for k in r.links):
-            continue
-        out.append((r, price))
-        if not any(tight[k] for k in r.links):
-            break  # loose: dominates every later (dearer or equal) route
-    return out

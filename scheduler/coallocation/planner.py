@@ -13,9 +13,11 @@
 2iv  sort the N' plans by the user option.
 
 Frames whose availability and costs are identical give the same IP; it is solved once
-(``cache``); the routes of a site pair ranked by link cost are shared by the frames of a
-request.  A cheap necessary condition — the k-th largest request fits the k-th largest site
-— skips frames that cannot be feasible without calling the solver.
+(``cache``), and so is an IP identical in content to an earlier frame's (availability that
+differs where no column or row depends on it: same matrix, bounds, costs and columns); the
+routes ranked by link cost are shared by every request on the topology.
+A cheap necessary condition — the k-th largest request fits the k-th largest site — skips
+frames that cannot be feasible without calling the solver.
 """
 
 from __future__ import annotations
@@ -49,6 +51,8 @@ class PlannerConfig:
     formulation: str = "routes"  # :mod:`.ip_routes` (needs p_max) or the seed's arcs (:mod:`.ip`)
     rlt: bool = True  # the route formulation's product rows (:func:`.ip_routes.build_route_ip`)
     lp_first: bool = True  # settle a frame by its LP relaxation when that is integral
+    prune_leaves: bool = True  # exact column pruning for leaves (:func:`.ip_routes.build_route_ip`)
+    dive: bool = True  # fractional LP: dive + own branch and bound (:mod:`.solver`)
     solver: str = "highs"
     time_limit: float = 10.0
     cache: bool = True
@@ -157,26 +161,32 @@ def plan(
             if table is not None:
                 ip = build_route_ip(
                     table, n_sites, wc, wb, costs, link_cost, rc, paths, rlt=config.rlt,
-                    prices=prices,
+                    prices=prices, prune_leaves=config.prune_leaves,
                 )  # fmt: skip
             else:
                 ip = build_ip(
                     len(topology.nodes), n_sites, links, wc, wb, costs, link_cost, rc, paths,
                     two_way=config.two_way, p_max=config.p_max, tighten=config.tighten,
                 )  # fmt: skip
+            content = None if ip is None or not config.cache else ip.content_key()
             if ip is None:
                 sol = None
                 result.skipped += 1
+            elif content in cache:  # another frame gave the very same IP
+                sol = cache[content]
+                cached = True
             else:
                 sol, secs, timed_out, used_mip = solve_ip(
                     ip, ends, solver=config.solver, time_limit=config.time_limit,
-                    lp_first=config.lp_first,
+                    lp_first=config.lp_first, dive=config.dive,
                 )  # fmt: skip
                 result.solves += 1
                 result.mip_solves += int(used_mip)
                 result.solve_seconds.append(secs)
                 frame_secs = secs
                 result.timeouts += int(timed_out)
+                if content is not None:
+                    cache[content] = sol
             cache[key] = sol
         if sol is None:
             continue

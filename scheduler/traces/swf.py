@@ -11,10 +11,18 @@ comments start with ``;`` (``; Key: value`` lines carry machine facts such as ``
 problems with the file as a whole).  It never returns a partial trace.  Gzip input is recognised
 by its magic bytes, not by its name, and is decompressed while streaming so that ``max_bytes``
 protects against gzip bombs.
+
+Speed (issue 21): the text is read in blocks of whole lines; a run of job lines is checked and
+converted with a few numpy passes over its bytes (:func:`_fast_table`) when every line is
+plainly valid, and otherwise line by line, which is also what names a bad line — so both ways
+give the same jobs and the same errors.  :func:`read_swf_table` keeps the fields a simulation
+reads as int64 columns, without a :class:`SWFJob` per job.  numpy is imported on first use; the
+line-by-line reader alone needs only the standard library.
 """
 
 from __future__ import annotations
 
+import gc
 import gzip
 import io
 import math
@@ -36,7 +44,9 @@ __all__ = [
     "SWFHeader",
     "SWFJob",
     "Trace",
+    "TABLE_FIELDS",
     "read_swf",
+    "read_swf_table",
     "scan_swf",
     "write_swf",
 ]
@@ -98,7 +108,8 @@ HEADER_BOUNDS: dict[str, tuple[int, int]] = {
 _MAX_NUMBER_CHARS = 40  # a longer token is no plausible number (5,000-digit integers)
 
 _GZIP_MAGIC = b"\x1f\x8b"
-_CHUNK = 1 << 20  # bytes read from the (decompressed) stream at a time
+_CHUNK = 1 << 18  # bytes read from the (decompressed) stream at a time (the fast path's
+# numpy temporaries are a few times this: small blocks keep the peak memory down)
 _MAX_LINE = 1 << 20  # a line longer than this is certainly not SWF (binary data?)
 #: Header comments kept per file; later ``;`` lines are skipped (not stored), so a file — or a
 #: gzip bomb — of comment lines cannot fill memory before the size limit refuses it.
@@ -172,20 +183,23 @@ class SWFJob:
         )
 
 
-def _job_factory():  # type: ignore[no-untyped-def]
-    """``values -> SWFJob`` without the frozen dataclass's 18 ``object.__setattr__`` calls: the
-    slot descriptors are set directly (same object, same checks left to the caller)."""
+def _job_factory(positional: bool = False):  # type: ignore[no-untyped-def]
+    """``values -> SWFJob`` (or, with ``positional``, ``(*values) -> SWFJob``) without the
+    frozen dataclass's 18 ``object.__setattr__`` calls: the slot descriptors are set directly
+    (same object, same checks left to the caller)."""
     env = {"new": object.__new__, "cls": SWFJob}
-    body = ["def _new_job(v):", "    o = new(cls)"]
+    args = ", ".join(f"a{i}" for i in range(len(FIELDS)))
+    body = [f"def _new_job({args if positional else 'v'}):", "    o = new(cls)"]
     for i, name in enumerate(FIELDS):
         env[f"s{i}"] = SWFJob.__dict__[name].__set__
-        body.append(f"    s{i}(o, v[{i}])")
+        body.append(f"    s{i}(o, {f'a{i}' if positional else f'v[{i}]'})")
     body.append("    return o")
     exec("\n".join(body), env)  # noqa: S102 (fixed text built from FIELDS)
     return env["_new_job"]
 
 
 _new_job = _job_factory()
+_new_job_args = _job_factory(positional=True)  # map(_new_job_args, *columns)
 
 
 def _parse_header_line(text: str) -> tuple[str, str] | None:
@@ -494,10 +508,12 @@ def _peek_magic(stream: BinaryIO) -> tuple[bytes, BinaryIO]:
     return head, io.BufferedReader(_PrefixedRaw(head, stream))  # type: ignore[arg-type]
 
 
-def _line_batches(
+def _blocks(
     stream: BinaryIO, errors: list[tuple[int, str]], max_bytes: int | None, gz: bool
-) -> Iterator[list[bytes] | None]:
-    """Yield lists of raw lines (without ``\\n``), counting decompressed bytes as they arrive."""
+) -> Iterator[bytes | None]:
+    """Yield the text in blocks of whole lines (each ends with ``\\n``, except perhaps the
+    file's last line), counting decompressed bytes as they arrive; None when a line is longer
+    than ``_MAX_LINE`` (the caller reports it and stops)."""
     total = 0
     carry = b""
     first = True
@@ -523,14 +539,17 @@ def _line_batches(
             first = False
             if chunk.startswith(b"\xef\xbb\xbf"):  # UTF-8 byte order mark
                 chunk = chunk[3:]
-        lines = (carry + chunk).split(b"\n") if carry else chunk.split(b"\n")
-        carry = lines.pop()
-        yield lines
+        if carry:
+            chunk = carry + chunk
+        cut = chunk.rfind(b"\n") + 1
+        carry = chunk[cut:]
+        if cut:
+            yield chunk[:cut]
         if len(carry) > _MAX_LINE:
-            yield None  # the caller reports the next line as too long and stops
+            yield None
             return
     if carry:
-        yield [carry]
+        yield carry
 
 
 def read_swf(
@@ -577,6 +596,94 @@ def scan_swf(
     return _read(source, sink, name, max_errors, max_bytes, max_jobs, None)
 
 
+#: The fields :func:`read_swf_table` keeps, in its columns' order: what a cluster simulation
+#: reads of a job (:func:`scheduler.cluster.jobs.prepare_table`).
+TABLE_FIELDS: tuple[str, ...] = (
+    "job_id",
+    "submit",
+    "run",
+    "alloc_procs",
+    "req_procs",
+    "req_time",
+    "user",
+    "group",
+    "queue",
+    "partition",
+)
+_TABLE_COLUMNS = tuple(FIELDS.index(f) for f in TABLE_FIELDS)
+
+
+class _TableSink:
+    """Where :func:`read_swf_table` puts the jobs: the :data:`TABLE_FIELDS` columns of each run
+    of lines the fast path read (no :class:`SWFJob` is made for them), and the jobs the
+    line-by-line reader made, in file order."""
+
+    def __init__(self) -> None:
+        self.parts: list[Any] = []  # int64 arrays (rows, len(TABLE_FIELDS)), or lists of rows
+        self.count = 0
+        self.integral = True  # every kept field is an int
+
+    def __len__(self) -> int:
+        return self.count
+
+    def append(self, job: SWFJob) -> None:
+        self.count += 1
+        if not self.integral:
+            return
+        values = job.to_fields()
+        row = [values[i] for i in _TABLE_COLUMNS]
+        if any(type(v) is not int for v in row):
+            self.integral = False
+            self.parts.clear()
+            return
+        if not self.parts or not isinstance(self.parts[-1], list):
+            self.parts.append([])
+        self.parts[-1].append(row)
+
+    def add_table(self, table: Any, dots: Any, decimals: list[float]) -> None:
+        self.count += len(table)
+        if not self.integral:
+            return
+        np = _get_fast_tables()[0]
+        if dots is not None and np.isin(dots % _NFIELDS, _TABLE_COLUMNS).any():
+            self.integral = False  # a kept field written with a decimal point
+            self.parts.clear()
+            return
+        self.parts.append(table[:, _TABLE_COLUMNS])
+
+    def table(self) -> Any:
+        np = _get_fast_tables()[0]
+        width = len(_TABLE_COLUMNS)
+        parts = [
+            np.array(p, dtype=np.int64).reshape(-1, width) if isinstance(p, list) else p
+            for p in self.parts
+        ]
+        if not parts:
+            return np.zeros((0, width), dtype=np.int64)
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def read_swf_table(
+    source: str | os.PathLike[str] | BinaryIO,
+    *,
+    name: str | None = None,
+    max_errors: int = 20,
+    max_bytes: int | None = None,
+    max_jobs: int | None = None,
+    limit: int | None = None,
+) -> tuple[SWFHeader, Any]:
+    """Read an SWF trace as :func:`read_swf` does — every line checked, the same errors, the
+    same ``limit`` — but keep only the :data:`TABLE_FIELDS` of each job, as the columns of an
+    int64 numpy array (one row per job, file order), without making a :class:`SWFJob` per job.
+    Returns ``(header, table)``; ``table`` is None when one of those fields is written with a
+    decimal point somewhere (a float: use :func:`read_swf`).  Needs numpy."""
+    if not _get_fast_tables():  # pragma: no cover - numpy is a requirement
+        raise ImportError("read_swf_table needs numpy")
+    sink = _TableSink()
+    header = _read(source, sink, name, max_errors, max_bytes, max_jobs, limit)
+    return header, (sink.table() if sink.integral else None)
+
+
 def _read(
     source: str | os.PathLike[str] | BinaryIO,
     jobs: Any,
@@ -608,6 +715,10 @@ def _read(
             raise SWFError([(0, "named .gz but is not gzip-compressed data")], source=display)
         if gz:
             stream = gzip.GzipFile(fileobj=stream, mode="rb")  # type: ignore[assignment]
+        # the cyclic collector would walk the growing job list again and again (acyclic
+        # objects: reference counting frees them all the same)
+        gc_was_on = gc.isenabled()
+        gc.disable()
         try:
             truncated = _parse_lines(
                 stream, jobs, comments, comment_lines, errors, max_errors, max_bytes, gz,
@@ -615,6 +726,9 @@ def _read(
             )  # fmt: skip
         except _Stop:
             pass
+        finally:
+            if gc_was_on:
+                gc.enable()
     finally:
         if owned:
             raw_stream.close()
@@ -679,6 +793,128 @@ def _decimal_job_values(parts: list[bytes]) -> list[int | float] | None:
     return values if max(values) < math.inf else None
 
 
+# A comment line: its first non-blank character is ";" (with the line's end, if any).
+_COMMENT_LINE_RE = re.compile(rb"^[ \t\r\x0b\x0c]*;[^\n]*\n?", re.MULTILINE)
+_FAST_MIN_BYTES = 4096  # shorter runs of job lines are read line by line
+_FAST_MAX_CHARS = 18  # longer tokens (e.g. 19-digit ids) go line by line (int64 range)
+_DOT_TO_ZERO = bytes.maketrans(b".", b"0")
+_FAST_CHARS = b"0123456789-. \t\n\r\x0b\x0c"  # the six blanks are those of bytes.split()
+_fast_tables: Any = None  # (numpy, int bounds, float bounds); False: no numpy
+
+
+def _get_fast_tables() -> Any:
+    global _fast_tables
+    if _fast_tables is None:
+        try:
+            import numpy as np
+        except ImportError:  # pragma: no cover - numpy is a requirement; read line by line
+            _fast_tables = False
+            return False
+        ints = np.array([math.floor(b) for b in _BOUNDS], dtype=np.int64)
+        floats = np.array(_BOUNDS, dtype=np.float64)
+        _fast_tables = (np, ints, floats)
+    return _fast_tables
+
+
+def _fast_table(text: bytes) -> tuple[Any, Any, list[float]] | None:
+    """The jobs of ``text`` — whole lines, none of them a comment — read with a few numpy passes
+    over its bytes, as ``(table, dots, decimals)``: an int64 array of one row of 18 fields per
+    job, the flat indices of its tokens written with a decimal point (None if none; their
+    cells hold 0) and those tokens' values, ``float(token)``.  None unless every line is
+    plainly valid: blank, or 18 tokens of the form
+    ``-?digits`` or ``-?digits.digits`` (at most 18 characters), each ``>= 0`` or ``-1`` and
+    within :data:`FIELD_BOUNDS`.  On None the caller reads the lines one by one, which accepts
+    some more spellings (``1e3``, ``.5``) and names the line and field of each problem.
+
+    :func:`_table_jobs` makes the same jobs as the line-by-line reader of them.
+    """
+    tables = _get_fast_tables()
+    if not tables:
+        return None
+    np, int_bounds, float_bounds = tables
+    if text.translate(None, _FAST_CHARS):  # something else than digits, "-", "." and blanks
+        return None
+    buf = np.frombuffer(text, dtype=np.uint8)
+    digits = text
+    n = buf.size
+    # only digits, "-", "." and the six blanks of bytes.split() are left: blanks are <= 32
+    edge = np.diff((buf > 32).view(np.int8), prepend=np.int8(0), append=np.int8(0))
+    starts = np.flatnonzero(edge == 1)
+    ends = np.flatnonzero(edge == -1)
+    ntok = starts.size
+    if ntok == 0:  # blank lines only
+        return np.zeros((0, _NFIELDS), dtype=np.int64), None, []
+    if int((ends - starts).max()) > _FAST_MAX_CHARS:
+        return None
+    line_ends = np.flatnonzero(buf == 10)
+    if buf[-1] != 10:
+        line_ends = np.append(line_ends, n)
+    per_line = np.diff(np.searchsorted(starts, line_ends), prepend=0)
+    if not ((per_line == _NFIELDS) | (per_line == 0)).all():
+        return None
+    if b"-" in text:  # "-" only first in its token and followed by a digit
+        m = np.flatnonzero(buf == 45)
+        if m[-1] + 1 >= n:
+            return None
+        after = buf[m + 1]
+        if ((after < 48) | (after > 57)).any():
+            return None
+        if m[0] == 0:
+            m = m[1:]
+        if (buf[m - 1] > 32).any():
+            return None
+    dots = None
+    if b"." in text:  # "." between two digits, at most one per token
+        d = np.flatnonzero(buf == 46)
+        if d[0] == 0 or d[-1] + 1 >= n:
+            return None
+        before, after = buf[d - 1], buf[d + 1]
+        if ((before < 48) | (before > 57) | (after < 48) | (after > 57)).any():
+            return None
+        dots = np.searchsorted(starts, d, side="right") - 1  # token of each "."
+        if dots.size > 1 and not (np.diff(dots) > 0).all():
+            return None
+        digits = text.translate(_DOT_TO_ZERO)  # same tokens, digits only (values set below)
+    values = np.fromstring(digits, dtype=np.int64, sep=" ")
+    if values.size != ntok:
+        return None
+    decimals: list[float] = []
+    if dots is not None:
+        decimals = [
+            float(text[s:e])
+            for s, e in zip(starts[dots].tolist(), ends[dots].tolist(), strict=True)
+        ]
+        values[dots] = 0
+        fv = np.array(decimals, dtype=np.float64)
+        if (((fv < 0) & (fv != -1)) | (fv > float_bounds[dots % _NFIELDS])).any():
+            return None
+    table = values.reshape(-1, _NFIELDS)
+    if int(table.min()) < -1 or (table > int_bounds).any():
+        return None
+    return table, dots, decimals
+
+
+def _table_jobs(table: Any, dots: Any, decimals: list[float]) -> list[SWFJob]:
+    """The :class:`SWFJob` of a :func:`_fast_table` result (ints; floats where written with a
+    decimal point)."""
+    columns = table.T.tolist()
+    if dots is not None:
+        for row, col, value in zip(
+            (dots // _NFIELDS).tolist(), (dots % _NFIELDS).tolist(), decimals, strict=True
+        ):
+            columns[col][row] = value
+    return [*map(_new_job_args, *columns)]
+
+
+def _cut_table(table: Any, dots: Any, decimals: list[float], keep: int) -> tuple:
+    """The first ``keep`` rows of a :func:`_fast_table` result."""
+    if dots is not None:
+        inside = (dots < keep * _NFIELDS).tolist()
+        decimals = [v for v, ok in zip(decimals, inside, strict=True) if ok]
+        dots = dots[: len(decimals)] if decimals else None
+    return table[:keep], dots, decimals
+
+
 def _parse_lines(
     stream: BinaryIO,
     jobs: Any,  # a list, or any sink with append() and len()
@@ -691,67 +927,148 @@ def _parse_lines(
     max_jobs: int | None = None,
     limit: int | None = None,
 ) -> bool:
-    """The hot loop.  Returns True when it stopped early because of ``max_errors``."""
-    append = jobs.append
-    job = _new_job
-    nfields = _NFIELDS
-    fast_max, proc_max, alloc, req = _FAST_MAX, MAX_PROCS, _ALLOC, _REQ
+    """Read every block: runs of job lines through :func:`_fast_table`, comment lines and any
+    run it does not take line by line (:meth:`_LineState.lines`).  Returns True when it stopped
+    early because of ``max_errors``."""
     # jobs kept before stopping (limit) or refusing the file (max_jobs); -1: no bound
     stop = -1 if limit is None else limit
     refuse = -1 if max_jobs is None else max_jobs
     if stop == 0:
         return False
-    lineno = 0
-    for lines in _line_batches(stream, errors, max_bytes, gz):
-        if lines is None:
-            errors.append((lineno + 1, f"is longer than {_MAX_LINE} bytes (binary data?)"))
+    extend = getattr(jobs, "extend", None)
+    add_table = getattr(jobs, "add_table", None)
+    state = _LineState(jobs, comments, comment_lines, errors, max_errors, max_jobs, stop, refuse)
+    for block in _blocks(stream, errors, max_bytes, gz):
+        if block is None:
+            errors.append((state.lineno + 1, f"is longer than {_MAX_LINE} bytes (binary data?)"))
             raise _Stop
-        for raw in lines:
-            lineno += 1
-            parts = raw.split()
-            if not parts:
-                continue
-            if parts[0][0] == 59:  # ";": header / comment line
-                if b"\x00" in raw:
-                    errors.append((lineno, "contains NUL bytes (binary data?)"))
-                else:
-                    if len(comments) < _MAX_COMMENTS:
-                        comments.append(_decode_comment(raw.lstrip())[1:].rstrip())
-                        comment_lines.append(lineno)
-                    continue
-            else:
-                if len(jobs) == refuse:
-                    errors.append((lineno, f"more than {max_jobs} jobs (the limit of this portal)"))
-                    raise _Stop
-                if len(parts) == nfields and b"_" not in raw:
-                    if b"." in raw:
-                        values = _decimal_job_values(parts)
+        pos = 0
+        size = len(block)
+        search = _COMMENT_LINE_RE.search if b";" in block else None
+        while pos < size:
+            m = search(block, pos) if search is not None else None
+            end = m.start() if m is not None else size
+            if end > pos:  # a run of job (or blank) lines
+                run = block[pos:end]
+                fast = _fast_table(run) if end - pos >= _FAST_MIN_BYTES else None
+                have = len(jobs)
+                if fast is not None and (refuse < 0 or have + len(fast[0]) <= refuse):
+                    if 0 <= stop <= have + len(fast[0]):
+                        fast = _cut_table(*fast, stop - have)
+                    if add_table is not None:
+                        add_table(*fast)
+                    elif extend is not None:
+                        extend(_table_jobs(*fast))
                     else:
-                        try:
-                            values = [*map(int, parts)]
-                        except ValueError:
+                        for job in _table_jobs(*fast):
+                            jobs.append(job)
+                    if len(jobs) == stop:
+                        return False
+                    state.lineno += run.count(b"\n") + (not run.endswith(b"\n"))
+                else:
+                    done = state.lines(run)
+                    if done is not None:
+                        return done
+            if m is None:
+                break
+            done = state.lines(block[m.start() : m.end()])
+            if done is not None:
+                return done
+            pos = m.end()
+    return False
+
+
+class _LineState:
+    """The line-by-line reader: the full checks, one line at a time (comment lines, short
+    runs of job lines, and any run the fast path did not take)."""
+
+    def __init__(
+        self,
+        jobs: Any,
+        comments: list[str],
+        comment_lines: list[int],
+        errors: list[tuple[int, str]],
+        max_errors: int,
+        max_jobs: int | None,
+        stop: int,
+        refuse: int,
+    ) -> None:
+        self.jobs = jobs
+        self.comments = comments
+        self.comment_lines = comment_lines
+        self.errors = errors
+        self.max_errors = max_errors
+        self.max_jobs = max_jobs
+        self.stop = stop
+        self.refuse = refuse
+        self.lineno = 0
+
+    def lines(self, text: bytes) -> bool | None:
+        """Read ``text`` (whole lines).  None: go on; True: ``max_errors`` reached; False: the
+        ``limit`` is reached.  Raises _Stop past ``max_jobs``."""
+        jobs, comments, comment_lines, errors = (
+            self.jobs, self.comments, self.comment_lines, self.errors,
+        )  # fmt: skip
+        append = jobs.append
+        job = _new_job
+        nfields = _NFIELDS
+        fast_max, proc_max, alloc, req = _FAST_MAX, MAX_PROCS, _ALLOC, _REQ
+        stop, refuse, max_errors = self.stop, self.refuse, self.max_errors
+        raws = text.split(b"\n")
+        if text.endswith(b"\n"):
+            raws.pop()
+        lineno = self.lineno
+        try:
+            for raw in raws:
+                lineno += 1
+                parts = raw.split()
+                if not parts:
+                    continue
+                if parts[0][0] == 59:  # ";": header / comment line
+                    if b"\x00" in raw:
+                        errors.append((lineno, "contains NUL bytes (binary data?)"))
+                    else:
+                        if len(comments) < _MAX_COMMENTS:
+                            comments.append(_decode_comment(raw.lstrip())[1:].rstrip())
+                            comment_lines.append(lineno)
+                        continue
+                else:
+                    if len(jobs) == refuse:
+                        errors.append(
+                            (lineno, f"more than {self.max_jobs} jobs (the limit of this portal)")
+                        )
+                        raise _Stop
+                    if len(parts) == nfields and b"_" not in raw:
+                        if b"." in raw:
                             values = _decimal_job_values(parts)
-                    if (
-                        values is not None
-                        and min(values) >= -1
-                        and max(values) <= fast_max
-                        and values[alloc] <= proc_max
-                        and values[req] <= proc_max
-                    ):
-                        append(job(values))
+                        else:
+                            try:
+                                values = [*map(int, parts)]
+                            except ValueError:
+                                values = _decimal_job_values(parts)
+                        if (
+                            values is not None
+                            and min(values) >= -1
+                            and max(values) <= fast_max
+                            and values[alloc] <= proc_max
+                            and values[req] <= proc_max
+                        ):
+                            append(job(values))
+                            if len(jobs) == stop:
+                                return False
+                            continue
+                    result = _slow_job_line(raw, parts)
+                    if isinstance(result, SWFJob):
+                        append(result)
                         if len(jobs) == stop:
                             return False
                         continue
-                result = _slow_job_line(raw, parts)
-                if isinstance(result, SWFJob):
-                    append(result)
-                    if len(jobs) == stop:
-                        return False
-                    continue
-                errors.append((lineno, result))
-            if len(errors) >= max_errors:
-                return True
-    return False
+                    errors.append((lineno, result))
+                if len(errors) >= max_errors:
+                    return True
+        finally:
+            self.lineno = lineno
+        return None
 
 
 # --------------------------------------------------------------------------------------------

@@ -228,3 +228,125 @@ def test_the_command_line_loads_the_catalogue_only_for_the_kinds():
     assert res.stdout.strip() == "[]"
     res = cli("simulate", "--help")
     assert res.returncode == 0 and "backfill-k" in res.stdout
+
+
+# ------------------------------------------------------- the whole command's fast paths (issue 21)
+
+
+def _workload(seed: int, jobs: int = 1500) -> bytes:
+    """An SWF text with what the fast paths must get right: ties in submit time, jobs of
+    runtime 0, jobs killed at their request, submits out of order, duplicate ids and jobs that
+    are dropped (no runtime, no processors, wider than the machine)."""
+    import random
+
+    rng = random.Random(seed)
+    lines = ["; MaxProcs: 64"]
+    t = 0
+    for i in range(1, jobs + 1):
+        t += rng.choice([0, 0, rng.randrange(1, 600)])
+        run = rng.choice([0, rng.randrange(1, 20_000), -1 if rng.random() < 0.01 else 5])
+        r = max(run, 1)
+        req = rng.choice([-1, 0, r, r * 2, max(1, r // 2), rng.randrange(1, 30_000)])
+        procs = rng.choice([1, 2, rng.randrange(1, 65), 80 if rng.random() < 0.02 else 4])
+        if rng.random() < 0.01:
+            procs = -1
+        submit = max(0, t - rng.randrange(50)) if rng.random() < 0.05 else t
+        job_id = i - 1 if rng.random() < 0.01 else i
+        lines.append(
+            f"{job_id} {submit} -1 {run} {procs} -1 -1 {procs} {req} -1 1 "
+            f"{rng.randrange(9)} 1 -1 {rng.randrange(3)} -1 -1 -1"
+        )
+    return ("\n".join(lines) + "\n").encode()
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("estimates", ["requested", "accurate"])
+def test_prepare_table_equals_prepare_jobs(seed, estimates):
+    from scheduler.cluster.jobs import prepare_jobs, prepare_table
+    from scheduler.traces.swf import read_swf_table
+
+    data = _workload(seed)
+    want = prepare_jobs(read_swf(io.BytesIO(data)).jobs, 64, estimates)
+    got = prepare_table(read_swf_table(io.BytesIO(data))[1], 64, estimates)
+    assert got == want
+    assert [tuple(map(type, j)) for j in got[0]] == [tuple(map(type, j)) for j in want[0]]
+    assert all(want[1].values()) and any(j.killed for j in want[0]) == (estimates == "requested")
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("procs", [64, 100])
+def test_fcfs_replay_equals_the_event_loop(monkeypatch, seed, procs):
+    """``replay_fcfs`` (what ``Simulator.run`` does for plain FCFS) and the general event loop
+    give the same starts, the same samples and the same final state."""
+    from scheduler.cluster import simulator as simulator_module
+    from scheduler.cluster.jobs import prepare_jobs
+    from scheduler.cluster.simulator import Simulator
+
+    jobs, _ = prepare_jobs(read_swf(io.BytesIO(_workload(seed))).jobs, 64, "requested")
+    assert any(j.runtime == 0 for j in jobs)
+    taken: list[int] = []
+    real = simulator_module.replay_fcfs
+    monkeypatch.setattr(simulator_module, "replay_fcfs", lambda *a: taken.append(1) or real(*a))
+    fast = Simulator(jobs, procs, "fcfs").run()
+    assert taken == [1]
+    slow = Simulator(jobs, procs, "fcfs")
+    slow._run(None, None)
+    assert fast.start == slow.start and fast._series == slow._series
+    assert (fast.now, fast.busy, fast.profile, fast.queued()) == (
+        slow.now, slow.busy, slow.profile, slow.queued(),
+    )  # fmt: skip
+    assert fast.result(policy="fcfs").summary() == slow.result(policy="fcfs").summary()
+    # with a fixed reservation, a scheduling interval or a step-by-step run: the event loop
+    from scheduler.cluster.jobs import Reservation
+
+    Simulator(jobs, procs, "fcfs", reservations=[Reservation(100, 50, 1)]).run()
+    Simulator(jobs, procs, "fcfs", interval=60).run()
+    Simulator(jobs, procs, "fcfs").run(until=jobs[10].submit).run()
+    assert taken == [1]
+
+
+@pytest.mark.parametrize("policy", ["fcfs", "easy"])
+def test_simulate_command_equals_the_library(tmp_path, policy):
+    """The command (array reader, vectorised preparation, FCFS replay) prints what the library
+    computes from the records; a trace with a kept field written with decimals takes the
+    records' path and agrees too."""
+    from scheduler.cluster import simulate
+
+    plain = _workload(4)
+    lines = plain.decode().split("\n")
+    fields = lines[700].split()
+    fields[3] += ".0"  # a runtime with decimals
+    lines[700] = " ".join(fields)
+    for name, data in (("plain.swf", plain), ("decimal.swf", "\n".join(lines).encode())):
+        trace = tmp_path / name
+        trace.write_bytes(data)
+        out = tmp_path / f"{name}.csv"
+        res = cli(
+            "simulate", str(trace), "--procs", "64", "--policy", policy,
+            "--estimates", "requested", "--out", str(out),
+        )  # fmt: skip
+        assert res.returncode == 0, res.stderr
+        want = simulate(read_swf(trace), 64, policy, "requested")
+        assert json.loads(res.stdout) == json.loads(json.dumps(want.summary()))
+        buf = io.StringIO()
+        want.write_csv(buf)
+        assert out.read_text() == buf.getvalue()
+
+
+def test_fcfs_replay_cancelled_then_run_again():
+    """A cancellation raised by ``progress`` leaves the simulator as it was: run again, it
+    gives the whole replay."""
+    from scheduler.cluster.jobs import prepare_jobs
+    from scheduler.cluster.simulator import Simulator
+
+    jobs, _ = prepare_jobs(read_swf(io.BytesIO(_workload(5, jobs=12_000))).jobs, 64, "requested")
+    whole = Simulator(jobs, 64, "fcfs").run()
+
+    def cancel(fraction: float, message: str) -> None:
+        raise KeyboardInterrupt(message)
+
+    sim = Simulator(jobs, 64, "fcfs")
+    with pytest.raises(KeyboardInterrupt):
+        sim.run(progress=cancel)
+    sim.run()
+    assert sim.start == whole.start and sim._series == whole._series

@@ -225,3 +225,79 @@ def test_fast_paths_equal_the_general_profile_path(w):
             run(jobs, procs, policy, estimates).start
             == run(jobs, procs, policy, estimates, far).start
         )
+
+
+# ------------------------------------------------------------- compression, pruned vs plain
+
+
+@st.composite
+def plans(draw):
+    """A machine with running blocks and a conservative plan of a deep queue placed on it in
+    queue order; then rounds of early ends (a running block given back from ``now`` on)."""
+    cap = draw(st.integers(1, 12))
+    prof = Profile(cap)
+    running = []
+    for _ in range(draw(st.integers(0, 6))):
+        n, end = draw(st.integers(1, cap)), draw(st.integers(1, 60))
+        if prof.free_over(0, end) >= n:
+            prof.reserve(0, end, n)
+            running.append((end, n))
+    # few durations and sizes, so that shapes repeat (the per-shape shortcuts are exercised)
+    shapes = [
+        (k, draw(st.integers(1, cap)), draw(st.sampled_from([1, 2, 3, 5, 8, 13, 30])))
+        for k in range(draw(st.integers(1, 30)))
+    ]
+    ends = draw(st.lists(st.tuples(st.integers(0, 8), st.integers(0, 5)), max_size=5))
+    return prof, running, shapes, ends
+
+
+def plain_compress(prof, plan, shapes, now):
+    """The definition: in queue order, take each job out and put it back at its earliest
+    start (never later than its reservation)."""
+    for k, n, d in shapes:
+        s = plan[k]
+        if s <= now:
+            continue
+        prof.release(s, s + d, n)
+        s2 = prof.earliest_start(n, d, now)
+        assert s2 <= s
+        prof.reserve(s2, s2 + d, n)
+        plan[k] = s2
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plans())
+def test_pruned_compression_equals_the_plain_re_placement(w):
+    """Conservative._compress skips jobs by exact rules (the step before the start too full,
+    running maxima, per-shape lower bounds on the earliest window kept across moves); its
+    plan and profile must equal re-placing every queued job, round after round."""
+    from types import SimpleNamespace
+
+    from scheduler.cluster.conservative import Conservative, plan_in_order
+
+    prof, running, shapes, ends = w
+    sim = SimpleNamespace(procs=[], estimate=[], reservation_ends=[], profile=prof)
+    policy = Conservative(sim)
+    starts = plan_in_order(prof, [(n, d) for _, n, d in shapes], 0)
+    policy._shapes = list(shapes)
+    policy._plan = {k: s for (k, _, _), s in zip(shapes, starts, strict=True)}
+    ref_prof, ref_plan = prof.copy(), dict(policy._plan)
+    now = 0
+    for step, which in ends:
+        now += step
+        prof.advance(now)
+        ref_prof.advance(now)
+        if running:  # the job ends early: the rest of its block is given back
+            end, n = running.pop(which % len(running))
+            if end > now:
+                prof.release(now, end, n)
+                ref_prof.release(now, end, n)
+        # jobs whose reservation has come start (their blocks stay, as in the simulator)
+        for plan in (policy._plan, ref_plan):
+            for k in [k for k, s in plan.items() if s <= now]:
+                del plan[k]
+        policy._shapes = [x for x in policy._shapes if x[0] in policy._plan]
+        policy._compress(now)
+        plain_compress(ref_prof, ref_plan, policy._shapes, now)
+        assert policy._plan == ref_plan
+        assert prof == ref_prof

@@ -534,9 +534,9 @@ def test_each_frame_reports_its_own_solve_time():
     0 s); a frame with its own availability is solved and timed on its own."""
     t = load_topology({"sites": [site("a", 4), site("b", 4)], "links": [link("a", "b", 1)]})
     m = Managers(t)
-    m.site_profiles[0].reserve(1000, 2000, 2)  # frame 1 sees 2 CPUs at a: its own IP
+    m.site_profiles[0].reserve(1000, 2000, 2)  # frame 1 sees 2 CPUs at a: r0 cannot go there
     frame = {"earliest_start": 0, "latest_start": 3000, "duration": 1000}
-    r = parse_request(req([("r0", 1), ("r1", 1)], [("r0", "r1", 1)], frame))
+    r = parse_request(req([("r0", 3), ("r1", 1)], [("r0", "r1", 1)], frame))
     res = plan(t, r, m, PlannerConfig(frames=4, option="cheapest"))
     by_frame = {p.frame: p for p in res.plans}
     assert sorted(by_frame) == [0, 1, 2, 3]
@@ -548,3 +548,103 @@ def test_each_frame_reports_its_own_solve_time():
     uncached = plan(t, r, m, PlannerConfig(frames=4, option="cheapest", cache=False))
     assert uncached.solves == 4 and not any(p.cached for p in uncached.plans)
     assert sorted(p.solve_seconds for p in uncached.plans) == sorted(uncached.solve_seconds)
+
+
+def test_a_frame_whose_ip_is_identical_is_not_solved_again():
+    """Frame 1 sees 2 CPUs at a instead of 4, but the request needs 1 per site: no column or
+    row depends on the difference, the IP is the same as frame 0's and its solution serves
+    (``cached``); without the cache every frame is solved."""
+    t = load_topology({"sites": [site("a", 4), site("b", 4)], "links": [link("a", "b", 1)]})
+    m = Managers(t)
+    m.site_profiles[0].reserve(1000, 2000, 2)
+    frame = {"earliest_start": 0, "latest_start": 3000, "duration": 1000}
+    r = parse_request(req([("r0", 1), ("r1", 1)], [("r0", "r1", 1)], frame))
+    res = plan(t, r, m, PlannerConfig(frames=4, option="cheapest"))
+    by_frame = {p.frame: p for p in res.plans}
+    assert [by_frame[f].cached for f in range(4)] == [False, True, True, True]
+    assert res.solves == 1
+    assert len({(p.mapping, p.routes, p.objective) for p in res.plans}) == 1
+    uncached = plan(t, r, m, PlannerConfig(frames=4, option="cheapest", cache=False))
+    assert uncached.solves == 4
+    assert [p.objective for p in uncached.plans] == [p.objective for p in res.plans]
+
+
+@st.composite
+def loose_star_case(draw):
+    """Links wide enough for every path at once (no link is tight: leaf pruning applies),
+    more sites than requested ones so that it removes columns; star or chain requests."""
+    n_sites = draw(st.integers(4, 6))
+    names = [f"s{i}" for i in range(n_sites)] + ["x0"]
+    sites = [
+        {"name": f"s{i}", "domain": "D", "cpus": draw(st.integers(1, 6)),
+         "value": draw(st.integers(1, 4))}
+        for i in range(n_sites)
+    ]  # fmt: skip
+    pairs = list(itertools.combinations(names, 2))
+    chosen = draw(st.lists(st.sampled_from(pairs), min_size=2, unique=True))
+    chain = set(zip(names, names[1:], strict=False))
+    links = [
+        {"between": list(p), "bandwidth": 10, "value": draw(st.integers(1, 5))}
+        for p in sorted(set(chosen) | chain)
+    ]  # fmt: skip
+    topo = {"sites": sites, "exchange_points": [{"name": "x0", "domains": ["D"]}], "links": links}
+    k = draw(st.integers(2, 4))
+    rsites = [(f"r{j}", draw(st.integers(1, 4))) for j in range(k)]
+    if draw(st.booleans()):
+        rpaths = [("r0", f"r{j}", 1) for j in range(1, k)]  # star: every other site a leaf
+    else:
+        rpaths = [(f"r{j}", f"r{j + 1}", 1) for j in range(k - 1)]  # chain: two leaves
+    return topo, req(rsites, rpaths)
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(loose_star_case())
+def test_leaf_pruning_keeps_the_optimum(case):
+    topo, request_doc = case
+    t = load_topology(topo)
+    r = parse_request(request_doc)
+    expected = brute_force(t, r, 2)
+    for prune in (True, False):
+        _check_against(t, r, 2, expected, PlannerConfig(frames=1, prune_leaves=prune))
+
+
+@pytest.mark.parametrize("cpus", [(16, 16, 16, 16), (16, 16, 16, 32), (16, 16, 32, 32)])
+def test_dive_and_branch_equal_highs_branch_and_cut(cpus, monkeypatch):
+    """Mesh requests (every pair joined) on the seed testbed leave the LP fractional: the
+    dive and the own branch and bound (exact on integral costs) settle them and must reach
+    HiGHS branch and cut's optimum; so must the fallback when the node budget is 0."""
+    from scheduler.coallocation import solver
+
+    t = load_topology(SEED001)
+    names = [f"r{j}" for j in range(len(cpus))]
+    r = parse_request(
+        req(
+            list(zip(names, cpus, strict=True)),
+            [(a, b, 1) for a, b in itertools.combinations(names, 2)],
+        )
+    )
+    reference = plan(t, r, Managers(t), PlannerConfig(frames=1, lp_first=False)).plans[0]
+    settled = []
+    branch = solver._branch
+
+    def spy(*args):
+        point = branch(*args)
+        settled.append(point is not None)
+        return point
+
+    monkeypatch.setattr(solver, "_branch", spy)
+    res = plan(t, r, Managers(t), PlannerConfig(frames=1))
+    assert res.mip_solves == 1 and settled == [True]  # the LP was fractional; _branch settled it
+    assert res.plans[0].objective == reference.objective and res.plans[0].optimal
+    _check_plan_fits(t, r, res.plans[0])
+    monkeypatch.setattr(solver, "BRANCH_NODES", 0)
+    settled.clear()
+    fallback = plan(t, r, Managers(t), PlannerConfig(frames=1))
+    assert settled == [False] and fallback.plans[0].objective == reference.objective
+
+
+def _check_plan_fits(t, r, p):
+    for rp, route in zip(r.paths, p.routes, strict=True):
+        assert (route[0], route[-1]) == (p.mapping[rp.a], p.mapping[rp.b])
+        assert len(route) - 1 <= 2 and len(set(route)) == len(route)
+    Managers(t).reserve(p.start, p.end, p.site_blocks, p.link_blocks)

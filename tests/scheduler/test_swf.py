@@ -614,3 +614,169 @@ def test_scan_checks_like_read_and_summarises_in_constant_memory(tmp_path):
     with pytest.raises(SWFError) as by_read:
         read_swf(bad)
     assert by_scan.value.errors == by_read.value.errors
+
+
+# ------------------------------------------------- the vectorised reader (issue 21)
+
+
+def _line_by_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Turn the fast path off: every line goes through the per-line validator."""
+    from scheduler.traces import swf
+
+    monkeypatch.setattr(swf, "_fast_table", lambda text: None)
+
+
+def _outcome(data: bytes, **kwargs: object) -> object:
+    """What read_swf makes of ``data``: the jobs' values with their types and the header, or the
+    errors."""
+    try:
+        trace = read_bytes(data, **kwargs)
+    except SWFError as exc:
+        return ("error", exc.errors, exc.truncated)
+    return (
+        [tuple((type(v).__name__, v) for v in j.to_fields()) for j in trace.jobs],
+        trace.header.fields,
+        trace.header.comments,
+    )
+
+
+def _random_trace(seed: int, jobs: int = 3000, stray_decimals: bool = True) -> bytes:
+    """A trace of several fast-path blocks: ints, -1, decimals, tabs, CRLF, blank lines and
+    comment lines among the jobs."""
+    import random
+
+    rng = random.Random(seed)
+    out = ["; MaxProcs: 128", "; Note: generated"]
+    for i in range(1, jobs + 1):
+        values = [
+            str(rng.choice([-1, 0, rng.randrange(10 ** rng.randrange(1, 8))])) for _ in FIELDS
+        ]
+        values[0] = str(i)
+        for k in (5, 6, 9):  # avg_cpu, used_mem, req_mem often carry decimals
+            if rng.random() < 0.5:
+                values[k] = f"{rng.randrange(10**6)}.{rng.randrange(100):02d}"
+        if stray_decimals and rng.random() < 0.01:
+            values[rng.randrange(18)] = "-1.00"
+        sep = "\t" if rng.random() < 0.05 else " " * rng.randrange(1, 4)
+        line = " " * rng.randrange(3) + sep.join(values)
+        if rng.random() < 0.02:
+            line += "\r"
+        out.append(line)
+        if rng.random() < 0.01:
+            out.append(rng.choice(["", "   ", "; a comment among the jobs"]))
+    return ("\n".join(out) + "\n").encode()
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_fast_path_reads_what_the_line_by_line_reader_reads(monkeypatch, seed) -> None:
+    from scheduler.traces import swf
+
+    data = _random_trace(seed)
+    calls: list[bool] = []
+    real = swf._fast_table
+
+    def spy(text: bytes):  # type: ignore[no-untyped-def]
+        got = real(text)
+        calls.append(got is not None)
+        return got
+
+    monkeypatch.setattr(swf, "_fast_table", spy)
+    fast = _outcome(data)
+    assert calls and all(calls)  # the fast path took every run of job lines
+    _line_by_line(monkeypatch)
+    assert fast == _outcome(data)
+    assert fast[0][0][0] == ("int", 1) and any(  # type: ignore[index]
+        t == "float"
+        for row in fast[0]
+        for t, _ in row  # type: ignore[union-attr]
+    )
+
+
+# each replaces field 3 (wait) of one line deep in a large file: accepted or refused exactly as
+# by the per-line reader (same values and types, same line numbers and messages)
+ODD_TOKENS = [
+    "abc", "-5", "1.2.3", "1e3", "--1", "1-2", ".5", "5.", "+5", "0x10", "1_000", "nan", "inf",
+    "-0", "-0.0", "007", "-1.0", "-1.5", "12345678901234567890", "9223372036854775807",
+    "123456789012345678", "1;2", "\x00", "\xe9", "4000000000", "3155760000", "3155760001",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("token", ODD_TOKENS)
+def test_fast_path_falls_back_to_the_line_by_line_reader(monkeypatch, token) -> None:
+    lines = _random_trace(7, jobs=2000).decode().split("\n")
+    fields = lines[1500].split()
+    fields[2] = token
+    lines[1500] = " ".join(fields)
+    data = "\n".join(lines).encode("latin-1")
+    fast = _outcome(data)
+    _line_by_line(monkeypatch)
+    assert fast == _outcome(data)
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda f: f[:-1],  # 17 fields
+        lambda f: [*f, "1"],  # 19 fields
+        lambda f: f[:9] + ["\n"] + f[9:],  # one job split over two lines
+    ],
+)
+def test_fast_path_field_counts_name_the_line(monkeypatch, edit) -> None:
+    lines = _random_trace(8, jobs=2000).decode().split("\n")
+    lines[1200] = " ".join(edit(lines[1200].split()))
+    data = "\n".join(lines).encode()
+    fast = _outcome(data)
+    assert fast[0] == "error" and fast[1][0][0] == 1201  # type: ignore[index]
+    _line_by_line(monkeypatch)
+    assert fast == _outcome(data)
+
+
+@pytest.mark.parametrize("kwargs", [{"limit": 1234}, {"max_jobs": 1999}, {"max_jobs": 2000}])
+def test_fast_path_limit_and_max_jobs(monkeypatch, kwargs) -> None:
+    data = _random_trace(9, jobs=2000)
+    fast = _outcome(data, **kwargs)
+    _line_by_line(monkeypatch)
+    assert fast == _outcome(data, **kwargs)
+
+
+def test_limit_reads_only_the_first_blocks() -> None:
+    """``limit``: the stream is read no further than the block holding the last kept job."""
+    from scheduler.traces import swf
+
+    data = _random_trace(10, jobs=40_000)  # several MB
+    stream = io.BytesIO(data)
+    trace = read_swf(stream, limit=1000)  # type: ignore[arg-type]
+    assert len(trace.jobs) == 1000
+    assert stream.tell() <= 2 * swf._CHUNK < len(data) // 4
+
+
+def test_read_swf_table_keeps_the_simulation_fields() -> None:
+    from scheduler.traces.swf import TABLE_FIELDS, read_swf_table
+
+    data = _random_trace(11, stray_decimals=False)
+    trace = read_bytes(data)
+    header, table = read_swf_table(io.BytesIO(data))
+    assert header == trace.header and table.dtype.name == "int64"
+    assert table.tolist() == [[getattr(j, f) for f in TABLE_FIELDS] for j in trace.jobs]
+    limited = read_swf_table(io.BytesIO(data), limit=5)[1]
+    assert limited.tolist() == table[:5].tolist()
+    # a kept field written with a decimal point: no table (the caller reads the records)
+    lines = data.decode().split("\n")
+    fields = lines[2000].split()
+    fields[1] = fields[1] + ".0"  # submit
+    lines[2000] = " ".join(fields)
+    assert read_swf_table(io.BytesIO("\n".join(lines).encode()))[1] is None
+    lines = data.decode().split("\n")
+    lines[3] = job_line(run="3.5")  # a short run of lines: read line by line
+    assert read_swf_table(io.BytesIO("\n".join(lines).encode()))[1] is None
+    with pytest.raises(SWFError) as info:
+        read_swf_table(io.BytesIO(data + b"1 2 3\n"))
+    assert info.value.errors == errors_of(data + b"1 2 3\n")
+
+
+@pytest.mark.parametrize("name", sorted(REAL))
+def test_real_trace_fast_path_equals_line_by_line(monkeypatch, name) -> None:
+    data = gzip.decompress(real_trace(name).read_bytes())
+    fast = _outcome(data)
+    _line_by_line(monkeypatch)
+    assert fast == _outcome(data)

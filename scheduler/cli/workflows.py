@@ -8,8 +8,12 @@
 tasks, no virtual entry/exit), ``edges`` (distinct parent→child pairs), ``levels`` (longest path
 counted in tasks), ``critical_path`` (seconds, runtimes only) and ``average_parallelism`` (total
 runtime / critical path; null when the critical path is 0); more keys follow (see
-:func:`~.metrics.summarize`).  ``generate-workflow`` writes the native JSON format.  Bad input
-exits with status 2 and a message naming the file and the line or JSON path.
+``scheduler.workflows.metrics.summarize``).  ``generate-workflow`` writes the native JSON
+format.  Bad input exits with status 2 and a message naming the file and the line or JSON path.
+
+It lives with the CLI (issue 21, the house): the workflow package knows nothing of argparse, and
+the parsers and generators load only when a workflow command runs, not on every command's
+start-up.
 """
 
 from __future__ import annotations
@@ -17,27 +21,25 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .clustering import cluster_fixed_clusters, cluster_fixed_size
-from .dag import Workflow, WorkflowError
-from .gen_cybershake import generate_cybershake
-from .gen_layered import generate_layered
-from .gen_montage import generate_montage
-from .loader import load_workflow
-from .metrics import summarize
-from .native import write_native
+if TYPE_CHECKING:
+    from ..workflows.dag import Workflow
 
 __all__ = ["add_workflow_commands", "cmd_generate_workflow", "cmd_workflow_info"]
 
 
-def _report(path: str, exc: WorkflowError) -> int:
+def _report(path: str, exc) -> int:  # type: ignore[no-untyped-def]
     for location, reason in exc.errors:
         print(f"error: {path}: {location}: {reason}", file=sys.stderr)
     return 2
 
 
 def cmd_workflow_info(args: argparse.Namespace) -> int:
+    from ..workflows.dag import WorkflowError
+    from ..workflows.loader import load_workflow
+    from ..workflows.metrics import summarize
+
     try:
         workflow = load_workflow(args.file, default_runtime=args.default_runtime)
     except WorkflowError as exc:
@@ -47,6 +49,10 @@ def cmd_workflow_info(args: argparse.Namespace) -> int:
 
 
 def _generate(args: argparse.Namespace) -> Workflow:
+    from ..workflows.gen_cybershake import generate_cybershake
+    from ..workflows.gen_layered import generate_layered
+    from ..workflows.gen_montage import generate_montage
+
     options: dict[str, Any] = {"seed": args.seed, "name": args.name}
     if args.model == "layered":
         return generate_layered(
@@ -67,6 +73,10 @@ def _generate(args: argparse.Namespace) -> Workflow:
 
 
 def cmd_generate_workflow(args: argparse.Namespace) -> int:
+    from ..workflows.clustering import cluster_fixed_clusters, cluster_fixed_size
+    from ..workflows.metrics import summarize
+    from ..workflows.native import write_native
+
     workflow = _generate(args)
     if args.clusters_per_level is not None:
         workflow = cluster_fixed_clusters(workflow, args.clusters_per_level)
