@@ -209,7 +209,7 @@ def merge_reports(reports: Iterable[dict[str, Any]]) -> dict[str, Any]:
     base = {
         **reports[0],
         "command": "manage.py reproduce --merge",
-        "merged_runs": len(reports),
+        "merged_runs": sum(r.get("merged_runs") or 1 for r in reports),
         "executor": " + ".join(dict.fromkeys(r.get("executor", "?") for r in reports)),
         "elapsed_s": round(sum(r.get("elapsed_s") or 0 for r in reports), 1),
         "max_preset_minutes": min(limits) if skipped and limits else None,
@@ -410,7 +410,7 @@ def report_html(report: dict[str, Any]) -> str:
             )
     out.append("</table>")
     for row in report["rows"]:
-        if row["result"] is None:
+        if row.get("result") is None:  # a slim row (committed scoreboard) has no Result
             continue
         out.append(
             f"<h2 id='{_esc(row['kind'])}-{_esc(row['preset'])}'>{_esc(row['title'])}</h2>"

@@ -8,7 +8,12 @@ workload under each chosen strategy —
   spep`, :mod:`scheduler.usage.vpep`), suspending over-quota jobs;
 * ``rm-fairshare`` — the local resource manager's fair share, no suspension
   (:mod:`scheduler.usage.rm`);
-* ``none`` — FCFS, no policy —
+* ``none`` — FCFS, no policy;
+* for the testbed's table (slide 26), one strategy per row: ``spep-condor`` / ``spep-pbs`` (the
+  S-PEP acting through Condor / OpenPBS-Maui, whose cycles delay its releases) and
+  ``rm-condor`` / ``rm-pbs`` (Condor's user priorities / Maui's fair share with the epoch
+  shares as targets), with the batch systems' documented defaults as parameters
+  (:mod:`scheduler.usage.batch`) —
 
 and reports BUPV, EUPV, ARU, ART and AJC (:mod:`scheduler.usage.metrics`) overall, per site,
 per VO and per group, with each VO's and group's share of each site and of the grid over time
@@ -30,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from ..bounds import MAX_FACTOR
-from ..usage import STRATEGIES, GridModel, outcome_metrics, simulate
+from ..usage import STRATEGIES, Condor, GridModel, Maui, outcome_metrics, simulate
 from ..usage.config import PolicySet, load_policy_document, policy_warnings
 from ..usage.metrics import METRICS, downsample, trailing_average
 from ..usage.scenarios import (
@@ -40,7 +45,7 @@ from ..usage.scenarios import (
     scenario_document,
     scenario_weights,
 )
-from ..usage.simulator import SimOutcome
+from ..usage.simulator import SimOutcome, Strategy
 from ..usage.workload import (
     KEYS,
     PROCS_DISTS,
@@ -70,7 +75,33 @@ def weights_syntax(text: str) -> None:
 
 
 MAX_STEPS = 2_000_000
-STRATEGY_PARAMS = (("spep", "spep"), ("rm-fairshare", "rm_fairshare"), ("none", "none"))
+STRATEGY_PARAMS = (
+    ("spep", "spep"),
+    ("rm-fairshare", "rm_fairshare"),
+    ("none", "none"),
+    ("spep-condor", "spep_condor"),
+    ("spep-pbs", "spep_pbs"),
+    ("rm-condor", "rm_condor"),
+    ("rm-pbs", "rm_pbs"),
+)
+#: The four rows of seed 004's 'Comparison Results' table, by result name.
+BATCH_ROWS = ("spep-condor", "spep-pbs", "rm-condor", "rm-pbs")
+#: Means over two rows of the table (summary keys ``<name>.<metric>``): each enforcement over
+#: both batch systems, each batch system under both enforcements, and all four rows.
+ROW_MEANS = {
+    "spep-mean": ("spep-condor", "spep-pbs"),
+    "rm-mean": ("rm-condor", "rm-pbs"),
+    "condor-mean": ("spep-condor", "rm-condor"),
+    "pbs-mean": ("spep-pbs", "rm-pbs"),
+    "table-mean": BATCH_ROWS,
+}
+ROW_MEAN_TITLES = {
+    "spep-mean": "S-PEP (mean over Condor and PBS)",
+    "rm-mean": "local RM (mean over Condor and PBS)",
+    "condor-mean": "Condor (mean over S-PEP and RM)",
+    "pbs-mean": "OpenPBS/Maui (mean over S-PEP and RM)",
+    "table-mean": "the four table rows (mean)",
+}
 SEED_PARAMS: dict[str, Any] = {
     "jobs": 440,
     "duration": 3600,
@@ -82,16 +113,21 @@ SEED_PARAMS: dict[str, Any] = {
 }
 
 
-#: Site0's size in preset ``seed004-testbed`` (not in the seed, see :data:`DEVIATIONS`).
-TESTBED_CPUS = 200
+#: Site0's size in preset ``seed004-testbed``: the one calibrated unknown (see
+#: :data:`DEVIATIONS`).  Calibrated to the mean of the four published ARUs, (70.2 + 88.5 + 73.2
+#: + 67.6) / 4 = 74.9 %: over seeds 0–9 the mean of our four rows' ARU is 0.7557 on 294 CPUs,
+#: 0.7527 on 296, 0.7489 on 298 and 0.7454 on 300; 298 is the closest.
+TESTBED_CPUS = 298
+TESTBED_ARU_TARGET = round((70.2 + 88.5 + 73.2 + 67.6) / 4 / 100, 5)
 
 #: What the testbed preset chose where seed 004 says nothing (issue 18).
 DEVIATIONS = {
     "seed 004 slide 23 (testbed size)": (
-        "the testbed's CPUs are not given; Site0 has 200 CPUs, the two 100-CPU sites of the "
-        "simulations together, so that 'Workloads identical' puts the same load on the same "
-        "capacity (offered load about 1.4 with our job sizes). Chosen by that rule, not "
-        "fitted to the table: on 100 CPUs the violations stay near 0 as well and ARU rises"
+        "the testbed's CPUs are not given: the one calibrated unknown. Site0 has 298 CPUs, the "
+        "size at which the mean ARU of our four table rows over seeds 0–9 (0.749) equals the "
+        "mean of the four published ARUs ((70.2 + 88.5 + 73.2 + 67.6) / 4 = 74.9 %); that mean "
+        "is shown as a claim calibrated to its value, not counted. Offered load 0.92 with our "
+        "job sizes. Nothing else is fitted: the batch systems run with their documented defaults"
     ),
     "seed 004 slides 19 and 23 (testbed workload)": (
         "'Workloads identical': 440 Poisson jobs in one hour, as in our simulation presets, "
@@ -100,10 +136,19 @@ DEVIATIONS = {
         "the simulations' rate per VO (VO0 = 3, VO1 = 6)"
     ),
     "seed 004 slide 26 (Condor and PBS rows)": (
-        "the table has two S-PEP rows (over Condor, over OpenPBS/Maui) and two local-RM rows "
-        "(Condor, OpenPBS/Maui as the enforcer); we model one S-PEP (strategy 'spep') and one "
-        "local RM fair share ('rm-fairshare'), so each of our values is checked against both "
-        "rows of its strategy and Condor vs PBS is not modelled"
+        "each row of the table has its own simulation (scheduler/usage/batch.py): S-PEP/Condor "
+        "and S-PEP/PBS are the S-PEP of slide 12 acting through the batch system — its releases "
+        "start at the next negotiation cycle (Condor NEGOTIATOR_INTERVAL, default 60 s, HTCondor "
+        "manual) or scheduling iteration (Maui RMPOLLINTERVAL, default 60 s, Maui 3.2.6 source); "
+        "RM/Condor is Condor's user priority (PRIORITY_HALFLIFE default 86400 s, RUP ≥ 0.5, "
+        "pie slices ∝ 1/EUP) with priority factors ∝ 1/epoch share; RM/PBS is Maui's fair share "
+        "(FSINTERVAL 43200 s, FSDEPTH 8, FSDECAY 1.0, FSTARGET = epoch share) with FIRSTFIT "
+        "start. Model choices where the documents leave it to the site: Maui's priority weights "
+        "(fair share first, then queue time), no reservation for Maui's top job (walltime "
+        "requests are not in the seed), Condor's last pie spin lets any fitting job start, the "
+        "S-PEP polls every second and runs the seed's loop once per poll (one release per VO) on "
+        "the running jobs the batch system reports, and jobs reach the site directly (slide 23, "
+        "Globus Toolkit 2.0; no V-PEP)"
     ),
     "seed 004 slide 26 (ARU unit)": (
         "the table prints ARU as a percentage (70.2); ours is the fraction Σ ET_i / (cpus Δt) "
@@ -114,6 +159,30 @@ DEVIATIONS = {
 
 def _r(x: float | None, digits: int = 4) -> float | None:
     return None if x is None else round(float(x), digits)
+
+
+def make_strategy(name: str, params: dict[str, Any]) -> Strategy:
+    """The strategy ``name`` with the batch-system settings of ``params`` (defaults when a key
+    is absent)."""
+    cls = STRATEGIES[name]
+    if name in ("spep-condor", "rm-condor"):
+        default = Condor()
+        condor = Condor(
+            negotiator_interval=params.get(
+                "condor_negotiator_interval", default.negotiator_interval
+            ),
+            priority_halflife=params.get("condor_priority_halflife", default.priority_halflife),
+        )
+        return cls(condor)  # type: ignore[call-arg]
+    if name in ("spep-pbs", "rm-pbs"):
+        maui = Maui(
+            rmpollinterval=params.get("maui_rmpollinterval", Maui.rmpollinterval),
+            fsinterval=params.get("maui_fsinterval", Maui.fsinterval),
+            fsdepth=params.get("maui_fsdepth", Maui.fsdepth),
+            fsdecay=params.get("maui_fsdecay", Maui.fsdecay),
+        )
+        return cls(maui)  # type: ignore[call-arg]
+    return cls()
 
 
 @register
@@ -175,6 +244,32 @@ class UsagePolicy(ExperimentKind):
         Param("spep", "bool", True, label="S-PEP + V-PEP"),
         Param("rm_fairshare", "bool", True, label="local RM fair share"),
         Param("none", "bool", True, label="no policy (FCFS)"),
+        Param("spep_condor", "bool", False, label="S-PEP over Condor",
+              help="The S-PEP acting through Condor: its releases start at the next "
+              "negotiation cycle (seed 004's testbed, slide 26)."),
+        Param("spep_pbs", "bool", False, label="S-PEP over OpenPBS/Maui",
+              help="The S-PEP acting through OpenPBS/Maui: its releases start at Maui's next "
+              "scheduling iteration."),
+        Param("rm_condor", "bool", False, label="Condor fair share (RM/Condor)",
+              help="Condor's user priorities with priority factors from the epoch shares."),
+        Param("rm_pbs", "bool", False, label="Maui fair share (RM/PBS)",
+              help="Maui's fair share with the epoch shares as FSTARGET."),
+        Param("condor_negotiator_interval", "int", Condor.negotiator_interval, min=1,
+              max=86_400, label="Condor NEGOTIATOR_INTERVAL (s)",
+              help="Time between negotiation cycles; HTCondor's default is 60 s."),
+        Param("condor_priority_halflife", "int", Condor.priority_halflife, min=1,
+              max=100_000_000, label="Condor PRIORITY_HALFLIFE (s)",
+              help="Half-life of the real user priority; HTCondor's default is 86400 s."),
+        Param("maui_rmpollinterval", "int", Maui.rmpollinterval, min=1, max=86_400,
+              label="Maui RMPOLLINTERVAL (s)",
+              help="Time between Maui's scheduling iterations; Maui's default is 60 s."),
+        Param("maui_fsinterval", "int", Maui.fsinterval, min=1, max=100_000_000,
+              label="Maui FSINTERVAL (s)",
+              help="Length of a fair-share window; Maui's default is 43200 s (12 h)."),
+        Param("maui_fsdepth", "int", Maui.fsdepth, min=1, max=32, label="Maui FSDEPTH",
+              help="Fair-share windows counted; Maui's default is 8."),
+        Param("maui_fsdecay", "float", Maui.fsdecay, min=0, max=1, label="Maui FSDECAY",
+              help="Weight factor of each older window; Maui's default is 1.0 (no decay)."),
         Param(
             "step", "int", 1, min=1, max=3600, label="enforcement period (s)",
             help="The simulation advances in steps of this length; the S-PEP and the local "
@@ -221,12 +316,25 @@ class UsagePolicy(ExperimentKind):
         ),
         Preset(
             "seed004-testbed",
-            "As in seed 004's testbed (slides 23–26, 'Comparison Results'): one site, Site0, of "
-            "200 CPUs (the simulations' two sites together), VO0 epoch (3000 s, 20 %) burst "
-            "(30 s, 60 %), VO1 epoch (3000 s, 80 %) burst (30 s, 90 %), the simulations' "
-            "workload (440 jobs in one hour, VO1 twice VO0's rate)",
-            {"scenario": "seed004-testbed", "site_cpus": TESTBED_CPUS, **SEED_PARAMS},
-            minutes=0.02,  # measured: 0.6 s for the three strategies
+            "As in seed 004's testbed (slides 23–26, 'Comparison Results'): one site, Site0, "
+            "VO0 epoch (3000 s, 20 %) burst (30 s, 60 %), VO1 epoch (3000 s, 80 %) burst (30 s, "
+            "90 %), the simulations' workload (440 jobs in one hour, VO1 twice VO0's rate); each "
+            "row of the table simulated on its own batch system (S-PEP over Condor, over "
+            "OpenPBS/Maui; Condor's and Maui's own fair share) with their documented defaults; "
+            "Site0's size (298 CPUs) calibrated to the mean of the four published ARUs",
+            {
+                "scenario": "seed004-testbed",
+                "site_cpus": TESTBED_CPUS,
+                **SEED_PARAMS,
+                "spep": False,
+                "rm_fairshare": False,
+                "none": True,
+                "spep_condor": True,
+                "spep_pbs": True,
+                "rm_condor": True,
+                "rm_pbs": True,
+            },
+            minutes=0.03,  # measured: 1.4 s for the five strategies
             published=of("usage-policy", "seed004-testbed"),
         ),
     )  # fmt: skip
@@ -265,7 +373,7 @@ class UsagePolicy(ExperimentKind):
             out = simulate(
                 model,
                 jobs,
-                STRATEGIES[name](),
+                make_strategy(name, params),
                 horizon=horizon,
                 step=params["step"],
                 on_step=on_step,
@@ -384,6 +492,12 @@ def _report(
         for key in ("completed", "rejected", "suspensions"):
             summary[f"{name}.{key}"] = m["counts"][key]
             labels[f"{name}.{key}"] = f"{title}: {LABELS[key]}"
+    for mean, rows in ROW_MEANS.items():
+        if not all(r in metrics for r in rows):
+            continue
+        for key in ("BUPV", "EUPV", "ARU"):
+            summary[f"{mean}.{key}"] = _r(sum(metrics[r]["overall"][key] for r in rows) / len(rows))
+            labels[f"{mean}.{key}"] = f"{ROW_MEAN_TITLES[mean]}: {LABELS[key]}"
     labels.update(
         {
             "policy_source": "where the policies came from",
@@ -403,6 +517,8 @@ def _report(
     names = list(metrics)[:3]
     parts = ("EUPV", "BUPV", "ARU", "ART", "AJC") if len(names) == 1 else ("EUPV", "ARU")
     key = [f"{n}.{p}" for p in parts for n in names]
+    if all(r in metrics for r in BATCH_ROWS):  # the testbed's table: its four rows
+        key = [f"{r}.EUPV" for r in BATCH_ROWS] + ["spep-mean.ARU", "rm-mean.ARU"]
     return {
         "summary": summary,
         "summary_labels": labels,

@@ -7,10 +7,20 @@
 * :mod:`.simulator` / :mod:`.state` — the time-stepped grid simulation and its usage ledger;
 * :mod:`.spep` — the site policy enforcement point; :mod:`.vpep` — the VO's V-PEP and the
   baselines' least-loaded dispatch; :mod:`.rm` — local RM fair share and FCFS;
+* :mod:`.batch` — the testbed's batch systems (Condor, OpenPBS/Maui): their own fair share, and
+  the S-PEP acting through them;
 * :mod:`.metrics` — BUPV, EUPV, ARU, ART, AJC;
 * :mod:`.scenarios` — seed 004's grids.
 """
 
+from .batch import (
+    Condor,
+    CondorFairShare,
+    Maui,
+    MauiFairShare,
+    SPEPOverCondor,
+    SPEPOverPBS,
+)
 from .config import (
     Allocation,
     Policy,
@@ -30,10 +40,24 @@ from .spep import SPEP
 from .workload import UsageJob, poisson_jobs, swf_jobs
 
 #: The strategies compared by the ``usage-policy`` experiment, by result name.
-STRATEGIES: dict[str, type[Strategy]] = {"spep": SPEP, "rm-fairshare": FairShare, "none": FCFS}
+STRATEGIES: dict[str, type[Strategy]] = {
+    "spep": SPEP,
+    "rm-fairshare": FairShare,
+    "none": FCFS,
+    "spep-condor": SPEPOverCondor,
+    "spep-pbs": SPEPOverPBS,
+    "rm-condor": CondorFairShare,
+    "rm-pbs": MauiFairShare,
+}
 
 __all__ = [
     "Allocation",
+    "Condor",
+    "CondorFairShare",
+    "Maui",
+    "MauiFairShare",
+    "SPEPOverCondor",
+    "SPEPOverPBS",
     "FCFS",
     "FairShare",
     "GridModel",

@@ -35,6 +35,8 @@ How this module reads it (each choice keeps the seed's intent and is tested):
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from .simulator import GridState, Strategy
 from .state import EPS, JobRun, SiteState
 from .vpep import vpep_dispatch, vpep_feasible
@@ -124,8 +126,13 @@ def _preempt(site: SiteState, job: JobRun) -> list[JobRun] | None:
 
 def _waiting_by_vo(site: SiteState) -> dict[int, list[list[JobRun]]]:
     """Waiting jobs per VO, as per-group lists: suspended first, then by submission."""
+    return waiting_lists(site.waiting.values())
+
+
+def waiting_lists(jobs: Iterable[JobRun]) -> dict[int, list[list[JobRun]]]:
+    """``jobs`` per VO, as per-group lists: suspended first, then by submission."""
     per: dict[int, dict[int, list[JobRun]]] = {}
-    for job in site.waiting.values():
+    for job in jobs:
         key = job.vo if job.grp is None else job.grp
         per.setdefault(job.vo, {}).setdefault(key, []).append(job)
     out: dict[int, list[list[JobRun]]] = {}

@@ -218,10 +218,32 @@ def test_rest_scoreboard_matches_the_page(alice):
     )
 
 
+def _stretched_trace(owner, *, procs: int, seed: int, name: str):
+    """300 generated jobs with their submit times ×4 (about 45 days instead of 11)."""
+    from django.core.files.base import ContentFile
+
+    from gridportal.inputs.services import trace_create
+    from tests.conftest import make_swf_bytes
+
+    lines = []
+    for line in make_swf_bytes(300, procs, seed).decode().splitlines():
+        fields = line.split()
+        if fields and not line.startswith(";"):
+            fields[1] = str(int(fields[1]) * 4)
+            line = " ".join(fields)
+        lines.append(line)
+    trace = trace_create(
+        owner=owner, name=name, upload=ContentFile(("\n".join(lines) + "\n").encode(), "t.swf")
+    )
+    assert trace.summary["span_days"] > 30
+    return trace
+
+
 def test_cross_run_claims_are_checked_against_the_users_other_run(alice, media_root):
-    # small generated traces stored under the archive's names stand in for the real logs
-    stored_trace(alice, jobs=300, procs=430, name="CTC-SP2")
-    stored_trace(alice, jobs=300, procs=128, seed=4, name="SDSC-SP2")
+    # small generated traces stored under the archive's names stand in for the real logs,
+    # stretched to more than the presets' "first 30 days" (a shorter one is refused at submit)
+    _stretched_trace(alice, procs=430, seed=3, name="CTC-SP2")
+    _stretched_trace(alice, procs=128, seed=4, name="SDSC-SP2")
     from gridportal.experiments.reproductions import reproduction_rows, reproduction_run
 
     sdsc = reproduction_run(user=alice, kind="pricing", preset="first-30-days-sdsc")
@@ -294,3 +316,58 @@ def test_reproduce_merge_rescores_separate_runs_together(tmp_path, capsys):
     bad.write_text("[1, 2]")
     with pytest.raises(CommandError, match="bad.json: not a reproduce report"):
         call_command("reproduce", "--merge", str(bad), "--out", str(out))
+
+
+def test_reproduce_merges_the_committed_scoreboard_with_a_new_run(tmp_path, capsys):
+    """The committed scoreboard (docs/reproductions.json) is slim — its rows carry verdicts
+    and checks but no Results: a preset re-run after a claim changed is merged into it (its row
+    rescored), every other row keeps its verdict, and the runs it was merged from add up."""
+    from django.core.management import call_command
+
+    from scheduler.experiments.reproduce import reproductions
+    from scheduler.experiments.reproduce_report import RAN, slim
+
+    def row(preset, summary):
+        (rep,) = reproductions("pricing", preset)
+        return {**rep.as_json(), "status": RAN, "message": "", "seconds": 1.0,
+                "verdict": "not run", "checks": [],
+                "result": {"summary": summary, "charts": []}}  # fmt: skip
+
+    def report(rows, elapsed):
+        return {"command": "manage.py reproduce", "seed": 0, "executor": "in process",
+                "elapsed_s": elapsed, "rows": rows}  # fmt: skip
+
+    ctc = {"price_su_a0": 30.0, "price_su_a100": 0.0, "baseline_utilization": 0.6}
+    first = tmp_path / "first.json"
+    first.write_text(json.dumps(report([row("first-30-days-ctc", ctc)], 10.0)))
+    out = tmp_path / "board.json"
+    call_command("reproduce", "--merge", str(first), str(first), "--out", str(out))
+    board = slim(json.loads(out.read_text()))
+    kept = {r["preset"]: r["verdict"] for r in board["rows"]}["first-30-days-ctc"]
+    assert kept != "not run" and all("result" not in r for r in board["rows"])
+    committed = tmp_path / "committed.json"
+    committed.write_text(json.dumps(board))
+    sdsc = {"price_su_a0": 25.0, "price_su_a100": 0.0, "baseline_utilization": 0.64}
+    new = tmp_path / "new.json"
+    new.write_text(json.dumps(report([row("first-30-days-sdsc", sdsc)], 5.0)))
+    docs = tmp_path / "docs" / "reproductions"
+    call_command("reproduce", "--merge", str(committed), str(new), "--out", str(out),
+                 "--docs", str(docs))  # fmt: skip
+    merged = json.loads(out.read_text())
+    rows = {r["preset"]: r for r in merged["rows"]}
+    assert rows["first-30-days-ctc"]["verdict"] == kept  # kept from the committed board
+    assert rows["first-30-days-sdsc"]["verdict"] != "not run"  # rescored from its Result
+    assert merged["merged_runs"] == 3 and merged["elapsed_s"] == 25.0
+    assert "merged from 3 runs" in docs.with_suffix(".md").read_text()
+    assert (tmp_path / "board.html").exists()  # the HTML page copes with rows without Results
+
+
+def test_claims_name_the_metrics_they_compare_with_in_words(client, alice):
+    """Issue 20: "< service_levels_UserA_at_100" on the page is the metric's label."""
+    from scheduler.labels import label_of
+
+    client.force_login(alice)
+    html = client.get("/reproductions/?kind=coallocation").content.decode()
+    key = "service_levels_UserA_at_100"
+    assert f"&lt; {escape(label_of(key))}" in html
+    assert f"&lt; {key}" not in html and f">{key}<" not in html

@@ -431,3 +431,17 @@ def test_rescore_recomputes_verdicts_from_stored_results():
     again = rescore(stale)
     assert [r["verdict"] for r in again["rows"]] == [r["verdict"] for r in report["rows"]]
     assert again["scoreboard"] == report["scoreboard"]
+
+
+def test_declared_minutes_are_not_below_the_committed_scoreboards_measurements():
+    """Issue 18: a preset's expected duration (shown on its form and used by
+    ``--max-preset-minutes``) must not promise less than the committed scoreboard measured
+    (wall time under ``make reproduce``; 20 % slack for machine load)."""
+    board = json.loads((ROOT / "docs" / "reproductions.json").read_text())
+    declared = {r.key: r.preset.minutes for r in reproductions()}
+    low = []
+    for row in board["rows"]:
+        key, seconds = f"{row['kind']}/{row['preset']}", row.get("seconds")
+        if key in declared and seconds and (declared[key] or 0) * 60 * 1.2 < seconds:
+            low.append(f"{key}: declared {declared[key]} min, measured {seconds / 60:.1f} min")
+    assert not low, low

@@ -3,7 +3,15 @@
 import numpy as np
 import pytest
 
-from scheduler.usage import FCFS, SPEP, FairShare
+from scheduler.usage import (
+    FCFS,
+    SPEP,
+    CondorFairShare,
+    FairShare,
+    MauiFairShare,
+    SPEPOverCondor,
+    SPEPOverPBS,
+)
 from scheduler.usage.simulator import GridState
 from scheduler.usage.spep import spep_pass
 from scheduler.usage.state import DONE, QUEUED, REJECTED, RUNNING, JobRun
@@ -151,7 +159,9 @@ def test_jobs_of_a_vo_without_a_site_share_are_rejected():
         assert out.jobs[0].state == REJECTED
 
 
-@pytest.mark.parametrize("strategy", [SPEP, FairShare, FCFS])
+@pytest.mark.parametrize(
+    "strategy", [SPEP, FairShare, FCFS, SPEPOverCondor, SPEPOverPBS, CondorFairShare, MauiFairShare]
+)
 def test_no_overcommit_and_no_early_start(strategy):
     doc = document(
         {"s0": 16, "s1": 8},

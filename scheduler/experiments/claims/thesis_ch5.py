@@ -76,6 +76,14 @@ SEED_NOISE = (
     "two sites"
 )
 BE_FALLS = "As the value of alpha increases, the wait ti … best effort tasks decrease"
+BE_FLAT = (
+    "seed variation: over the first 30 days with 50 % reservations the best-effort wait falls "
+    "15–30 % from α = 0 to α = 0.25–0.5 in every seed we ran (0–2: CTC 1.65–2.03 h → "
+    "1.45–1.59 h, SDSC 1.58–1.70 h → 1.14–1.22 h), then stays within ± 0.07 h (± 5 %) up to "
+    "α = 1, in an order that changes with the seed (SDSC ends 0.02–0.07 h above its α = 0.5 "
+    "value in all three); the thesis shows one run and no spread, so its strict fall after "
+    "α = 0.5 cannot be told from noise"
+)
 UTIL_WHY = "a percentage printed in the text; ± 5 points for the archive's log version"
 
 CLAIMS = {
@@ -107,15 +115,17 @@ CLAIMS = {
            "cluster when the resource utilization is the same", shape="<", than="price_su_a0",
            than_run="pricing/thesis-fig25-26-ctc-plus40", cause=WHOLE_TRACE),
     ),
+    # Figure 28 runs over the first 30 days, as the thesis did (issue 18: the claim moved to
+    # the set-up it was made in; the whole-trace runs had that set-up as their cause)
     "pricing/thesis-fig28-ctc": (
-        *_base("thesis §5.3, Figure 28", WHOLE_TRACE),
+        *_base("thesis §5.3, Figure 28"),
         _c(where="thesis §5.3, Figure 28", metric="wait-vs-alpha/Best effort",
-           quote=BE_FALLS, shape="non-increasing", cause=WHOLE_TRACE),
+           quote=BE_FALLS, shape="non-increasing", cause=BE_FLAT),
     ),
     "pricing/thesis-fig28-sdsc": (
-        *_base("thesis §5.3, Figure 28", WHOLE_TRACE),
+        *_base("thesis §5.3, Figure 28"),
         _c(where="thesis §5.3, Figure 28", metric="wait-vs-alpha/Best effort",
-           quote=BE_FALLS, shape="non-increasing", cause=WHOLE_TRACE),
+           quote=BE_FALLS, shape="non-increasing", cause=BE_FLAT),
     ),
     "pricing/thesis-fig29-ctc-easy": (
         _c(where="thesis §5.3, Figure 29", metric="price_su_a50",
