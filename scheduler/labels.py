@@ -28,6 +28,9 @@ LABELS: dict[str, tuple[str, str]] = {
     "links": ("network links", ""),
     "utilization": ("utilisation", ""),
     "offered_load": ("offered load", ""),
+    "time_bins": ("time-series bins", ""),
+    "cdf_points": ("CDF points", ""),
+    "procs_max": ("largest job", "processors"),
     "mean_wait": ("mean wait", "s"),
     "median_wait": ("median wait", "s"),
     "max_wait": ("longest wait", "s"),
@@ -136,8 +139,12 @@ WORDS: dict[str, str] = {
     "pwa": "PWA",
     "fpsma": "FPSMA",
     "egs": "EGS",
-    "spep": "SPEP",
+    "spep": "S-PEP",
+    "spep-condor": "S-PEP over Condor",
+    "spep-pbs": "S-PEP over OpenPBS/Maui",
     "rm-fairshare": "RM fair-share",
+    "rm-condor": "Condor's fair share (RM)",
+    "rm-pbs": "Maui's fair share (RM)",
     "none": "no policy",
     "procs": "processors",
     "cpus": "processors",
@@ -369,6 +376,10 @@ def _is_key(name: Any) -> bool:
 
 def column_label(name: str) -> str:
     """A table column: keys get their label ('first_submit_mean' -> 'first submit, mean')."""
+    m = re.fullmatch(r"(\S+) (mean|std|n)", name) if isinstance(name, str) else None
+    if m and _is_key(m.group(1)):  # a sweep aggregate's column ('first_submit mean')
+        word = {"mean": "mean", "std": "std. dev.", "n": "n"}[m.group(2)]
+        return f"{label_of(m.group(1))} ({word})"
     if not _is_key(name):
         return name
     for suffix, word in (("_mean", "mean"), ("_std", "std. dev."), ("_n", "n")):

@@ -83,7 +83,7 @@ def human_bounds(field: forms.Field) -> forms.Field:
             text = (
                 format_value(limit * 3600, unit="s")
                 if hours and isinstance(limit, (int, float))
-                else format_value(limit)
+                else bound_text(limit)
             )
             word = "at least" if isinstance(v, MinValueValidator) else "at most"
             v.message = f"Must be {word} {text}.".replace("%", "%%")
@@ -101,17 +101,28 @@ def field_label(param: Param) -> str:
     return given
 
 
+def bound_text(value) -> str:
+    """A bound for people: thousands separators, and a small one written out ("0.000001",
+    not "1.0e-06")."""
+    if isinstance(value, float) and value and abs(value) < 1e-4:
+        return f"{value:.12f}".rstrip("0")
+    return format_value(value)
+
+
 def field_help(param: Param) -> str:
     if param.help:
         return param.help
-    unit = unit_of(param.name)
-    bits = [f"{label_of(param.name)}"]
-    if unit and unit not in ("s",):
-        bits.append(f"in {unit}")
-    elif unit == "s":
-        bits.append("in seconds")
+    if param.label:  # the kind's own words, which say the unit where there is one
+        bits = [param.label]
+    else:
+        unit = unit_of(param.name)
+        bits = [f"{label_of(param.name)}"]
+        if unit and unit not in ("s",):
+            bits.append(f"in {unit}")
+        elif unit == "s":
+            bits.append("in seconds")
     if param.min is not None and param.max is not None:
-        bits.append(f"from {format_value(param.min)} to {format_value(param.max)}")
+        bits.append(f"from {bound_text(param.min)} to {bound_text(param.max)}")
     return " ".join(bits) + f" (parameter {param.name})."
 
 

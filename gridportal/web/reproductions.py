@@ -4,6 +4,8 @@ with the cause of every difference, a run button that leads to the run it starts
 endpoint the page polls so it updates as runs finish (issues 15, 18, 20).  Thin: the logic is
 in :mod:`gridportal.experiments.reproductions` and the engine."""
 
+import json
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
@@ -27,6 +29,16 @@ from scheduler.experiments.reproduce import (
     reproductions,
     value_text,
 )
+from scheduler.labels import label_of
+
+
+def than_in_words(text: str, than) -> str:
+    """ "< service_levels_UserA_at_100" -> "< normal: co-allocation success of UserA …": the
+    metric a claim compares with, in words (issue 20)."""
+    if isinstance(than, str) and than and than in text:
+        return text.replace(than, label_of(than))
+    return text
+
 
 #: What the scoreboard shows (the verdicts a claim or a figure can have).
 SHOWN = ("reproduced", "same shape", "differs", "by construction", "not measured", "not run")
@@ -35,7 +47,7 @@ SHOWN = ("reproduced", "same shape", "differs", "by construction", "not measured
 def _check_view(check: dict) -> dict:
     return {
         **check,
-        "published_text": published_text(check),
+        "published_text": than_in_words(published_text(check), check.get("than")),
         "ours_text": value_text(check.get("ours")),
         "css": check["verdict"].replace(" ", "-"),
     }
@@ -59,15 +71,34 @@ def _context(request) -> dict:
     totals = {v: sum(1 for r in board["rows"] if r.verdict == v) for v in VERDICTS}
     return {
         "items": items,
+        "groups": _groups(items, kind=kind),
         "board": board["scoreboard"],
         "deviations": board["deviations"],
         "totals": totals,
         "active": any(r.latest_active for r in board["rows"]),
         "kind": kind,
         "verdict": want,
-        "kinds": sorted({r.kind.name for r in reproductions()}),
+        "kinds": sorted({(r.kind.name, r.kind.title) for r in reproductions()}),
         "verdicts": SHOWN,
+        "verdicts_json": json.dumps(SHOWN),
     }
+
+
+def _groups(items: list[dict], *, kind: str | None) -> list[dict]:
+    """The presets grouped by kind, folded unless their kind is the one chosen (issue 20: the
+    page opens on the scoreboard, not on ~80 rows)."""
+    by_kind: dict[str, dict] = {}
+    for item in items:
+        k = item["row"].rep.kind
+        group = by_kind.setdefault(k.name, {"name": k.name, "title": k.title, "items": []})
+        group["items"].append(item)
+    for group in by_kind.values():
+        group["counts"] = [
+            (v, n) for v in SHOWN if (n := sum(1 for i in group["items"] if i["row"].verdict == v))
+        ]
+        group["open"] = kind == group["name"]
+        group["hidden"] = all(i["hidden"] for i in group["items"])
+    return list(by_kind.values())
 
 
 @login_required

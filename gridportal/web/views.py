@@ -426,6 +426,20 @@ def experiment_new(request):
     )
 
 
+def _label_rows(result: dict) -> dict:
+    """The compare tables name a setting ("param fs_decay") or a metric per row: in words."""
+    tables = []
+    for tab in result.get("tables") or []:
+        if tab.get("id") in ("differences", "summaries"):
+            rows = []
+            for row in tab["rows"]:
+                key = str(row[0]).removeprefix("param ")
+                rows.append([label_of(key), *row[1:]])
+            tab = {**tab, "rows": rows}
+        tables.append(tab)
+    return {**result, "tables": tables}
+
+
 @login_required
 def experiment_compare(request):
     ids = [i for i in map(parse_id, request.GET.getlist("ids")) if i]
@@ -435,7 +449,7 @@ def experiment_compare(request):
     experiments.sort(key=lambda e: ids.index(e.pk))
     error, result = None, None
     try:
-        result = labelled(compare_runs(experiments))  # labels and units (issue 20)
+        result = _label_rows(labelled(compare_runs(experiments)))  # labels, units (issue 20)
     except ValidationError as exc:
         error = exc.messages[0]
     return render(
@@ -482,8 +496,20 @@ def sweep_detail(request, pk: int):
             "kind": kind,
             "state": sweep_status(sweep),
             "error_labels": _error_labels(kind),
+            "key_labels": _key_labels(sweep, kind),
         },
     )
+
+
+def _key_labels(sweep: Sweep, kind) -> dict[str, str]:
+    """Labels of the keys a sweep's aggregate names in its chart titles, axes and table columns
+    ("first_submit mean", "… vs procs"): the kind's parameters and the metrics of one finished
+    run (issue 20: no raw key on the page)."""
+    names = {n for n in _error_labels(kind)}
+    done = sweep.runs.filter(status=Experiment.Status.SUCCEEDED).only("result").first()
+    if done is not None and isinstance(done.result, dict):
+        names |= set((done.result.get("summary") or {}).keys())
+    return {n: text for n in sorted(names) if (text := label_of(n)) != n}
 
 
 @login_required
@@ -520,8 +546,38 @@ def experiment_detail(request, pk: int):
     return render(
         request,
         "experiments/detail.html",
-        {"exp": exp, "kind": kind, "reference": reference, "error_labels": _error_labels(kind)},
+        {
+            "exp": exp,
+            "kind": kind,
+            "reference": reference,
+            "error_labels": _error_labels(kind),
+            "message_words": _message_words(kind),
+        },
     )
+
+
+def _message_words(kind) -> dict[str, str]:
+    """The names a kind's progress messages use (its parameters, their choices and the parts of
+    list defaults such as "spep,rm-fairshare,none" or "PRA/FPSMA") with their labels, for the
+    live message line (issue 20: no raw key on the page)."""
+    if kind is None:
+        return {}
+    names: set[str] = set()
+    values: set[str] = set()
+    for p in kind.params:
+        names |= {p.name, p.name.replace("_", "-")}
+        values |= {str(c) for c in (getattr(p, "choices", None) or ())}
+        if isinstance(p.default, str):
+            values |= {w for w in re.split(r"[,/\s]+", p.default) if w}
+    # "none" is a strategy's name in usage-policy ("no policy") but elsewhere an ordinary value
+    values.discard("none")
+    words = {}
+    for name in names | values:
+        text = label_of(name)
+        # ("accurate" -> "accurate estimates" would double a message's own "estimates")
+        if text not in (name, name.replace("_", " ")) and not text.startswith(name + " "):
+            words[name] = text
+    return words
 
 
 def _error_labels(kind) -> dict[str, str]:
@@ -644,9 +700,9 @@ def site_detail(request, pk):
             "keep_for_quote": keep_for_quote,
             "keep_for_predict": keep_for_predict,
             "form": form,
-            "quote": quote,
+            "quote": labelled(quote) if quote else quote,  # labels, units (issue 20)
             "predict_form": predict_form,
-            "prediction": prediction,
+            "prediction": labelled(prediction) if prediction else prediction,
             "pictures": [
                 (t, topology_picture(t))
                 for t in Topology.objects.all()

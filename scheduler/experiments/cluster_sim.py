@@ -156,7 +156,7 @@ class ClusterSim(ExperimentKind):
         """No machine size, or no job that fits it: refused at submit as the run refuses them
         (issue 20)."""
         for fact in facts.get("traces", [])[:1]:
-            check_trace_facts(fact, params["procs"])
+            check_trace_facts(fact, params["procs"], first_jobs=params["limit"])
 
     def run(
         self, params: dict[str, Any], inputs: dict[str, list[Any]], seed: int, progress

@@ -305,6 +305,31 @@
   }
 
   // ---- Key results and the summary -------------------------------------------------------
+  // The server labels every key (scheduler/labels.py); a key it missed is at least not shown
+  // raw: "mean_wait_h" -> "mean wait h".
+  function words(key) { return String(key).replace(/_+/g, " ").trim(); }
+
+  // Titles, axes and column headers composed by a sweep's aggregate ("first_submit mean",
+  // "jobs_with_requested_time vs procs"): keys the page labelled (#key-labels) take their
+  // label, any other snake_case key its words.
+  let keyLabels = null;
+  function readableText(text) {
+    if (keyLabels === null) {
+      const node = document.getElementById("key-labels");
+      try { keyLabels = node ? JSON.parse(node.textContent) : {}; } catch (e) { keyLabels = {}; }
+    }
+    if (typeof text !== "string") return text;
+    return text.replace(/[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)*/g, (w) =>
+      (Object.prototype.hasOwnProperty.call(keyLabels, w) ? keyLabels[w] : (w.includes("_") ? words(w) : w)));
+  }
+
+  function readableSpec(spec) {
+    const axis = (a) => (a && a.label ? Object.assign({}, a, {label: readableText(a.label)}) : a);
+    const out = Object.assign({}, spec, {title: readableText(spec.title), x: axis(spec.x), y: axis(spec.y)});
+    if (spec.y2) out.y2 = axis(spec.y2);
+    return out;
+  }
+
   function keyMetrics(result) {
     const summary = result.summary || {};
     const ref = (result.reference || {}).summary || {};
@@ -336,7 +361,7 @@
     keys.forEach((k) => {
       const tile = el("div", {class: "key", "data-metric": k});
       tile.appendChild(el("div", {class: "key-value"}, fmt(result.summary[k], units[k])));
-      tile.appendChild(el("div", {class: "key-label", title: k}, labels[k] || k));
+      tile.appendChild(el("div", {class: "key-label", title: k}, labels[k] || words(k)));
       if (ref[k]) tile.appendChild(el("div", {class: "key-published muted"}, publishedText(ref[k], labels)));
       grid.appendChild(tile);
     });
@@ -353,7 +378,7 @@
     const labels = result.summary_labels || {}, units = result.summary_units || {};
     for (const [k, v] of Object.entries(result.summary || {})) {
       const tr = el("tr", {"data-metric": k});
-      tr.appendChild(el("th", {title: k}, labels[k] || k));
+      tr.appendChild(el("th", {title: k}, labels[k] || words(k)));
       tr.appendChild(el("td", {}, fmt(v, units[k])));
       table.appendChild(tr);
     }
@@ -376,7 +401,7 @@
     const wrap = el("div", {class: "table-wrap"});
     const table = el("table");
     const head = el("tr");
-    tab.columns.forEach((c, i) => head.appendChild(el("th", {title: c}, (tab.column_labels || [])[i] || c)));
+    tab.columns.forEach((c, i) => head.appendChild(el("th", {title: c}, readableText((tab.column_labels || [])[i] || c))));
     const thead = el("thead"); thead.appendChild(head); table.appendChild(thead);
     const body = el("tbody");
     table.appendChild(body);
@@ -408,7 +433,24 @@
   }
 
   // ---- Charts ---------------------------------------------------------------------------
+  // A long legend or long category labels must not squeeze the plot into a strip (issue 20:
+  // the compare page's 8-18 entry legends, a phone's width): the box grows until the plot
+  // area is MIN_PLOT px tall.  Only grows, so the resize it causes settles at once.
+  const MIN_PLOT = 170;
+  const minPlotHeight = {
+    id: "minPlotHeight",
+    afterLayout(chart) {
+      const area = chart.chartArea;
+      const box = chart.canvas.parentNode;
+      if (!area || !box || chart.height <= 0) return;
+      const plot = area.bottom - area.top;
+      const want = Math.ceil(chart.height + MIN_PLOT - plot);
+      if (plot < MIN_PLOT && want > box.clientHeight + 1) box.style.height = want + "px";
+    },
+  };
+
   function renderChart(container, spec, csvUrl) {
+    spec = readableSpec(spec);
     const card = el("section", {class: "card chart-card", id: "chart-" + spec.id, "data-chart-type": spec.type});
     card.appendChild(el("h2", {}, spec.title));
     const box = el("div", {class: "chart-box"});
@@ -428,7 +470,9 @@
     }
     card.appendChild(p);
     container.appendChild(card);
-    const chart = new Chart(canvas, config(spec));
+    const cfg = config(spec);
+    cfg.plugins = (cfg.plugins || []).concat([minPlotHeight]);
+    const chart = new Chart(canvas, cfg);
     png.addEventListener("click", () => { png.href = pngOf(spec); });
     return chart;
   }
@@ -477,7 +521,7 @@
   }
 
   function renderCharts(container, result, csvUrl) {
-    const all = ordered(result.charts || []);
+    const all = ordered(result.charts || []).map(readableSpec);
     const drawn = [], notes = [];
     all.forEach((spec) => {
       const why = triviality(spec);
@@ -555,9 +599,22 @@
       const node = document.getElementById("error-labels");
       try { errorLabels = node ? JSON.parse(node.textContent) : {}; } catch (e) { errorLabels = {}; }
     }
-    return String(text).replace(/^([a-z][a-z0-9_]*_[a-z0-9_]*|[a-z]+): /gm, (all, key) =>
-      (errorLabels[key] && errorLabels[key] !== key ? errorLabels[key] + " (" + key + "): " : all));
+    // at a line's start or after "; " (the engine joins the fields of one error that way)
+    return String(text).replace(/(^|; )([a-z][a-z0-9_]*_[a-z0-9_]*|[a-z]+): /gm, (all, lead, key) =>
+      (errorLabels[key] && errorLabels[key] !== key ? lead + errorLabels[key] + " (" + key + "): " : all));
   }
 
-  window.GridCharts = {render: render, renderChart: renderChart, config: config, fmt: fmt, triviality: triviality, pngOf: pngOf, readable: readable, charts: []};
+  // A run's progress message with the kind's names in words (#message-words, as the server's
+  // readable_message): "simulating rm-fairshare" -> "simulating RM fair-share".
+  let messageWords = null;
+  function readableMessage(text) {
+    if (messageWords === null) {
+      const node = document.getElementById("message-words");
+      try { messageWords = node ? JSON.parse(node.textContent) : {}; } catch (e) { messageWords = {}; }
+    }
+    return String(text || "").replace(/[A-Za-z][A-Za-z0-9_=-]*/g, (w) =>
+      (Object.prototype.hasOwnProperty.call(messageWords, w) ? messageWords[w] : w));
+  }
+
+  window.GridCharts = {render: render, renderChart: renderChart, config: config, fmt: fmt, triviality: triviality, pngOf: pngOf, readable: readable, readableMessage: readableMessage, charts: []};
 })();

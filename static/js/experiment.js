@@ -12,7 +12,7 @@
   function show(exp) {
     statusEl.textContent = exp.status;
     statusEl.className = "status status-" + exp.status;
-    messageEl.textContent = exp.message || "";
+    messageEl.textContent = window.GridCharts.readableMessage(exp.message);
     bar.style.width = Math.round(100 * exp.progress) + "%";
     if (exp.error) { errorEl.textContent = window.GridCharts.readable(exp.error); errorEl.hidden = false; }
     if (FINISHED.includes(exp.status)) {

@@ -123,7 +123,8 @@ def test_compare_page_overlays_runs(live_server, two_runs, page):
     page.check(f"input[name=ids][value='{b.pk}']")
     page.click("#compare")
     page.wait_for_selector("body[data-result-drawn=true]")
-    assert "param procs" in page.inner_text("#table-differences")
+    differ = page.inner_text("#table-differences")  # the setting in words (issue 20)
+    assert "\nprocessors\t" in differ and "param procs" not in differ
     assert page.locator("canvas").count() == 4
     assert non_blank_pixels(page, "#chart-job-sizes canvas") > 500
     legend = page.evaluate(

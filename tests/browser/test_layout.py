@@ -3,6 +3,8 @@
 on phones, error bars stay inside the plot area, no legend entry lacks data, and a constant
 chart becomes a sentence."""
 
+import re
+
 import pytest
 
 from tests.browser.ui_fixtures import all_fixtures
@@ -249,3 +251,106 @@ def test_chart_rules_on_specs_that_broke_them(live_server, alice, page):
     )
     assert size[0] == 1800 and size[1] == 960
     assert size[2] == [255, 255, 255, 255]
+
+
+#: A snake_case key ("first_submit", "jobs_with_requested_time") in the words on a page.
+RAW_KEY = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b")
+
+
+def test_no_raw_key_on_result_and_sweep_pages(live_server, world, browser):
+    """Issue 20: every metric and parameter a result or a sweep page shows is in words —
+    titles, axes, table headers and the notes on charts with nothing to draw included (the
+    sweep's aggregate composes titles such as "jobs_with_requested_time vs procs")."""
+    paths = [f"/experiments/{e.pk}/" for e in world["runs"].values()]
+    paths.append(f"/sweeps/{world['sweep'].pk}/")
+    ctx = browser.new_context(viewport={"width": 1366, "height": 900})
+    page = ctx.new_page()
+    login(page, live_server.url)
+    bad = {}
+    for path in paths:
+        page.goto(live_server.url + path)
+        wait_drawn(page)
+        page.evaluate("() => document.querySelectorAll('details').forEach((d) => d.open = true)")
+        text = re.sub(r"\S+://\S+", "", page.inner_text("main"))  # a trace header's URL is data
+        keys = sorted(set(RAW_KEY.findall(text)))
+        if path.startswith("/sweeps/") and re.search(r"\bprocs\b", text):
+            keys.append("procs")  # the varied parameter, named in the header
+        if keys:
+            bad[path] = keys
+    ctx.close()
+    assert not bad, bad
+
+
+def test_forms_write_bounds_for_people(live_server, alice, browser):
+    """Issue 20: no "1.0e-06" in a form's help (provisioning's bandwidth bound) and no "SPEC §5"
+    (the project's own specification) on any kind's form."""
+    from scheduler.experiments.base import kinds
+
+    names = [k.name for k in kinds()]
+    ctx = browser.new_context(viewport={"width": 390, "height": 900})
+    page = ctx.new_page()
+    login(page, live_server.url)
+    bad = {}
+    for name in names:
+        page.goto(f"{live_server.url}/experiments/new/?kind={name}")
+        text = page.inner_text("main")
+        found = re.findall(r"\b\d+(?:\.\d+)?e[+-]?\d+\b", text)
+        found += re.findall(r"SPEC §[\d.]+", text)  # the project's spec, not the reader's
+        if found:
+            bad[name] = found
+        assert overflow(page) == 0, f"{name}: the form is wider than a phone"
+    ctx.close()
+    assert not bad, bad
+
+
+@pytest.fixture
+def three_runs(alice, media_root):
+    """Three cluster-sim runs (6 series each: 18 legend entries on the compare page) and two
+    usage-policy runs with different settings."""
+    from tests.browser.ui_fixtures import fixture_inputs, run_kind
+
+    trace, workflow = fixture_inputs(alice)
+    sims = [run_kind(alice, "cluster-sim", trace, workflow, {"procs": p}) for p in (48, 64, 96)]
+    usage = [run_kind(alice, "usage-policy", trace, workflow, {"jobs": j}) for j in (200, 300)]
+    return [e.pk for e in sims], [e.pk for e in usage]
+
+
+def test_compare_keeps_plots_readable_and_settings_in_words(live_server, three_runs, browser):
+    """Issue 20: on the compare page long legends do not squeeze the plots into strips (every
+    plot area at least 150 px tall at 390 px and 1366 px), and the "Settings that differ" and
+    side-by-side tables name settings and metrics in words."""
+    sims, usage = three_runs
+    for width in WIDTHS:
+        ctx = browser.new_context(viewport={"width": width, "height": 900})
+        page = ctx.new_page()
+        login(page, live_server.url)
+        for ids in (sims, usage):
+            page.goto(
+                f"{live_server.url}/experiments/compare/?" + "&".join(f"ids={i}" for i in ids)
+            )
+            page.wait_for_selector("body[data-result-drawn=true]")
+            page.evaluate(
+                "() => document.querySelectorAll('details').forEach((d) => d.open = true)"
+            )
+            try:  # the charts that were folded lay out once shown
+                page.wait_for_function(
+                    """() => window.GridCharts.charts.every(
+                         (c) => c.chartArea.bottom - c.chartArea.top >= 150)""",
+                    timeout=10_000,
+                )
+            except Exception:
+                pass  # the assertion below says which
+            plots = page.evaluate(
+                """() => window.GridCharts.charts.map((c) => [c.canvas.getAttribute('aria-label'),
+                     c.legend.legendItems.length, c.chartArea.bottom - c.chartArea.top])"""
+            )
+            assert plots and max(n for _, n, _ in plots) >= 8
+            thin = [p for p in plots if p[2] < 150]
+            assert not thin, f"@{width}px: plots squeezed into strips: {thin}"
+            rows = page.locator(
+                "#table-differences tbody tr th, #table-differences tbody td:first-child"
+            )
+            text = " ".join(rows.all_inner_texts())
+            assert not RAW_KEY.findall(text) and "param " not in text, text
+            assert overflow(page) == 0
+        ctx.close()

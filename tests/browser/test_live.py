@@ -109,3 +109,50 @@ def test_a_failure_seen_live_names_the_field_in_words(live_server, running_run, 
     assert "\nrandom seed (seed): too big" in text
     page.reload()
     assert page.inner_text("#error") == text  # the server writes it the same way
+
+
+@pytest.fixture
+def running_usage_run(alice):
+    from gridportal.experiments.models import Experiment
+
+    return Experiment.objects.create(
+        owner=alice, kind="usage-policy", params={}, status="running", message="simulating spep"
+    )
+
+
+def test_live_message_and_every_field_of_an_error_in_words(live_server, running_usage_run, page):
+    """Issue 20: the progress line and a failure naming two fields ("a: …; b: …", as the engine
+    joins them) show labels, live and after a reload alike."""
+    import threading
+
+    from gridportal.experiments.models import Experiment
+    from scheduler.labels import label_of
+
+    pk = running_usage_run.pk
+    login(page, live_server)
+    page.goto(f"{live_server.url}/experiments/{pk}/")
+    assert page.inner_text("#message") == "simulating S-PEP"
+
+    def step(**fields) -> None:  # the ORM outside Playwright's event-loop thread
+        worker = threading.Thread(target=lambda: Experiment.objects.filter(pk=pk).update(**fields))
+        worker.start()
+        worker.join()
+
+    step(message="simulating rm-fairshare")
+    page.wait_for_function("() => document.getElementById('message').textContent !== "
+                           "'simulating S-PEP'")  # fmt: skip
+    assert page.inner_text("#message") == "simulating RM fair-share"
+    step(message="simulating none", progress=0.9)
+    page.wait_for_function("() => document.getElementById('progress-bar').style.width === '90%'")
+    assert page.inner_text("#message") == "simulating no policy"
+
+    step(status="failed", message="failed",
+         error="procs_max: must be at least 1; runtime_mean: must be positive")  # fmt: skip
+    page.wait_for_function("() => document.getElementById('status').textContent === 'failed'")
+    text = page.inner_text("#error")
+    assert text == (
+        f"{label_of('procs_max')} (procs_max): must be at least 1; "
+        f"{label_of('runtime_mean')} (runtime_mean): must be positive"
+    )
+    page.reload()
+    assert page.inner_text("#error") == text

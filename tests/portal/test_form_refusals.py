@@ -40,6 +40,9 @@ CASES = [
     ("virtual-reservations", {"estimates": "requested"}, "estimates", None),
     ("greedy-provisioning", {"procs": "4"}, "procs", None),
     ("slot-advertisement", {"procs": "4"}, "procs", None),
+    # a window past the trace's end (24 jobs over 0.25 days): it would quietly be the whole trace
+    ("cluster-sim", {"procs": 8, "limit": 25}, "limit", "first jobs only"),
+    ("pricing", {"procs": 8, "estimates": "accurate", "days": 1.0}, "days", "first days only"),
 ]
 
 
@@ -111,9 +114,14 @@ def test_what_fits_the_trace_is_accepted(client, alice, trace):
     data = _form_data(client, "cluster-sim", trace, {"procs": 8})
     resp = client.post("/experiments/new/", data)
     assert resp.status_code == 302, resp.context["form"].errors if resp.context else resp
+    # every job of the trace, and the first 0.2 of its 0.25 days, are windows inside it
+    data = _form_data(client, "cluster-sim", trace, {"procs": 8, "limit": 24})
+    resp = client.post("/experiments/new/", data)
+    assert resp.status_code == 302, resp.context["form"].errors if resp.context else resp
     api = APIClient()
     api.force_authenticate(alice)
     resp = api.post("/api/experiments/", {"kind": "pricing", "traces": [trace.pk],
-                                          "params": {"procs": 8, "estimates": "accurate"}},
+                                          "params": {"procs": 8, "estimates": "accurate",
+                                                     "days": 0.2}},
                     format="json")  # fmt: skip
     assert resp.status_code == 201, resp.content

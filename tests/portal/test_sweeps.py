@@ -212,7 +212,8 @@ def test_sweep_from_the_form(client, alice, media_root):
     assert resp.status_code == 302 and resp["Location"] == f"/sweeps/{sweep.pk}/"
     assert sweep.runs.count() == 12
     page = client.get(f"/sweeps/{sweep.pk}/")
-    assert page.status_code == 200 and b"procs</strong> \xe2\x88\x88 32, 64" in page.content
+    # the varied parameter in words, the key in its tooltip (issue 20)
+    assert page.status_code == 200 and b"processors</strong> \xe2\x88\x88 32, 64" in page.content
 
 
 def test_sweep_form_errors_per_field(client, alice, media_root):
@@ -260,8 +261,8 @@ def test_compare_runs_page_and_differences(client, alice, media_root):
     assert resp.status_code == 200
     result = resp.context["result"]
     diff = result["tables"][0]["rows"]
-    assert diff == [["param procs", 64, 128]]
-    load = next(r for r in result["tables"][1]["rows"] if r[0] == "offered_load")
+    assert diff == [["processors", 64, 128]]  # settings and metrics in words (issue 20)
+    load = next(r for r in result["tables"][1]["rows"] if r[0] == "offered load")
     assert load[1] == pytest.approx(2 * load[2], rel=1e-2)
     sizes = next(c for c in result["charts"] if c["id"] == "job-sizes")
     assert [s["name"] for s in sizes["series"]] == [f"#{a.pk}", f"#{b.pk}"]

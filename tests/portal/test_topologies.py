@@ -2,6 +2,7 @@
 ``load_topology``), everybody sees them drawn and plans requests against them."""
 
 import json
+import re
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -97,6 +98,12 @@ def test_pages_draw_the_graph_and_plan(client, alice, seed001):
     })  # fmt: skip
     assert page.status_code == 200 and page.context["plans"]
     assert b'id="plan-table"' in page.content
+    # a frame whose solution is reused says so instead of "0.0000 s" (issue 20)
+    cells = re.findall(r'<td data-role="solve">(.*?)</td>', page.content.decode())
+    plans = page.context["plans"]
+    assert len(cells) == len(plans) and any(p["cached"] for p in plans)
+    for plan, cell in zip(plans, cells, strict=True):
+        assert ("reused" in cell) == plan["cached"] and (cell.endswith(" s") != plan["cached"])
     page = client.post(f"/sites/topologies/{seed001.pk}/", {
         "request": "{not json", "option": "earliest", "admin": "none", "priority": "normal",
         "frames": 10,

@@ -45,3 +45,22 @@ def test_a_key_that_names_its_unit_is_not_read_as_seconds():
     assert unit_of("span_days") == "days" and format_value(332.5, key="span_days") == "332.5 days"
     assert unit_of("planning_ms") == "ms" and unit_of("delay_min") == "min"
     assert unit_of("makespan") == "s"
+
+
+def test_counts_and_sweep_aggregates_read_as_words():
+    """Issue 20 (seen by the portal walk): a count of bins has no unit, a per-job maximum says
+    what it is, a sweep aggregate's column ('first_submit mean') is labelled like the rest, and
+    every usage-policy strategy (seed 004's batch systems too) has a name."""
+    from scheduler.experiments import get_kind
+    from scheduler.labels import column_label, label_of, unit_of
+
+    assert unit_of("time_bins") == ""
+    assert label_of("procs_max") == "largest job" and unit_of("procs_max") == "processors"
+    assert column_label("first_submit mean") == f"{label_of('first_submit')} (mean)"
+    assert column_label("mean_wait std") == f"{label_of('mean_wait')} (std. dev.)"
+    assert column_label("a mean") == "a mean"  # not a key: left as written
+    from scheduler.usage import STRATEGIES
+
+    assert get_kind("usage-policy")  # the catalogue registers the batch-system rows
+    for name in STRATEGIES:
+        assert "_" not in label_of(name) and label_of(name) != name, name

@@ -27,10 +27,58 @@ def human(value, key="") -> str:
     return format_value(value, key=str(key) if key else "")
 
 
-_KEY_AT_LINE_START = re.compile(r"(?m)^([a-z][a-z0-9_]*_[a-z0-9_]*|[a-z]+): ")
+#: A field named at the start of a line or after "; " (ParamError joins its fields that way):
+#: "start_day: 40 is past …; seed: too big".
+_KEY_AT_LINE_START = re.compile(r"(?m)(^|; )([a-z][a-z0-9_]*_[a-z0-9_]*|[a-z]+): ")
 
 
 @register.filter
 def readable_error(text) -> str:
     """'start_day: 40 is past …' -> 'window start (start_day): 40 is past …'."""
-    return _KEY_AT_LINE_START.sub(lambda m: f"{label_of(m.group(1))} ({m.group(1)}): ", str(text))
+    return _KEY_AT_LINE_START.sub(
+        lambda m: f"{m.group(1)}{label_of(m.group(2))} ({m.group(2)}): ", str(text)
+    )
+
+
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_=-]*")
+
+
+@register.filter
+def readable_message(text, words) -> str:
+    """A run's progress message with the kind's names in words ("simulating rm-fairshare" ->
+    "simulating RM fair-share"), as experiment.js writes it live; ``words`` from the view."""
+    words = words or {}
+    return _TOKEN.sub(lambda m: words.get(m.group(0), m.group(0)), str(text or ""))
+
+
+@register.filter
+def repro_anchor(key) -> str:
+    """``"pricing/thesis-fig27"|repro_anchor`` -> ``repro-pricing-thesis-fig27``: the id of the
+    preset's row on the Reproductions page."""
+    return "repro-" + str(key).replace("/", "-")
+
+
+_SPEC_REFS = (
+    (re.compile(r"SPEC §[\d.]+ \(([^)]*)\)"), r"\1"),  # "SPEC §2 (batch simulation …)"
+    (re.compile(r"\s*\(SPEC §[\d.]+\)"), ""),  # "Figures 23–31 (SPEC §5)"
+    (re.compile(r"[;,]?\s*SPEC §[\d.]+"), ""),  # "Tables 1–2; SPEC §8"
+)
+
+
+@register.filter
+def for_readers(text) -> str:
+    """A kind's text without references to the project's own specification ("SPEC §5"),
+    which a reader of the portal does not have (issue 20: forms that speak the reader's
+    language); the seed's figures stay."""
+    text = str(text or "")
+    for rx, repl in _SPEC_REFS:
+        text = rx.sub(repl, text)
+    return text
+
+
+@register.filter
+def than_in_words(text, than) -> str:
+    """``{{ c.published_text|than_in_words:c.than }}``: the compared metric in words."""
+    from gridportal.web.reproductions import than_in_words as words
+
+    return words(str(text), than)
