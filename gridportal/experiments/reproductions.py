@@ -9,9 +9,12 @@ sweep point or the Reproductions page all count.  The verdict is computed by the
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 
 from gridportal.inputs.models import Trace
@@ -235,3 +238,57 @@ def reproduction_reference(*, experiment: Experiment) -> dict[str, Any] | None:
             "charts": refs["charts"],
         }
     return None
+
+
+#: The project's own scoreboard, committed by ``make reproduce`` (issue 18: a reviewer without
+#: the archive traces reads what the project measured, beside their own runs).
+REFERENCE = Path(settings.BASE_DIR) / "docs" / "reproductions.json"
+REFERENCE_MAX_BYTES = 20 * 2**20
+_reference_cache: dict = {}
+
+
+def reference_report(path: Path | None = None) -> dict | None:
+    """The committed scoreboard as written by ``make reproduce`` (rows with their checks, no
+    Results), or None when it is absent or not a report (cached by modification time)."""
+    path = path or REFERENCE
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    if stat.st_size > REFERENCE_MAX_BYTES:  # bounded at the door, even for our own file
+        return None
+    mtime = stat.st_mtime
+    hit = _reference_cache.get(path)
+    if hit and hit[0] == mtime:
+        return hit[1]
+    try:
+        data = json.loads(path.read_text())
+        ok = isinstance(data, dict) and isinstance(data.get("scoreboard"), dict)
+        data = data if ok and isinstance(data.get("rows"), list) else None
+    except (OSError, ValueError):
+        data = None
+    _reference_cache[path] = (mtime, data)
+    return data
+
+
+def reference_board(path: Path | None = None) -> dict | None:
+    """Per-seed tallies of the committed scoreboard (the Reproductions page's folded card), or
+    None when it is absent or unreadable."""
+    data = reference_report(path)
+    if data is None:
+        return None
+    try:
+        board = data["scoreboard"]
+        ref = {
+            "seeds": [{"seed": x["seed"], "title": x["title"], "tally": x["tally"]}
+                      for x in board["seeds"]],
+            "tally": board["tally"],
+            "elapsed_s": data.get("elapsed_s"),
+            "merged_runs": data.get("merged_runs"),
+            "seed": data.get("seed"),
+            "not_run": [f"{r['kind']}/{r['preset']}" for r in data.get("rows", [])
+                        if r.get("verdict") == "not run"],
+        }  # fmt: skip
+    except (KeyError, TypeError):
+        return None
+    return ref

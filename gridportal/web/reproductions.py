@@ -16,6 +16,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from gridportal.experiments.reproductions import (
+    reference_board,
     reproduction_board,
     reproduction_run,
     reproduction_run_all,
@@ -81,6 +82,7 @@ def _context(request) -> dict:
         "kinds": sorted({(r.kind.name, r.kind.title) for r in reproductions()}),
         "verdicts": SHOWN,
         "verdicts_json": json.dumps(SHOWN),
+        "reference": reference_board(),
     }
 
 

@@ -371,3 +371,47 @@ def test_claims_name_the_metrics_they_compare_with_in_words(client, alice):
     key = "service_levels_UserA_at_100"
     assert f"&lt; {escape(label_of(key))}" in html
     assert f"&lt; {key}" not in html and f">{key}<" not in html
+
+
+def test_the_page_shows_the_projects_own_scoreboard_beside_your_runs(client, alice, tmp_path):
+    """Issue 18: a reviewer without the archive traces reads what the project measured — the
+    committed docs/reproductions.json, per seed — folded above their own board; a missing or
+    broken file shows nothing rather than failing the page."""
+    from gridportal.experiments.reproductions import REFERENCE, reference_board
+
+    committed = json.loads(REFERENCE.read_text())
+    tally = committed["scoreboard"]["tally"]
+    client.force_login(alice)
+    html = client.get("/reproductions/").content.decode()
+    assert 'id="reference"' in html
+    numeric = f"{tally['numeric_reproduced']}/{tally['numeric']}"
+    assert f'data-role="reference-numeric">{numeric}</b>' in html
+    for seed in committed["scoreboard"]["seeds"]:
+        assert f"<b>{seed['seed']}</b>" in html
+    assert reference_board(tmp_path / "absent.json") is None
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"scoreboard": 1}')
+    assert reference_board(broken) is None
+
+
+def test_the_api_serves_the_projects_own_scoreboard(client, alice, tmp_path, settings):
+    """GET /api/reproductions/reference/ returns the committed report (rows with checks, no
+    Results); without one in the deployment it says so with a 404, not a 500."""
+    from gridportal.experiments import reproductions as repro
+
+    client.force_login(alice)
+    resp = client.get("/api/reproductions/reference/")
+    assert resp.status_code == 200
+    data = resp.json()
+    committed = json.loads(repro.REFERENCE.read_text())
+    assert data["scoreboard"]["tally"] == committed["scoreboard"]["tally"]
+    assert len(data["rows"]) == len(committed["rows"])
+    assert all("result" not in r and r["checks"] is not None for r in data["rows"])
+    missing = tmp_path / "none.json"
+    old = repro.REFERENCE
+    repro.REFERENCE = missing
+    try:
+        resp = client.get("/api/reproductions/reference/")
+    finally:
+        repro.REFERENCE = old
+    assert resp.status_code == 404 and "no committed scoreboard" in resp.json()["detail"]

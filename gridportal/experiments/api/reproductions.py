@@ -10,6 +10,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from ..reproductions import (
+    reference_report,
     reproduction_board,
     reproduction_rows,
     reproduction_run,
@@ -51,6 +52,21 @@ class ReproductionViewSet(viewsets.ViewSet):
         kind = request.query_params.get("kind") or None
         board = reproduction_board(user=request.user, kind=kind)
         return Response({**board["scoreboard"], "deviations": board["deviations"]})
+
+    @extend_schema(
+        operation_id="reproductions_reference",
+        responses={200: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT},
+    )
+    @action(detail=False, methods=["get"])
+    def reference(self, request):
+        """The project's own scoreboard, as committed by ``make reproduce``
+        (docs/reproductions.json): every preset's claims with our value, verdict and cause,
+        measured on the archive traces — to read beside the user's own runs."""
+        data = reference_report()
+        if data is None:
+            return Response({"detail": "no committed scoreboard in this deployment"},
+                            status=status.HTTP_404_NOT_FOUND)  # fmt: skip
+        return Response(data)
 
     @extend_schema(request=RunSerializer, responses={201: OpenApiTypes.OBJECT})
     @action(detail=False, methods=["post"])
