@@ -2,7 +2,8 @@
 each ≤ 0.3 s at any instant of a whole archive trace; quote p99 ≤ 10 ms at 200+ queued jobs).
 
     .venv/bin/python bench/bench_site_pages.py [--trace FILE] [--procs N] [--policy P]
-        [--instants K] [--before K] [--deep K] [--before-rev REV]
+        [--instants K] [--before K] [--deep K] [--before-rev REV] [--predict-rev REV]
+        [--fresh K]
 
 Side by side, in one run, on the same instants of the whole trace (requested estimates):
 
@@ -18,14 +19,21 @@ Then, on the index state in hand, quote and prediction against the queue length 
 instant — median / p95 / p99 / max by class (0–49, 50–199 and 200+ queued jobs; ``--deep K``
 adds K instants drawn among those with 200+ queued, so that class has a p99) — before (the
 code of commit ``--before-rev``, loaded from git: the quote's re-plan through the profile's
-methods and the EASY planner rescanning the queue job by job; the prediction's history
-re-sorted on every request) and after (the re-plan kernel
+methods and the EASY planner rescanning the queue job by job; the prediction of commit
+``--predict-rev``, replaying every start) and after (the re-plan kernel
 :func:`scheduler.pricing.price._replan`, :func:`scheduler.pricing.plan.plan_easy` picking
-backfill candidates with array tests, the start order computed once), with a check that both
-give the same option lists and the same predictions.  Then a second request at the same
+backfill candidates with array tests; the prediction from the last checkpoint), with a check
+that both give the same option lists and the same predictions.  Then a second request at the same
 instant (another size; the plan is kept in the index, :meth:`ReplayIndex.remember`).
-``--procs 338`` gives deep queues (200+ queued jobs).  CPU seconds of this process (the
-machine may be shared); nothing is asserted.
+``--procs 338`` gives deep queues (200+ queued jobs).
+
+Predictions "from the index" are timed twice: replaying every start before the instant into a
+fresh predictor (the code of ``--predict-rev``, loaded from git) and restoring the predictor's
+last checkpoint (:func:`scheduler.reservations.site.wait_checkpoints`, read from its sidecar
+file as a fresh process does) then adding the few starts since — with a check that both give
+identical predictions at every instant; and for the ``--fresh`` latest instants, once more
+each in a fresh process (imports done but nothing cached: the predictor's bound cache cold).
+CPU seconds (the machine may be shared); nothing is asserted.
 """
 
 from __future__ import annotations
@@ -54,11 +62,12 @@ from scheduler.pricing.price import SiteQuote  # noqa: E402
 from scheduler.pricing.site import price_list, state_at  # noqa: E402
 from scheduler.reservations.history import SiteHistory  # noqa: E402
 from scheduler.reservations.predictor import WaitPredictor  # noqa: E402
-from scheduler.reservations.site import QUANTILES, predict_at  # noqa: E402
+from scheduler.reservations.site import QUANTILES, predict_at, wait_checkpoints  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "traces"
 HOUR = 3600
 BEFORE_REV = "4ffa5c3"  # the last commit before the re-plan kernel (issue 21)
+PREDICT_REV = "15c013e"  # the last commit before the predictor's checkpoints (issue 21)
 CLASSES = ((200, "200+"), (50, "50-199"), (0, "0-49"))
 
 
@@ -76,6 +85,31 @@ def _old_module(rev: str, path: str, name: str):  # type: ignore[no-untyped-def]
     spec.loader.exec_module(module)  # type: ignore[union-attr]
     Path(fh.name).unlink()
     return module
+
+
+#: one prediction in a fresh process (argv: root, index dir, "plain" or "checkpoint", hours):
+#: the CPU seconds of loading the index and predicting, imports excluded
+_FRESH = """
+import importlib.util, sys, time
+root, tmp, mode, h = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+sys.path.insert(0, root)
+from scheduler.cluster.replay import load_index
+from scheduler.reservations import site
+if mode == "plain":
+    mods = {}
+    for name in ("predictor", "site"):
+        spec = importlib.util.spec_from_file_location(
+            "scheduler.reservations._plain_" + name, tmp + "/plain_" + name + ".py")
+        mods[name] = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mods[name])
+    mods["site"].WaitPredictor = mods["predictor"].WaitPredictor
+    predict_at = mods["site"].predict_at
+else:
+    predict_at = site.predict_at
+t = time.process_time()
+predict_at(load_index(tmp + "/site.npz"), h, 8, 3600)
+print(time.process_time() - t)
+"""
 
 
 def _pcts(values: list[float]) -> str:
@@ -110,7 +144,18 @@ def main() -> None:
     ap.add_argument("--before", type=int, default=12, help="instants timed the old way")
     ap.add_argument("--deep", type=int, default=40, help="instants drawn among 200+ queued")
     ap.add_argument("--before-rev", default=BEFORE_REV, help="commit of the 'before' code")
+    ap.add_argument("--fresh", type=int, default=6,
+                    help="latest instants predicted again, each in a fresh process")  # fmt: skip
+    ap.add_argument("--predict-rev", default=PREDICT_REV,
+                    help="commit of the plain-replay prediction code")  # fmt: skip
     args = ap.parse_args()
+    # the prediction as of --predict-rev: its site.py and predictor.py, loaded from git
+    plain_site = _old_module(args.predict_rev, "scheduler/reservations/site.py",
+                             "scheduler.reservations._site_plain")  # fmt: skip
+    plain_site.WaitPredictor = _old_module(
+        args.predict_rev, "scheduler/reservations/predictor.py",
+        "scheduler.reservations._predictor_plain",
+    ).WaitPredictor  # fmt: skip
     trace = load_trace(args.trace)
     jobs, _ = prepare_jobs(trace.jobs, args.procs, "requested")
     print(f"{Path(args.trace).name}: {len(jobs):,} jobs on {args.procs} processors, "
@@ -123,6 +168,14 @@ def main() -> None:
         load_s = min(cpu(load_index, path)[0] for _ in range(5))
         print(f"index: built once in {build_s:.2f} s CPU (one full replay); {size / 2**20:.1f} MiB "
               f"on disk; loaded in {load_s * 1e3:.1f} ms")  # fmt: skip
+        cp_s, cps = cpu(wait_checkpoints, load_index(path))
+        side = sorted(Path(tmp).glob("site.npz.wait-checkpoints-*.npz"))
+        side_kib = sum(f.stat().st_size for f in side) / 1024
+        print(f"predictor checkpoints: built once in {cp_s:.2f} s CPU (one full replay into the "
+              f"predictor), every {int(cps['every'])} starts, {len(cps['state'])} of them, "
+              f"{side_kib:.0f} KiB beside the index")  # fmt: skip
+        plain_p: list[float] = []
+        same_plain = True
         span_h = (index.last_submit - index.origin) / HOUR
         rng = random.Random(7)
         instants = sorted(rng.uniform(0, span_h) for _ in range(args.instants))
@@ -153,11 +206,41 @@ def main() -> None:
             def predict(h=h):  # type: ignore[no-untyped-def]
                 return predict_at(load_index(path), h, 8, HOUR)
 
+            def predict_plain(h=h):  # type: ignore[no-untyped-def]
+                return plain_site.predict_at(load_index(path), h, 8, HOUR)
+
             new_q.append(cpu(quote)[0])
-            new_p.append(cpu(predict)[0])
+            dt, pred_new = cpu(predict)
+            new_p.append(dt)
+            dt, pred_plain = cpu(predict_plain)
+            plain_p.append(dt)
+            same_plain = same_plain and pred_new == pred_plain
+        fresh = {"plain": [], "checkpoint": []}  # type: dict[str, list[float]]
+        for rev, name in ((args.predict_rev, "site"), (args.predict_rev, "predictor")):
+            src = subprocess.run(["git", "-C", str(ROOT), "show",
+                                  f"{rev}:scheduler/reservations/{name}.py"],
+                                 capture_output=True, text=True, check=True).stdout  # fmt: skip
+            (Path(tmp) / f"plain_{name}.py").write_text(src)
+        for h in instants[-args.fresh :] if args.fresh else []:
+            for mode in fresh:
+                out = subprocess.run(
+                    [sys.executable, "-c", _FRESH, str(ROOT), tmp, mode, repr(h)],
+                    capture_output=True, text=True, check=True,
+                ).stdout  # fmt: skip
+                fresh[mode].append(float(out))
     print(f"{'':28}{'quote (32 p x 2 h)':>56}   prediction (8 p x 1 h)")
     print(f"before (replay, {len(old_q):3} instants) {_stats(old_q)}   {_stats(old_p)}")
     print(f"after  (index,  {len(new_q):3} instants) {_stats(new_q)}   {_stats(new_p)}")
+    print(f"{'prediction, plain replay of every start (' + args.predict_rev + ')':>84}   "
+          f"{_stats(plain_p)}")  # fmt: skip
+    print(f"{'prediction, from the last checkpoint (this tree)':>84}   {_stats(new_p)}")
+    print(f"identical predictions, checkpointed vs plain replay, at all {len(new_p)} instants: "
+          f"{same_plain}")  # fmt: skip
+    if args.fresh:
+        print(f"prediction in a fresh process (imports done, nothing cached; the {args.fresh} "
+              "latest instants):")  # fmt: skip
+        print(f"{'plain replay (' + args.predict_rev + ')':>84}   {_stats(fresh['plain'])}")
+        print(f"{'from the last checkpoint (this tree)':>84}   {_stats(fresh['checkpoint'])}")
     rq = statistics.median(new_q) / statistics.median(old_q)
     rp = statistics.median(new_p) / statistics.median(old_p)
     print(f"ratio of medians after/before: quote {rq:.4f}, prediction {rp:.4f}")
@@ -169,10 +252,6 @@ def main() -> None:
     old_plan = _old_module(args.before_rev, "scheduler/pricing/plan.py",
                            "scheduler.pricing._plan_before")  # fmt: skip
     old_price.plan_queue, old_price.PLANNERS = old_plan.plan_queue, old_plan.PLANNERS  # EASY too
-    old_replay = _old_module(args.before_rev, "scheduler/cluster/replay.py",
-                             "scheduler.cluster._replay_before")  # fmt: skip
-    old_index = old_replay.ReplayIndex(index.capacity, index.policy, index.submit, index.start,
-                                       index.end, index.estimate, index.procs)  # fmt: skip
     hours = list(instants)
     if args.deep:  # the queue length at every submission: known minus started by then
         subs = np.unique(index.submit)
@@ -186,6 +265,7 @@ def main() -> None:
             hours += [(t - index.origin) / HOUR for t in picks]
         print(f"instants with 200+ queued jobs: {len(deep):,} of {len(subs):,} submissions; "
               f"{min(args.deep, len(deep))} of them added")  # fmt: skip
+    wait_checkpoints(index)  # built once per index (printed above), not per request
     rows: dict[str, dict[str, list[float]]] = {}
     same_q = same_p = True
     second = []
@@ -202,7 +282,7 @@ def main() -> None:
         t2 = time.process_time()
         price_list(state_at(index, h), 8, HOUR)  # the same instant, another request
         t3 = time.process_time()
-        pred_b = predict_at(old_index, h, 8, HOUR)
+        pred_b = plain_site.predict_at(index, h, 8, HOUR)
         t4 = time.process_time()
         pred_a = predict_at(index, h, 8, HOUR)
         t5 = time.process_time()
@@ -216,7 +296,8 @@ def main() -> None:
             (o.start, o.delay) for o in before
         ]
         same_p = same_p and pred_a == pred_b
-    print(f"by jobs queued at the instant (before: {args.before_rev}; after: this tree):")
+    print(f"by jobs queued at the instant (before: {args.before_rev}, predictions "
+          f"{args.predict_rev}; after: this tree):")  # fmt: skip
     print(f"  {'':8} {'':8} {'quote: options (32 p x 2 h) from the state':>54}   "
           f"{'prediction (8 p x 1 h) from the index':>54}")  # fmt: skip
     for _, label in reversed(CLASSES):

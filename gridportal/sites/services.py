@@ -168,6 +168,11 @@ def _site_index(site: Site, estimates: str):  # type: ignore[no-untyped-def]
             except QuoteRequestError as exc:
                 raise ValidationError({k: [v] for k, v in exc.errors.items()}) from None
             index.save(path)
+            # the prediction's checkpoints (saved beside the index) are built by the request
+            # that builds the index, not by the first prediction after it (issue 21)
+            from scheduler.reservations.site import wait_checkpoints
+
+            wait_checkpoints(index)
         while len(_INDEXES) >= INDEX_CACHE:
             _INDEXES.pop(next(iter(_INDEXES)))
         _INDEXES[key] = index

@@ -16,6 +16,11 @@ conservative); predictions only need the starts, so any policy of the simulator 
 trace); :meth:`ReplayIndex.save`/:func:`load_index` keep it in a ``.npz`` file so a process
 that did not build it answers in milliseconds.  Only trace jobs are indexed (sites without
 reservations granted on the fly).
+
+What a page derives from the whole index once (the queue-wait predictor's checkpoints,
+:mod:`scheduler.reservations.site`) is kept by :meth:`ReplayIndex.derived`: in memory, and in a
+sidecar ``.npz`` beside the index file (fingerprinted with the replay), so a forked request
+process reads it instead of deriving it again.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from __future__ import annotations
 import os
 import tempfile
 import threading
+import zlib
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -59,6 +65,10 @@ class ReplayIndex:
     _lock: threading.Lock = field(
         default_factory=threading.Lock, init=False, repr=False, compare=False
     )
+    #: the file the index was saved to or loaded from (None: in memory only)
+    path: Path | None = field(default=None, repr=False, compare=False)
+    #: arrays derived from the whole index (:meth:`derived`), by name
+    _derived: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def origin(self) -> int:
@@ -123,6 +133,51 @@ class ReplayIndex:
             )
         )
 
+    def started_arrays(self, t: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`started_by` as three int64 arrays ``(processors, planned duration, wait)``."""
+        by_start, starts = self._by_start
+        order = by_start[: int(np.searchsorted(starts, t, side="right"))]
+        return self.procs[order], self.estimate[order], self.start[order] - self.submit[order]
+
+    @cached_property
+    def fingerprint(self) -> int:
+        """A checksum of the replay (capacity and every job's submit, start, end, planned
+        duration and processors): what derived arrays are checked against."""
+        crc = zlib.crc32(np.array([self.capacity, len(self.start)], dtype=np.int64).tobytes())
+        for a in (self.submit, self.start, self.end, self.estimate, self.procs):
+            crc = zlib.crc32(np.ascontiguousarray(a, dtype=np.int64).tobytes(), crc)
+        return crc
+
+    def derived(
+        self, name: str, build: Callable[[], dict[str, np.ndarray]]
+    ) -> dict[str, np.ndarray]:
+        """Arrays ``build()`` derives from the whole index, computed once: kept in memory and,
+        when the index has a file, in the sidecar ``<file>.<name>.npz`` (written atomically,
+        read back only if its fingerprint is this index's).  ``name``: letters, digits, ``-``,
+        ``_`` and ``.``."""
+        with self._lock:
+            if name in self._derived:
+                return self._derived[name]
+        side = None if self.path is None else self.path.with_name(f"{self.path.name}.{name}.npz")
+        value = None
+        if side is not None:
+            try:
+                with np.load(side, allow_pickle=False) as data:
+                    if int(data["__fingerprint__"]) == self.fingerprint:
+                        value = {k: data[k] for k in data.files if k != "__fingerprint__"}
+            except (OSError, KeyError, ValueError):
+                value = None
+        if value is None:
+            value = build()
+            if side is not None:
+                try:
+                    _write_npz(side, __fingerprint__=np.array(self.fingerprint), **value)
+                except OSError:
+                    pass  # a read-only directory: kept in memory only
+        with self._lock:
+            self._derived[name] = value
+        return value
+
     def remember(self, key: Any, build: Callable[[], _T], size: int = 8) -> _T:
         """``build()``, kept for the ``size`` most recently used keys: what a page derives
         from the index at an instant (the queue's plan) does not depend on the request, so a
@@ -140,21 +195,28 @@ class ReplayIndex:
         return value
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the index atomically (a reader never sees half a file)."""
+        """Write the index atomically (a reader never sees half a file); the index then
+        keeps its derived arrays (:meth:`derived`) beside that file."""
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".npz", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                np.savez(
-                    fh, format=np.array([_FORMAT, self.capacity]), policy=np.array(self.policy),
-                    submit=self.submit, start=self.start, end=self.end,
-                    estimate=self.estimate, procs=self.procs,
-                )  # fmt: skip
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        _write_npz(
+            path, format=np.array([_FORMAT, self.capacity]), policy=np.array(self.policy),
+            submit=self.submit, start=self.start, end=self.end,
+            estimate=self.estimate, procs=self.procs,
+        )  # fmt: skip
+        object.__setattr__(self, "path", path)
+
+
+def _write_npz(path: Path, **arrays: np.ndarray) -> None:
+    """``np.savez`` to ``path`` atomically (a temporary file in its directory, then renamed)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".npz", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.savez(fh, **arrays)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def build_index(jobs: list[SimJob], procs: int, policy: str) -> ReplayIndex:
@@ -184,7 +246,7 @@ def load_index(path: str | os.PathLike[str]) -> ReplayIndex | None:
                 return None
             return ReplayIndex(
                 capacity, str(data["policy"]), data["submit"], data["start"], data["end"],
-                data["estimate"], data["procs"],
+                data["estimate"], data["procs"], Path(path),
             )  # fmt: skip
     except (OSError, KeyError, ValueError):
         return None

@@ -8,24 +8,46 @@ confidence) of the 0.25/0.5/0.75/0.95 quantiles of its start, in hours from now,
 jobs the answer comes from and its history size, plus the probability of starting within a
 few horizons.  Bad input raises :class:`PredictionRequestError`, whose ``errors`` name the
 fields.
+
+Feeding a whole archive trace's waits to the predictor took ~0.4 s late in CTC-SP2 (77k adds,
+issue 21).  The predictor's state is checkpointed every :data:`CHECKPOINT_EVERY` starts
+(:func:`wait_checkpoints`: per class, how many waits it holds, from which start on, its run of
+misses and change points — computed by one full replay per index and confidence, kept beside
+the index file by :meth:`~scheduler.cluster.replay.ReplayIndex.derived`), so a request restores
+the last checkpoint before its instant and adds fewer than :data:`CHECKPOINT_EVERY` waits: the
+same predictor state, hence the same answer, as replaying every start.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..cluster import prepare_jobs
 from ..cluster.policies import get_policy
 from ..cluster.replay import ReplayIndex, build_index
 from ..results import chart, series, table
 from ..traces.swf import Trace
-from .predictor import WaitPredictor
+from .predictor import PROC_EDGES, REQ_EDGES, WaitPredictor
 
-__all__ = ["PredictionRequestError", "QUANTILES", "predict_at", "predict_start", "prediction_index"]
+__all__ = [
+    "CHECKPOINT_EVERY",
+    "PredictionRequestError",
+    "QUANTILES",
+    "predict_at",
+    "predict_start",
+    "prediction_index",
+    "predictor_at",
+    "wait_checkpoints",
+]
 
 HOUR = 3600.0
 QUANTILES = (0.25, 0.5, 0.75, 0.95)
 HORIZONS_H = (0.25, 0.5, 1, 2, 4, 8, 12, 24, 48)
+#: starts between two checkpoints of the predictor: a request adds at most this many minus one
+CHECKPOINT_EVERY = 512
+_ALL_STARTS = np.iinfo(np.int64).max
 
 
 class PredictionRequestError(ValueError):
@@ -85,6 +107,79 @@ def predict_start(
     return predict_at(index, at_hours, n, req_time_s, confidence=confidence)
 
 
+def wait_checkpoints(
+    index: ReplayIndex, confidence: float = 0.95, every: int = CHECKPOINT_EVERY
+) -> dict[str, np.ndarray]:
+    """The predictor's state after every ``every`` starts of the replay (a WaitPredictor at
+    ``confidence`` fed every start in order): ``state[c]`` (:meth:`WaitPredictor.state`) and
+    ``first[c]`` (per pool, the start order position of its oldest wait) after ``(c+1)·every``
+    starts.  Computed once per index and confidence (:meth:`ReplayIndex.derived`)."""
+
+    def build() -> dict[str, np.ndarray]:
+        procs, est, wait = index.started_arrays(_ALL_STARTS)
+        predictor = WaitPredictor(confidence=confidence)
+        add = predictor.add
+        states = []
+        rows = zip(procs.tolist(), est.tolist(), wait.tolist(), strict=True)
+        for k, (p, r, w) in enumerate(rows, 1):
+            add(p, r, w)
+            if k % every == 0:
+                states.append(predictor.state())
+        n_pools = len(predictor.pools())
+        state = np.array(states, dtype=np.int64).reshape(-1, n_pools, 3)
+        keys = WaitPredictor.pool_keys(procs, est)
+        first = np.zeros(state.shape[:2], dtype=np.int64)
+        ends = every * np.arange(1, len(state) + 1)
+        for k in range(n_pools):
+            at = np.flatnonzero(keys[:, _key_column(k)] == k)  # the pool's adds, in order
+            held = state[:, k, 0]
+            count = np.searchsorted(at, ends)  # its adds before each checkpoint
+            idx = count - held
+            if len(at):
+                first[:, k] = np.where(held > 0, at[np.minimum(idx, len(at) - 1)], ends)
+            else:
+                first[:, k] = ends
+        return {"every": np.array(every), "state": state, "first": first}
+
+    name = f"wait-checkpoints-{float(confidence)!r}-{every}"
+    return index.derived(name, build)
+
+
+def _key_column(pool: int) -> int:
+    """The column of :meth:`WaitPredictor.pool_keys` that holds pools of index ``pool``."""
+    n_fine = (len(PROC_EDGES) + 1) * (len(REQ_EDGES) + 1)
+    return 0 if pool < n_fine else 1 if pool < n_fine + len(PROC_EDGES) + 1 else 2
+
+
+def predictor_at(
+    index: ReplayIndex, at: int, confidence: float = 0.95, every: int = CHECKPOINT_EVERY
+) -> WaitPredictor:
+    """The predictor at ``confidence`` that has learnt the waits of the jobs started at or
+    before ``at`` (seconds, the trace's clock), in start order: restored from the last
+    checkpoint (:func:`wait_checkpoints`), then fed the starts since (fewer than ``every``);
+    ``every`` 0 replays every start."""
+    procs, est, wait = index.started_arrays(at)
+    predictor = WaitPredictor(confidence=confidence)
+    done = (len(wait) // every) * every if every > 0 else 0
+    if done:
+        cps = wait_checkpoints(index, confidence, every)
+        c = done // every - 1
+        first = cps["first"][c]
+        lo = int(first.min())
+        keys = WaitPredictor.pool_keys(procs[lo:done], est[lo:done])
+        held = []
+        for k, f in enumerate(first.tolist()):
+            mine = keys[f - lo :, _key_column(k)] == k
+            held.append(wait[f:done][mine])
+        predictor.restore(cps["state"][c], held, done)
+    add = predictor.add
+    for p, r, w in zip(
+        procs[done:].tolist(), est[done:].tolist(), wait[done:].tolist(), strict=True
+    ):
+        add(p, r, w)
+    return predictor
+
+
 def predict_at(
     index: ReplayIndex, at_hours: float, n: int, req_time_s: int, *, confidence: float = 0.95
 ) -> dict[str, Any]:
@@ -108,10 +203,7 @@ def predict_at(
         raise PredictionRequestError(errors)
     origin = index.origin
     at = origin + int(round(at_hours * HOUR))
-    predictor = WaitPredictor(confidence=confidence)
-    add = predictor.add
-    for procs, estimate, wait in index.started_by(at):
-        add(procs, estimate, wait)
+    predictor = predictor_at(index, at, confidence)
     if predictor.size == 0:
         raise PredictionRequestError({
             "at": f"no job has started on the site {at_hours:g} h into the trace: there is no "

@@ -25,8 +25,12 @@ def test_index_is_built_once_and_answers_without_the_trace(alice, make_user, med
     api.force_authenticate(alice)
     first = api.get(f"/api/sites/{site.pk}/quote/", {"n": 16, "duration": 3600, "at": 20})
     assert first.status_code == 200, first.content
-    files = list((tmp_path / "var" / "site-index").glob("*.npz"))
-    assert len(files) == 1 and trace.sha256 in files[0].name
+    files = sorted((tmp_path / "var" / "site-index").glob("*.npz"))
+    index_files = [f for f in files if f.name.count(".npz") == 1]
+    assert len(index_files) == 1 and trace.sha256 in index_files[0].name
+    # the request that built the index built the prediction's checkpoints too (issue 21)
+    sidecars = [f for f in files if f not in index_files]
+    assert len(sidecars) == 1 and sidecars[0].name.startswith(index_files[0].name + ".")
     # a fresh process: nothing in memory, and the trace's file gone — the index answers alone
     services._INDEXES.clear()
     Path(trace.file.path).unlink()

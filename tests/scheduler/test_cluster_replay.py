@@ -105,3 +105,38 @@ def test_a_second_request_at_an_instant_reuses_its_plan():
     assert [(o.start, o.delay) for o in fresh.options(8, 3600)] == [
         (o.start, o.delay) for o in again.quote.options(8, 3600)
     ]
+
+
+def test_derived_arrays_are_kept_beside_the_index_file(tmp_path):
+    """What is derived from the whole index is built once: kept in memory, written beside the
+    index's file, read back by another process's load — and rebuilt when the file beside it
+    belongs to another replay."""
+    import numpy as np
+
+    jobs, _ = prepare_jobs(generate_lublin99(jobs=300, procs=32, seed=7).jobs, 32, "requested")
+    index = build_index(jobs, 32, "easy")
+    builds = []
+
+    def build(ix):  # type: ignore[no-untyped-def]
+        def make():  # type: ignore[no-untyped-def]
+            builds.append(ix)
+            return {"starts": np.sort(ix.start), "n": np.array(len(ix.start))}
+
+        return make
+
+    memory = index.derived("sorted-starts", build(index))
+    assert index.derived("sorted-starts", build(index)) is memory and len(builds) == 1
+    assert list(tmp_path.iterdir()) == []  # no file: memory only
+    path = tmp_path / "site.npz"
+    index.save(path)
+    back = load_index(path)
+    first = back.derived("sorted-starts", build(back))
+    assert len(builds) == 2 and (tmp_path / "site.npz.sorted-starts.npz").exists()
+    again = load_index(path)
+    read = again.derived("sorted-starts", build(again))
+    assert len(builds) == 2  # read, not rebuilt
+    assert (read["starts"] == first["starts"]).all() and int(read["n"]) == len(index.start)
+    other = build_index(jobs, 32, "fcfs")  # another replay saved at the same path
+    other.save(path)
+    mine = load_index(path).derived("sorted-starts", build(other))
+    assert len(builds) == 3 and (mine["starts"] == np.sort(other.start)).all()

@@ -52,6 +52,31 @@ def test_bound_index_is_the_smallest_order_statistic_with_enough_confidence(n, q
     assert j == exact
 
 
+def test_binomial_kernels_equal_scipy_stats_binom():
+    """bound_index calls SciPy's binomial kernels without importing scipy.stats (issue 21:
+    start-up and cold requests); they must give scipy.stats.binom's values exactly, so the
+    bounds — and every prediction — are those computed through scipy.stats."""
+    from scipy.stats import binom
+
+    from scheduler.reservations import predictor
+
+    rng = random.Random(21)
+    cases = [(n, 0.95, 0.95) for n in (*range(1, 400), 1000, 5000, 20000, 77222)]
+    qs, cs = (0.25, 0.5, 0.75, 0.9, 0.95, 0.99), (0.5, 0.8, 0.9, 0.95, 0.99)
+    cases += [(rng.randint(1, 80000), rng.choice(qs), rng.choice(cs)) for _ in range(300)]
+    for n, q, c in cases:
+        ppf = float(binom.ppf(c, n, q))
+        assert predictor.binom_ppf(c, n, q) == ppf
+        for k in {int(ppf) - 2, int(ppf) - 1, int(ppf), int(ppf) + 1, -1, 0, n - 1, n, n + 1}:
+            assert predictor.binom_cdf(k, n, q) == float(binom.cdf(k, n, q)), (k, n, q, c)
+        j = int(ppf)  # the bound through scipy.stats, as bound_index defines it
+        while j > 0 and binom.cdf(j - 1, n, q) >= c:
+            j -= 1
+        while j < n and binom.cdf(j, n, q) < c:
+            j += 1
+        assert predictor.bound_index(n, q, c) == (j if j < n else None)
+
+
 def test_probability_hand_worked():
     pool = Pool("t")
     for w in range(1, 60):  # 59 waits 1..59 s
