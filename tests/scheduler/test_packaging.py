@@ -99,3 +99,25 @@ def test_gridportal_sim_installs_and_runs_from_any_directory(tmp_path):
     )
     assert gen.returncode == 0, gen.stderr
     assert (elsewhere / "t.swf").read_text().count("\n") > 200
+
+
+def test_lazily_imported_engine_packages_are_declared_as_extras():
+    """A third-party package the engine imports only inside functions (so ``simulate`` starts
+    without it) is still declared: as an optional dependency of the package."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = {
+        re.split(r"[<>=!~ ]", d)[0].lower()
+        for deps in project.get("optional-dependencies", {}).values()
+        for d in deps
+    }
+    declared = {re.split(r"[<>=!~ ]", d)[0].lower() for d in project["dependencies"]} | extras
+    lazy = set()
+    for path in (ROOT / "scheduler").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                lazy |= {a.name.split(".")[0].lower() for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                lazy.add(node.module.split(".")[0].lower())
+    third_party = {m for m in lazy if m not in sys.stdlib_module_names} - {"scheduler"}
+    third_party = {DISTRIBUTION.get(m, m) for m in third_party}
+    assert third_party <= declared, third_party - declared
