@@ -82,7 +82,6 @@ def _context(request) -> dict:
         "kinds": sorted({(r.kind.name, r.kind.title) for r in reproductions()}),
         "verdicts": SHOWN,
         "verdicts_json": json.dumps(SHOWN),
-        "reference": reference_board(),
     }
 
 
@@ -105,7 +104,9 @@ def _groups(items: list[dict], *, kind: str | None) -> list[dict]:
 
 @login_required
 def reproduction_list(request):
-    return render(request, "reproductions/list.html", _context(request))
+    # the committed scoreboard's card is on the page only, not in the polled status
+    ctx = {**_context(request), "reference": reference_board()}
+    return render(request, "reproductions/list.html", ctx)
 
 
 @login_required
