@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..labels import format_value
+from ..traces.archive import archive_url
 from .base import Expectation, ExperimentKind, Preset, kinds, run_experiment
 
 __all__ = [
@@ -465,22 +466,6 @@ def fetch_hint(name: str) -> str:
         f"needs trace {name}: upload it on the Traces page (from {archive_url(name)}) or run "
         f"`manage.py fetch_trace {name}`"
     )
-
-
-#: Where the Parallel Workloads Archive keeps the cleaned logs the presets name.
-ARCHIVE = "https://www.cs.huji.ac.il/labs/parallel/workload"
-ARCHIVE_FILES = {
-    "CTC-SP2": "l_ctc_sp2/CTC-SP2-1996-3.1-cln.swf.gz",
-    "SDSC-SP2": "l_sdsc_sp2/SDSC-SP2-1998-4.2-cln.swf.gz",
-    "KTH-SP2": "l_kth_sp2/KTH-SP2-1996-2.1-cln.swf.gz",
-    "NASA-iPSC": "l_nasa_ipsc/NASA-iPSC-1993-3.1-cln.swf.gz",
-}
-
-
-def archive_url(name: str) -> str:
-    """The download address of archive log ``name`` (the archive's log page when unknown)."""
-    path = ARCHIVE_FILES.get(name)
-    return f"{ARCHIVE}/{path}" if path else f"{ARCHIVE}/logs.html"
 
 
 def trace_matches(name: str, *labels: str) -> bool:

@@ -19,19 +19,9 @@ from django.core.files import File
 from django.core.management.base import BaseCommand, CommandError
 
 from gridportal.inputs.services import trace_create
+from scheduler.traces.archive import ARCHIVE, ARCHIVE_LOGS
 
-PWA = "https://www.cs.huji.ac.il/labs/parallel/workload"
-
-# name -> path under the archive (the cleaned versions the archive recommends).
-ARCHIVE_LOGS = {
-    "CTC-SP2": "l_ctc_sp2/CTC-SP2-1996-3.1-cln.swf.gz",
-    "SDSC-SP2": "l_sdsc_sp2/SDSC-SP2-1998-4.2-cln.swf.gz",
-    "KTH-SP2": "l_kth_sp2/KTH-SP2-1996-2.1-cln.swf.gz",
-    "NASA-iPSC": "l_nasa_ipsc/NASA-iPSC-1993-3.1-cln.swf.gz",
-    "SDSC-BLUE": "l_sdsc_blue/SDSC-BLUE-2000-4.2-cln.swf.gz",
-    "LANL-CM5": "l_lanl_cm5/LANL-CM5-1994-4.1-cln.swf.gz",
-    "HPC2N": "l_hpc2n/HPC2N-2002-2.2-cln.swf.gz",
-}
+PWA = ARCHIVE
 
 
 class Command(BaseCommand):

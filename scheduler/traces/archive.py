@@ -1,0 +1,31 @@
+"""The Parallel Workloads Archive logs the product knows by name (one table for the engine and the
+portal: ``python -m scheduler reproduce`` tells users where a preset's trace comes from, and
+``manage.py fetch_trace NAME`` downloads it).
+
+Paths are the cleaned versions the archive recommends (Feitelson, Tsafrir and Krakov,
+"Experience with using the Parallel Workloads Archive", JPDC 74(10), 2014).
+"""
+
+from __future__ import annotations
+
+__all__ = ["ARCHIVE", "ARCHIVE_LOGS", "archive_url"]
+
+#: The archive's workload page; a log's address is ``ARCHIVE/<path>``.
+ARCHIVE = "https://www.cs.huji.ac.il/labs/parallel/workload"
+
+#: name -> path under :data:`ARCHIVE`.
+ARCHIVE_LOGS = {
+    "CTC-SP2": "l_ctc_sp2/CTC-SP2-1996-3.1-cln.swf.gz",
+    "SDSC-SP2": "l_sdsc_sp2/SDSC-SP2-1998-4.2-cln.swf.gz",
+    "KTH-SP2": "l_kth_sp2/KTH-SP2-1996-2.1-cln.swf.gz",
+    "NASA-iPSC": "l_nasa_ipsc/NASA-iPSC-1993-3.1-cln.swf.gz",
+    "SDSC-BLUE": "l_sdsc_blue/SDSC-BLUE-2000-4.2-cln.swf.gz",
+    "LANL-CM5": "l_lanl_cm5/LANL-CM5-1994-4.1-cln.swf.gz",
+    "HPC2N": "l_hpc2n/HPC2N-2002-2.2-cln.swf.gz",
+}
+
+
+def archive_url(name: str, base: str = ARCHIVE) -> str:
+    """The download address of archive log ``name`` (the archive's log page when unknown)."""
+    path = ARCHIVE_LOGS.get(name)
+    return f"{base.rstrip('/')}/{path}" if path else f"{base.rstrip('/')}/logs.html"
