@@ -8,7 +8,22 @@ CHART  := static/vendor/chart.umd.min.js
 
 .PHONY: setup run worker test test-fast lint format bench clean reliability
 
-setup: $(STAMP) $(CHART)
+# The engine's compiled modules (issue 21): NATIVE_MODULES in setup.py, rebuilt when one of
+# them (or setup.py) changes. Without a compiler one line is printed and the pure Python runs
+# (the same sources; scheduler/_native.py never loads a build made from another source).
+NATIVE_SRC := $(shell sed -n '/^NATIVE_MODULES = \[/,/^\]/s/^ *"\([^"]*\.py\)",*$$/\1/p' setup.py)
+NATIVE     := build/native/.built
+
+setup: $(STAMP) $(CHART) $(NATIVE)
+
+$(NATIVE): $(STAMP) setup.py $(NATIVE_SRC)
+	@mkdir -p build/native
+	@if $(PY) -W ignore setup.py -q build_ext --inplace >build/native/build.log 2>&1; then \
+		grep '^gridportal:' build/native/build.log || true; \
+	else \
+		echo "gridportal: compiled kernel not built (see build/native/build.log); pure Python runs"; \
+	fi
+	@touch $@
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) on PATH"; exit 1; }
@@ -57,7 +72,8 @@ bench: setup
 	for b in bench/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 clean:
-	rm -rf $(VENV) node_modules var static/vendor
+	rm -rf $(VENV) node_modules var static/vendor build
+	find scheduler -name '*.so' -delete
 
 # Reproductions (issues 15, 18): run every preset that declares a seed's claims on the archive
 # traces found in REPRO_TRACES — over the Celery workers when some are running (`make worker`),

@@ -22,6 +22,8 @@ is also run at 338 processors.  Then: start-up CPU of ``python -m scheduler simu
 ``read_swf`` against the plain parse; the reference and the engine compared job by job (start
 times; they must agree); run time of ``backfill-k`` against its depth K; the top five
 functions of a profile of conservative on CTC-SP2.  Reports figures only; never asserts timing.
+The second line says whether the engine's compiled kernel ran (``make setup`` builds it;
+``GRIDPORTAL_PURE_PYTHON=1`` runs the pure-Python source instead).
 
 The reference simulator (:class:`RefProfile`, :func:`ref_simulate`) is written for this bench
 only: the availability profile is two plain lists (breakpoints, free processors), every query
@@ -43,6 +45,8 @@ from bisect import bisect_right
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+#: which kernel the children run: "compiled" (make setup built it) or "pure: <why>"
+_NATIVE_CMD = "from scheduler.cluster import native_status; print(native_status())"
 PY = sys.executable
 DEFAULT_TRACES = ROOT.parent / "shared" / "data" / "traces"
 POLICIES = ("fcfs", "easy", "conservative")
@@ -347,6 +351,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     cases = find_traces(args)
     print(f"python {sys.version.split()[0]}; CPU = user+sys of the child; best of {args.repeat}")
+    _, _, native = run_child([PY, "-c", _NATIVE_CMD])
+    print(f"profile kernel (scheduler/cluster/_kernel.py): {native.strip()}")
 
     # ---- side by side, interleaved
     rows: dict[tuple, dict[str, tuple[float, float]]] = {}

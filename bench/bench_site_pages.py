@@ -21,9 +21,10 @@ adds K instants drawn among those with 200+ queued, so that class has a p99) —
 code of commit ``--before-rev``, loaded from git: the quote's re-plan through the profile's
 methods and the EASY planner rescanning the queue job by job; the prediction of commit
 ``--predict-rev``, replaying every start) and after (the re-plan kernel
-:func:`scheduler.pricing.price._replan`, :func:`scheduler.pricing.plan.plan_easy` picking
-backfill candidates with array tests; the prediction from the last checkpoint), with a check
-that both give the same option lists and the same predictions.  Then a second request at the same
+:func:`scheduler.pricing._replan.delays`, compiled when a build exists — the engine modules'
+status is printed first —, :func:`scheduler.pricing.plan.plan_easy` picking backfill
+candidates with array tests; the prediction from the last checkpoint), with a check that both
+give the same option lists and the same predictions.  Then a second request at the same
 instant (another size; the plan is kept in the index, :meth:`ReplayIndex.remember`).
 ``--procs 338`` gives deep queues (200+ queued jobs).
 
@@ -54,6 +55,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from scheduler._native import status as native_status  # noqa: E402
 from scheduler.cluster import prepare_jobs  # noqa: E402
 from scheduler.cluster.replay import build_index, load_index  # noqa: E402
 from scheduler.cluster.simulator import Simulator  # noqa: E402
@@ -160,6 +162,7 @@ def main() -> None:
     jobs, _ = prepare_jobs(trace.jobs, args.procs, "requested")
     print(f"{Path(args.trace).name}: {len(jobs):,} jobs on {args.procs} processors, "
           f"{args.policy}, requested estimates")  # fmt: skip
+    print("engine modules: " + ", ".join(f"{k} {v}" for k, v in sorted(native_status().items())))
     build_s, index = cpu(build_index, jobs, args.procs, args.policy)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "site.npz"

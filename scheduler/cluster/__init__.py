@@ -15,6 +15,15 @@ from .profile import Profile, ProfileError
 from .result import BSLD_TAU, SCHEDULE_HEADER, SimulationResult
 from .simulator import Simulator, simulate
 
+
+def native_status() -> str:
+    """``"compiled"`` when the profile's hot loops run compiled (scheduler/cluster/_kernel.py
+    built by ``make setup``), else ``"pure: <why>"`` (see :mod:`scheduler._native`)."""
+    from scheduler._native import status
+
+    return status().get("scheduler.cluster._kernel", "pure: not loaded")
+
+
 __all__ = [
     "BSLD_TAU",
     "DROP_REASONS",
@@ -31,6 +40,7 @@ __all__ = [
     "Simulator",
     "get_policy",
     "job_procs",
+    "native_status",
     "prepare_jobs",
     "simulate",
 ]

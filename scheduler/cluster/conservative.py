@@ -24,21 +24,20 @@ profile only from the job's new start on and gives capacity back only from
 becomes ``min(L, F - d + 1)``), and the running maximum stays an upper bound before ``F``:
 neither is thrown away on a move.  Every shortcut is exact: tests compare with a plain
 re-placement of every job (tests/scheduler/test_cluster_properties.py).
+
+The pass itself is :func:`scheduler.cluster._kernel.compress`, compiled when a build exists
+(issue 21; see :mod:`scheduler._native`).
 """
 
 from __future__ import annotations
 
 import heapq
-from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
-from itertools import accumulate
 
 from .policy import Policy, register_policy
-from .profile import Profile
+from .profile import _K, Profile
 
 __all__ = ["Conservative", "plan_in_order"]
-
-_INF = float("inf")
 
 
 def plan_in_order(profile: Profile, shapes: Iterable[tuple[int, int]], t: int) -> list[int]:
@@ -53,27 +52,6 @@ def plan_in_order(profile: Profile, shapes: Iterable[tuple[int, int]], t: int) -
         profile.reserve(s, s + d, n)
         out.append(s)
     return out
-
-
-def _bound(
-    lb: dict[tuple[int, int], tuple[int, int]],
-    key: tuple[int, int],
-    gone: list[int],
-    now: int,
-    d: int,
-) -> int:
-    """The lower bound ``L`` kept for ``key`` in ``lb``, brought up to date: a window that ends
-    by the first instant given back since (``min(gone[m:])``) is still impossible."""
-    e = lb.get(key)
-    if e is None:
-        return now
-    b, m = e
-    if m < len(gone):
-        f = min(gone[m:]) - d + 1
-        if f < b:
-            b = f if f > now else now
-        lb[key] = (b, len(gone))
-    return b
 
 
 @register_policy
@@ -157,92 +135,7 @@ class Conservative(Policy):
         if not self._shapes:
             return
         p = self.profile
-        times, free = p.times, p.free
-        plan = self._plan
-        starts = self._starts
-        earliest_move, move = p.earliest_move, p.move
-        bound = _bound
-        # running maximum of free over a snapshot of the breakpoints: an upper bound of the
-        # maximum free over [now, t] for every t < pm_until (later moves only took before it)
-        pm: list[int] = []
-        pm_times: list[int] = []
-        pm_until = now
-        # (n, d) -> (L, m): no window of n processors for d seconds opens in [now, L) as of
-        # the m-th move of this pass; moves after it gave capacity back from gone[m:] on
-        lb: dict[tuple[int, int], tuple[int, int]] = {}
-        gone: list[int] = []
-        for k, n, d in self._shapes:
-            s = plan[k]
-            if s <= now:
-                continue
-            j = bisect_left(times, s) - 1  # the step just before s
-            if j < 0:
-                continue
-            if free[j] < n:
-                # The window cannot reach s, so it must fit whole before times[j]: it opens
-                # at or before times[j] - d, in a step with n processors free.
-                last = times[j] - d
-                if last < now:
-                    continue
-                if last >= pm_until:
-                    pm = list(accumulate(free, max))
-                    pm_times = times[:]
-                    pm_until = _INF
-                i = bisect_left(pm, n)  # no step before pm_times[i] has n free
-                if i == len(pm):
-                    continue
-                b = pm_times[i]
-                if b > last:
-                    continue
-                key = (n, d)
-                e = lb.get(key)
-                if e is None:
-                    b2 = now
-                elif e[1] == len(gone):
-                    b2 = e[0]
-                else:
-                    b2 = bound(lb, key, gone, now, d)
-                if b2 > b:  # (b2 >= now)
-                    if b2 > last:
-                        continue
-                    b = b2
-                # the earliest whole window in [b, times[j]): a scan of the steps
-                i = bisect_right(times, b) - 1
-                s2 = s
-                for f, t1 in zip(free[i:j], times[i + 1 : j + 1], strict=True):
-                    if f < n:
-                        b = t1
-                    elif t1 - b >= d:
-                        s2 = b
-                        break
-                if s2 == s:
-                    lb[key] = (s, len(gone))
-                    continue
-            else:
-                # a window reaching s opens after s - d; a whole one opens at or after lb
-                key = (n, d)
-                e = lb.get(key)
-                if e is None:
-                    b = now
-                elif e[1] == len(gone):
-                    b = e[0]
-                else:
-                    b = bound(lb, key, gone, now, d)
-                if b > now:
-                    a = s - d + 1
-                    if a < b:
-                        b = a if a > now else now
-                s2 = earliest_move(s, d, n, b)
-            move(s, s2, d, n)
-            plan[k] = s2
-            heapq.heappush(starts, (s2, k))
-            f = s2 + d
-            if f < s:
-                f = s  # capacity was given back over [f, s + d) only
-            if f < pm_until:
-                pm_until = f
-            gone.append(f)
-            lb[key] = (s2, len(gone))
+        _K.compress(p.times, p.free, p.capacity, self._shapes, self._plan, self._starts, now)
 
     def schedule(self, now: int, changed: bool) -> list[int]:
         if self._dirty:
@@ -260,7 +153,5 @@ class Conservative(Policy):
                 started.append(k)
         if started:
             started.sort()
-            gone = set(started)
-            self.queue[:] = [k for k in self.queue if k not in gone]
-            self._shapes[:] = [x for x in self._shapes if x[0] not in gone]
+            _K.drop(self.queue, self._shapes, set(started))
         return started

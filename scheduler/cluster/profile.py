@@ -20,6 +20,13 @@ The function is kept canonical: two neighbouring steps never hold the same value
 range minima and maxima are list slices fed to ``min``/``max`` (C speed), and an update touches
 only the steps inside the block it inserts or removes.  Nothing is ever rescanned in full.
 
+The loops of updating and searching (:meth:`~Profile.reserve`, :meth:`~Profile.release`,
+:meth:`~Profile.move`, :meth:`~Profile.earliest_start`, :meth:`~Profile.earliest_move`) live
+in :mod:`scheduler.cluster._kernel`, which ``make setup`` compiles with Cython (issue 21; the
+same source runs as Python without a build: :func:`scheduler.cluster.native_status` says
+which).  Times and counts are ints (numpy integers are converted; a float raises
+:class:`TypeError`), within 64 bits.
+
 Complexity, with K steps: :meth:`~Profile.free_at` O(log K); :meth:`~Profile.free_over`
 O(log K + steps in the range) at C speed; :meth:`~Profile.reserve` / :meth:`~Profile.release`
 O(log K + K) list moves at C speed plus the steps covered; :meth:`~Profile.earliest_start`
@@ -47,8 +54,21 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
+from operator import index
+
+from scheduler._native import load as _load_native
 
 __all__ = ["Profile", "ProfileError"]
+
+#: the hot loops (scheduler/cluster/_kernel.py), compiled when a build of that very source
+#: exists (see scheduler/_native.py); the profile's lists are handed to it as they are
+_K = _load_native("scheduler.cluster._kernel")
+
+
+def _ints(*values: object) -> tuple[int, ...]:
+    """Plain ints (numpy integers are fine; a float raises :class:`TypeError`: the compiled
+    kernel works on 64-bit integers, and so does the pure one, so that both agree)."""
+    return tuple(int(index(v)) for v in values)
 
 
 class ProfileError(ValueError):
@@ -150,24 +170,13 @@ class Profile:
         if n > self.capacity:
             return None
         times = self._times
-        free = self._free
         if t is None or t < times[0]:
             if t is not None:
                 raise ValueError(f"time {t} is before the profile's origin {times[0]}")
             t = times[0]
-        i = bisect_right(times, t) - 1
-        last = len(times) - 1
-        start = t
-        end = t + d
-        while True:
-            if free[i] < n:
-                i += 1  # cannot be past the last step: it holds the whole capacity
-                start = times[i]
-                end = start + d
-            elif i == last or times[i + 1] >= end:
-                return start
-            else:
-                i += 1
+        if type(n) is not int or type(d) is not int or type(t) is not int:
+            n, d, t = _ints(n, d, t)
+        return _K.earliest_start(times, self._free, n, d, t)
 
     def steps(
         self, a: int | None = None, b: int | None = None
@@ -215,49 +224,21 @@ class Profile:
     def _add(self, start: int, end: int, delta: int, what: str) -> None:
         """Add ``delta`` free processors over ``[start, end)``, keeping 0 <= free <= capacity
         (else raise :class:`ProfileError` and change nothing) and the steps canonical."""
-        times = self._times
-        free = self._free
-        # split at start (simulators mostly update from the origin: now)
-        i = 0 if start == times[0] else bisect_right(times, start) - 1
-        if i < 0:
-            raise ValueError(f"time {start} is before the profile's origin {times[0]}")
-        if times[i] != start:
-            i += 1
-            times.insert(i, start)
-            free.insert(i, free[i - 1])
-        # split at end
-        j = bisect_right(times, end, i) - 1
-        if times[j] != end:
-            j += 1
-            times.insert(j, end)
-            free.insert(j, free[j - 1])
-        if j == i + 1:
-            f = free[i] + delta
-            ok = 0 <= f <= self.capacity
-            if ok:
-                free[i] = f
-        else:
-            seg = free[i:j]
-            ok = min(seg) + delta >= 0 if delta < 0 else max(seg) + delta <= self.capacity
-            if ok:
-                free[i:j] = [f + delta for f in seg]
-        # merge equal neighbours at end, then at start
-        if j < len(free) and free[j - 1] == free[j]:
-            del free[j]
-            del times[j]
-        if i > 0 and free[i - 1] == free[i]:
-            del free[i]
-            del times[i]
-        if not ok:
-            if delta < 0:
-                raise ProfileError(
-                    f"over-commit: {what} {-delta} processors over [{start}, {end}) but only "
-                    f"{self.free_over(start, end)} are free there"
-                )
+        if type(start) is not int or type(end) is not int or type(delta) is not int:
+            start, end, delta = _ints(start, end, delta)
+        if not _K.add(self._times, self._free, self.capacity, start, end, delta):
+            self._refuse(start, end, delta, what)
+
+    def _refuse(self, start: int, end: int, delta: int, what: str) -> None:
+        if delta < 0:
             raise ProfileError(
-                f"{what} {delta} processors over [{start}, {end}) exceeds the capacity "
-                f"{self.capacity} (giving back what was not taken)"
+                f"over-commit: {what} {-delta} processors over [{start}, {end}) but only "
+                f"{self.free_over(start, end)} are free there"
             )
+        raise ProfileError(
+            f"{what} {delta} processors over [{start}, {end}) exceeds the capacity "
+            f"{self.capacity} (giving back what was not taken)"
+        )
 
     def reserve(self, start: int, end: int, n: int) -> None:
         """Insert a block: take ``n`` processors over ``[start, end)``.
@@ -269,7 +250,10 @@ class Profile:
             return
         if n < 0:
             raise ValueError(f"processors must be >= 0, got {n}")
-        self._add(start, end, -n, "reserving")
+        if type(start) is not int or type(end) is not int or type(n) is not int:
+            start, end, n = _ints(start, end, n)
+        if not _K.add(self._times, self._free, self.capacity, start, end, -n):
+            self._refuse(start, end, -n, "reserving")
 
     def release(self, start: int, end: int, n: int) -> None:
         """Remove a block: give back ``n`` processors over ``[start, end)``.
@@ -281,7 +265,10 @@ class Profile:
             return
         if n < 0:
             raise ValueError(f"processors must be >= 0, got {n}")
-        self._add(start, end, n, "releasing")
+        if type(start) is not int or type(end) is not int or type(n) is not int:
+            start, end, n = _ints(start, end, n)
+        if not _K.add(self._times, self._free, self.capacity, start, end, n):
+            self._refuse(start, end, n, "releasing")
 
     def earliest_move(self, start: int, d: int, n: int, t: int) -> int:
         """Earliest start ``>= t`` (and ``<= start``) for a block of ``n`` processors and
@@ -293,24 +280,9 @@ class Profile:
         ``[s', min(s' + d, start))``.  Conservative backfilling's compression asks this for
         every queued job; pricing can ask it to re-plan a queue.
         """
-        times = self._times
-        free = self._free
-        j = bisect_left(times, start)  # steps [0, j) begin before start
-        i = bisect_right(times, t) - 1
-        if i < 0:
-            raise ValueError(f"time {t} is before the profile's origin {times[0]}")
-        cand = t
-        while i < j:
-            if free[i] < n:
-                i += 1
-                if i >= j:
-                    return start
-                cand = times[i]
-            elif i + 1 == j or times[i + 1] >= cand + d:
-                return cand if cand < start else start
-            else:
-                i += 1
-        return start
+        if type(start) is not int or type(d) is not int or type(n) is not int or type(t) is not int:
+            start, d, n, t = _ints(start, d, n, t)
+        return _K.earliest_move(self._times, self._free, start, d, n, t)
 
     def move(self, start: int, new_start: int, d: int, n: int) -> None:
         """Move a block of ``n`` processors and duration ``d`` from ``start`` to
@@ -318,16 +290,11 @@ class Profile:
         changes nothing if it does not fit)."""
         if new_start == start or d <= 0 or n == 0:
             return
-        new_end, end = new_start + d, start + d
-        if new_end <= start or end <= new_start:  # disjoint: take, then give back
-            self.reserve(new_start, new_end, n)
-            self.release(start, end, n)
-        elif new_start < start:  # earlier, overlapping
-            self._add(new_start, start, -n, "moving")
-            self._add(new_end, end, n, "moving")
-        else:  # later, overlapping
-            self._add(end, new_end, -n, "moving")
-            self._add(start, new_start, n, "moving")
+        if not _K.move(self._times, self._free, self.capacity, *_ints(start, new_start, d, n)):
+            raise ProfileError(
+                f"moving {n} processors over [{start}, {start + d}) to [{new_start}, "
+                f"{new_start + d}): they are not free there"
+            )
 
     def advance(self, t: int) -> None:
         """Forget everything before ``t`` (the origin becomes ``t``); a no-op if ``t`` is not

@@ -38,27 +38,34 @@ job's earliest start is searched only where it can be: before its no-slot start 
 windows meeting the old blocks of the jobs that moved (the only places with more room than
 the no-slot plan), else from its no-slot start on; and never before the start of the nearest
 job ahead of it that asks no more processors for no longer (the re-plan only takes room away
-as it goes, and a window that fits the job fits that one).  The re-plan is one loop over the
-profile's lists (:func:`_replan`).  EASY backfilling has no such prefix property (a job's
-start depends on later jobs' backfilling) and is re-planned in full.
-:meth:`SiteQuote.price_naive` is the literal Figure 22; tests check that both agree.
+as it goes, and a window that fits the job fits that one).  The re-plan is one loop over a
+profile of its own (:func:`scheduler.pricing._replan.replan`; a quote prices all its
+candidate starts in one call, :func:`~scheduler.pricing._replan.delays`), compiled with Cython
+when a build exists (:mod:`scheduler._native`), else the same source as plain Python.  EASY
+backfilling has no such prefix property (a job's start depends on later jobs' backfilling) and
+is re-planned in full.  :meth:`SiteQuote.price_naive` is the literal Figure 22; tests check
+that both agree.
 
 Cost (issue 21, ``bench/bench_site_pages.py``): a quote re-plans, for every candidate start
 whose slot meets the plan, the queue from the first job the slot meets; at 200+ queued jobs
-that is ~150 candidates × ~200 jobs, about half of which really move.
+(CTC-SP2 at 338 processors) that is ~120 candidates × ~200 jobs, about half of which really
+move (68 later, 42 earlier on average): little to skip, so the loop is compiled.
 """
 
 from __future__ import annotations
 
 import math
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
+from .._native import load as _load_native
 from ..cluster.profile import Profile
 from .plan import PLANNERS, plan_queue, plannable
+
+#: the re-plan kernel (scheduler/pricing/_replan.py), compiled when a build of that very
+#: source exists (see scheduler/_native.py)
+_R = _load_native("scheduler.pricing._replan")
 
 __all__ = ["Option", "SiteQuote", "choose", "SECONDS_PER_SU"]
 
@@ -129,10 +136,9 @@ class SiteQuote:
         plan = self.base.copy()
         self.starts = plan_queue(policy, plan, self.shapes, now)  # v_q
         self.plan = plan  # the current plan: base + every queued job's block
-        self._prefix: list[Profile] | None = None
         self._instants: list[int] | None = None
-        self._arrays: tuple[np.ndarray, np.ndarray] | None = None
-        self._below: list[int] | None = None
+        self._kernel_queue = None
+        self._zeros: list[int] | None = None  # starts of the queued jobs of no duration
 
     @classmethod
     def of(cls, sim, now: int | None = None, *, unit_cost: float = 1.0) -> SiteQuote:  # type: ignore[no-untyped-def]
@@ -181,11 +187,21 @@ class SiteQuote:
         self._check(s, n, d)
         if not self.feasible(s, n, d):
             return None
-        if self.plan.free_over(s, s + d) >= n:
+        if self.plan.free_over(s, s + d) >= n and not self._zero_job_in(s, s + d):
             return 0  # a hole of the current plan: nobody moves
         if self.policy not in ("conservative", "fcfs"):  # no prefix property: EASY, depth K
             return self._replan_all(s, n, d)
         return self._replan_from_prefix(s, n, d)
+
+    def _zero_job_in(self, s: int, e: int) -> bool:
+        """Whether a queued job of no duration starts in ``[s, e)``: it holds no block of the
+        plan, yet needs its processors free at its start, so a slot in a hole of the plan
+        may still move it."""
+        if self._zeros is None:
+            pairs = zip(self.shapes, self.starts, strict=True)
+            self._zeros = sorted(v for (_, dq), v in pairs if dq == 0)
+        zeros = self._zeros
+        return bool(zeros) and bisect_left(zeros, s) < bisect_left(zeros, e)
 
     def price_naive(self, s: int, n: int, d: int) -> int | None:
         """Figure 22 literally: re-plan the whole queue with the slot in place."""
@@ -201,51 +217,21 @@ class SiteQuote:
         pairs = zip(self.shapes, self.starts, after, strict=True)
         return sum((b - a) * q for (q, _), a, b in pairs if b > a)
 
-    def _prefixes(self) -> list[Profile]:
-        """``prefix[k]`` = base + the blocks of the first ``k`` queued jobs (no-slot plan)."""
-        if self._prefix is None:
-            out = [self.base.copy()]
-            for (q, dq), v in zip(self.shapes, self.starts, strict=True):
-                nxt = out[-1].copy()
-                nxt.reserve(v, v + dq, q)
-                out.append(nxt)
-            self._prefix = out
-        return self._prefix
-
-    def _blocks(self) -> tuple[np.ndarray, np.ndarray]:
-        """The no-slot plan's blocks as arrays: starts ``v_q`` and ends ``v_q + d_q``."""
-        if self._arrays is None:
-            v = np.asarray(self.starts, dtype=np.int64)
-            d = np.asarray([dq for _, dq in self.shapes], dtype=np.int64)
-            self._arrays = (v, v + d)
-        return self._arrays
-
-    def _dominated(self) -> list[int]:
-        """``below[k]``: the nearest job ahead of ``k`` asking no more processors and no
-        longer (-1: none).  Any window that fits ``k`` fits it too, and a re-plan only takes
-        room away as it goes, so ``k`` cannot start before it (see :func:`_replan`)."""
-        if self._below is None:
-            shapes = self.shapes
-            below = [-1] * len(shapes)
-            for k, (q, dq) in enumerate(shapes):
-                for j in range(k - 1, max(-1, k - 65), -1):  # a short look back is enough
-                    qj, dj = shapes[j]
-                    if qj <= q and dj <= dq:
-                        below[k] = j
-                        break
-            self._below = below
-        return self._below
+    def _queue(self):  # type: ignore[no-untyped-def]
+        """The no-slot plan as the kernel reads it, built once per state: its prefixes
+        (base + the blocks of the first ``k`` queued jobs, for every ``k``) and the queue
+        (:class:`scheduler.pricing._replan.Queue`)."""
+        if self._kernel_queue is None:
+            self._kernel_queue = _R.Queue(
+                self.base.times, self.base.free, [q for q, _ in self.shapes],
+                [dq for _, dq in self.shapes], self.starts,
+            )  # fmt: skip
+        return self._kernel_queue
 
     def _replan_from_prefix(self, s: int, n: int, d: int) -> int:
-        e = s + d
-        v, end = self._blocks()
-        meets = np.flatnonzero((v < e) & (end > s)).tolist()  # blocks meeting [s, e)
-        if not meets:
-            return 0  # cannot happen when the slot misses the plan's holes; kept for safety
-        return _replan(
-            self._prefixes(), self.shapes, self.starts, self._dominated(), meets, s, e, n,
-            self.now, self.policy == "fcfs",
-        )  # fmt: skip
+        q = self._queue()
+        t, f, c = _R.buffer([], q.size), _R.buffer([], q.size), _R.buffer([], q.m)
+        return _R.replan(q, t, f, c, s, s + d, n, self.now, self.policy == "fcfs")
 
     # ------------------------------------------------------------------ queries
 
@@ -270,139 +256,16 @@ class SiteQuote:
     def options_from(self, s_min: int, n: int, d: int) -> list[Option]:
         """Query (19): candidate starts ``>= s_min`` (``s_min`` itself when feasible)."""
         self._check(max(s_min, self.now), n, d)
-        out = []
-        for s in self.candidates(s_min):
-            f = self.price(s, n, d)
-            if f is not None:
-                out.append(Option(s, n, d, self.unit_cost, f))
-        return out
-
-
-def _replan(
-    prefix: list[Profile],
-    shapes: list[tuple[int, int]],
-    starts: list[int],
-    below: list[int],
-    meets: list[int],
-    s: int,
-    e: int,
-    n: int,
-    now: int,
-    fcfs: bool,
-) -> int:
-    """The fast path of :meth:`SiteQuote.price` (conservative or FCFS): the delay the slot
-    ``n`` over ``[s, e)`` causes, re-planning from the first job whose block meets it
-    (``meets``: the jobs whose no-slot blocks meet the slot, in queue order).
-
-    One loop over plain lists (the profile's ``times``/``free``), with the earliest-start
-    search (:meth:`Profile.earliest_start`'s scan, from where the answer can be: see the
-    module's docstring; FCFS from the job ahead's start) and the block's insertion inlined:
-    the search ends on the steps the block covers, so inserting it needs no second lookup
-    (tests check every option against :meth:`price_naive`).
-    """
-    m = len(shapes)
-    cur = starts.copy()  # this re-plan's starts (the no-slot ones until re-planned)
-    delay = 0
-    last_t = now
-    moved = False
-    u_lo = u_hi = e  # the surplus span: old blocks of the jobs that moved (none yet)
-    times: list[int] = []
-    free: list[int] = []
-    i = meets[0]
-    mi = 0  # index into meets of the next job meeting the slot
-    nm = len(meets)
-    while i < m:
-        if not moved:
-            while mi < nm and meets[mi] < i:
-                mi += 1
-            if mi == nm:
-                break  # no later job meets the slot and nothing moved: all keep their starts
-            j = meets[mi]
-            if not times or j != i:
-                # jobs i..j-1 keep their starts: the plan so far is prefix[j] + the slot
-                p = prefix[j].copy()
-                p.reserve(s, e, n)
-                times, free = p.times, p.free
-            i = j
-        q, dq = shapes[i]
-        v = starts[i]
-        last = len(times) - 1
-        # ---- the earliest start t of q processors over dq, and the step a holding it
-        if fcfs:
-            t = now
-            if i > 0:  # FCFS: not before the job ahead (whose start is `last_t` once
-                t = max(now, last_t if moved else starts[i - 1])  # anything has moved)
-            a = bisect_right(times, t) - 1
+        cands = self.candidates(s_min)
+        if self.policy in ("conservative", "fcfs"):  # the fast path, all starts in one call
+            fs = _R.delays(
+                self._queue(), self.base.times, self.base.free, self.plan.times,
+                self.plan.free, cands, n, d, self.now, self.policy == "fcfs",
+            )  # fmt: skip
         else:
-            # a lower bound: the start of the nearest job ahead that is no bigger (the
-            # profile only loses room as the re-plan goes on, and whatever window fits this
-            # job fits that one)
-            b = below[i]
-            lb = now if b < 0 else cur[b]
-            found = False
-            if u_lo < u_hi:  # phase 1: windows meeting the surplus span, starting before v
-                t = max(now, min(v, u_lo - dq + 1), lb)
-                jump = min(u_hi, v)
-                a = k = bisect_right(times, t) - 1
-                stop = t + dq
-                while t < jump:
-                    if free[k] < q:
-                        k += 1
-                        a = k
-                        t = times[k]
-                        stop = t + dq
-                    elif k == last or times[k + 1] >= stop:
-                        found = True
-                        break
-                    else:
-                        k += 1
-            if not found:  # phase 2: from v on (no window in [jump, v) can fit)
-                t = v if v >= lb else lb
-                a = bisect_right(times, t) - 1
-        if fcfs or not found:
-            # the search from t (step a holds t); on return, steps a..k hold the block
-            k = a
-            stop = t + dq
-            while True:
-                if free[k] < q:
-                    k += 1
-                    a = k
-                    t = times[k]
-                    stop = t + dq
-                elif k == last or times[k + 1] >= stop:
-                    break
-                else:
-                    k += 1
-        # ---- take q processors over [t, stop): split at t and at stop, then subtract
-        if times[a] != t:
-            a += 1
-            k += 1
-            times.insert(a, t)
-            free.insert(a, free[a - 1])
-        if k == len(times) - 1 or times[k + 1] != stop:
-            times.insert(k + 1, stop)
-            free.insert(k + 1, free[k])
-        if a == k:
-            free[a] -= q
-        else:
-            free[a : k + 1] = [f - q for f in free[a : k + 1]]
-        if free[k] == free[k + 1]:  # canonical steps: merge equal neighbours
-            del free[k + 1]
-            del times[k + 1]
-        if a > 0 and free[a - 1] == free[a]:
-            del free[a]
-            del times[a]
-        last_t = cur[i] = t
-        if t != v:
-            moved = True
-            if t > v:
-                delay += (t - v) * q
-            if v < u_lo:
-                u_lo = v
-            if v + dq > u_hi:
-                u_hi = v + dq
-        i += 1
-    return delay
+            fs = [self.price(s, n, d) for s in cands]
+        c = self.unit_cost
+        return [Option(s, n, d, c, f) for s, f in zip(cands, fs, strict=True) if f is not None]
 
 
 def choose(options: Sequence[Option], alpha: float) -> Option:
@@ -419,8 +282,15 @@ def choose(options: Sequence[Option], alpha: float) -> Option:
     f_span = f_hi - f_lo or 1
     s_span = s_hi - s_lo or 1
 
-    def score(o: Option) -> tuple[float, int]:
-        value = alpha * (o.delay - f_lo) / f_span + (1 - alpha) * (o.start - s_lo) / s_span
-        return (round(value, 12), o.start)
-
-    return min(options, key=score)
+    beta = 1 - alpha
+    value = [
+        alpha * (f - f_lo) / f_span + beta * (s - s_lo) / s_span
+        for f, s in zip(fs, ss, strict=True)
+    ]
+    # the score (value rounded to 12 places, start) is least among the values within 1e-9
+    # of the least (rounding is monotone): round those only; the first of the least wins
+    cut = min(value) + 1e-9
+    best = min(
+        (round(v, 12), s, i) for i, (v, s) in enumerate(zip(value, ss, strict=True)) if v <= cut
+    )
+    return options[best[2]]

@@ -30,6 +30,7 @@ FLOORS = {
     "scheduler.results": 0,
     "scheduler.bounds": 0,
     "scheduler.jsonvalues": 0,
+    "scheduler._native": 0,  # loads the compiled modules or their .py (issue 21); imports no engine
     "scheduler.labels": 0,  # the label registry (imports nothing of the engine)
     "scheduler.traces": 0,
     "scheduler.cluster": 1,

@@ -1,0 +1,545 @@
+"""The re-plan kernel of :meth:`scheduler.pricing.price.SiteQuote.price`, compiled when a build
+exists (issue 21: a quote at 200+ queued jobs re-plans ~120 candidate starts x ~200 jobs, about
+half of which move).
+
+Plain Python *and* the source of a C extension, like :mod:`scheduler.cluster._kernel`:
+``setup.py`` compiles it with Cython in pure-Python mode (the annotations become C types;
+``cython.compiled`` is True only in the extension) and :mod:`scheduler._native` loads the
+extension only when it was built from exactly this file, else this file.
+
+The re-plan works on a profile of its own (the steps ``T``/``F`` of length ``L``) in buffers
+made by :func:`buffer`: fixed-size C arrays of 64-bit integers in the extension (typed
+memoryviews: no Python int is made or read in the loop), plain lists in the pure source (they
+grow and shrink with the profile) — the same code indexes both.  The few
+``if cython.compiled:`` branches compute the same thing as the plain lines beside them (a typed
+binary search for ``bisect_right``, element loops for slices, shifts for ``list.insert`` and
+``del``); tests/scheduler/test_pricing_quote_fast.py runs both against each other and against
+:meth:`~scheduler.pricing.price.SiteQuote.price_naive`.  Times and processor counts must fit in
+63 bits.
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_left, bisect_right
+
+try:
+    import cython
+except ImportError:  # no Cython installed: the same source runs uncompiled
+    from scheduler._native import cython_shim as cython
+
+__all__ = ["Queue", "buffer", "delays", "replan"]
+
+#: while nothing has moved, up to this many jobs keeping their starts between two that meet
+#: the slot are inserted one by one; more, and the re-plan restarts from the prefix
+_GAP = 4
+
+
+def buffer(values: list, size: int):  # type: ignore[no-untyped-def]
+    """``values`` as the kernel indexes them: compiled, an array of 64-bit integers padded with
+    zeros to ``size`` items; else a list of its own (lists grow and shrink as needed)."""
+    if cython.compiled:
+        out = array("q", values)
+        out.frombytes(bytes(8 * (size - len(values))))  # zeros
+    else:
+        out = list(values)
+    return out
+
+
+class Queue:
+    """The no-slot plan of a queue as :func:`replan` reads it, built once per site state from
+    the base profile's lists and the queue's ``procs``, ``durs`` and no-slot ``starts``.
+
+    Buffers (:func:`buffer`) of the jobs' ``procs``, ``durs``, ``starts``, ``reach`` — the end
+    of the job's block, or the instant after its start for a job of no duration (it holds no
+    block but needs its processors free at its start: a slot over that instant meets it) —
+    and ``below`` (see :func:`_dominated`); ``zeros``: the starts of the jobs of no duration,
+    sorted; the *prefixes*: the steps of base + the no-slot blocks of the first ``j`` jobs,
+    for every ``j`` — compiled, all in the two buffers ``pt``/``pf`` (prefix ``j`` at
+    ``off[j]:off[j + 1]``: a few arrays, nothing for the garbage collector to scan), else
+    lists of lists; ``size``: room for any re-plan's profile (the base's steps + 2 per job +
+    2 for the slot).
+    """
+
+    def __init__(
+        self, base_times: list, base_free: list, procs: list, durs: list, starts: list
+    ) -> None:
+        m = len(procs)
+        self.m = m
+        self.procs = buffer(procs, m)
+        self.durs = buffer(durs, m)
+        self.starts = buffer(starts, m)
+        self.reach = buffer([v + max(d, 1) for v, d in zip(starts, durs, strict=True)], m)
+        self.zeros = sorted(v for v, d in zip(starts, durs, strict=True) if d == 0)
+        self.below = buffer(_dominated(procs, durs), m)
+        self.size = len(base_times) + 2 * m + 4
+        self.pt = self.pf = self.off = None
+        _prefixes(self, base_times, base_free)
+
+
+@cython.ccall
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _dominated(procs: list, durs: list) -> list:
+    """``below[k]``: the nearest job ahead of ``k`` asking no more processors and no longer
+    (-1: none).  Any window that fits ``k`` fits it too, and a re-plan only takes room away
+    as it goes, so ``k`` cannot start before it (see :func:`replan`)."""
+    m: cython.Py_ssize_t = len(procs)
+    k: cython.Py_ssize_t
+    j: cython.Py_ssize_t
+    q: cython.longlong
+    dq: cython.longlong
+    qj: cython.longlong
+    dj: cython.longlong
+    below: list = [-1] * m
+    for k in range(m):
+        q = procs[k]
+        dq = durs[k]
+        for j in range(k - 1, max(-1, k - 65), -1):  # a short look back is enough
+            qj = procs[j]
+            dj = durs[j]
+            if qj <= q and dj <= dq:
+                below[k] = j
+                break
+    return below
+
+
+@cython.ccall
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _prefixes(Q: Queue, base_times: list, base_free: list) -> cython.void:
+    """Fill ``Q.pt``, ``Q.pf`` (and ``Q.off``) with the no-slot plan's prefixes."""
+    m: cython.Py_ssize_t = Q.m
+    procs: cython.longlong[::1] = Q.procs
+    durs: cython.longlong[::1] = Q.durs
+    starts: cython.longlong[::1] = Q.starts
+    T: cython.longlong[::1] = buffer([], Q.size)
+    F: cython.longlong[::1] = buffer([], Q.size)
+    OFF: cython.longlong[::1]
+    PT: cython.longlong[::1]
+    PF: cython.longlong[::1]
+    L: cython.Py_ssize_t
+    j: cython.Py_ssize_t
+    x: cython.Py_ssize_t
+    o: cython.Py_ssize_t
+    if not cython.compiled:
+        L = _load(T, F, base_times, base_free)
+        Q.pt = [T.copy()]
+        Q.pf = [F.copy()]
+        for j in range(m):
+            L = _reserve(T, F, L, starts[j], starts[j] + durs[j], procs[j])
+            Q.pt.append(T.copy())
+            Q.pf.append(F.copy())
+        return
+    # compiled: the lengths first, then the steps, into arrays of the exact size
+    Q.off = buffer([], m + 2)
+    OFF = Q.off
+    L = _load(T, F, base_times, base_free)
+    OFF[0] = 0
+    for j in range(m):
+        OFF[j + 1] = OFF[j] + L
+        L = _reserve(T, F, L, starts[j], starts[j] + durs[j], procs[j])
+    OFF[m + 1] = OFF[m] + L
+    Q.pt = buffer([], OFF[m + 1])
+    Q.pf = buffer([], OFF[m + 1])
+    PT = Q.pt
+    PF = Q.pf
+    L = _load(T, F, base_times, base_free)
+    for j in range(m + 1):
+        o = OFF[j]
+        for x in range(L):
+            PT[o + x] = T[x]
+            PF[o + x] = F[x]
+        if j < m:
+            L = _reserve(T, F, L, starts[j], starts[j] + durs[j], procs[j])
+
+
+@cython.cfunc
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _restart(
+    T: cython.longlong[::1],
+    F: cython.longlong[::1],
+    PT: cython.longlong[::1],
+    PF: cython.longlong[::1],
+    OFF: cython.longlong[::1],
+    j: cython.Py_ssize_t,
+) -> cython.Py_ssize_t:
+    """Copy prefix ``j`` into the buffers; returns its number of steps."""
+    x: cython.Py_ssize_t
+    o: cython.Py_ssize_t
+    L: cython.Py_ssize_t
+    if cython.compiled:
+        o = OFF[j]
+        L = OFF[j + 1] - o
+        for x in range(L):
+            T[x] = PT[o + x]
+            F[x] = PF[o + x]
+    else:
+        T[:] = PT[j]
+        F[:] = PF[j]
+        L = len(T)
+    return L
+
+
+@cython.cfunc
+@cython.inline
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _index(T: cython.longlong[::1], t: cython.longlong, hi: cython.Py_ssize_t) -> cython.Py_ssize_t:
+    """``bisect_right(T, t, 0, hi) - 1``: the step holding ``t`` (compiled only)."""
+    lo: cython.Py_ssize_t = 0
+    mid: cython.Py_ssize_t
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if t < T[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo - 1
+
+
+@cython.cfunc
+@cython.inline
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _open(
+    T: cython.longlong[::1],
+    F: cython.longlong[::1],
+    L: cython.Py_ssize_t,
+    p: cython.Py_ssize_t,
+    t: cython.longlong,
+    f: cython.longlong,
+) -> cython.Py_ssize_t:
+    """Insert the step ``(t, f)`` at position ``p`` of the ``L`` steps; returns ``L + 1``."""
+    x: cython.Py_ssize_t
+    if cython.compiled:
+        x = L
+        while x > p:
+            T[x] = T[x - 1]
+            F[x] = F[x - 1]
+            x -= 1
+        T[p] = t
+        F[p] = f
+    else:  # a list of length L
+        T.insert(p, t)
+        F.insert(p, f)
+    return L + 1
+
+
+@cython.cfunc
+@cython.inline
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _close(
+    T: cython.longlong[::1], F: cython.longlong[::1], L: cython.Py_ssize_t, p: cython.Py_ssize_t
+) -> cython.Py_ssize_t:
+    """Remove the step at position ``p`` of the ``L`` steps; returns ``L - 1``."""
+    x: cython.Py_ssize_t
+    if cython.compiled:
+        for x in range(p, L - 1):
+            T[x] = T[x + 1]
+            F[x] = F[x + 1]
+    else:
+        del T[p]
+        del F[p]
+    return L - 1
+
+
+@cython.cfunc
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _take(
+    T: cython.longlong[::1],
+    F: cython.longlong[::1],
+    L: cython.Py_ssize_t,
+    a: cython.Py_ssize_t,
+    k: cython.Py_ssize_t,
+    t: cython.longlong,
+    stop: cython.longlong,
+    q: cython.longlong,
+) -> cython.Py_ssize_t:
+    """Take ``q`` processors over ``[t, stop)`` (free there; step ``a`` holds ``t``, step
+    ``k`` holds ``stop - 1``), keeping the steps canonical — what :meth:`Profile.reserve` does
+    to the lists (an empty block changes nothing); returns the new ``L``."""
+    x: cython.Py_ssize_t
+    if stop <= t:
+        return L
+    if T[a] != t:  # split at t
+        a += 1
+        k += 1
+        L = _open(T, F, L, a, t, F[a - 1])
+    if k == L - 1 or T[k + 1] != stop:  # split at stop
+        L = _open(T, F, L, k + 1, stop, F[k])
+    if cython.compiled:
+        for x in range(a, k + 1):
+            F[x] -= q
+    else:
+        F[a : k + 1] = [f - q for f in F[a : k + 1]]
+    if F[k] == F[k + 1]:  # canonical steps: merge equal neighbours
+        L = _close(T, F, L, k + 1)
+    if a > 0 and F[a - 1] == F[a]:
+        L = _close(T, F, L, a)
+    return L
+
+
+@cython.cfunc
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _reserve(
+    T: cython.longlong[::1],
+    F: cython.longlong[::1],
+    L: cython.Py_ssize_t,
+    t: cython.longlong,
+    stop: cython.longlong,
+    q: cython.longlong,
+) -> cython.Py_ssize_t:
+    """:func:`_take` from the times alone."""
+    a: cython.Py_ssize_t
+    k: cython.Py_ssize_t
+    if cython.compiled:
+        a = _index(T, t, L)
+        k = _index(T, stop - 1, L)
+    else:
+        a = bisect_right(T, t, 0, L) - 1
+        k = bisect_right(T, stop - 1, a, L) - 1
+    return _take(T, F, L, a, k, t, stop, q)
+
+
+@cython.cfunc
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _load(
+    T: cython.longlong[::1], F: cython.longlong[::1], times: list, free: list
+) -> cython.Py_ssize_t:
+    """Copy the steps of a profile's lists into the buffers; returns their number."""
+    x: cython.Py_ssize_t
+    L: cython.Py_ssize_t = len(times)
+    if cython.compiled:
+        for x in range(L):
+            T[x] = times[x]
+            F[x] = free[x]
+    else:
+        T[:] = times
+        F[:] = free
+    return L
+
+
+@cython.ccall
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def replan(
+    Q: Queue,
+    T: cython.longlong[::1],
+    F: cython.longlong[::1],
+    C: cython.longlong[::1],
+    s: cython.longlong,
+    e: cython.longlong,
+    n: cython.longlong,
+    now: cython.longlong,
+    fcfs: cython.bint,
+) -> cython.longlong:
+    """The fast path of :meth:`~scheduler.pricing.price.SiteQuote.price` (conservative or
+    FCFS): the delay the slot ``n`` over ``[s, e)`` causes, re-planning the queue ``Q`` from
+    the first job whose block meets it (``T``, ``F``: buffers of ``Q.size``, ``C`` of
+    ``Q.m``, overwritten).
+
+    One loop with the earliest-start search (:meth:`Profile.earliest_start`'s scan, from
+    where the answer can be: see :mod:`scheduler.pricing.price`; FCFS from the job ahead's
+    start) and the block's insertion inlined: the search ends on the steps the block covers,
+    so inserting it needs no second lookup.  While nothing has moved, the jobs between two
+    that meet the slot keep their starts: their blocks are inserted as planned (a few) or the
+    plan restarts from the prefix (many).
+    """
+    m: cython.Py_ssize_t = Q.m
+    procs: cython.longlong[::1] = Q.procs
+    durs: cython.longlong[::1] = Q.durs
+    starts: cython.longlong[::1] = Q.starts
+    reach: cython.longlong[::1] = Q.reach
+    below: cython.longlong[::1] = Q.below
+    PT: cython.longlong[::1] = Q.pt
+    PF: cython.longlong[::1] = Q.pf
+    OFF: cython.longlong[::1] = Q.off
+    L: cython.Py_ssize_t = 0
+    i: cython.Py_ssize_t
+    j: cython.Py_ssize_t
+    a: cython.Py_ssize_t = 0
+    k: cython.Py_ssize_t = 0
+    x: cython.Py_ssize_t
+    last: cython.Py_ssize_t
+    bj: cython.Py_ssize_t
+    q: cython.longlong
+    dq: cython.longlong
+    v: cython.longlong
+    t: cython.longlong = 0
+    lb: cython.longlong
+    jump: cython.longlong
+    stop: cython.longlong = 0
+    delay: cython.longlong = 0
+    last_t: cython.longlong = now
+    u_lo: cython.longlong = e  # the surplus span: old blocks of the jobs that moved (none yet)
+    u_hi: cython.longlong = e
+    moved: cython.bint = False
+    found: cython.bint
+    have: cython.bint = False
+    # C: this re-plan's starts (the no-slot ones until re-planned)
+    if cython.compiled:
+        for x in range(m):
+            C[x] = starts[x]
+    else:
+        C[:m] = starts
+    i = 0
+    while i < m:
+        if not moved:
+            j = i  # the next job whose no-slot block meets the slot
+            while j < m and (starts[j] >= e or reach[j] <= s):
+                j += 1
+            if j == m:
+                break  # no later job meets the slot and nothing moved: all keep their starts
+            if not have or j - i > _GAP:
+                # jobs ..j-1 keep their starts: the plan so far is prefix[j] + the slot
+                L = _restart(T, F, PT, PF, OFF, j)
+                L = _reserve(T, F, L, s, e, n)
+                have = True
+            else:
+                for x in range(i, j):  # a few jobs keep their starts: their blocks as planned
+                    L = _reserve(T, F, L, starts[x], starts[x] + durs[x], procs[x])
+            i = j
+        q = procs[i]
+        dq = durs[i]
+        v = starts[i]
+        last = L - 1
+        # ---- the earliest start t of q processors over dq, and the step a holding it
+        found = False
+        if fcfs:
+            t = now
+            if i > 0:  # FCFS: not before the job ahead (whose start is `last_t` once
+                t = max(now, last_t if moved else starts[i - 1])  # anything has moved)
+            a = _index(T, t, L) if cython.compiled else bisect_right(T, t, 0, L) - 1
+        else:
+            # a lower bound: the start of the nearest job ahead that is no bigger (the
+            # profile only loses room as the re-plan goes on, and whatever window fits this
+            # job fits that one)
+            bj = below[i]
+            lb = now if bj < 0 else C[bj]
+            if u_lo < u_hi:  # phase 1: windows meeting the surplus span, starting before v
+                t = max(now, min(v, u_lo - max(dq, 1) + 1), lb)
+                jump = min(u_hi, v)
+                a = _index(T, t, L) if cython.compiled else bisect_right(T, t, 0, L) - 1
+                k = a
+                stop = t + dq
+                while t < jump:
+                    if F[k] < q:
+                        k += 1
+                        a = k
+                        t = T[k]
+                        stop = t + dq
+                    elif k == last or T[k + 1] >= stop:
+                        found = True
+                        break
+                    else:
+                        k += 1
+            if not found:  # phase 2: from v on (no window in [jump, v) can fit)
+                t = v if v >= lb else lb
+                a = _index(T, t, L) if cython.compiled else bisect_right(T, t, 0, L) - 1
+        if not found:
+            # the search from t (step a holds t); on return, steps a..k hold the block
+            k = a
+            stop = t + dq
+            while True:
+                if F[k] < q:
+                    k += 1
+                    a = k
+                    t = T[k]
+                    stop = t + dq
+                elif k == last or T[k + 1] >= stop:
+                    break
+                else:
+                    k += 1
+        # ---- take q processors over [t, stop)
+        L = _take(T, F, L, a, k, t, stop, q)
+        last_t = t
+        C[i] = t
+        if t != v:
+            moved = True
+            if t > v:
+                delay += (t - v) * q
+            if dq > 0:  # its old block is room freed (a job of no duration held none)
+                if v < u_lo:
+                    u_lo = v
+                if v + dq > u_hi:
+                    u_hi = v + dq
+        i += 1
+    return delay
+
+
+@cython.cfunc
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _free_over(times: list, free: list, a: cython.longlong, b: cython.longlong) -> cython.longlong:
+    """Minimum free processors over ``[a, b)`` (``a < b``): :meth:`Profile.free_over`."""
+    i: cython.Py_ssize_t
+    j: cython.Py_ssize_t
+    hi: cython.Py_ssize_t = len(times)
+    lo: cython.Py_ssize_t = 0
+    mid: cython.Py_ssize_t
+    least: cython.longlong
+    f: cython.longlong
+    tj: cython.longlong
+    if not cython.compiled:
+        i = bisect_right(times, a) - 1
+        j = bisect_left(times, b, i + 1)
+        return free[i] if j == i + 1 else min(free[i:j])
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        tj = times[mid]
+        if a < tj:
+            hi = mid
+        else:
+            lo = mid + 1
+    i = lo - 1
+    least = free[i]
+    for j in range(i + 1, len(times)):
+        tj = times[j]
+        if tj >= b:
+            break
+        f = free[j]
+        if f < least:
+            least = f
+    return least
+
+
+@cython.ccall
+def delays(
+    Q: Queue,
+    base_times: list,
+    base_free: list,
+    plan_times: list,
+    plan_free: list,
+    cands: list,
+    n: cython.longlong,
+    d: cython.longlong,
+    now: cython.longlong,
+    fcfs: cython.bint,
+) -> list:
+    """:meth:`~scheduler.pricing.price.SiteQuote.price` of the slot ``n`` over ``[s, s + d)``
+    at every start ``s`` of ``cands`` (conservative or FCFS): None where it does not fit
+    beside the running jobs and reservations (``base_*``), 0 in a hole of the no-slot plan
+    (``plan_*``) that holds the start of no job of no duration, else :func:`replan`'s
+    delay."""
+    out: list = []
+    s: cython.longlong
+    T = buffer([], Q.size)
+    F = buffer([], Q.size)
+    C = buffer([], Q.m)
+    zeros: list = Q.zeros
+    for s in cands:
+        if _free_over(base_times, base_free, s, s + d) < n:
+            out.append(None)
+        elif _free_over(plan_times, plan_free, s, s + d) >= n and not (
+            zeros and bisect_left(zeros, s) < bisect_left(zeros, s + d)
+        ):
+            out.append(0)
+        else:
+            out.append(replan(Q, T, F, C, s, s + d, n, now, fcfs))
+    return out

@@ -1,0 +1,97 @@
+"""Build the engine's compiled modules (issue 21): ``python setup.py build_ext --inplace``.
+
+Everything else about the package is in ``pyproject.toml``.  Each module of
+``NATIVE_MODULES`` is plain Python in Cython's pure-Python mode; it is compiled from a copy
+under ``build/native/`` that ends with one extra line, ``__source_sha256__ = "<sha256 of the
+.py>"``, so :func:`scheduler._native.load` can refuse an extension built from another
+version of the source (the ``.py`` then runs).  To compile another module, add its path here:
+nothing else changes (``make setup`` rebuilds when a listed file changes; the module is
+loaded with ``scheduler._native.load("package.module")``).
+
+Without Cython or a C compiler the build prints one line and the package stays pure Python.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from pathlib import Path
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+#: the compiled modules: ONE list (paths relative to this file)
+NATIVE_MODULES = [
+    "scheduler/cluster/_kernel.py",
+    "scheduler/pricing/_replan.py",
+]
+
+ROOT = Path(__file__).resolve().parent
+#: Cython compiler directives for every module (per-function ones are in the sources)
+DIRECTIVES = {"language_level": 3, "binding": False, "embedsignature": False}
+
+
+def _stamped_copy(path: str) -> Path:
+    """``build/native/<path>``: the source plus its hash as ``__source_sha256__``."""
+    src = ROOT / path
+    data = src.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    copy = ROOT / "build" / "native" / path
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    text = data.decode() + f'\n__source_sha256__ = "{digest}"\n'
+    if not copy.is_file() or copy.read_text() != text:  # keep mtimes: no needless rebuild
+        copy.write_text(text)
+    return copy
+
+
+def _required() -> bool:
+    """``GRIDPORTAL_NATIVE_REQUIRED=1`` (the Docker build): no build is an error."""
+    return os.environ.get("GRIDPORTAL_NATIVE_REQUIRED", "") not in ("", "0")
+
+
+def native_extensions() -> list[Extension]:
+    try:
+        from Cython.Build import cythonize
+    except ImportError:
+        if _required():
+            raise
+        print("gridportal: Cython is not installed; the engine stays pure Python", file=sys.stderr)
+        return []
+    exts = [
+        Extension(
+            path.removesuffix(".py").replace("/", "."),
+            [str(_stamped_copy(path).relative_to(ROOT))],
+            extra_compile_args=["-O2"],
+        )
+        for path in NATIVE_MODULES
+    ]
+    return cythonize(exts, compiler_directives=DIRECTIVES, quiet=True)
+
+
+class OptionalBuildExt(build_ext):
+    """A failed compilation (no compiler, no headers) leaves the pure Python in place, with
+    one line of explanation, unless ``GRIDPORTAL_NATIVE_REQUIRED=1``."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except Exception as exc:
+            self._give_up(exc)
+
+    def build_extension(self, ext: Extension) -> None:
+        try:
+            super().build_extension(ext)
+        except Exception as exc:
+            self._give_up(exc)
+
+    @staticmethod
+    def _give_up(exc: Exception) -> None:
+        if _required():
+            raise exc
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        print(f"gridportal: compiled kernel not built ({first}); pure Python runs", file=sys.stderr)
+
+
+os.chdir(ROOT)
+setup(ext_modules=native_extensions(), cmdclass={"build_ext": OptionalBuildExt})

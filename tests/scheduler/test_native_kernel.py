@@ -1,0 +1,306 @@
+"""The compiled kernel (issue 21): scheduler/cluster/_kernel.py compiled by Cython in
+pure-Python mode must behave exactly as the same file run as Python, an extension built from
+another version of the source must never run, and the engine must run without Cython.
+
+The compiled build exists after ``make setup``; without one the comparisons skip, except under
+``CI=1`` (``make test`` builds it), where a missing build fails.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import subprocess
+import sys
+from bisect import bisect_left, bisect_right
+from contextlib import contextmanager
+
+import pytest
+
+import scheduler.cluster.conservative as conservative_mod
+import scheduler.cluster.profile as profile_mod
+from scheduler import _native
+from scheduler.cluster import Profile, Simulator, native_status, prepare_jobs
+from scheduler.traces.swf import SWFJob
+from tests.conftest import ROOT
+
+NAME = "scheduler.cluster._kernel"
+
+
+def _pure():
+    return _native.load_pure(NAME, "scheduler.cluster._kernel_pure_for_tests")
+
+
+def _compiled():
+    module, why = _native.load_compiled(NAME)
+    if module is None:
+        if os.environ.get("CI"):
+            pytest.fail(f"no usable compiled kernel under CI ({why}): make setup builds it")
+        pytest.skip(f"no compiled kernel ({why}); make setup builds it")
+    return module
+
+
+@contextmanager
+def kernel(module):
+    """Run the engine on ``module`` (the profile and conservative backfilling call it)."""
+    saved = profile_mod._K, conservative_mod._K
+    profile_mod._K = conservative_mod._K = module
+    try:
+        yield
+    finally:
+        profile_mod._K, conservative_mod._K = saved
+
+
+def deep_queue_trace(seed: int, jobs: int = 300, procs: int = 32) -> list[SWFJob]:
+    """An overloaded machine: arrivals faster than it serves, many jobs end before their
+    estimate (so the plan is compressed often), a few repeated shapes."""
+    rng = random.Random(seed)
+    out, t = [], 0
+    for i in range(jobs):
+        t += rng.choice([0, 0, 1, 5, 30, 120])
+        req = rng.choice([60, 300, 600, 1800, 3600, rng.randint(1, 7200)])
+        run = rng.randint(0, req) if rng.random() < 0.7 else req
+        n = rng.choice([1, 1, 2, 4, 8, procs // 2, procs, rng.randint(1, procs)])
+        out.append(
+            SWFJob(i + 1, t, -1, run, n, -1, -1, n, req, -1, 1, 1, 1, 1, 1, 1, -1, -1)
+        )  # fmt: skip
+    return out
+
+
+def run_policy(trace, procs, policy, estimates="requested"):
+    sim_jobs, _ = prepare_jobs(trace, procs, estimates)
+    sim = Simulator(sim_jobs, procs, policy)
+    sim.run()
+    return list(sim.start)
+
+
+@pytest.mark.parametrize("policy", ["conservative", "backfill-k=4", "easy", "fcfs"])
+def test_compiled_and_pure_kernels_schedule_every_job_alike(policy):
+    compiled, pure = _compiled(), _pure()
+    assert compiled.__file__ != pure.__file__
+    differ = 0
+    for seed in range(12):
+        procs = (16, 32, 64)[seed % 3]
+        trace = deep_queue_trace(seed, procs=procs)
+        estimates = "accurate" if seed % 4 == 3 else "requested"
+        with kernel(compiled):
+            a = run_policy(trace, procs, policy, estimates)
+        with kernel(pure):
+            b = run_policy(trace, procs, policy, estimates)
+        assert len(a) == len(trace)
+        differ += sum(x != y for x, y in zip(a, b, strict=True))
+    assert differ == 0
+
+
+def test_compiled_and_pure_kernels_agree_call_by_call():
+    """Random operations on random profiles, both kernels side by side: the same answers, the
+    same lists after every step, refusals (False) that change nothing."""
+    compiled, pure = _compiled(), _pure()
+    rng = random.Random(21)
+    refused = moved = 0
+    for _ in range(300):
+        cap = rng.randint(1, 12)
+        lists = [([0], [cap]), ([0], [cap])]
+        for _ in range(40):
+            op = rng.random()
+            a = rng.randint(0, 80)
+            d = rng.randint(0, 30)
+            n = rng.randint(0, cap + 1)
+            if op < 0.5:
+                delta = rng.choice([-n, n])
+                r = [
+                    k.add(t, f, cap, a, a + d + 1, delta)
+                    for k, (t, f) in zip((compiled, pure), lists, strict=True)
+                ]
+                refused += not r[0]
+            elif op < 0.7:
+                t0 = rng.randint(0, 60)
+                r = [
+                    k.earliest_start(t, f, min(n, cap), d, t0)
+                    for k, (t, f) in zip((compiled, pure), lists, strict=True)
+                ]
+            elif op < 0.85:
+                t0 = rng.randint(0, a)
+                r = [
+                    k.earliest_move(t, f, a, d, n, t0)
+                    for k, (t, f) in zip((compiled, pure), lists, strict=True)
+                ]
+            else:
+                b = rng.randint(0, 80)
+                r = [
+                    k.move(t, f, cap, a, b, d, n)
+                    for k, (t, f) in zip((compiled, pure), lists, strict=True)
+                ]
+                moved += r[0]
+            assert r[0] == r[1]
+            assert lists[0] == lists[1]
+            times, free = lists[0]
+            assert all(x < y for x, y in zip(times[:-1], times[1:], strict=True))
+            assert all(0 <= f <= cap for f in free) and free[-1] == cap
+    assert refused > 100 and moved > 20  # both paths were exercised
+
+
+def test_compiled_and_pure_compression_agree():
+    """Compression passes over deep random plans after early ends, both kernels: the same
+    plan, profile and heap entries."""
+    compiled, pure = _compiled(), _pure()
+    total = 0
+    for seed in range(8):
+        rng = random.Random(seed)
+        cap = 40
+        prof = Profile(cap)
+        running = []
+        for _ in range(30):
+            end, n = rng.randint(1, 3000), rng.randint(1, 10)
+            if prof.free_over(0, end) >= n:
+                prof.reserve(0, end, n)
+                running.append((end, n))
+        shapes = [(k, rng.randint(1, cap), rng.choice([10, 60, 300, 999])) for k in range(400)]
+        plan = {}
+        for k, n, d in shapes:
+            s = prof.earliest_start(n, d, 0)
+            prof.reserve(s, s + d, n)
+            plan[k] = s
+        now = 50
+        prof.advance(now)
+        for end, n in rng.sample(running, min(8, len(running))):  # they end early, now
+            if end > now:
+                prof.release(now, end, n)
+        live = [x for x in shapes if plan[x[0]] > now]
+        out = []
+        for k in (compiled, pure):
+            times, free, p, starts = prof.times[:], prof.free[:], dict(plan), []
+            moved = k.compress(times, free, cap, live, p, starts, now)
+            out.append((moved, times, free, p, sorted(starts)))
+        assert out[0] == out[1]
+        total += out[0][0]
+    assert total > 50  # jobs did move
+
+
+def test_typed_binary_searches_equal_bisect():
+    """The compiled kernel's own bisect loops (run here as Python) equal the bisect module."""
+    pure = _pure()
+    rng = random.Random(3)
+    for _ in range(500):
+        a = sorted(rng.sample(range(200), rng.randint(0, 30)))
+        x, lo = rng.randint(-5, 205), rng.randint(0, len(a))
+        assert pure._bisect_left(a, x, lo) == bisect_left(a, x, lo)
+        assert pure._bisect_right(a, x, lo) == bisect_right(a, x, lo)
+
+
+def test_profile_refuses_non_integer_times_in_either_kernel():
+    """The compiled kernel works on 64-bit ints, so a float is refused (TypeError) rather than
+    truncated — by the pure kernel too, so that both agree; numpy integers are fine."""
+    np = pytest.importorskip("numpy")
+    for k in (profile_mod._K, _pure()):
+        with kernel(k):
+            p = Profile(4)
+            with pytest.raises(TypeError):
+                p.reserve(0, 2.5, 1)
+            p.reserve(np.int64(0), np.int64(3), np.int64(2))
+            assert p.times == [0, 3] and p.free == [2, 4]
+            assert p.earliest_start(3, 1, np.int64(0)) == 3
+
+
+def _copy_scheduler(tmp_path):
+    dest = tmp_path / "scheduler"
+    shutil.copytree(ROOT / "scheduler", dest, ignore=shutil.ignore_patterns("__pycache__"))
+    return dest
+
+
+def _status_in(path, env_extra=None, code="", end="print(native_status())"):
+    env = {k: v for k, v in os.environ.items() if k != _native.PURE_ENV}
+    env.update(env_extra or {})
+    env["PYTHONPATH"] = str(path)
+    return subprocess.run(
+        [sys.executable, "-c", f"{code}\nfrom scheduler.cluster import native_status\n{end}"],
+        cwd=path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_a_build_of_another_source_is_not_loaded(tmp_path):
+    _compiled()  # needs a build to copy
+    pkg = _copy_scheduler(tmp_path)
+    module, why = _native.load_compiled(NAME, directory=str(pkg / "cluster"))
+    assert module is not None and why == "compiled"  # an exact copy is fine
+    src = pkg / "cluster" / "_kernel.py"
+    src.write_text(src.read_text() + "\n# edited after the build\n")
+    module, why = _native.load_compiled(NAME, directory=str(pkg / "cluster"))
+    assert module is None and why.startswith("stale compiled build")
+    # and the engine, imported from that copy, runs the edited source, saying so
+    out = _status_in(tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("pure: stale compiled build"), out.stdout
+    assert "RuntimeWarning" in out.stderr and "make setup" in out.stderr
+
+
+def test_status_and_the_pure_python_switch(tmp_path):
+    module, why = _native.load_compiled(NAME)
+    if os.environ.get(_native.PURE_ENV, "") not in ("", "0"):
+        assert native_status() == f"pure: {_native.PURE_ENV} is set"
+    else:
+        assert native_status() == ("compiled" if module is not None else f"pure: {why}")
+    out = _status_in(ROOT, {_native.PURE_ENV: "1"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == f"pure: {_native.PURE_ENV} is set"
+    pkg = _copy_scheduler(tmp_path)
+    for so in pkg.rglob("*.so"):
+        so.unlink()
+    out = _status_in(tmp_path)
+    assert out.stdout.strip() == "pure: no compiled build" and not out.stderr
+
+
+def test_the_engine_runs_without_cython(tmp_path):
+    """Cython hidden (import fails): the kernel's source runs on the stand-in and schedules
+    as before (compared with this process's kernel, compiled or not)."""
+    trace = deep_queue_trace(7, jobs=150, procs=16)
+    expected = run_policy(trace, 16, "conservative")
+    code = (
+        "import sys\n"
+        "sys.modules['cython'] = None; sys.modules['Cython'] = None\n"
+        "from scheduler import _native\n"
+        "import scheduler.cluster._kernel as k\n"
+        "assert k.cython is _native.cython_shim, k.cython\n"
+        "from tests.scheduler.test_native_kernel import deep_queue_trace, run_policy\n"
+    )
+    end = (
+        "print(native_status())\n"
+        "print(run_policy(deep_queue_trace(7, 150, 16), 16, 'conservative'))"
+    )
+    out = _status_in(ROOT, {_native.PURE_ENV: "1"}, code, end)
+    assert out.returncode == 0, out.stderr
+    status, starts = out.stdout.splitlines()
+    assert status.startswith("pure:")
+    assert starts == str(expected)
+
+
+def test_make_rebuilds_when_any_listed_module_changes():
+    """The Makefile's build depends on exactly setup.py's NATIVE_MODULES (read from it)."""
+    import ast
+
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("no make")
+    tree = ast.parse((ROOT / "setup.py").read_text())
+    listed = next(
+        ast.literal_eval(node.value)
+        for node in tree.body
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "NATIVE_MODULES"
+    )
+    assert "scheduler/cluster/_kernel.py" in listed
+    out = subprocess.run(
+        [make, "-s", "--no-print-directory", "--eval", "print-native: ; @echo $(NATIVE_SRC)"]
+        + ["print-native"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == listed
+    assert all((ROOT / p).is_file() for p in listed)
