@@ -25,6 +25,7 @@ from setuptools.command.build_ext import build_ext
 NATIVE_MODULES = [
     "scheduler/cluster/_kernel.py",
     "scheduler/pricing/_replan.py",
+    "scheduler/pricing/_easy.py",
 ]
 
 ROOT = Path(__file__).resolve().parent

@@ -42,14 +42,20 @@ as it goes, and a window that fits the job fits that one).  The re-plan is one l
 profile of its own (:func:`scheduler.pricing._replan.replan`; a quote prices all its
 candidate starts in one call, :func:`~scheduler.pricing._replan.delays`), compiled with Cython
 when a build exists (:mod:`scheduler._native`), else the same source as plain Python.  EASY
-backfilling has no such prefix property (a job's start depends on later jobs' backfilling) and
-is re-planned in full.  :meth:`SiteQuote.price_naive` is the literal Figure 22; tests check
-that both agree.
+backfilling has no such prefix property (a job's start depends on later jobs' backfilling): it
+is re-planned by :mod:`scheduler.pricing._easy` (compiled the same way), which plays the
+no-slot plan once per state keeping a snapshot of every instant it visits and how far into
+the future that instant's tests read the profile, and re-plans a slot from the first instant
+whose tests read past the slot's start (the earlier ones decide as without it).  Backfilling
+with a reservation depth K (``backfill-k=K``) is re-planned in full by the simulator's policy.
+:meth:`SiteQuote.price_naive` is the literal Figure 22; tests check that all agree.
 
 Cost (issue 21, ``bench/bench_site_pages.py``): a quote re-plans, for every candidate start
 whose slot meets the plan, the queue from the first job the slot meets; at 200+ queued jobs
 (CTC-SP2 at 338 processors) that is ~120 candidates × ~200 jobs, about half of which really
-move (68 later, 42 earlier on average): little to skip, so the loop is compiled.
+move (68 later, 42 earlier on average): little to skip, so the loop is compiled.  Under EASY
+(same trace and size) the re-plans from the snapshots run ~100 job starts each; about a fifth
+of the instants before a slot are skipped, so that loop is compiled too.
 """
 
 from __future__ import annotations
@@ -66,10 +72,16 @@ from .plan import PLANNERS, plan_queue, plannable
 #: the re-plan kernel (scheduler/pricing/_replan.py), compiled when a build of that very
 #: source exists (see scheduler/_native.py)
 _R = _load_native("scheduler.pricing._replan")
+#: the EASY re-plan kernel (scheduler/pricing/_easy.py), loaded the same way
+_E = _load_native("scheduler.pricing._easy")
 
 __all__ = ["Option", "SiteQuote", "choose", "SECONDS_PER_SU"]
 
 SECONDS_PER_SU = 3600  # 1 SU = 1 processor-hour
+
+
+#: policies whose plan is plan_easy's: priced by the EASY kernel (scheduler/pricing/_easy.py)
+_EASY_PLANS = ("easy", "backfill-k=1")
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +146,19 @@ class SiteQuote:
         self.unit_cost = unit_cost
         self.capacity = base.capacity
         plan = self.base.copy()
-        self.starts = plan_queue(policy, plan, self.shapes, now)  # v_q
+        self._easy = None  # EASY: the no-slot plan with its snapshots (_easy.EasyQueue)
+        # EASY, and depth K = 1 whose plan is EASY's (tests compare them): the kernel plays
+        # plan_easy's plan
+        if policy in _EASY_PLANS:
+            self._easy = _E.EasyQueue(
+                self.base.times, self.base.free, self.capacity, [q for q, _ in self.shapes],
+                [dq for _, dq in self.shapes], now,
+            )  # fmt: skip
+            self.starts = self._easy.starts  # v_q
+            for (q, dq), v in zip(self.shapes, self.starts, strict=True):
+                plan.reserve(v, v + dq, q)
+        else:
+            self.starts = plan_queue(policy, plan, self.shapes, now)  # v_q
         self.plan = plan  # the current plan: base + every queued job's block
         self._instants: list[int] | None = None
         self._kernel_queue = None
@@ -185,11 +209,22 @@ class SiteQuote:
     def price(self, s: int, n: int, d: int) -> int | None:
         """Query (17): the externality of the slot in processor-seconds (None: it does not fit)."""
         self._check(s, n, d)
+        return self._price(s, n, d)
+
+    def _price(self, s: int, n: int, d: int, work=None) -> int | None:  # type: ignore[no-untyped-def]
+        """:meth:`price` of a checked slot (``work``: the EASY kernel's buffers, if any)."""
         if not self.feasible(s, n, d):
             return None
-        if self.plan.free_over(s, s + d) >= n and not self._zero_job_in(s, s + d):
-            return 0  # a hole of the current plan: nobody moves
-        if self.policy not in ("conservative", "fcfs"):  # no prefix property: EASY, depth K
+        if (
+            self.policy in ("conservative", "fcfs", *_EASY_PLANS)
+            and self.plan.free_over(s, s + d) >= n
+            and not self._zero_job_in(s, s + d)
+        ):
+            return 0  # a hole of the current plan: nobody moves (not shown for depth K > 1
+            # with jobs of no duration, which a hole can still move: those re-plan in full)
+        if self._easy is not None:  # from the first event whose tests read the slot's span
+            return _E.delay(self._easy, work or _E.Work(self._easy), s, s + d, n)
+        if self.policy not in ("conservative", "fcfs"):  # no prefix property: depth K
             return self._replan_all(s, n, d)
         return self._replan_from_prefix(s, n, d)
 
@@ -262,8 +297,11 @@ class SiteQuote:
                 self._queue(), self.base.times, self.base.free, self.plan.times,
                 self.plan.free, cands, n, d, self.now, self.policy == "fcfs",
             )  # fmt: skip
+        elif self._easy is not None:  # one set of the kernel's buffers for all starts
+            work = _E.Work(self._easy)
+            fs = [self._price(s, n, d, work) for s in cands]
         else:
-            fs = [self.price(s, n, d) for s in cands]
+            fs = [self._price(s, n, d) for s in cands]
         c = self.unit_cost
         return [Option(s, n, d, c, f) for s, f in zip(cands, fs, strict=True) if f is not None]
 

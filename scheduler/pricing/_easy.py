@@ -1,0 +1,633 @@
+"""The EASY re-plan kernel of :meth:`scheduler.pricing.price.SiteQuote.price` (issue 21: a quote
+under EASY backfilling at 200+ queued jobs re-planned the whole queue for every candidate start,
+~0.5 s median and ~2.3 s p99 on CTC-SP2 at 338 processors).
+
+Plain Python *and* the source of a C extension, like :mod:`scheduler.pricing._replan` (see its
+docstring for the buffers, ``if cython.compiled:`` branches and how :mod:`scheduler._native`
+loads it).  Times and processor counts must fit in 62 bits.
+
+What it computes: :func:`scheduler.pricing.plan.plan_easy` — the same decisions, in the same
+order, instant by instant (the head and each next head while it fits; then, behind the head's
+reservation at its shadow time, the waiting jobs no wider than the processors free now that fit
+now and do not take processors the head needs) — on a profile of its own.
+
+Why it is fast (exact):
+
+* the no-slot plan is played once per state (:class:`EasyQueue`), keeping at every instant
+  ("event") it visits a *snapshot* of its state (the profile, the head, the jobs still waiting)
+  and the *reach* of the event: the end of the part of the profile its outcomes rest on — the
+  head's shadow window (the windows before it do not fit), the fit and "beside the head"
+  tests that passed, the free processors at ``t`` and the next instant.  A slot ``[s, e)``
+  only takes processors away over ``[s, e)``: a test that failed fails with it too, and so
+  at an event whose reach is not after ``s`` — and all events before it likewise — the plan
+  with the slot takes the same decisions and visits the same next instant (the slot adds
+  breakpoints at ``s`` and ``e`` only, after it).  :func:`delay` therefore restarts the plan
+  with the slot from the snapshot of the first event whose (running maximum of) reach passes
+  ``s`` — earlier events are the no-slot plan's, their jobs keep their starts — and the slot
+  costs 0 without re-planning when no event's reach passes ``s``.
+* the re-plan itself is one compiled loop: per-width caches (the first instant with fewer
+  than ``n`` free, from ``t``, and from the shadow time for ``n`` + the head's width) stamped
+  with a generation that changes whenever a block is inserted, as the planner's dicts do; and
+  the waiting jobs that may backfill are found in two trees (least width, least duration over
+  ranges of the queue) that skip a range when its least width does not fit now or beside the
+  head for its shortest duration (then none of its jobs does).
+
+tests/scheduler/test_pricing_easy_fast.py checks both against
+:meth:`~scheduler.pricing.price.SiteQuote.price_naive` (Figure 22 literally), compiled and
+pure, and the no-slot plan against :func:`~scheduler.pricing.plan.plan_easy`.
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_right
+
+try:
+    import cython
+except ImportError:  # no Cython installed: the same source runs uncompiled
+    from scheduler._native import cython_shim as cython
+
+__all__ = ["EasyQueue", "buffer", "delay", "delays"]
+
+#: "never short" / "reads the rest of the profile" (past the last breakpoint all is free)
+_INF = 1 << 62  # (the C functions write the literal: a module global is a Python object)
+
+
+def buffer(values: list, size: int):  # type: ignore[no-untyped-def]
+    """``values`` as the kernel indexes them: compiled, an array of 64-bit integers padded with
+    zeros to ``size`` items; else a list of its own (lists grow and shrink as needed)."""
+    if cython.compiled:
+        out = array("q", values)
+        out.frombytes(bytes(8 * (size - len(values))))  # zeros
+    else:
+        out = list(values) + [0] * (size - len(values)) if size > len(values) else list(values)
+    return out
+
+
+class EasyQueue:
+    """The no-slot EASY plan of a queue, played once from the base profile's lists
+    (``base_times``, ``base_free``; ``capacity`` processors) at ``now``, with its snapshots.
+
+    ``starts``: the no-slot starts (a list, queue order); the buffers ``ev`` (the event at which
+    each job started), and per event ``reach`` (running maximum), ``head``, ``left`` (jobs
+    waiting), ``prev`` (the instant of the event before), ``off`` (the event's profile in
+    ``pt``/``pf`` at ``off[i]:off[i + 1]``); ``events``: how many."""
+
+    def __init__(
+        self,
+        base_times: list,
+        base_free: list,
+        capacity: int,
+        procs: list,
+        durs: list,
+        now: int,
+    ) -> None:
+        m = len(procs)
+        for q in procs:
+            if q > capacity:
+                raise ValueError(f"a job of {q} processors never fits {capacity}")
+        self.m = m
+        self.now = now
+        self.capacity = capacity
+        self.base_times = list(base_times)
+        self.base_free = list(base_free)
+        self.procs = buffer(list(procs), m)
+        self.durs = buffer(list(durs), m)
+        self.size = len(base_times) + 2 * m + 4  # room for any plan's profile (+ the slot)
+        self.cap_events = self.size + 2  # every event is a breakpoint, visited once
+        self.leaves = 1 << max(m - 1, 0).bit_length()  # the width tree's leaves (>= m)
+        self.starts0 = buffer([], m)
+        self.ev = buffer([], m)
+        self.reach = buffer([], self.cap_events)
+        self.head = buffer([], self.cap_events)
+        self.left = buffer([], self.cap_events)
+        self.prev = buffer([], self.cap_events)
+        self.off = buffer([], self.cap_events + 1)
+        self.pt = buffer([], 0)
+        self.pf = buffer([], 0)
+        self.events = 0
+        _record(self, False)  # the sizes of the snapshots
+        total = self.off[self.events]
+        self.pt = buffer([], total)
+        self.pf = buffer([], total)
+        _record(self, True)  # the same plan again, copying them
+        self.starts = list(self.starts0)[:m]
+
+
+@cython.cfunc
+@cython.inline
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _index(T: cython.longlong[::1], t: cython.longlong, hi: cython.Py_ssize_t) -> cython.Py_ssize_t:
+    """``bisect_right(T, t, 0, hi) - 1``: the step holding ``t``."""
+    lo: cython.Py_ssize_t = 0
+    mid: cython.Py_ssize_t
+    if not cython.compiled:
+        return bisect_right(T, t, 0, hi) - 1
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if t < T[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo - 1
+
+
+@cython.cfunc
+@cython.inline
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _open(
+    T: cython.longlong[::1],
+    F: cython.longlong[::1],
+    L: cython.Py_ssize_t,
+    p: cython.Py_ssize_t,
+    t: cython.longlong,
+    f: cython.longlong,
+) -> cython.Py_ssize_t:
+    """Insert the step ``(t, f)`` at position ``p`` of the ``L`` steps; returns ``L + 1``."""
+    x: cython.Py_ssize_t
+    if cython.compiled:
+        x = L
+        while x > p:
+            T[x] = T[x - 1]
+            F[x] = F[x - 1]
+            x -= 1
+        T[p] = t
+        F[p] = f
+    else:  # a list of length L
+        T.insert(p, t)
+        F.insert(p, f)
+    return L + 1
+
+
+@cython.cfunc
+@cython.inline
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _close(
+    T: cython.longlong[::1], F: cython.longlong[::1], L: cython.Py_ssize_t, p: cython.Py_ssize_t
+) -> cython.Py_ssize_t:
+    """Remove the step at position ``p`` of the ``L`` steps; returns ``L - 1``."""
+    x: cython.Py_ssize_t
+    if cython.compiled:
+        for x in range(p, L - 1):
+            T[x] = T[x + 1]
+            F[x] = F[x + 1]
+    else:
+        del T[p]
+        del F[p]
+    return L - 1
+
+
+@cython.cfunc
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _reserve(
+    T: cython.longlong[::1],
+    F: cython.longlong[::1],
+    L: cython.Py_ssize_t,
+    t: cython.longlong,
+    stop: cython.longlong,
+    q: cython.longlong,
+) -> cython.Py_ssize_t:
+    """Take ``q`` processors over ``[t, stop)`` (free there), keeping the steps canonical — what
+    :meth:`Profile.reserve` does to the lists (an empty block changes nothing); returns the
+    new ``L``."""
+    a: cython.Py_ssize_t
+    k: cython.Py_ssize_t
+    x: cython.Py_ssize_t
+    if stop <= t or q == 0:
+        return L
+    a = _index(T, t, L)
+    k = _index(T, stop - 1, L)
+    if T[a] != t:  # split at t
+        a += 1
+        k += 1
+        L = _open(T, F, L, a, t, F[a - 1])
+    if k == L - 1 or T[k + 1] != stop:  # split at stop
+        L = _open(T, F, L, k + 1, stop, F[k])
+    if cython.compiled:
+        for x in range(a, k + 1):
+            F[x] -= q
+    else:
+        F[a : k + 1] = [f - q for f in F[a : k + 1]]
+    if F[k] == F[k + 1]:  # canonical steps: merge equal neighbours
+        L = _close(T, F, L, k + 1)
+    if a > 0 and F[a - 1] == F[a]:
+        L = _close(T, F, L, a)
+    return L
+
+
+@cython.cfunc
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _earliest(
+    T: cython.longlong[::1],
+    F: cython.longlong[::1],
+    L: cython.Py_ssize_t,
+    i: cython.Py_ssize_t,
+    n: cython.longlong,
+    d: cython.longlong,
+    t: cython.longlong,
+) -> cython.longlong:
+    """:meth:`Profile.earliest_start` from ``t`` (step ``i`` holds it); ``n`` fits the machine."""
+    last: cython.Py_ssize_t = L - 1
+    start: cython.longlong = t
+    end: cython.longlong = t + d
+    while True:
+        if F[i] < n:
+            i += 1  # cannot be past the last step: it holds the whole capacity
+            start = T[i]
+            end = start + d
+        elif i == last or T[i + 1] >= end:
+            return start
+        else:
+            i += 1
+
+
+@cython.cfunc
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _short(
+    T: cython.longlong[::1],
+    F: cython.longlong[::1],
+    L: cython.Py_ssize_t,
+    j: cython.Py_ssize_t,
+    n: cython.longlong,
+) -> cython.longlong:
+    """The first instant of a step from ``j`` on with fewer than ``n`` free (never: _INF)."""
+    last: cython.Py_ssize_t = L - 1
+    while j < last and F[j] >= n:
+        j += 1
+    return T[j] if F[j] < n else 4611686018427387904  # _INF
+
+
+@cython.cfunc
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _build(
+    ST: cython.longlong[::1],
+    P: cython.Py_ssize_t,
+    procs: cython.longlong[::1],
+    durs: cython.longlong[::1],
+    W: cython.longlong[::1],
+    m: cython.Py_ssize_t,
+) -> cython.void:
+    """Two trees over the waiting jobs, in one buffer: leaf ``P + k`` holds job ``k``'s
+    processors while it waits (else _INF), ``2P + P + k`` its duration; each node the least
+    of its children's."""
+    i: cython.Py_ssize_t
+    D: cython.Py_ssize_t = 2 * P
+    for i in range(P):
+        if i < m and W[i] != 0:
+            ST[P + i] = procs[i]
+            ST[D + P + i] = durs[i]
+        else:
+            ST[P + i] = 4611686018427387904  # _INF
+            ST[D + P + i] = 4611686018427387904
+    i = P - 1
+    while i > 0:
+        ST[i] = min(ST[2 * i], ST[2 * i + 1])
+        ST[D + i] = min(ST[D + 2 * i], ST[D + 2 * i + 1])
+        i -= 1
+
+
+@cython.cfunc
+@cython.inline
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _gone(ST: cython.longlong[::1], P: cython.Py_ssize_t, k: cython.Py_ssize_t) -> cython.void:
+    """Job ``k`` no longer waits."""
+    D: cython.Py_ssize_t = 2 * P
+    i: cython.Py_ssize_t = P + k
+    w: cython.longlong
+    d: cython.longlong
+    ST[i] = 4611686018427387904  # _INF
+    ST[D + i] = 4611686018427387904
+    i >>= 1
+    while i > 0:
+        w = min(ST[2 * i], ST[2 * i + 1])
+        d = min(ST[D + 2 * i], ST[D + 2 * i + 1])
+        if w == ST[i] and d == ST[D + i]:
+            break  # the ancestors are unchanged too
+        ST[i] = w
+        ST[D + i] = d
+        i >>= 1
+
+
+@cython.cfunc
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _run(
+    E: EasyQueue,
+    T: cython.longlong[::1],
+    F: cython.longlong[::1],
+    L: cython.Py_ssize_t,
+    W: cython.longlong[::1],
+    SH: cython.longlong[::1],
+    BE: cython.longlong[::1],
+    GS: cython.longlong[::1],
+    GB: cython.longlong[::1],
+    ST: cython.longlong[::1],
+    t: cython.longlong,
+    h: cython.Py_ssize_t,
+    left: cython.Py_ssize_t,
+    mode: cython.int,
+) -> cython.longlong:
+    """Play EASY from the state (profile ``T``/``F`` of ``L`` steps, waiting flags ``W``, head
+    ``h``, ``left`` waiting; ``ST`` their widths and durations, see :func:`_build`) at instant
+    ``t``.  ``mode`` 0: a re-plan, returns the delay against the no-slot starts; 1: the
+    no-slot plan, recording the events (sizes only); 2: the same, copying the snapshots.
+    ``SH``/``BE``: per-width caches, valid where ``GS``/``GB`` hold the current generation."""
+    m: cython.Py_ssize_t = E.m
+    procs: cython.longlong[::1] = E.procs
+    durs: cython.longlong[::1] = E.durs
+    starts0: cython.longlong[::1] = E.starts0
+    ev: cython.longlong[::1] = E.ev
+    reach: cython.longlong[::1] = E.reach
+    head: cython.longlong[::1] = E.head
+    lefts: cython.longlong[::1] = E.left
+    prev: cython.longlong[::1] = E.prev
+    off: cython.longlong[::1] = E.off
+    PT: cython.longlong[::1] = E.pt
+    PF: cython.longlong[::1] = E.pf
+    rec: cython.bint = mode != 0
+    ok: cython.bint
+    P: cython.Py_ssize_t = E.leaves
+    D: cython.Py_ssize_t = 2 * E.leaves  # the durations' tree in ST
+    i: cython.Py_ssize_t
+    j: cython.Py_ssize_t
+    mw: cython.longlong
+    skip: cython.bint
+    sa: cython.Py_ssize_t = 0  # the step holding the shadow time, for generation sa_gen
+    sa_gen: cython.longlong = -1
+    a: cython.Py_ssize_t
+    k: cython.Py_ssize_t
+    x: cython.Py_ssize_t
+    o: cython.Py_ssize_t
+    e: cython.Py_ssize_t = 0
+    q: cython.longlong
+    dq: cython.longlong
+    hq: cython.longlong
+    hd: cython.longlong
+    shadow: cython.longlong = 0
+    h_end: cython.longlong
+    shadow_of: cython.Py_ssize_t = -1  # the head whose shadow time is ``shadow``
+    now_free: cython.longlong
+    until: cython.longlong
+    end: cython.longlong
+    infl: cython.longlong = 0
+    run_max: cython.longlong = 0
+    prev_t: cython.longlong = t
+    gen: cython.longlong = GS[0] + 1  # slot 0 holds the last generation used
+    delay: cython.longlong = 0
+    while left > 0:
+        if rec:  # the state before this event
+            head[e] = h
+            lefts[e] = left
+            prev[e] = prev_t
+            if mode == 1:
+                off[e + 1] = off[e] + L
+            else:
+                o = off[e]
+                for x in range(L):
+                    PT[o + x] = T[x]
+                    PF[o + x] = F[x]
+            infl = t + 1
+        a = _index(T, t, L)
+        # 1. the head, and each next head, while it fits: it fits now exactly when its
+        # earliest start (its shadow time) is now.  The shadow of a head that waits is kept
+        # from one event to the next: the windows before it did not fit and only lose room,
+        # and backfilling never takes the processors the head needs at its shadow
+        while h < m:
+            if W[h] == 0:  # backfilled earlier
+                h += 1
+                continue
+            q = procs[h]
+            dq = durs[h]
+            if h != shadow_of or shadow < t:  # (its instant may have merged away)
+                shadow = _earliest(T, F, L, a, q, dq, t)
+                shadow_of = h
+            if rec:
+                infl = max(infl, shadow + max(dq, 1))
+            if shadow != t:
+                break
+            L = _reserve(T, F, L, t, t + dq, q)
+            a = _index(T, t, L)
+            if rec:
+                starts0[h] = t
+                ev[h] = e
+            elif t > starts0[h]:
+                delay += (t - starts0[h]) * q
+            W[h] = 0
+            _gone(ST, P, h)
+            left -= 1
+            h += 1
+        if left == 0:
+            if rec:
+                run_max = max(run_max, infl)
+                reach[e] = run_max
+                e += 1
+            break
+        # 2. backfill behind the head's reservation at its shadow time
+        hq = procs[h]
+        hd = durs[h]
+        h_end = shadow + hd
+        now_free = F[a]
+        if rec:
+            infl = max(infl, shadow + max(hd, 1))
+        if now_free > 0:
+            gen += 1
+            k = h
+            while True:
+                # the next waiting job behind k no wider than now_free that may backfill: a
+                # subtree is skipped when its least width is wider, or when its shortest job
+                # at its least width does not fit now or would take processors the head needs
+                # (then no job of it can: a wider job is short of processors no later, now and
+                # beside the head, and a longer one ends no earlier)
+                j = -1
+                i = k + 1 + P
+                while i < 2 * P:
+                    mw = ST[i]
+                    skip = mw > now_free
+                    if not skip:
+                        if GS[mw] != gen:
+                            SH[mw] = _short(T, F, L, a, mw)
+                            GS[mw] = gen
+                        end = t + ST[D + i]
+                        if end > SH[mw]:
+                            skip = True
+                        elif end > shadow:  # and beside the head, at its least width
+                            if hd > 0:
+                                if GB[mw] != gen:
+                                    if sa_gen != gen:
+                                        sa = _index(T, shadow, L)
+                                        sa_gen = gen
+                                    BE[mw] = _short(T, F, L, sa, mw + hq)
+                                    GB[mw] = gen
+                                if min(end, h_end) > BE[mw]:
+                                    skip = True
+                            elif F[_index(T, shadow, L)] < mw + hq:
+                                skip = True
+                    if not skip:
+                        if i >= P:
+                            j = i - P
+                            break
+                        i = 2 * i  # its left subtree first
+                        continue
+                    while i & 1:  # a right child: its parent's range is done
+                        i >>= 1
+                    if i == 0:
+                        break
+                    i += 1
+                if j < 0:
+                    break
+                k = j
+                q = procs[k]
+                dq = durs[k]
+                if GS[q] != gen:
+                    SH[q] = _short(T, F, L, a, q)
+                    GS[q] = gen
+                until = SH[q]
+                end = t + dq
+                ok = True
+                if end > until:  # fewer than q free before it ends
+                    ok = False
+                elif end > shadow:  # would it take processors the head needs at its shadow?
+                    if hd > 0:
+                        if GB[q] != gen:
+                            if sa_gen != gen:
+                                sa = _index(T, shadow, L)
+                                sa_gen = gen
+                            BE[q] = _short(T, F, L, sa, q + hq)
+                            GB[q] = gen
+                        until = BE[q]
+                        if min(end, h_end) > until:
+                            ok = False
+                        elif rec:
+                            infl = max(infl, min(end, h_end))
+                    else:
+                        x = _index(T, shadow, L)
+                        if F[x] < q + hq:
+                            ok = False
+                        elif rec:
+                            infl = max(infl, shadow + 1)
+                if ok:
+                    if rec:
+                        infl = max(infl, max(end, t + 1))
+                    L = _reserve(T, F, L, t, end, q)
+                    if rec:
+                        starts0[k] = t
+                        ev[k] = e
+                    elif t > starts0[k]:
+                        delay += (t - starts0[k]) * q
+                    W[k] = 0
+                    _gone(ST, P, k)
+                    left -= 1
+                    if end > t:  # the block took room from t on (a 0-second job takes none)
+                        a = _index(T, t, L)
+                        now_free -= q
+                        if now_free == 0:
+                            break
+                        gen += 1
+        # 3. the next instant the availability changes (there is one: past the last
+        # breakpoint the whole machine is free, and the head would have fitted)
+        a = _index(T, t, L)
+        prev_t = t
+        t = T[a + 1]
+        if rec:
+            run_max = max(run_max, max(infl, t))
+            reach[e] = run_max
+            e += 1
+    GS[0] = gen
+    if rec:
+        E.events = e
+    return delay
+
+
+def _caches(capacity: int):  # type: ignore[no-untyped-def]
+    """The per-width caches of :func:`_run` (``GS[0]`` keeps the generation)."""
+    size = capacity + 1
+    return buffer([], size), buffer([], size), buffer([], size), buffer([], size)
+
+
+def _record(E: EasyQueue, copy: bool) -> None:
+    """Play the no-slot plan, recording its events (and, with ``copy``, their profiles)."""
+    T = buffer(E.base_times, E.size)
+    F = buffer(E.base_free, E.size)
+    W = buffer([1] * E.m, E.m)
+    SH, BE, GS, GB = _caches(E.capacity)
+    ST = buffer([], 4 * E.leaves)
+    _build(ST, E.leaves, E.procs, E.durs, W, E.m)
+    _run(E, T, F, len(E.base_times), W, SH, BE, GS, GB, ST, E.now, 0, E.m, 2 if copy else 1)
+
+
+class Work:
+    """Buffers for :func:`delay`, reused across the candidate starts of a quote."""
+
+    def __init__(self, E: EasyQueue) -> None:
+        self.T = buffer([], E.size)
+        self.F = buffer([], E.size)
+        self.W = buffer([], E.m)
+        self.SH, self.BE, self.GS, self.GB = _caches(E.capacity)
+        self.ST = buffer([], 4 * E.leaves)
+
+
+@cython.ccall
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def delay(
+    E: EasyQueue, w: Work, s: cython.longlong, e: cython.longlong, n: cython.longlong
+) -> cython.longlong:
+    """The delay (processor-seconds) the slot ``n`` over ``[s, e)`` causes to the queued jobs
+    under EASY: the plan with the slot, from the first event whose reach passes ``s``."""
+    reach: cython.longlong[::1] = E.reach
+    off: cython.longlong[::1] = E.off
+    ev: cython.longlong[::1] = E.ev
+    PT: cython.longlong[::1] = E.pt
+    PF: cython.longlong[::1] = E.pf
+    T: cython.longlong[::1] = w.T
+    F: cython.longlong[::1] = w.F
+    W: cython.longlong[::1] = w.W
+    lo: cython.Py_ssize_t = 0
+    hi: cython.Py_ssize_t = E.events
+    mid: cython.Py_ssize_t
+    r: cython.Py_ssize_t
+    o: cython.Py_ssize_t
+    x: cython.Py_ssize_t
+    L: cython.Py_ssize_t
+    t: cython.longlong
+    while lo < hi:  # the first event whose reach passes s (reach is non-decreasing)
+        mid = (lo + hi) >> 1
+        if reach[mid] > s:
+            hi = mid
+        else:
+            lo = mid + 1
+    r = lo
+    if r == E.events:
+        return 0  # no test of the plan read the profile from s on: nobody moves
+    o = off[r]
+    L = off[r + 1] - o
+    if cython.compiled:
+        for x in range(L):
+            T[x] = PT[o + x]
+            F[x] = PF[o + x]
+    else:
+        T[:] = PT[o : o + L]
+        F[:] = PF[o : o + L]
+    for x in range(E.m):
+        W[x] = 1 if ev[x] >= r else 0
+    _build(w.ST, E.leaves, E.procs, E.durs, W, E.m)
+    L = _reserve(T, F, L, s, e, n)
+    if r == 0:
+        t = E.now
+    else:  # the next instant after the event before, on the profile with the slot
+        t = T[_index(T, E.prev[r], L) + 1]
+    return _run(E, T, F, L, W, w.SH, w.BE, w.GS, w.GB, w.ST, t, E.head[r], E.left[r], 0)
+
+
+def delays(E: EasyQueue, cands: list, n: int, d: int) -> list:
+    """:func:`delay` of the slot ``n`` over ``[s, s + d)`` for every start ``s`` of ``cands``."""
+    w = Work(E)
+    return [delay(E, w, s, s + d, n) for s in cands]

@@ -1,0 +1,193 @@
+"""The EASY quote's re-plan kernel (issue 21): scheduler/pricing/_easy.py, compiled by Cython in
+pure-Python mode when a build exists, must price every candidate start exactly as Figure 22
+literally does (:meth:`SiteQuote.price_naive`, which re-plans the whole queue with
+:func:`~scheduler.pricing.plan.plan_easy`), compiled and pure alike, on deep queues (200+
+jobs) and queues with jobs of no duration; its no-slot plan must be ``plan_easy``'s.
+
+The compiled build exists after ``make setup``; without one the compiled comparisons skip,
+except under ``CI=1`` (``make test`` builds it), where a missing build fails.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+
+import pytest
+
+import scheduler.pricing.price as price_mod
+from scheduler import _native
+from scheduler.cluster.profile import Profile
+from scheduler.pricing import SiteQuote
+from scheduler.pricing.plan import plan_easy, plan_queue
+
+NAME = "scheduler.pricing._easy"
+
+
+def _pure():
+    return _native.load_pure(NAME, "scheduler.pricing._easy_pure_for_tests")
+
+
+def _compiled():
+    module, why = _native.load_compiled(NAME)
+    if module is None:
+        if os.environ.get("CI"):
+            pytest.fail(f"no usable compiled EASY kernel under CI ({why}): make setup builds it")
+        pytest.skip(f"no compiled EASY kernel ({why}); make setup builds it")
+    return module
+
+
+KERNELS = {"pure": _pure, "compiled": _compiled}
+
+
+@pytest.fixture(params=sorted(KERNELS))
+def kernel(request, monkeypatch):
+    """Price with the pure or the compiled kernel (whatever the process loaded)."""
+    module = KERNELS[request.param]()
+    monkeypatch.setattr(price_mod, "_E", module)
+    return module
+
+
+def deep_site(seed: int, jobs: int = 220, cap: int = 64, zeros: bool = False):
+    """A busy machine with a deep queue: a few running blocks and ``jobs`` queued shapes,
+    many small and alike (they backfill), some wide and long (long shadows); with ``zeros``,
+    some of no duration."""
+    rng = random.Random(seed)
+    base = Profile(cap, 0)
+    for _ in range(rng.randint(3, 12)):
+        a = rng.randint(0, 3600)
+        d = rng.randint(60, 4 * 3600)
+        n = rng.randint(1, cap // 2)
+        if base.free_over(a, a + d) >= n:
+            base.reserve(a, a + d, n)
+    shapes = []
+    for _ in range(jobs):
+        r = rng.random()
+        if r < 0.5:
+            shape = (rng.choice((1, 2, 4, 8)), rng.choice((300, 600, 1800, 3600)))
+        elif r < 0.9:
+            shape = (rng.randint(1, cap), rng.randint(60, 6 * 3600))
+        else:
+            shape = (rng.randint(cap // 2, cap), rng.randint(3600, 12 * 3600))
+        if zeros and rng.random() < 0.1:
+            shape = (shape[0], 0)
+        shapes.append(shape)
+    return base, shapes
+
+
+def literal(q: SiteQuote, n: int, d: int) -> dict[int, int]:
+    return {s: f for s in q.candidates() if (f := q.price_naive(s, n, d)) is not None}
+
+
+@pytest.mark.parametrize("zeros", [False, True])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_every_easy_option_of_a_200_job_queue_is_the_literal_price(kernel, seed, zeros):
+    """Query 18 and query 17 under EASY against Figure 22 re-planned in full."""
+    base, shapes = deep_site(seed, zeros=zeros)
+    q = SiteQuote(base, shapes, 0, "easy")
+    assert len(q.shapes) >= 200
+    moved = restarted = 0
+    for n, d in ((1, 600), (8, 3600), (32, 2 * 3600), (64, 900)):
+        want = literal(q, n, d)
+        assert {o.start: o.delay for o in q.options(n, d)} == want
+        moved += sum(f > 0 for f in want.values())
+    assert moved > 20  # the slots do delay the queue: the re-plan is exercised
+    # and re-plans do start from a later event than the first (the snapshots are used)
+    E = q._easy
+    restarted = sum(E.reach[0] <= s < E.reach[E.events - 1] for s in q.candidates())
+    assert restarted > 10
+
+
+def test_the_kernels_no_slot_plan_is_plan_easy(kernel):
+    """The plan the snapshots are taken from is :func:`plan_easy`'s, start for start, and the
+    reach of the events never decreases."""
+    for seed in range(6):
+        base, shapes = deep_site(seed, jobs=(30, 120, 240)[seed % 3], zeros=seed % 2 == 1)
+        p = base.copy()
+        want = plan_easy(p, shapes, 0)
+        E = kernel.EasyQueue(base.times, base.free, base.capacity,
+                             [n for n, _ in shapes], [d for _, d in shapes], 0)  # fmt: skip
+        assert E.starts == want
+        reach = [E.reach[i] for i in range(E.events)]
+        assert reach == sorted(reach)
+
+
+def test_small_random_easy_queues_are_priced_literally(kernel):
+    """Many small random sites (seeded), durations 0 included, slots anywhere."""
+    rng = random.Random(2101)
+    for _ in range(400):
+        cap = rng.randint(2, 12)
+        base = Profile(cap)
+        for _ in range(rng.randint(0, 4)):
+            a, d, n = rng.randint(0, 20), rng.randint(1, 15), rng.randint(1, cap)
+            if base.free_over(a, a + d) >= n:
+                base.reserve(a, a + d, n)
+        shapes = [
+            (rng.randint(1, cap), rng.choice((0, 1, 2, 5, 9, 14)))
+            for _ in range(rng.randint(1, 25))
+        ]
+        now = rng.randint(0, 3)
+        q = SiteQuote(base, shapes, now, "easy")
+        n, d = rng.randint(1, cap), rng.randint(1, 12)
+        assert {o.start: o.delay for o in q.options(n, d)} == literal(q, n, d)
+        for s in (now + rng.randint(0, 40) for _ in range(3)):  # off the candidate starts
+            assert q.price(s, n, d) == q.price_naive(s, n, d)
+
+
+def test_compiled_and_pure_kernels_agree_call_by_call():
+    """Both kernels loaded side by side give the same delay for every candidate start, and
+    leave their inputs as they were."""
+    compiled, pure = _compiled(), _pure()
+    base, shapes = deep_site(5, jobs=240, zeros=True)
+    q = SiteQuote(base, shapes, 0, "easy")
+    base_steps = (q.base.times.copy(), q.base.free.copy())
+    procs, durs = [n for n, _ in q.shapes], [d for _, d in q.shapes]
+    queues = {
+        name: module.EasyQueue(q.base.times, q.base.free, q.capacity, procs, durs, 0)
+        for name, module in (("compiled", compiled), ("pure", pure))
+    }
+    assert queues["compiled"].starts == queues["pure"].starts == q.starts
+    cands = q.candidates()
+    for n, d in ((4, 1800), (16, 2 * 3600), (48, 600)):
+        fast = compiled.delays(queues["compiled"], cands, n, d)
+        assert fast == pure.delays(queues["pure"], cands, n, d)
+        assert any(fast)
+    assert (q.base.times, q.base.free) == base_steps
+
+
+@pytest.mark.parametrize("policy", ["backfill-k=1", "backfill-k=4"])
+def test_depth_k_quotes_stay_literal(policy):
+    """Backfilling with a reservation depth K > 1 still re-plans in full (the simulator's
+    policy); K = 1, whose plan is EASY's, is priced by EASY's kernel: either way query 18 is
+    query 17 start by start, which is Figure 22."""
+    base, shapes = deep_site(7, jobs=40, cap=32, zeros=policy == "backfill-k=1")
+    q = SiteQuote(base, shapes, 0, policy)
+    easy = SiteQuote(base, shapes, 0, "easy")
+    assert (q._easy is not None) == (policy == "backfill-k=1")
+    for n, d in ((4, 1800), (16, 3600)):
+        want = literal(q, n, d)
+        assert {o.start: o.delay for o in q.options(n, d)} == want
+        if policy == "backfill-k=1":
+            assert plan_queue(policy, base.copy(), shapes, 0) == easy.starts
+            assert {o.start: o.delay for o in easy.options(n, d)} == want
+
+
+def test_depth_4_with_jobs_of_no_duration_is_literal():
+    """A slot in a hole of a depth-4 plan can still move a job of no duration (668,638
+    processor-seconds here, where the hole shortcut said 0): depth K re-plans in full."""
+    base, shapes = deep_site(7, jobs=40, cap=32, zeros=True)
+    q = SiteQuote(base, shapes, 0, "backfill-k=4")
+    assert q.plan.free_over(298949, 298949 + 1800) >= 4  # the slot is in a hole of the plan
+    assert q.price(298949, 4, 1800) == q.price_naive(298949, 4, 1800) > 0
+    for n, d in ((4, 1800), (16, 3600)):
+        for o in q.options(n, d)[:40]:
+            assert o.delay == q.price_naive(o.start, n, d)
+
+
+def test_the_quote_says_which_easy_kernel_runs():
+    status = _native.status()[NAME]
+    if os.environ.get(_native.PURE_ENV, "") not in ("", "0"):
+        assert status == f"pure: {_native.PURE_ENV} is set"
+    else:
+        module, why = _native.load_compiled(NAME)
+        assert status == ("compiled" if module is not None else f"pure: {why}")
