@@ -284,6 +284,7 @@ def reference_board(path: Path | None = None) -> dict | None:
                       for x in board["seeds"]],
             "tally": board["tally"],
             "elapsed_s": data.get("elapsed_s"),
+            "rows_s": data.get("rows_s"),
             "merged_runs": data.get("merged_runs"),
             "seed": data.get("seed"),
             "not_run": [f"{r['kind']}/{r['preset']}" for r in data.get("rows", [])

@@ -147,25 +147,28 @@ class Pricing(ExperimentKind):
               help="Also simulate the trace with every job best effort."),
     )  # fmt: skip
     inputs = (InputSpec("traces", "trace", 1, 1, "the site's SWF trace"),)
+    # minutes: declared budgets; "N s*" = one run of `python -m scheduler reproduce` with the
+    # compiled kernels (make setup) on a shared 2-core machine, 2026-11-25 ("before": the same
+    # preset in pure Python, which still runs at that speed where no C compiler is found)
     presets = (
         Preset("thesis-fig23-24-ctc", "Thesis Figures 23–24 on CTC-SP2 (430 processors)",
-               {"procs": 430, "estimates": "accurate"}, traces=("CTC-SP2",), minutes=2.5,
+               {"procs": 430, "estimates": "accurate"}, traces=("CTC-SP2",), minutes=0.5,  # 9 s*
                published=of("pricing", "thesis-fig23-24-ctc")),
         Preset("thesis-fig23-24-sdsc", "Thesis Figures 23–24 on SDSC-SP2 (128 processors)",
-               {"procs": 128, "estimates": "accurate"}, traces=("SDSC-SP2",), minutes=4.0,
+               {"procs": 128, "estimates": "accurate"}, traces=("SDSC-SP2",), minutes=0.5,  # 6 s*
                published=of("pricing", "thesis-fig23-24-sdsc")),
         Preset("thesis-fig25-26-ctc-plus20",
                "Thesis Figures 25–26 on CTC-SP2, load +20 % (sweep extra_load 0, 0.2, 0.4)",
                {"procs": 430, "extra_load": 0.2, "estimates": "accurate"},
-               traces=("CTC-SP2",), minutes=40.0,  # 2,214 s wall in make reproduce
+               traces=("CTC-SP2",), minutes=1.0,  # 28 s* (2,214 s before)
                published=of("pricing", "thesis-fig25-26-ctc-plus20")),
         Preset("thesis-fig25-26-ctc-plus40", "Thesis Figures 25–26 on CTC-SP2, load +40 %",
                {"procs": 430, "extra_load": 0.4, "estimates": "accurate"},
-               traces=("CTC-SP2",), minutes=65.0,  # 3,842 s
+               traces=("CTC-SP2",), minutes=4.0,  # 123 s* (3,842 s before)
                published=of("pricing", "thesis-fig25-26-ctc-plus40")),
         Preset("thesis-fig25-26-sdsc-plus20", "Thesis Figures 25–26 on SDSC-SP2, load +20 %",
                {"procs": 128, "extra_load": 0.2, "estimates": "accurate"},
-               traces=("SDSC-SP2",), minutes=57.0,  # 3,387 s
+               traces=("SDSC-SP2",), minutes=4.0,  # 118 s* (3,387 s before)
                published=of("pricing", "thesis-fig25-26-sdsc-plus20")),
         Preset("thesis-fig25-26-sdsc-plus40", "Thesis Figures 25–26 on SDSC-SP2, load +40 %",
                {"procs": 128, "extra_load": 0.4, "estimates": "accurate"},
@@ -178,38 +181,38 @@ class Pricing(ExperimentKind):
         Preset("thesis-fig28-ctc",
                "Thesis Figure 28 on CTC-SP2: 50 % reservations, first 30 days",
                {"procs": 430, "fraction": 0.5, "days": 30.0, "estimates": "accurate"},
-               traces=("CTC-SP2",), minutes=1.0,  # 47 s
+               traces=("CTC-SP2",), minutes=1.0,  # 3 s* (47 s before)
                published=of("pricing", "thesis-fig28-ctc")),
         Preset("thesis-fig28-sdsc",
                "Thesis Figure 28 on SDSC-SP2: 50 % reservations, first 30 days",
                {"procs": 128, "fraction": 0.5, "days": 30.0, "estimates": "accurate"},
-               traces=("SDSC-SP2",), minutes=0.5,  # 10 s
+               traces=("SDSC-SP2",), minutes=0.5,  # 1 s* (10 s before)
                published=of("pricing", "thesis-fig28-sdsc")),
         Preset("thesis-fig29-ctc-easy",
                "Thesis Figure 29 on CTC-SP2 under EASY, α random (sweep policy, extra_load)",
                {"procs": 430, "policy": "easy", "alphas": "0.5", "random_alpha": True,
                 "estimates": "accurate"},
-               traces=("CTC-SP2",), minutes=5.0,  # 297 s
+               traces=("CTC-SP2",), minutes=0.5,  # 6 s* (297 s before)
                published=of("pricing", "thesis-fig29-ctc-easy")),
         # Figure 30 compares accurate with requested estimates, Figure 31 shows the waits with
         # requested ones: a pair per site (the accurate run is Figures 23–24's set-up)
         Preset("thesis-fig30-31-ctc-requested",
                "Thesis Figures 30–31 on CTC-SP2 with requested (inaccurate) estimates",
                {"procs": 430, "estimates": "requested", "slot": "runtime"},
-               traces=("CTC-SP2",), minutes=2.5,
+               traces=("CTC-SP2",), minutes=0.5,  # 10 s*
                published=of("pricing", "thesis-fig30-31-ctc-requested")),
         Preset("thesis-fig30-31-ctc-accurate",
                "Thesis Figure 30 on CTC-SP2, the accurate-estimates curve (pair of -requested)",
-               {"procs": 430, "estimates": "accurate"}, traces=("CTC-SP2",), minutes=2.5,  # 137 s
+               {"procs": 430, "estimates": "accurate"}, traces=("CTC-SP2",), minutes=0.5,  # 9 s*
                published=of("pricing", "thesis-fig30-31-ctc-accurate")),
         Preset("thesis-fig30-31-sdsc-requested",
                "Thesis Figures 30–31 on SDSC-SP2 with requested (inaccurate) estimates",
                {"procs": 128, "estimates": "requested", "slot": "runtime"},
-               traces=("SDSC-SP2",), minutes=4.5,  # 251 s
+               traces=("SDSC-SP2",), minutes=0.5,  # 10 s* (251 s before)
                published=of("pricing", "thesis-fig30-31-sdsc-requested")),
         Preset("thesis-fig30-31-sdsc-accurate",
                "Thesis Figure 30 on SDSC-SP2, the accurate-estimates curve (pair of -requested)",
-               {"procs": 128, "estimates": "accurate"}, traces=("SDSC-SP2",), minutes=4.0,
+               {"procs": 128, "estimates": "accurate"}, traces=("SDSC-SP2",), minutes=0.5,  # 6 s*
                published=of("pricing", "thesis-fig30-31-sdsc-accurate")),
         Preset("first-30-days-ctc", "As the thesis could afford: CTC-SP2, first 30 days",
                {"procs": 430, "days": 30.0, "estimates": "accurate"},

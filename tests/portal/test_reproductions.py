@@ -358,7 +358,8 @@ def test_reproduce_merges_the_committed_scoreboard_with_a_new_run(tmp_path, caps
     assert rows["first-30-days-ctc"]["verdict"] == kept  # kept from the committed board
     assert rows["first-30-days-sdsc"]["verdict"] != "not run"  # rescored from its Result
     assert merged["merged_runs"] == 3 and merged["elapsed_s"] == 25.0
-    assert "merged from 3 runs" in docs.with_suffix(".md").read_text()
+    assert merged["rows_s"] == 2.0  # the two rows kept, 1 s each: what this board takes to run
+    assert "merged from 3 runs (the rows kept ran in 2 s)" in docs.with_suffix(".md").read_text()
     assert (tmp_path / "board.html").exists()  # the HTML page copes with rows without Results
 
 
@@ -388,6 +389,8 @@ def test_the_page_shows_the_projects_own_scoreboard_beside_your_runs(client, ali
     assert f'data-role="reference-numeric">{numeric}</b>' in html
     for seed in committed["scoreboard"]["seeds"]:
         assert f"<b>{seed['seed']}</b>" in html
+    if committed.get("rows_s"):  # the time its rows take, not every run ever merged
+        assert f"its rows ran in {committed['rows_s']:,.0f} s" in html
     assert reference_board(tmp_path / "absent.json") is None
     broken = tmp_path / "broken.json"
     broken.write_text('{"scoreboard": 1}')
