@@ -250,6 +250,15 @@ def _archive_key(text: str) -> str:
     return "".join(c for c in text.lower() if c.isalnum())
 
 
+def _engine_is_compiled() -> bool:
+    """Whether this process runs the engine's compiled kernels (``make setup`` with a C
+    compiler): the presets' declared minutes were measured with them."""
+    import scheduler.cluster.profile  # noqa: F401  (loads the kernel: compiled or its .py)
+    from scheduler.cluster import native_status
+
+    return native_status() == "compiled"
+
+
 def _presets(kind, user) -> list[dict]:
     """Preset buttons: the parameters, the archive traces each preset is meant for (picked
     from the user's traces when one matches by name, e.g. "CTC-SP2") and how long it runs."""
@@ -276,6 +285,11 @@ def _presets(kind, user) -> list[dict]:
             duration = "under a minute"
         else:
             duration = f"about {p.minutes:g} min"
+        if duration and not _engine_is_compiled():
+            duration += (
+                " with the compiled engine; this server runs its pure-Python source (no C "
+                "compiler at setup), up to 80× longer"
+            )
         out.append(
             {
                 "title": p.title,

@@ -418,3 +418,17 @@ def test_the_api_serves_the_projects_own_scoreboard(client, alice, tmp_path, set
     finally:
         repro.REFERENCE = old
     assert resp.status_code == 404 and "no committed scoreboard" in resp.json()["detail"]
+
+
+def test_preset_durations_say_when_the_engine_runs_pure_python(client, alice, monkeypatch):
+    """Issue 21: the declared minutes were measured with the compiled kernels; a server whose
+    setup found no C compiler runs the same source up to 80x slower, and says so."""
+    from gridportal.web import views
+
+    client.force_login(alice)
+    monkeypatch.setattr(views, "_engine_is_compiled", lambda: True)
+    html = client.get("/experiments/new/?kind=pricing").content.decode()
+    assert "about 4 min" in html and "pure-Python source" not in html
+    monkeypatch.setattr(views, "_engine_is_compiled", lambda: False)
+    html = client.get("/experiments/new/?kind=pricing").content.decode()
+    assert "about 4 min with the compiled engine; this server runs its pure-Python" in html
