@@ -24,21 +24,17 @@ from scheduler import _native
 from scheduler.cluster import Profile, Simulator, native_status, prepare_jobs
 from scheduler.traces.swf import SWFJob
 from tests.conftest import ROOT
+from tests.scheduler.native_helpers import compiled, pure
 
 NAME = "scheduler.cluster._kernel"
 
 
 def _pure():
-    return _native.load_pure(NAME, "scheduler.cluster._kernel_pure_for_tests")
+    return pure(NAME)
 
 
 def _compiled():
-    module, why = _native.load_compiled(NAME)
-    if module is None:
-        if os.environ.get("CI"):
-            pytest.fail(f"no usable compiled kernel under CI ({why}): make setup builds it")
-        pytest.skip(f"no compiled kernel ({why}); make setup builds it")
-    return module
+    return compiled(NAME, "kernel")
 
 
 @contextmanager

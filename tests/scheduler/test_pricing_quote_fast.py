@@ -19,21 +19,17 @@ import scheduler.pricing.price as price_mod
 from scheduler import _native
 from scheduler.cluster.profile import Profile
 from scheduler.pricing import SiteQuote
+from tests.scheduler.native_helpers import compiled, deep_site, pure
 
 NAME = "scheduler.pricing._replan"
 
 
 def _pure():
-    return _native.load_pure(NAME, "scheduler.pricing._replan_pure_for_tests")
+    return pure(NAME)
 
 
 def _compiled():
-    module, why = _native.load_compiled(NAME)
-    if module is None:
-        if os.environ.get("CI"):
-            pytest.fail(f"no usable compiled re-plan kernel under CI ({why}): make setup builds it")
-        pytest.skip(f"no compiled re-plan kernel ({why}); make setup builds it")
-    return module
+    return compiled(NAME, "re-plan kernel")
 
 
 KERNELS = {"pure": _pure, "compiled": _compiled}
@@ -45,34 +41,6 @@ def kernel(request, monkeypatch):
     module = KERNELS[request.param]()
     monkeypatch.setattr(price_mod, "_R", module)
     return module
-
-
-def deep_site(seed: int, jobs: int = 220, cap: int = 64, zeros: bool = False):
-    """A busy machine with a deep queue: a few running blocks and ``jobs`` queued shapes,
-    many small and alike (the lower bound from the nearest no-bigger job ahead is used all the
-    time), some wide and long (slots set off long cascades); with ``zeros``, some of no
-    duration."""
-    rng = random.Random(seed)
-    base = Profile(cap, 0)
-    for _ in range(rng.randint(3, 12)):
-        a = rng.randint(0, 3600)
-        d = rng.randint(60, 4 * 3600)
-        n = rng.randint(1, cap // 2)
-        if base.free_over(a, a + d) >= n:
-            base.reserve(a, a + d, n)
-    shapes = []
-    for _ in range(jobs):
-        r = rng.random()
-        if r < 0.5:
-            shape = (rng.choice((1, 2, 4, 8)), rng.choice((300, 600, 1800, 3600)))
-        elif r < 0.9:
-            shape = (rng.randint(1, cap), rng.randint(60, 6 * 3600))
-        else:
-            shape = (rng.randint(cap // 2, cap), rng.randint(3600, 12 * 3600))
-        if zeros and rng.random() < 0.1:
-            shape = (shape[0], 0)
-        shapes.append(shape)
-    return base, shapes
 
 
 def literal(q: SiteQuote, n: int, d: int) -> dict[int, int]:

@@ -1,0 +1,56 @@
+"""Shared by the tests of the compiled kernels (scheduler/_native.py, issue 21): load a kernel's
+pure source or its compiled build, and a deep random site queue for the quote kernels."""
+
+from __future__ import annotations
+
+import os
+import random
+
+import pytest
+
+from scheduler import _native
+from scheduler.cluster.profile import Profile
+
+
+def pure(name: str):
+    """Module ``name`` from its ``.py``, under a name of its own (the process's copy untouched)."""
+    return _native.load_pure(name, f"{name}_pure_for_tests")
+
+
+def compiled(name: str, what: str = "kernel"):
+    """Module ``name``'s compiled build; skips without one (with the reason), except under
+    ``CI=1`` (``make test`` builds it), where a missing or stale build fails."""
+    module, why = _native.load_compiled(name)
+    if module is None:
+        if os.environ.get("CI"):
+            pytest.fail(f"no usable compiled {what} under CI ({why}): make setup builds it")
+        pytest.skip(f"no compiled {what} ({why}); make setup builds it")
+    return module
+
+
+def deep_site(seed: int, jobs: int = 220, cap: int = 64, zeros: bool = False):
+    """A busy machine with a deep queue: a few running blocks and ``jobs`` queued shapes,
+    many small and alike (under conservative backfilling the lower bound from the nearest
+    no-bigger job ahead is used all the time; under EASY they backfill), some wide and long
+    (long cascades and shadows); with ``zeros``, some of no duration."""
+    rng = random.Random(seed)
+    base = Profile(cap, 0)
+    for _ in range(rng.randint(3, 12)):
+        a = rng.randint(0, 3600)
+        d = rng.randint(60, 4 * 3600)
+        n = rng.randint(1, cap // 2)
+        if base.free_over(a, a + d) >= n:
+            base.reserve(a, a + d, n)
+    shapes = []
+    for _ in range(jobs):
+        r = rng.random()
+        if r < 0.5:
+            shape = (rng.choice((1, 2, 4, 8)), rng.choice((300, 600, 1800, 3600)))
+        elif r < 0.9:
+            shape = (rng.randint(1, cap), rng.randint(60, 6 * 3600))
+        else:
+            shape = (rng.randint(cap // 2, cap), rng.randint(3600, 12 * 3600))
+        if zeros and rng.random() < 0.1:
+            shape = (shape[0], 0)
+        shapes.append(shape)
+    return base, shapes
