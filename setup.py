@@ -86,6 +86,14 @@ class OptionalBuildExt(build_ext):
         except Exception as exc:
             self._give_up(exc)
 
+    def copy_file(self, infile, outfile, *args, **kwargs):  # type: ignore[no-untyped-def]
+        """``--inplace``: a running process (a worker, a test run) has the old build mapped;
+        writing over that file in place can crash it, so the old file is unlinked first and
+        the new build is a new file (the process keeps its copy until it exits)."""
+        if os.path.isfile(outfile) and not os.path.samefile(infile, outfile):
+            os.unlink(outfile)
+        return super().copy_file(infile, outfile, *args, **kwargs)
+
     @staticmethod
     def _give_up(exc: Exception) -> None:
         if _required():

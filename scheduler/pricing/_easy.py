@@ -32,9 +32,14 @@ Why it is fast (exact):
   ranges of the queue) that skip a range when its least width does not fit now or beside the
   head for its shortest duration (then none of its jobs does).
 
+The same kernel plays backfilling with a reservation depth K (:func:`_run_depth`,
+``EasyQueue(..., depth=K)``) with the same snapshots and reach: its placements read the profile
+up to the end of the window they pick, its backfills up to their ends.
+
 tests/scheduler/test_pricing_easy_fast.py checks both against
 :meth:`~scheduler.pricing.price.SiteQuote.price_naive` (Figure 22 literally), compiled and
-pure, and the no-slot plan against :func:`~scheduler.pricing.plan.plan_easy`.
+pure, and the no-slot plan against :func:`~scheduler.pricing.plan.plan_easy`;
+tests/scheduler/test_pricing_depth_fast.py the depth-K plan against the simulator's.
 """
 
 from __future__ import annotations
@@ -68,10 +73,14 @@ class EasyQueue:
     """The no-slot EASY plan of a queue, played once from the base profile's lists
     (``base_times``, ``base_free``; ``capacity`` processors) at ``now``, with its snapshots.
 
+    ``depth`` 0 plays EASY (:func:`scheduler.pricing.plan.plan_easy`); ``depth`` K >= 1 plays
+    backfilling with reservation depth K (:mod:`scheduler.cluster.depth`, see :func:`_run_depth`).
+
     ``starts``: the no-slot starts (a list, queue order); the buffers ``ev`` (the event at which
-    each job started), and per event ``reach`` (running maximum), ``head``, ``left`` (jobs
-    waiting), ``prev`` (the instant of the event before), ``off`` (the event's profile in
-    ``pt``/``pf`` at ``off[i]:off[i + 1]``); ``events``: how many."""
+    each job's start was decided: it started, or, at depth K, got its reservation), and per
+    event ``reach`` (running maximum), ``head``, ``left`` (jobs waiting — at depth K, holding
+    no reservation), ``prev`` (the instant of the event before), ``off`` (the event's profile
+    in ``pt``/``pf`` at ``off[i]:off[i + 1]``); ``events``: how many."""
 
     def __init__(
         self,
@@ -81,12 +90,16 @@ class EasyQueue:
         procs: list,
         durs: list,
         now: int,
+        depth: int = 0,
     ) -> None:
         m = len(procs)
         for q in procs:
             if q > capacity:
                 raise ValueError(f"a job of {q} processors never fits {capacity}")
+        if depth < 0:
+            raise ValueError(f"the reservation depth must be >= 1 (0: EASY); got {depth}")
         self.m = m
+        self.depth = depth  # 0: EASY; K >= 1: backfilling with reservation depth K
         self.now = now
         self.capacity = capacity
         self.base_times = list(base_times)
@@ -546,6 +559,234 @@ def _run(
     return delay
 
 
+@cython.cfunc
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _push(H: cython.longlong[::1], n: cython.Py_ssize_t, v: cython.longlong) -> cython.Py_ssize_t:
+    """Push ``v`` onto the min-heap ``H[:n]``; returns ``n + 1``."""
+    i: cython.Py_ssize_t = n
+    p: cython.Py_ssize_t
+    while i > 0:
+        p = (i - 1) >> 1
+        if H[p] <= v:
+            break
+        H[i] = H[p]
+        i = p
+    H[i] = v
+    return n + 1
+
+
+@cython.cfunc
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _pop(H: cython.longlong[::1], n: cython.Py_ssize_t) -> cython.Py_ssize_t:
+    """Remove the least item of the min-heap ``H[:n]``; returns ``n - 1``."""
+    i: cython.Py_ssize_t = 0
+    c: cython.Py_ssize_t
+    v: cython.longlong
+    n -= 1
+    if n == 0:
+        return 0
+    v = H[n]
+    while True:
+        c = 2 * i + 1
+        if c >= n:
+            break
+        if c + 1 < n and H[c + 1] < H[c]:
+            c += 1
+        if H[c] >= v:
+            break
+        H[i] = H[c]
+        i = c
+    H[i] = v
+    return n
+
+
+@cython.cfunc
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _run_depth(
+    E: EasyQueue,
+    T: cython.longlong[::1],
+    F: cython.longlong[::1],
+    L: cython.Py_ssize_t,
+    W: cython.longlong[::1],
+    SH: cython.longlong[::1],
+    GS: cython.longlong[::1],
+    ST: cython.longlong[::1],
+    H: cython.longlong[::1],
+    hn: cython.Py_ssize_t,
+    t: cython.longlong,
+    h: cython.Py_ssize_t,
+    left: cython.Py_ssize_t,
+    mode: cython.int,
+) -> cython.longlong:
+    """Backfilling with reservation depth K = ``E.depth`` (:class:`scheduler.cluster.depth.
+    BackfillDepth`, every job submitted at ``E.now``, running its planned duration) from the
+    state: profile ``T``/``F`` of ``L`` steps with the blocks of every job started or holding a
+    reservation; ``W`` the jobs holding neither (``left`` of them, the first ``h``), ``ST`` their
+    trees (:func:`_build`); ``H[:hn]`` the starts of the reservations not yet started.  At each
+    instant: the reservations whose time has come start; while fewer than K are held, the first
+    job holding none is placed at its earliest start with every block in place (and starts if
+    that is now); then the jobs holding none, in queue order, start if their processors are free
+    over ``[t, t + planned duration)``.  Next instant: the next breakpoint of the profile or
+    reserved start (an instant where neither more processors are free nor a reservation starts
+    decides nothing: every test that failed before fails again).  ``mode`` as in :func:`_run`;
+    the reach of an event: ``t + 1`` (the free processors now), every placement's window,
+    every passed test's window, and the next instant."""
+    m: cython.Py_ssize_t = E.m
+    K: cython.Py_ssize_t = E.depth
+    procs: cython.longlong[::1] = E.procs
+    durs: cython.longlong[::1] = E.durs
+    starts0: cython.longlong[::1] = E.starts0
+    ev: cython.longlong[::1] = E.ev
+    reach: cython.longlong[::1] = E.reach
+    head: cython.longlong[::1] = E.head
+    lefts: cython.longlong[::1] = E.left
+    prev: cython.longlong[::1] = E.prev
+    off: cython.longlong[::1] = E.off
+    PT: cython.longlong[::1] = E.pt
+    PF: cython.longlong[::1] = E.pf
+    rec: cython.bint = mode != 0
+    P: cython.Py_ssize_t = E.leaves
+    D: cython.Py_ssize_t = 2 * E.leaves  # the durations' tree in ST
+    i: cython.Py_ssize_t
+    j: cython.Py_ssize_t
+    k: cython.Py_ssize_t
+    a: cython.Py_ssize_t
+    x: cython.Py_ssize_t
+    o: cython.Py_ssize_t
+    e: cython.Py_ssize_t = 0
+    mw: cython.longlong
+    q: cython.longlong
+    dq: cython.longlong
+    st: cython.longlong
+    end: cython.longlong
+    nxt: cython.longlong
+    now_free: cython.longlong
+    infl: cython.longlong = 0
+    run_max: cython.longlong = 0
+    prev_t: cython.longlong = t
+    gen: cython.longlong = GS[0] + 1  # slot 0 holds the last generation used
+    delay: cython.longlong = 0
+    while left > 0:
+        if rec:  # the state before this event
+            head[e] = h
+            lefts[e] = left
+            prev[e] = prev_t
+            if mode == 1:
+                off[e + 1] = off[e] + L
+            else:
+                o = off[e]
+                for x in range(L):
+                    PT[o + x] = T[x]
+                    PF[o + x] = F[x]
+            infl = t + 1
+        # 1. the reservations whose time has come start (their blocks are in place)
+        while hn > 0 and H[0] <= t:
+            hn = _pop(H, hn)
+        a = _index(T, t, L)
+        # 2. jobs entering the first K: placed with every block in place, started if now
+        while hn < K and h < m:
+            if W[h] == 0:  # started earlier
+                h += 1
+                continue
+            q = procs[h]
+            dq = durs[h]
+            st = _earliest(T, F, L, a, q, dq, t)
+            if rec:
+                infl = max(infl, st + max(dq, 1))
+            L = _reserve(T, F, L, st, st + dq, q)
+            a = _index(T, t, L)
+            if rec:
+                starts0[h] = st
+                ev[h] = e
+            elif st > starts0[h]:
+                delay += (st - starts0[h]) * q
+            if st > t:
+                hn = _push(H, hn, st)
+            W[h] = 0
+            _gone(ST, P, h)
+            left -= 1
+            h += 1
+        if left == 0:
+            if rec:
+                run_max = max(run_max, infl)
+                reach[e] = run_max
+                e += 1
+            break
+        # 3. the jobs holding no reservation, in queue order, start if they fit now: the
+        # next one no wider than now_free whose range's shortest job at its least width fits
+        now_free = F[a]
+        if now_free > 0:
+            gen += 1
+            k = h - 1
+            while True:
+                j = -1
+                i = k + 1 + P
+                while i < 2 * P:
+                    mw = ST[i]
+                    if mw <= now_free:
+                        if GS[mw] != gen:
+                            SH[mw] = _short(T, F, L, a, mw)
+                            GS[mw] = gen
+                        if t + ST[D + i] <= SH[mw]:
+                            if i >= P:
+                                j = i - P
+                                break
+                            i = 2 * i  # its left subtree first
+                            continue
+                    while i & 1:  # a right child: its parent's range is done
+                        i >>= 1
+                    if i == 0:
+                        break
+                    i += 1
+                if j < 0:
+                    break
+                k = j
+                q = procs[k]
+                dq = durs[k]
+                if GS[q] != gen:
+                    SH[q] = _short(T, F, L, a, q)
+                    GS[q] = gen
+                end = t + dq
+                if end <= SH[q]:
+                    if rec:
+                        infl = max(infl, max(end, t + 1))
+                    L = _reserve(T, F, L, t, end, q)
+                    if rec:
+                        starts0[k] = t
+                        ev[k] = e
+                    elif t > starts0[k]:
+                        delay += (t - starts0[k]) * q
+                    W[k] = 0
+                    _gone(ST, P, k)
+                    left -= 1
+                    if end > t:  # the block took room from t on (a 0-second job takes none)
+                        a = _index(T, t, L)
+                        now_free -= q
+                        if now_free == 0:
+                            break
+                        gen += 1
+        # 4. the next instant: a breakpoint of the profile or a reservation's start (there is
+        # one: a job that did not start now finds the whole machine free past the last
+        # breakpoint, and the reserved ones start later)
+        a = _index(T, t, L)
+        prev_t = t
+        nxt = T[a + 1] if a + 1 < L else 4611686018427387904  # _INF
+        if hn > 0 and H[0] < nxt:
+            nxt = H[0]
+        t = nxt
+        if rec:
+            run_max = max(run_max, max(infl, t))
+            reach[e] = run_max
+            e += 1
+    GS[0] = gen
+    if rec:
+        E.events = e
+    return delay
+
+
 def _caches(capacity: int):  # type: ignore[no-untyped-def]
     """The per-width caches of :func:`_run` (``GS[0]`` keeps the generation)."""
     size = capacity + 1
@@ -560,7 +801,12 @@ def _record(E: EasyQueue, copy: bool) -> None:
     SH, BE, GS, GB = _caches(E.capacity)
     ST = buffer([], 4 * E.leaves)
     _build(ST, E.leaves, E.procs, E.durs, W, E.m)
-    _run(E, T, F, len(E.base_times), W, SH, BE, GS, GB, ST, E.now, 0, E.m, 2 if copy else 1)
+    mode = 2 if copy else 1
+    if E.depth:
+        H = buffer([], E.m + 1)
+        _run_depth(E, T, F, len(E.base_times), W, SH, GS, ST, H, 0, E.now, 0, E.m, mode)
+    else:
+        _run(E, T, F, len(E.base_times), W, SH, BE, GS, GB, ST, E.now, 0, E.m, mode)
 
 
 class Work:
@@ -572,6 +818,7 @@ class Work:
         self.W = buffer([], E.m)
         self.SH, self.BE, self.GS, self.GB = _caches(E.capacity)
         self.ST = buffer([], 4 * E.leaves)
+        self.H = buffer([], E.m + 1)  # depth K: the starts of the reserved jobs, a min-heap
 
 
 @cython.ccall
@@ -620,11 +867,28 @@ def delay(
         W[x] = 1 if ev[x] >= r else 0
     _build(w.ST, E.leaves, E.procs, E.durs, W, E.m)
     L = _reserve(T, F, L, s, e, n)
+    if E.depth == 0:
+        if r == 0:
+            t = E.now
+        else:  # the next instant after the event before, on the profile with the slot
+            t = T[_index(T, E.prev[r], L) + 1]
+        return _run(E, T, F, L, W, w.SH, w.BE, w.GS, w.GB, w.ST, t, E.head[r], E.left[r], 0)
+    # depth K: the jobs holding a reservation not yet started at the event
+    H: cython.longlong[::1] = w.H
+    starts0: cython.longlong[::1] = E.starts0
+    before: cython.longlong = E.prev[r]
+    hn: cython.Py_ssize_t = 0
+    for x in range(E.m):
+        if ev[x] < r and starts0[x] > before:
+            hn = _push(H, hn, starts0[x])
     if r == 0:
         t = E.now
     else:  # the next instant after the event before, on the profile with the slot
-        t = T[_index(T, E.prev[r], L) + 1]
-    return _run(E, T, F, L, W, w.SH, w.BE, w.GS, w.GB, w.ST, t, E.head[r], E.left[r], 0)
+        x = _index(T, before, L) + 1
+        t = T[x] if x < L else 4611686018427387904  # _INF
+        if hn > 0 and H[0] < t:
+            t = H[0]
+    return _run_depth(E, T, F, L, W, w.SH, w.GS, w.ST, H, hn, t, E.head[r], E.left[r], 0)
 
 
 def delays(E: EasyQueue, cands: list, n: int, d: int) -> list:

@@ -47,7 +47,12 @@ is re-planned by :mod:`scheduler.pricing._easy` (compiled the same way), which p
 no-slot plan once per state keeping a snapshot of every instant it visits and how far into
 the future that instant's tests read the profile, and re-plans a slot from the first instant
 whose tests read past the slot's start (the earlier ones decide as without it).  Backfilling
-with a reservation depth K (``backfill-k=K``) is re-planned in full by the simulator's policy.
+with a reservation depth K (``backfill-k=K``) has no prefix property either and is played by
+the same kernel the same way (its reservations, placements and backfills, as the simulator's
+policy :mod:`scheduler.cluster.depth` decides them); K = 1 is EASY, K = ∞ conservative.  A
+depth-K queue holding a job of no duration is re-planned in full by the simulator (it plans
+such a job for 1 s and ends it at once, which the kernel does not model; a live site's
+estimates are never 0).
 :meth:`SiteQuote.price_naive` is the literal Figure 22; tests check that all agree.
 
 Cost (issue 21, ``bench/bench_site_pages.py``): a quote re-plans, for every candidate start
@@ -66,6 +71,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .._native import load as _load_native
+from ..cluster.depth import parse_depth_name
 from ..cluster.profile import Profile
 from .plan import PLANNERS, plan_queue, plannable
 
@@ -80,8 +86,20 @@ __all__ = ["Option", "SiteQuote", "choose", "SECONDS_PER_SU"]
 SECONDS_PER_SU = 3600  # 1 SU = 1 processor-hour
 
 
-#: policies whose plan is plan_easy's: priced by the EASY kernel (scheduler/pricing/_easy.py)
-_EASY_PLANS = ("easy", "backfill-k=1")
+def _plan_kind(policy: str) -> tuple[str, int]:
+    """How a quote plans ``policy``'s queue: ``("conservative" | "fcfs", 0)`` — the prefix
+    re-plan (:mod:`scheduler.pricing._replan`); ``("easy", 0)`` or ``("depth", K)`` — the
+    snapshot re-plan (:mod:`scheduler.pricing._easy`).  Depth K = 1 plans as EASY and K = ∞
+    as conservative backfilling (tests/scheduler/test_pricing_depth.py checks both ends) —
+    for queues without jobs of no duration, see :class:`SiteQuote`."""
+    if policy in ("conservative", "fcfs", "easy"):
+        return policy, 0
+    depth = parse_depth_name(policy)
+    if depth is None:
+        return "conservative", 0
+    if depth is False:
+        raise ValueError(f"not a plannable policy: {policy!r}")
+    return ("easy", 0) if depth == 1 else ("depth", depth)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,19 +164,28 @@ class SiteQuote:
         self.unit_cost = unit_cost
         self.capacity = base.capacity
         plan = self.base.copy()
-        self._easy = None  # EASY: the no-slot plan with its snapshots (_easy.EasyQueue)
-        # EASY, and depth K = 1 whose plan is EASY's (tests compare them): the kernel plays
-        # plan_easy's plan
-        if policy in _EASY_PLANS:
+        self._kind, depth = _plan_kind(policy)
+        zeros = any(dq == 0 for _, dq in self.shapes)
+        if zeros and self._kind != "easy" and policy not in PLANNERS:
+            # the simulator plans a job of no duration for 1 s and ends it at once (an early
+            # end: the reservations behind it move up), which the kernel does not model: such
+            # a queue (never a live site's, whose estimates are >= 1 s) is re-planned in full
+            # (not K = 1: its plan is EASY's, zeros too; test_pricing_easy_fast.py)
+            self._kind = "simulate"
+        # EASY and depth K: the no-slot plan with its snapshots (_easy.EasyQueue), played by
+        # the kernel (plan_easy's plan, or the simulator's backfill-k=K plan: tests compare)
+        self._easy = None
+        if self._kind in ("easy", "depth"):
             self._easy = _E.EasyQueue(
                 self.base.times, self.base.free, self.capacity, [q for q, _ in self.shapes],
-                [dq for _, dq in self.shapes], now,
+                [dq for _, dq in self.shapes], now, depth,
             )  # fmt: skip
             self.starts = self._easy.starts  # v_q
             for (q, dq), v in zip(self.shapes, self.starts, strict=True):
                 plan.reserve(v, v + dq, q)
         else:
-            self.starts = plan_queue(policy, plan, self.shapes, now)  # v_q
+            planner = self.policy if self._kind == "simulate" else self._kind
+            self.starts = plan_queue(planner, plan, self.shapes, now)  # v_q
         self.plan = plan  # the current plan: base + every queued job's block
         self._instants: list[int] | None = None
         self._kernel_queue = None
@@ -215,17 +242,14 @@ class SiteQuote:
         """:meth:`price` of a checked slot (``work``: the EASY kernel's buffers, if any)."""
         if not self.feasible(s, n, d):
             return None
-        if (
-            self.policy in ("conservative", "fcfs", *_EASY_PLANS)
-            and self.plan.free_over(s, s + d) >= n
-            and not self._zero_job_in(s, s + d)
-        ):
-            return 0  # a hole of the current plan: nobody moves (not shown for depth K > 1
-            # with jobs of no duration, which a hole can still move: those re-plan in full)
+        if self._kind == "simulate":
+            return self._replan_all(s, n, d)
+        if self.plan.free_over(s, s + d) >= n and not self._zero_job_in(s, s + d):
+            # a hole of the current plan: nobody moves (every test a plan passed had room
+            # for its job beside every later block, so beside the slot too)
+            return 0
         if self._easy is not None:  # from the first event whose tests read the slot's span
             return _E.delay(self._easy, work or _E.Work(self._easy), s, s + d, n)
-        if self.policy not in ("conservative", "fcfs"):  # no prefix property: depth K
-            return self._replan_all(s, n, d)
         return self._replan_from_prefix(s, n, d)
 
     def _zero_job_in(self, s: int, e: int) -> bool:
@@ -266,7 +290,7 @@ class SiteQuote:
     def _replan_from_prefix(self, s: int, n: int, d: int) -> int:
         q = self._queue()
         t, f, c = _R.buffer([], q.size), _R.buffer([], q.size), _R.buffer([], q.m)
-        return _R.replan(q, t, f, c, s, s + d, n, self.now, self.policy == "fcfs")
+        return _R.replan(q, t, f, c, s, s + d, n, self.now, self._kind == "fcfs")
 
     # ------------------------------------------------------------------ queries
 
@@ -292,16 +316,16 @@ class SiteQuote:
         """Query (19): candidate starts ``>= s_min`` (``s_min`` itself when feasible)."""
         self._check(max(s_min, self.now), n, d)
         cands = self.candidates(s_min)
-        if self.policy in ("conservative", "fcfs"):  # the fast path, all starts in one call
+        if self._kind == "simulate":
+            fs = [self._price(s, n, d) for s in cands]
+        elif self._easy is None:  # conservative or FCFS: the fast path, all starts in one call
             fs = _R.delays(
                 self._queue(), self.base.times, self.base.free, self.plan.times,
-                self.plan.free, cands, n, d, self.now, self.policy == "fcfs",
+                self.plan.free, cands, n, d, self.now, self._kind == "fcfs",
             )  # fmt: skip
-        elif self._easy is not None:  # one set of the kernel's buffers for all starts
+        else:  # EASY or depth K: one set of the kernel's buffers for all starts
             work = _E.Work(self._easy)
             fs = [self._price(s, n, d, work) for s in cands]
-        else:
-            fs = [self._price(s, n, d) for s in cands]
         c = self.unit_cost
         return [Option(s, n, d, c, f) for s, f in zip(cands, fs, strict=True) if f is not None]
 

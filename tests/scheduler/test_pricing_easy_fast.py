@@ -126,13 +126,14 @@ def test_compiled_and_pure_kernels_agree_call_by_call():
 
 @pytest.mark.parametrize("policy", ["backfill-k=1", "backfill-k=4"])
 def test_depth_k_quotes_stay_literal(policy):
-    """Backfilling with a reservation depth K > 1 still re-plans in full (the simulator's
-    policy); K = 1, whose plan is EASY's, is priced by EASY's kernel: either way query 18 is
-    query 17 start by start, which is Figure 22."""
+    """Backfilling with a reservation depth K > 1 is played by the kernel's depth-K loop
+    (tests/scheduler/test_pricing_depth_fast.py); K = 1, whose plan is EASY's (jobs of no
+    duration too), by its EASY loop: either way query 18 is query 17 start by start, which is
+    Figure 22."""
     base, shapes = deep_site(7, jobs=40, cap=32, zeros=policy == "backfill-k=1")
     q = SiteQuote(base, shapes, 0, policy)
     easy = SiteQuote(base, shapes, 0, "easy")
-    assert (q._easy is not None) == (policy == "backfill-k=1")
+    assert q._easy is not None and q._easy.depth == (0 if policy == "backfill-k=1" else 4)
     for n, d in ((4, 1800), (16, 3600)):
         want = literal(q, n, d)
         assert {o.start: o.delay for o in q.options(n, d)} == want

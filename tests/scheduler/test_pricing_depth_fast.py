@@ -1,0 +1,107 @@
+"""Quotes under backfilling with a reservation depth K (issue 21: ``backfill-k=K`` quotes
+re-planned the whole queue in the simulator for every candidate start, 0.5–1.1 s at 200+
+queued jobs).  The EASY kernel (scheduler/pricing/_easy.py) now also plays depth K from its
+snapshots; compiled and pure, its no-slot plan must be the simulator's
+(:func:`~scheduler.pricing.plan.plan_with_policy`, the live policy of
+:mod:`scheduler.cluster.depth`) start for start, and every option's price the literal
+Figure 22 (:meth:`SiteQuote.price_naive`, which re-plans in the simulator).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import scheduler.pricing.price as price_mod
+from scheduler.pricing import SiteQuote
+from scheduler.pricing.plan import plan_with_policy
+from tests.scheduler.native_helpers import compiled, deep_site, pure
+from tests.scheduler.test_pricing_depth import _random_site
+
+NAME = "scheduler.pricing._easy"
+KERNELS = {"pure": lambda: pure(NAME), "compiled": lambda: compiled(NAME, "EASY kernel")}
+
+
+@pytest.fixture(params=sorted(KERNELS))
+def kernel(request, monkeypatch):
+    module = KERNELS[request.param]()
+    monkeypatch.setattr(price_mod, "_E", module)
+    return module
+
+
+def literal(q: SiteQuote, n: int, d: int) -> dict[int, int]:
+    return {s: f for s in q.candidates() if (f := q.price_naive(s, n, d)) is not None}
+
+
+@pytest.mark.parametrize("depth", [2, 3, 4, 8, 50])
+def test_the_kernels_depth_plan_is_the_simulators(kernel, depth):
+    """Start for start, on queues of 30–240 jobs, and the events' reach never decreases."""
+    for seed in range(4):
+        base, shapes = deep_site(seed, jobs=(30, 120, 240, 60)[seed])
+        E = kernel.EasyQueue(base.times, base.free, base.capacity,
+                             [n for n, _ in shapes], [d for _, d in shapes], 0, depth)  # fmt: skip
+        assert E.starts == plan_with_policy(f"backfill-k={depth}", base.copy(), shapes, 0)
+        reach = [E.reach[i] for i in range(E.events)]
+        assert reach == sorted(reach)
+
+
+@pytest.mark.parametrize("depth", [2, 4])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_every_depth_option_of_a_200_job_queue_is_the_literal_price(kernel, seed, depth):
+    """Query 18 and query 17 at depth K against Figure 22 re-planned in full by the simulator."""
+    base, shapes = deep_site(seed)
+    q = SiteQuote(base, shapes, 0, f"backfill-k={depth}")
+    assert len(q.shapes) >= 200 and q._easy is not None and q._easy.depth == depth
+    moved = 0
+    for n, d in ((1, 600), (8, 3600), (32, 2 * 3600)):
+        want = literal(q, n, d)
+        assert {o.start: o.delay for o in q.options(n, d)} == want
+        moved += sum(f > 0 for f in want.values())
+        s = sorted(want)[len(want) // 2]
+        assert q.price(s, n, d) == want[s]
+    assert moved > 20  # the slots do delay the queue: the re-plan is exercised
+    E = q._easy  # and re-plans start from later events than the first (snapshots used)
+    assert sum(E.reach[0] <= s < E.reach[E.events - 1] for s in q.candidates()) > 10
+
+
+def test_a_depth_queue_with_jobs_of_no_duration_is_replanned_by_the_simulator():
+    """The simulator plans a 0-second job for 1 s and ends it at once (its reservations move
+    up): the kernel does not model that, so such a queue is priced by the literal re-plan."""
+    base, shapes = deep_site(1, jobs=80, zeros=True)
+    assert any(d == 0 for _, d in shapes)
+    q = SiteQuote(base, shapes, 0, "backfill-k=2")
+    assert q._easy is None
+    assert q.starts == plan_with_policy("backfill-k=2", base.copy(), shapes, 0)
+    want = literal(q, 8, 3600)
+    assert {o.start: o.delay for o in q.options(8, 3600)} == want
+    assert any(f > 0 for f in want.values())
+
+
+def test_unbounded_depth_is_quoted_as_conservative_backfilling():
+    base, shapes = deep_site(3, jobs=120)
+    inf = SiteQuote(base, shapes, 0, "backfill-k=inf")
+    cons = SiteQuote(base, shapes, 0, "conservative")
+    assert inf.starts == cons.starts
+    assert inf.options(16, 3600) == cons.options(16, 3600)
+    assert inf.options(16, 3600) == [
+        o for o in inf.options(16, 3600) if o.delay == inf.price_naive(o.start, 16, 3600)
+    ]
+
+
+@pytest.mark.parametrize("depth", [2, 3, 5])
+def test_small_random_sites_price_as_figure_22_at_depth_k(kernel, depth):
+    """Many small sites (reservations, a clock past the origin, short queues): every
+    candidate start of every quote is the literal price."""
+    rng = random.Random(depth)
+    compared = moved = 0
+    for _ in range(150):
+        base, shapes, now = _random_site(rng)
+        q = SiteQuote(base, shapes, now, f"backfill-k={depth}")
+        assert q.starts == plan_with_policy(f"backfill-k={depth}", base.copy(), shapes, now)
+        n, d = rng.randint(1, base.capacity), rng.randint(1, 40)
+        want = literal(q, n, d)
+        assert {o.start: o.delay for o in q.options(n, d)} == want
+        compared += len(want)
+        moved += sum(f > 0 for f in want.values())
+    assert compared > 1000 and moved > 100
