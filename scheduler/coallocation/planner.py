@@ -54,6 +54,9 @@ class PlannerConfig:
     prune_leaves: bool = True  # exact column pruning for leaves (:func:`.ip_routes.build_route_ip`)
     dive: bool = True  # fractional LP: dive + own branch and bound (:mod:`.solver`)
     solver: str = "highs"
+    #: seconds of solving per request, all frames together (LP, dive, branch and cut): once
+    #: spent, the frames left are not solved (counted in ``PlanningResult.unsolved``) and the
+    #: plans found so far are the answer
     time_limit: float = 10.0
     cache: bool = True
     stop_at_first: bool = False  # with "earliest": the first feasible frame is the answer
@@ -94,7 +97,8 @@ class PlanningResult:
     seconds: float = 0.0  # wall time of the whole planning (steps 2i–2iv)
     solves: int = 0  # IPs handed to the solver
     skipped: int = 0  # frames found infeasible without the solver
-    timeouts: int = 0
+    timeouts: int = 0  # solves stopped by the time limit (their best point, if any, is kept)
+    unsolved: int = 0  # frames not solved: the request's time limit was spent before them
     solve_seconds: list[float] = field(default_factory=list)
     mip_solves: int = 0  # solves the LP relaxation did not settle (branch and cut ran)
 
@@ -117,6 +121,7 @@ def plan(
 ) -> PlanningResult:
     """Plans for ``request`` against the managers' current availability, best first."""
     t0 = time.perf_counter()
+    deadline = t0 + config.time_limit  # the request's solving budget
     result = PlanningResult([])
     d = request.frame.duration
     rc = [s.cpus for s in request.sites]
@@ -175,9 +180,12 @@ def plan(
             elif content in cache:  # another frame gave the very same IP
                 sol = cache[content]
                 cached = True
+            elif (left := deadline - time.perf_counter()) <= 0:
+                result.unsolved += 1  # the budget is spent: not solved, not cached
+                continue
             else:
                 sol, secs, timed_out, used_mip = solve_ip(
-                    ip, ends, solver=config.solver, time_limit=config.time_limit,
+                    ip, ends, solver=config.solver, time_limit=left,
                     lp_first=config.lp_first, dive=config.dive,
                 )  # fmt: skip
                 result.solves += 1

@@ -170,6 +170,7 @@ def _solve_highs(
     HiGHS branch and cut runs with the dive's point as its incumbent."""
     import highspy
 
+    t0 = time.perf_counter()  # time_limit bounds the LP, the dive and branch and cut together
     status_t = highspy.HighsModelStatus
     cost, lo, hi, start, index, value = arrays
     n = ip.n_cols
@@ -200,7 +201,7 @@ def _solve_highs(
                     if point is not None:
                         return point, True, False, False
     h = _new_highs()
-    h.setOptionValue("time_limit", float(time_limit))
+    h.setOptionValue("time_limit", _left(t0, time_limit))
     h.passModel(*model, np.ones(n, dtype=np.int32))
     if start_point is not None:
         incumbent = highspy.HighsSolution()
@@ -325,11 +326,19 @@ def _dive(h, x: np.ndarray, n_x: int, arrays: tuple[np.ndarray, ...]) -> np.ndar
     return None
 
 
+def _left(t0: float, time_limit: float) -> float:
+    """What is left of ``time_limit`` seconds since ``t0`` (at least 1 ms: the solver then
+    returns at once with the incumbent it was given, if any)."""
+    return max(float(time_limit) - (time.perf_counter() - t0), 0.001)
+
+
 def _solve_scipy(
     ip: FrameIP, arrays: tuple[np.ndarray, ...], time_limit: float, lp_first: bool
 ) -> tuple[np.ndarray | None, bool, bool, bool]:
     from scipy.optimize import Bounds, LinearConstraint, linprog, milp
     from scipy.sparse import csr_array
+
+    t0 = time.perf_counter()  # time_limit bounds the LP and the MILP together
 
     cost, lo, hi, start, index, value = arrays
     a = csr_array((value, index, start), shape=(len(lo), ip.n_cols))
@@ -358,7 +367,7 @@ def _solve_scipy(
         constraints=LinearConstraint(a, lo, hi),
         integrality=np.ones(ip.n_cols),
         bounds=Bounds(0, 1),
-        options={"time_limit": float(time_limit), "presolve": True, "mip_rel_gap": 0.0},
+        options={"time_limit": _left(t0, time_limit), "presolve": True, "mip_rel_gap": 0.0},
     )
     timed_out = res.status == 1  # iteration or time limit
     if res.x is None:

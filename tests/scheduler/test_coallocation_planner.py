@@ -648,3 +648,40 @@ def _check_plan_fits(t, r, p):
         assert (route[0], route[-1]) == (p.mapping[rp.a], p.mapping[rp.b])
         assert len(route) - 1 <= 2 and len(set(route)) == len(route)
     Managers(t).reserve(p.start, p.end, p.site_blocks, p.link_blocks)
+
+
+def test_the_time_limit_is_one_budget_for_the_whole_request(monkeypatch):
+    """``time_limit`` bounds a request's solving, all frames together (before, every frame's
+    solve had it, twice: a 10-frame request could take 20 times the limit).  On a clock that
+    each solve moves by 0.4 s, a 1-s budget gives the first three solves 1.0, 0.6 and 0.2 s and
+    leaves the other frames unsolved; the plans found are the answer."""
+    from scheduler.coallocation import planner as planner_mod
+
+    clock = [100.0]
+    given_limits = []
+    real_solve = planner_mod.solve_ip
+
+    def solve(ip, ends, **kw):  # the real solver, on a clock of our own
+        given_limits.append(round(kw["time_limit"], 6))
+        out = real_solve(ip, ends, **kw)
+        clock[0] += 0.4
+        return out
+
+    monkeypatch.setattr(planner_mod.time, "perf_counter", lambda: clock[0])
+    monkeypatch.setattr(planner_mod, "solve_ip", solve)
+    t = load_topology({"sites": [site("a", 4), site("b", 4)], "links": [link("a", "b", 1)]})
+    frame = {"earliest_start": 0, "latest_start": 5000, "duration": 1000}
+    r = parse_request(req([("r0", 1), ("r1", 1)], [("r0", "r1", 1)], frame))
+    res = plan(t, r, Managers(t), PlannerConfig(frames=6, cache=False, time_limit=1.0))
+    assert given_limits == [1.0, 0.6, 0.2]
+    assert res.solves == 3 and res.unsolved == 3 and len(res.plans) == 3
+
+
+def test_a_spent_budget_plans_nothing_more_with_the_real_clock():
+    t = load_topology({"sites": [site("a", 4), site("b", 4)], "links": [link("a", "b", 1)]})
+    frame = {"earliest_start": 0, "latest_start": 5000, "duration": 1000}
+    r = parse_request(req([("r0", 1), ("r1", 1)], [("r0", "r1", 1)], frame))
+    res = plan(t, r, Managers(t), PlannerConfig(frames=6, cache=False, time_limit=1e-9))
+    assert res.solves == 0 and res.unsolved == 6 and res.plans == []
+    res = plan(t, r, Managers(t), PlannerConfig(frames=6, cache=False))
+    assert res.solves == 6 and res.unsolved == 0 and len(res.plans) == 6

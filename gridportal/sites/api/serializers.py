@@ -190,4 +190,12 @@ class PlanRequestSerializer(serializers.Serializer):
         help_text='{"sites": [{"name", "cpus"}], "paths": [{"between": [a, b], "bandwidth"}], '
         '"frame": {...}}'
     )
-    options = serializers.JSONField(required=False, default=dict)
+    options = serializers.JSONField(
+        required=False,
+        default=dict,
+        help_text='{"option": "earliest"|"cheapest"|"quality", "frames": 1-100, "admin", '
+        '"domain_order", "priority": "normal"|"low", "p_max", "two_way", "solver", '
+        '"formulation": "routes"|"arcs", "time_limit": seconds of solving for the whole '
+        "request, all frames (0-60, default 10; the frames left when it is spent are not "
+        "planned)}",
+    )
