@@ -172,6 +172,10 @@ class SiteQuote:
             # a queue (never a live site's, whose estimates are >= 1 s) is re-planned in full
             # (not K = 1: its plan is EASY's, zeros too; test_pricing_easy_fast.py)
             self._kind = "simulate"
+        elif self._kind == "depth" and depth >= len(self.shapes):
+            # every queued job holds a reservation: conservative backfilling's plan (the
+            # prefix re-plan is the faster kernel for it)
+            self._kind = "conservative"
         # EASY and depth K: the no-slot plan with its snapshots (_easy.EasyQueue), played by
         # the kernel (plan_easy's plan, or the simulator's backfill-k=K plan: tests compare)
         self._easy = None

@@ -105,3 +105,15 @@ def test_small_random_sites_price_as_figure_22_at_depth_k(kernel, depth):
         compared += len(want)
         moved += sum(f > 0 for f in want.values())
     assert compared > 1000 and moved > 100
+
+
+def test_a_depth_at_least_the_queue_is_quoted_as_conservative_backfilling():
+    """K >= the queue: every job holds a reservation, conservative backfilling's plan, priced
+    by its prefix re-plan — the same options as the literal re-plan in the simulator."""
+    base, shapes = deep_site(4, jobs=40)
+    q = SiteQuote(base, shapes, 0, "backfill-k=40")
+    assert q._kind == "conservative" and q._easy is None
+    assert q.starts == plan_with_policy("backfill-k=40", base.copy(), shapes, 0)
+    want = literal(q, 16, 3600)
+    assert {o.start: o.delay for o in q.options(16, 3600)} == want and any(want.values())
+    assert SiteQuote(base, shapes, 0, "backfill-k=39")._kind == "depth"
