@@ -15,26 +15,45 @@ Why it is fast (exact):
 
 * the no-slot plan is played once per state (:class:`EasyQueue`), keeping at every instant
   ("event") it visits a *snapshot* of its state (the profile, the head, the jobs still waiting)
-  and the *reach* of the event: the end of the part of the profile its outcomes rest on — the
-  head's shadow window (the windows before it do not fit), the fit and "beside the head"
-  tests that passed, the free processors at ``t`` and the next instant.  A slot ``[s, e)``
-  only takes processors away over ``[s, e)``: a test that failed fails with it too, and so
-  at an event whose reach is not after ``s`` — and all events before it likewise — the plan
-  with the slot takes the same decisions and visits the same next instant (the slot adds
-  breakpoints at ``s`` and ``e`` only, after it).  :func:`delay` therefore restarts the plan
-  with the slot from the snapshot of the first event whose (running maximum of) reach passes
-  ``s`` — earlier events are the no-slot plan's, their jobs keep their starts — and the slot
-  costs 0 without re-planning when no event's reach passes ``s``.
+  and the tests its decisions rest on.  A slot ``[s, e)`` only takes ``n`` processors away
+  over ``[s, e)``: a test that failed fails with it too, and a test that passed ("``x``
+  free over ``[w0, w1)``") still passes unless the slot overlaps a *tight* step of its window,
+  one with fewer than ``n`` processors to spare (see :func:`_tight`).  The tests an event
+  passed: each start's window, each backfill's window beside the head (from its shadow time,
+  for its width + the head's), and the waiting head's window at its shadow time when a
+  backfill test read that shadow (else a later shadow changes nothing at the event: a job
+  that passed ended before it, every other one failed its fit test).  The *reach* of an event
+  for ``n`` processors (``E.rn_for``, running maximum) is the end of the last tight step of its
+  tests: at an event whose reach is not after ``s`` — and all events before it likewise —
+  the plan with the slot takes the same decisions.  The instants the slot adds between two
+  events (``s``, ``e``) decide nothing: the no-slot profile does not change between two
+  events, so a job (or the head) that fits there with the slot fitted at the event before,
+  where it would have started.  :func:`delay` therefore restarts the plan with
+  the slot from the snapshot of the first event whose reach passes ``s`` — earlier events are
+  the no-slot plan's, their jobs keep their starts — and the slot costs 0 without re-planning
+  when no event's reach passes ``s``.  (The whole-window reach of :attr:`EasyQueue.reach`,
+  which also counts the free processors at ``t`` and the next instant, restarts earlier: it
+  is what depth K uses.)
+* a re-plan stops at the first instant ``t`` from ``e`` on where its state is the no-slot
+  plan's: the jobs started are the ones the no-slot plan started before ``t``, and every job
+  whose start moved has ended in both plans.  The blocks past ``t`` and the waiting jobs are
+  then the no-slot plan's, which plays on from ``t`` as the no-slot plan does (an instant it
+  does not visit decides nothing): nobody else moves.  (:class:`Work` ``.counts``: re-plans,
+  events played, early stops.)
 * the re-plan itself is one compiled loop: per-width caches (the first instant with fewer
   than ``n`` free, from ``t``, and from the shadow time for ``n`` + the head's width) stamped
-  with a generation that changes whenever a block is inserted, as the planner's dicts do; and
-  the waiting jobs that may backfill are found in two trees (least width, least duration over
-  ranges of the queue) that skip a range when its least width does not fit now or beside the
-  head for its shortest duration (then none of its jobs does).
+  with a generation that changes whenever a block is inserted or the shadow is recomputed,
+  as the planner's dicts do (the first, while not before the step holding ``t``, also from
+  one event to the next); the step holding ``t`` is followed, not searched; and the waiting
+  jobs behind the head that may backfill are found in two trees (least width, least duration
+  over ranges of the queue) that skip a range when its least width does not fit now or beside
+  the head for its shortest duration (then none of its jobs does) — the first search at an
+  event from the root, which ends it when nothing may backfill.
 
 The same kernel plays backfilling with a reservation depth K (:func:`_run_depth`,
-``EasyQueue(..., depth=K)``) with the same snapshots and reach: its placements read the profile
-up to the end of the window they pick, its backfills up to their ends.
+``EasyQueue(..., depth=K)``) with the same snapshots and the whole-window reach: its
+placements read the profile up to the end of the window they pick, its backfills up to their
+ends.
 
 tests/scheduler/test_pricing_easy_fast.py checks both against
 :meth:`~scheduler.pricing.price.SiteQuote.price_naive` (Figure 22 literally), compiled and
@@ -80,7 +99,9 @@ class EasyQueue:
     each job's start was decided: it started, or, at depth K, got its reservation), and per
     event ``reach`` (running maximum), ``head``, ``left`` (jobs waiting — at depth K, holding
     no reservation), ``prev`` (the instant of the event before), ``off`` (the event's profile
-    in ``pt``/``pf`` at ``off[i]:off[i + 1]``); ``events``: how many."""
+    in ``pt``/``pf`` at ``off[i]:off[i + 1]``); ``events``: how many.  EASY also keeps the
+    tight steps of every test each event passed (``tv``/``tend`` at ``toff[i]:toff[i + 1]``,
+    see :func:`_tight`) and, in ``rn_for``, the reach they give a slot of some width."""
 
     def __init__(
         self,
@@ -118,13 +139,24 @@ class EasyQueue:
         self.off = buffer([], self.cap_events + 1)
         self.pt = buffer([], 0)
         self.pf = buffer([], 0)
+        self.toff = buffer([], self.cap_events + 1)  # EASY: each event's tests, in tv/tend
+        self.tv = buffer([], 0)
+        self.tend = buffer([], 0)
+        self.ntests = 0
+        self.vs = buffer([], m)
         self.events = 0
         _record(self, False)  # the sizes of the snapshots
         total = self.off[self.events]
         self.pt = buffer([], total)
         self.pf = buffer([], total)
+        self.tv = buffer([], self.ntests)
+        self.tend = buffer([], self.ntests)
         _record(self, True)  # the same plan again, copying them
         self.starts = list(self.starts0)[:m]
+        self.vs = buffer(sorted(self.starts), m)  # the no-slot starts, sorted
+        #: EASY: ``(n, reach for a slot of n processors)``, the last ``n`` asked (one object:
+        #: a request for another ``n`` replaces it, never writes into it)
+        self.rn_for = (-1, None)
 
 
 @cython.cfunc
@@ -207,13 +239,41 @@ def _reserve(
     """Take ``q`` processors over ``[t, stop)`` (free there), keeping the steps canonical — what
     :meth:`Profile.reserve` does to the lists (an empty block changes nothing); returns the
     new ``L``."""
-    a: cython.Py_ssize_t
-    k: cython.Py_ssize_t
-    x: cython.Py_ssize_t
     if stop <= t or q == 0:
         return L
-    a = _index(T, t, L)
-    k = _index(T, stop - 1, L)
+    return _reserve_at(T, F, L, _index(T, t, L), t, stop, q)
+
+
+@cython.cfunc
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _reserve_at(
+    T: cython.longlong[::1],
+    F: cython.longlong[::1],
+    L: cython.Py_ssize_t,
+    a: cython.Py_ssize_t,
+    t: cython.longlong,
+    stop: cython.longlong,
+    q: cython.longlong,
+) -> cython.Py_ssize_t:
+    """:func:`_reserve` when step ``a`` holds ``t``."""
+    k: cython.Py_ssize_t
+    x: cython.Py_ssize_t
+    lo: cython.Py_ssize_t = a
+    hi: cython.Py_ssize_t = L
+    mid: cython.Py_ssize_t
+    if stop <= t or q == 0:
+        return L
+    if cython.compiled:  # k: the step holding stop - 1, from a on
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if stop - 1 < T[mid]:
+                hi = mid
+            else:
+                lo = mid + 1
+        k = lo - 1
+    else:
+        k = bisect_right(T, stop - 1, a, L) - 1
     if T[a] != t:  # split at t
         a += 1
         k += 1
@@ -230,6 +290,24 @@ def _reserve(
     if a > 0 and F[a - 1] == F[a]:
         L = _close(T, F, L, a)
     return L
+
+
+@cython.cfunc
+@cython.inline
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _step(
+    T: cython.longlong[::1], L: cython.Py_ssize_t, a: cython.Py_ssize_t, t: cython.longlong
+) -> cython.Py_ssize_t:
+    """The step holding ``t``, from ``a``, the one that held it before a block was inserted
+    (the split and merges around it move it by a step or two)."""
+    if a > L - 1:
+        a = L - 1
+    while T[a] > t:
+        a -= 1
+    while a + 1 < L and T[a + 1] <= t:
+        a += 1
+    return a
 
 
 @cython.cfunc
@@ -332,6 +410,46 @@ def _gone(ST: cython.longlong[::1], P: cython.Py_ssize_t, k: cython.Py_ssize_t) 
 @cython.cfunc
 @cython.wraparound(False)
 @cython.boundscheck(False)
+def _tight(
+    T: cython.longlong[::1],
+    F: cython.longlong[::1],
+    L: cython.Py_ssize_t,
+    w0: cython.longlong,
+    w1: cython.longlong,
+    x: cython.longlong,
+    TV: cython.longlong[::1],
+    TE: cython.longlong[::1],
+    nr: cython.Py_ssize_t,
+    write: cython.bint,
+    cap: cython.longlong,
+) -> cython.Py_ssize_t:
+    """Record the test "``x`` free over ``[w0, w1)``" that passed (``write``: into ``TV``/``TE``
+    from ``nr`` on; else only count): from the right, every step of the window with less slack
+    (free - ``x``) than all the steps after it, as (its slack, its end in the window).  A slot
+    of ``n`` processors fails the test only where it overlaps a step with slack below ``n``:
+    all of them end no later than the first record (from the right) with slack below ``n``.
+    Slacks of ``cap`` or more are not recorded (``n`` <= ``cap``).  Returns the new count."""
+    p0: cython.Py_ssize_t = _index(T, w0, L)
+    p: cython.Py_ssize_t = _index(T, w1 - 1, L)
+    low: cython.longlong = cap
+    v: cython.longlong
+    end: cython.longlong = w1
+    while p >= p0:
+        v = F[p] - x
+        if v < low:
+            low = v
+            if write:
+                TV[nr] = v
+                TE[nr] = end
+            nr += 1
+        end = T[p]
+        p -= 1
+    return nr
+
+
+@cython.cfunc
+@cython.wraparound(False)
+@cython.boundscheck(False)
 def _run(
     E: EasyQueue,
     T: cython.longlong[::1],
@@ -347,12 +465,17 @@ def _run(
     h: cython.Py_ssize_t,
     left: cython.Py_ssize_t,
     mode: cython.int,
+    stop: cython.longlong,
+    C: cython.longlong[::1],
 ) -> cython.longlong:
     """Play EASY from the state (profile ``T``/``F`` of ``L`` steps, waiting flags ``W``, head
     ``h``, ``left`` waiting; ``ST`` their widths and durations, see :func:`_build`) at instant
-    ``t``.  ``mode`` 0: a re-plan, returns the delay against the no-slot starts; 1: the
-    no-slot plan, recording the events (sizes only); 2: the same, copying the snapshots.
-    ``SH``/``BE``: per-width caches, valid where ``GS``/``GB`` hold the current generation."""
+    ``t``.  ``mode`` 0: a re-plan, returns the delay against the no-slot starts, and stops
+    once, at an instant from ``stop`` (the slot's end) on, its state is the no-slot plan's
+    (counted in ``C``: re-plans, events played, early stops); 1: the no-slot plan, recording
+    the events and their tests (sizes only); 2: the same, copying the snapshots and tests.
+    ``SH``/``BE``: per-width caches, valid where ``GS``/``GB`` hold the current generation
+    (``SH`` also only while not before the step holding ``t``)."""
     m: cython.Py_ssize_t = E.m
     procs: cython.longlong[::1] = E.procs
     durs: cython.longlong[::1] = E.durs
@@ -365,7 +488,14 @@ def _run(
     off: cython.longlong[::1] = E.off
     PT: cython.longlong[::1] = E.pt
     PF: cython.longlong[::1] = E.pf
+    VS: cython.longlong[::1] = E.vs
+    TOFF: cython.longlong[::1] = E.toff
+    TV: cython.longlong[::1] = E.tv
+    TE: cython.longlong[::1] = E.tend
+    cap: cython.longlong = E.capacity
     rec: cython.bint = mode != 0
+    wr: cython.bint = mode == 2
+    nr: cython.Py_ssize_t = 0  # tests recorded
     ok: cython.bint
     P: cython.Py_ssize_t = E.leaves
     D: cython.Py_ssize_t = 2 * E.leaves  # the durations' tree in ST
@@ -373,9 +503,11 @@ def _run(
     j: cython.Py_ssize_t
     mw: cython.longlong
     skip: cython.bint
+    bes: cython.bint  # a "beside the head" test was read at this event
     sa: cython.Py_ssize_t = 0  # the step holding the shadow time, for generation sa_gen
     sa_gen: cython.longlong = -1
     a: cython.Py_ssize_t
+    ta: cython.longlong
     k: cython.Py_ssize_t
     x: cython.Py_ssize_t
     o: cython.Py_ssize_t
@@ -387,14 +519,21 @@ def _run(
     shadow: cython.longlong = 0
     h_end: cython.longlong
     shadow_of: cython.Py_ssize_t = -1  # the head whose shadow time is ``shadow``
+    out: cython.Py_ssize_t = -1  # the head taken out of the trees
     now_free: cython.longlong
     until: cython.longlong
     end: cython.longlong
+    w1: cython.longlong
     infl: cython.longlong = 0
     run_max: cython.longlong = 0
     prev_t: cython.longlong = t
     gen: cython.longlong = GS[0] + 1  # slot 0 holds the last generation used
     delay: cython.longlong = 0
+    settle: cython.longlong = stop  # no earlier instant's state is the no-slot plan's
+    vp: cython.Py_ssize_t = 0  # no-slot starts before t (VS: sorted)
+    if not rec:
+        C[0] += 1
+    a = _index(T, t, L)  # the step holding t (kept as blocks are inserted)
     while left > 0:
         if rec:  # the state before this event
             head[e] = h
@@ -407,8 +546,21 @@ def _run(
                 for x in range(L):
                     PT[o + x] = T[x]
                     PF[o + x] = F[x]
+                TOFF[e] = nr
             infl = t + 1
-        a = _index(T, t, L)
+        else:
+            C[1] += 1
+            if t >= settle:
+                # the slot is over and every job whose start differs from the no-slot
+                # plan's ended in both (settle): if the jobs started are the no-slot plan's
+                # before t, the state is the no-slot plan's — blocks past t, waiting jobs —
+                # which plays on from t as the no-slot plan (an instant the no-slot plan does
+                # not visit decides nothing there): nobody else moves
+                while vp < m and VS[vp] < t:
+                    vp += 1
+                if m - left == vp:
+                    C[2] += 1
+                    break
         # 1. the head, and each next head, while it fits: it fits now exactly when its
         # earliest start (its shadow time) is now.  The shadow of a head that waits is kept
         # from one event to the next: the windows before it did not fit and only lose room,
@@ -422,17 +574,23 @@ def _run(
             if h != shadow_of or shadow < t:  # (its instant may have merged away)
                 shadow = _earliest(T, F, L, a, q, dq, t)
                 shadow_of = h
+                gen += 1  # (the caches beside the head were the old shadow's)
             if rec:
                 infl = max(infl, shadow + max(dq, 1))
             if shadow != t:
                 break
-            L = _reserve(T, F, L, t, t + dq, q)
-            a = _index(T, t, L)
+            if rec:  # a test passed: its window
+                nr = _tight(T, F, L, t, t + max(dq, 1), q, TV, TE, nr, wr, cap)
+            L = _reserve_at(T, F, L, a, t, t + dq, q)
+            a = _step(T, L, a, t)
+            gen += 1
             if rec:
                 starts0[h] = t
                 ev[h] = e
-            elif t > starts0[h]:
-                delay += (t - starts0[h]) * q
+            elif t != starts0[h]:
+                if t > starts0[h]:
+                    delay += (t - starts0[h]) * q
+                settle = max(settle, max(t, starts0[h]) + max(dq, 1))
             W[h] = 0
             _gone(ST, P, h)
             left -= 1
@@ -444,28 +602,34 @@ def _run(
                 e += 1
             break
         # 2. backfill behind the head's reservation at its shadow time
+        if out != h:  # the trees hold the jobs behind the head only
+            _gone(ST, P, h)
+            out = h
         hq = procs[h]
         hd = durs[h]
         h_end = shadow + hd
         now_free = F[a]
         if rec:
             infl = max(infl, shadow + max(hd, 1))
+        bes = False
         if now_free > 0:
-            gen += 1
+            ta = T[a]  # a first short instant found at an earlier event holds while no block
+            # was inserted since (the generation) and it is not before the step holding t
             k = h
             while True:
                 # the next waiting job behind k no wider than now_free that may backfill: a
                 # subtree is skipped when its least width is wider, or when its shortest job
                 # at its least width does not fit now or would take processors the head needs
                 # (then no job of it can: a wider job is short of processors no later, now and
-                # beside the head, and a longer one ends no earlier)
+                # beside the head, and a longer one ends no earlier).  The first search starts
+                # from the root (none may backfill when it is skipped), the next ones behind k
                 j = -1
-                i = k + 1 + P
+                i = 1 if k == h else k + 1 + P
                 while i < 2 * P:
                     mw = ST[i]
                     skip = mw > now_free
                     if not skip:
-                        if GS[mw] != gen:
+                        if GS[mw] != gen or SH[mw] < ta:
                             SH[mw] = _short(T, F, L, a, mw)
                             GS[mw] = gen
                         end = t + ST[D + i]
@@ -481,8 +645,10 @@ def _run(
                                     GB[mw] = gen
                                 if min(end, h_end) > BE[mw]:
                                     skip = True
+                                    bes = True
                             elif F[_index(T, shadow, L)] < mw + hq:
                                 skip = True
+                                bes = True
                     if not skip:
                         if i >= P:
                             j = i - P
@@ -499,7 +665,7 @@ def _run(
                 k = j
                 q = procs[k]
                 dq = durs[k]
-                if GS[q] != gen:
+                if GS[q] != gen or SH[q] < ta:
                     SH[q] = _short(T, F, L, a, q)
                     GS[q] = gen
                 until = SH[q]
@@ -508,6 +674,7 @@ def _run(
                 if end > until:  # fewer than q free before it ends
                     ok = False
                 elif end > shadow:  # would it take processors the head needs at its shadow?
+                    bes = True
                     if hd > 0:
                         if GB[q] != gen:
                             if sa_gen != gen:
@@ -527,28 +694,43 @@ def _run(
                         elif rec:
                             infl = max(infl, shadow + 1)
                 if ok:
-                    if rec:
+                    if rec:  # the tests passed: their windows
                         infl = max(infl, max(end, t + 1))
-                    L = _reserve(T, F, L, t, end, q)
+                        nr = _tight(T, F, L, t, max(end, t + 1), q, TV, TE, nr, wr, cap)
+                        if q == 0:  # (the search went on: something was free now)
+                            nr = _tight(T, F, L, t, t + 1, 1, TV, TE, nr, wr, cap)
+                        if end > shadow:
+                            if hd > 0:
+                                w1 = min(end, h_end)
+                            else:
+                                w1 = shadow + 1
+                            nr = _tight(T, F, L, shadow, w1, q + hq, TV, TE, nr, wr, cap)
+                    L = _reserve_at(T, F, L, a, t, end, q)
                     if rec:
                         starts0[k] = t
                         ev[k] = e
-                    elif t > starts0[k]:
-                        delay += (t - starts0[k]) * q
+                    elif t != starts0[k]:
+                        if t > starts0[k]:
+                            delay += (t - starts0[k]) * q
+                        settle = max(settle, max(t, starts0[k]) + max(dq, 1))
                     W[k] = 0
                     _gone(ST, P, k)
                     left -= 1
                     if end > t:  # the block took room from t on (a 0-second job takes none)
-                        a = _index(T, t, L)
+                        a = _step(T, L, a, t)
+                        ta = T[a]
+                        gen += 1
                         now_free -= q
                         if now_free == 0:
                             break
-                        gen += 1
+        if bes and rec:  # the backfills read the head's shadow: its window is a test passed
+            # (on the profile after them: less room, so more steps found tight — enough)
+            nr = _tight(T, F, L, shadow, shadow + max(hd, 1), hq, TV, TE, nr, wr, cap)
         # 3. the next instant the availability changes (there is one: past the last
         # breakpoint the whole machine is free, and the head would have fitted)
-        a = _index(T, t, L)
         prev_t = t
-        t = T[a + 1]
+        a += 1
+        t = T[a]
         if rec:
             run_max = max(run_max, max(infl, t))
             reach[e] = run_max
@@ -556,6 +738,9 @@ def _run(
     GS[0] = gen
     if rec:
         E.events = e
+        E.ntests = nr
+        if wr:
+            TOFF[e] = nr
     return delay
 
 
@@ -806,7 +991,8 @@ def _record(E: EasyQueue, copy: bool) -> None:
         H = buffer([], E.m + 1)
         _run_depth(E, T, F, len(E.base_times), W, SH, GS, ST, H, 0, E.now, 0, E.m, mode)
     else:
-        _run(E, T, F, len(E.base_times), W, SH, BE, GS, GB, ST, E.now, 0, E.m, mode)
+        C = buffer([], 3)
+        _run(E, T, F, len(E.base_times), W, SH, BE, GS, GB, ST, E.now, 0, E.m, mode, 0, C)
 
 
 class Work:
@@ -819,6 +1005,32 @@ class Work:
         self.SH, self.BE, self.GS, self.GB = _caches(E.capacity)
         self.ST = buffer([], 4 * E.leaves)
         self.H = buffer([], E.m + 1)  # depth K: the starts of the reserved jobs, a min-heap
+        #: EASY: re-plans played, events they played, re-plans stopped early (their state
+        #: became the no-slot plan's)
+        self.counts = buffer([], 3)
+
+
+@cython.cfunc
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _reach_for(E: EasyQueue, n: cython.longlong):  # type: ignore[no-untyped-def]
+    """The reach for a slot of ``n`` processors (kept in ``E.rn_for``): per event, the running
+    maximum of the ends of the tight steps (slack below ``n``) of the tests it passed."""
+    toff: cython.longlong[::1] = E.toff
+    tv: cython.longlong[::1] = E.tv
+    tend: cython.longlong[::1] = E.tend
+    out = buffer([], E.cap_events)
+    rn: cython.longlong[::1] = out
+    i: cython.Py_ssize_t
+    j: cython.Py_ssize_t
+    run: cython.longlong = 0
+    for i in range(E.events):
+        for j in range(toff[i], toff[i + 1]):
+            if tv[j] < n and tend[j] > run:
+                run = tend[j]
+        rn[i] = run
+    E.rn_for = (n, out)
+    return out
 
 
 @cython.ccall
@@ -828,8 +1040,14 @@ def delay(
     E: EasyQueue, w: Work, s: cython.longlong, e: cython.longlong, n: cython.longlong
 ) -> cython.longlong:
     """The delay (processor-seconds) the slot ``n`` over ``[s, e)`` causes to the queued jobs
-    under EASY: the plan with the slot, from the first event whose reach passes ``s``."""
-    reach: cython.longlong[::1] = E.reach
+    under EASY: the plan with the slot, from the first event whose reach passes ``s`` (EASY:
+    for a slot of ``n`` processors, ``E.rn_for``)."""
+    reach: cython.longlong[::1]
+    if E.depth == 0:
+        kept = E.rn_for
+        reach = kept[1] if kept[0] == n else _reach_for(E, n)
+    else:
+        reach = E.reach
     off: cython.longlong[::1] = E.off
     ev: cython.longlong[::1] = E.ev
     PT: cython.longlong[::1] = E.pt
@@ -872,7 +1090,9 @@ def delay(
             t = E.now
         else:  # the next instant after the event before, on the profile with the slot
             t = T[_index(T, E.prev[r], L) + 1]
-        return _run(E, T, F, L, W, w.SH, w.BE, w.GS, w.GB, w.ST, t, E.head[r], E.left[r], 0)
+        return _run(
+            E, T, F, L, W, w.SH, w.BE, w.GS, w.GB, w.ST, t, E.head[r], E.left[r], 0, e, w.counts
+        )
     # depth K: the jobs holding a reservation not yet started at the event
     H: cython.longlong[::1] = w.H
     starts0: cython.longlong[::1] = E.starts0

@@ -166,11 +166,11 @@ class SiteQuote:
         plan = self.base.copy()
         self._kind, depth = _plan_kind(policy)
         zeros = any(dq == 0 for _, dq in self.shapes)
-        if zeros and self._kind != "easy" and policy not in PLANNERS:
+        if zeros and policy not in PLANNERS:
             # the simulator plans a job of no duration for 1 s and ends it at once (an early
-            # end: the reservations behind it move up), which the kernel does not model: such
-            # a queue (never a live site's, whose estimates are >= 1 s) is re-planned in full
-            # (not K = 1: its plan is EASY's, zeros too; test_pricing_easy_fast.py)
+            # end: the reservations behind it move up), which neither kernel models (nor
+            # plan_easy, K = 1): such a queue (never a live site's, whose estimates are >= 1 s)
+            # is re-planned in full
             self._kind = "simulate"
         elif self._kind == "depth" and depth >= len(self.shapes):
             # every queued job holds a reservation: conservative backfilling's plan (the

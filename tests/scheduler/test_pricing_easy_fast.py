@@ -103,6 +103,55 @@ def test_small_random_easy_queues_are_priced_literally(kernel):
             assert q.price(s, n, d) == q.price_naive(s, n, d)
 
 
+def test_re_plans_stop_once_their_state_is_the_no_slot_plans(kernel):
+    """A re-plan stops at the first instant after the slot where the jobs started are the
+    no-slot plan's and those whose start moved have ended in both plans (Work.counts[2]
+    counts the stops): it does stop, also after moving jobs, and every price is still the
+    literal one."""
+    stops_after_moves = 0
+    for seed, zeros in ((1, False), (4, True)):
+        base, shapes = deep_site(seed, zeros=zeros)
+        q = SiteQuote(base, shapes, 0, "easy")
+        for n, d in ((1, 600), (8, 3600)):
+            w = kernel.Work(q._easy)
+            for s in q.candidates():
+                if not q.feasible(s, n, d):
+                    continue
+                stops = w.counts[2]
+                f = kernel.delay(q._easy, w, s, s + d, n)
+                assert f == q.price_naive(s, n, d)
+                stops_after_moves += w.counts[2] > stops and f > 0
+            assert w.counts[2] > 0
+            assert w.counts[0] >= w.counts[2]
+    assert stops_after_moves > 5
+
+
+def test_re_plans_start_after_the_tight_steps_of_the_tests_passed(kernel):
+    """EASY re-plans from the first event with a passed test that a slot of ``n`` processors
+    may fail — one with less than ``n`` spare processors in a step ending after ``s`` —,
+    never earlier than from the first event whose whole reach passes ``s``, and often
+    later; either way at the literal price."""
+    base, shapes = deep_site(2, zeros=True)
+    q = SiteQuote(base, shapes, 0, "easy")
+    E = q._easy
+    reach = [E.reach[i] for i in range(E.events)]
+    later = 0
+    for n, d in ((4, 1800), (32, 2 * 3600)):
+        w = kernel.Work(E)
+        cands = [s for s in q.candidates() if q.feasible(s, n, d)]
+        got = [kernel.delay(E, w, s, s + d, n) for s in cands]
+        assert E.rn_for[0] == n
+        rn = [E.rn_for[1][i] for i in range(E.events)]
+        assert rn == sorted(rn) and all(a <= b for a, b in zip(rn, reach, strict=True))
+        for s in cands:
+            first = next((i for i, x in enumerate(reach) if x > s), E.events)
+            first_n = next((i for i, x in enumerate(rn) if x > s), E.events)
+            assert first_n >= first
+            later += first_n > first
+        assert got == [q.price_naive(s, n, d) for s in cands]
+    assert later > 20
+
+
 def test_compiled_and_pure_kernels_agree_call_by_call():
     """Both kernels loaded side by side give the same delay for every candidate start, and
     leave their inputs as they were."""
@@ -127,10 +176,9 @@ def test_compiled_and_pure_kernels_agree_call_by_call():
 @pytest.mark.parametrize("policy", ["backfill-k=1", "backfill-k=4"])
 def test_depth_k_quotes_stay_literal(policy):
     """Backfilling with a reservation depth K > 1 is played by the kernel's depth-K loop
-    (tests/scheduler/test_pricing_depth_fast.py); K = 1, whose plan is EASY's (jobs of no
-    duration too), by its EASY loop: either way query 18 is query 17 start by start, which is
-    Figure 22."""
-    base, shapes = deep_site(7, jobs=40, cap=32, zeros=policy == "backfill-k=1")
+    (tests/scheduler/test_pricing_depth_fast.py); K = 1, whose plan is EASY's, by its EASY
+    loop: either way query 18 is query 17 start by start, which is Figure 22."""
+    base, shapes = deep_site(7, jobs=40, cap=32)
     q = SiteQuote(base, shapes, 0, policy)
     easy = SiteQuote(base, shapes, 0, "easy")
     assert q._easy is not None and q._easy.depth == (0 if policy == "backfill-k=1" else 4)
