@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 CHART  := static/vendor/chart.umd.min.js
 
-.PHONY: setup run worker test test-fast lint format bench clean reliability
+.PHONY: setup run worker test test-fast lint format bench clean reliability native
 
 # The engine's compiled modules (issue 21): NATIVE_MODULES in setup.py, rebuilt when one of
 # them (or setup.py) changes. Without a compiler one line is printed and the pure Python runs
@@ -15,6 +15,9 @@ NATIVE_SRC := $(shell sed -n '/^NATIVE_MODULES = \[/,/^\]/s/^ *"\([^"]*\.py\)",*
 NATIVE     := build/native/.built
 
 setup: $(STAMP) $(CHART) $(NATIVE)
+
+# `make native`: (re)build the compiled modules only (after editing one of NATIVE_MODULES)
+native: $(NATIVE)
 
 $(NATIVE): $(STAMP) setup.py $(NATIVE_SRC)
 	@mkdir -p build/native
