@@ -12,10 +12,20 @@ made by :func:`buffer`: fixed-size C arrays of 64-bit integers in the extension 
 memoryviews: no Python int is made or read in the loop), plain lists in the pure source (they
 grow and shrink with the profile) — the same code indexes both.  The few
 ``if cython.compiled:`` branches compute the same thing as the plain lines beside them (a typed
-binary search for ``bisect_right``, element loops for slices, shifts for ``list.insert`` and
-``del``); tests/scheduler/test_pricing_quote_fast.py runs both against each other and against
+binary search without branches for ``bisect_right``, element loops for slices, C's
+``memmove`` for ``list.insert`` and ``del``, and a block's insertion that moves each region
+of steps once, :func:`_take_shifted`); tests/scheduler/test_pricing_quote_fast.py and
+tests/scheduler/test_pricing_plus40.py run both against each other and against
 :meth:`~scheduler.pricing.price.SiteQuote.price_naive`.  Times and processor counts must fit in
 63 bits.
+
+Deep queues (the SDSC-SP2 +40 % pricing preset: 1,600–3,200 queued at half its quotes, each
+re-planning ~0.7 m jobs for each of ~m candidates): where the cost went, measured with
+``perf`` at m ≈ 2,500 — the earliest-start scans before a job's no-slot start (phase 1 of
+:func:`_replan`, about half), the binary searches (a quarter, before they lost their
+branches and phase 2 its own search when phase 1 has passed ``v``) and the step shifts of
+the block insertions (before memmove).  :func:`first_options` answers eq. 20 at α = 0 and
+α = 1 without pricing every start (:func:`scheduler.pricing.workload.pick`).
 """
 
 from __future__ import annotations
@@ -27,8 +37,12 @@ try:
     import cython
 except ImportError:  # no Cython installed: the same source runs uncompiled
     from scheduler._native import cython_shim as cython
+try:  # compiled: the steps are shifted by C's memmove
+    from cython.cimports.libc.string import memmove
+except (ImportError, AttributeError):  # uncompiled (Cython's shadow module raises the
+    pass  # latter): lists shift themselves
 
-__all__ = ["Queue", "buffer", "delays", "replan"]
+__all__ = ["Queue", "buffer", "delays", "first_options", "replan"]
 
 #: while nothing has moved, up to this many jobs keeping their starts between two that meet
 #: the slot are inserted one by one; more, and the re-plan restarts from the prefix
@@ -166,15 +180,16 @@ def _restart(
     j: cython.Py_ssize_t,
 ) -> cython.Py_ssize_t:
     """Copy prefix ``j`` into the buffers; returns its number of steps."""
-    x: cython.Py_ssize_t
     o: cython.Py_ssize_t
     L: cython.Py_ssize_t
+    size: cython.Py_ssize_t
     if cython.compiled:
         o = OFF[j]
         L = OFF[j + 1] - o
-        for x in range(L):
-            T[x] = PT[o + x]
-            F[x] = PF[o + x]
+        size = L * cython.sizeof(cython.longlong)
+        if L > 0:
+            memmove(cython.address(T[0]), cython.address(PT[o]), size)
+            memmove(cython.address(F[0]), cython.address(PF[o]), size)
     else:
         T[:] = PT[j]
         F[:] = PF[j]
@@ -187,16 +202,19 @@ def _restart(
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _index(T: cython.longlong[::1], t: cython.longlong, hi: cython.Py_ssize_t) -> cython.Py_ssize_t:
-    """``bisect_right(T, t, 0, hi) - 1``: the step holding ``t`` (compiled only)."""
-    lo: cython.Py_ssize_t = 0
-    mid: cython.Py_ssize_t
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if t < T[mid]:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo - 1
+    """``bisect_right(T, t, 0, hi) - 1``: the step holding ``t`` (compiled only).  Without
+    branches to mispredict: ``base`` only moves to steps starting by ``t`` (a conditional
+    move), and ``[base, base + size)`` always holds the answer unless it is -1."""
+    base: cython.Py_ssize_t = 0
+    size: cython.Py_ssize_t = hi
+    half: cython.Py_ssize_t
+    if size == 0:
+        return -1
+    while size > 1:
+        half = size >> 1
+        base = base + half if T[base + half] <= t else base
+        size -= half
+    return base if T[base] <= t else base - 1
 
 
 @cython.cfunc
@@ -265,6 +283,8 @@ def _take(
     x: cython.Py_ssize_t
     if stop <= t:
         return L
+    if cython.compiled and q > 0:
+        return _take_shifted(T, F, L, a, k, t, stop, q)
     if T[a] != t:  # split at t
         a += 1
         k += 1
@@ -281,6 +301,73 @@ def _take(
     if a > 0 and F[a - 1] == F[a]:
         L = _close(T, F, L, a)
     return L
+
+
+@cython.cfunc
+@cython.inline
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _shift(
+    T: cython.longlong[::1],
+    F: cython.longlong[::1],
+    dst: cython.Py_ssize_t,
+    src: cython.Py_ssize_t,
+    count: cython.Py_ssize_t,
+) -> cython.void:
+    """Move the ``count`` steps from ``src`` on to ``dst`` (compiled only: C's memmove)."""
+    size: cython.Py_ssize_t = count * cython.sizeof(cython.longlong)
+    if count > 0 and dst != src:
+        memmove(cython.address(T[dst]), cython.address(T[src]), size)
+        memmove(cython.address(F[dst]), cython.address(F[src]), size)
+
+
+@cython.cfunc
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _take_shifted(
+    T: cython.longlong[::1],
+    F: cython.longlong[::1],
+    L: cython.Py_ssize_t,
+    a: cython.Py_ssize_t,
+    k: cython.Py_ssize_t,
+    t: cython.longlong,
+    stop: cython.longlong,
+    q: cython.longlong,
+) -> cython.Py_ssize_t:
+    """:func:`_take` of ``q > 0`` processors (``t < stop``) with each region of steps moved
+    once (compiled only): the splits at ``t`` and ``stop`` and the merges of equal
+    neighbours are decided first — a split at ``t`` leaves no merge at ``t`` (the steps
+    then differ by ``q``), nor does a split at ``stop`` at ``stop`` — then the covered steps
+    after ``a`` move by the net count before them and the tail by the net count in all."""
+    x: cython.Py_ssize_t
+    fa: cython.longlong = F[a]
+    fk: cython.longlong = F[k]
+    split_t: cython.Py_ssize_t = 1 if T[a] != t else 0
+    split_stop: cython.Py_ssize_t = 1 if (k == L - 1 or T[k + 1] != stop) else 0
+    # after the subtraction: the step at stop equals the last covered one; the step before
+    # t equals the first covered one
+    merge_stop: cython.Py_ssize_t = 1 if (split_stop == 0 and F[k + 1] == fk - q) else 0
+    merge_t: cython.Py_ssize_t = 1 if (split_t == 0 and a > 0 and F[a - 1] == fa - q) else 0
+    shift: cython.Py_ssize_t = split_t - merge_t  # of the covered steps a+1..k
+    tail: cython.Py_ssize_t = k + 1 + merge_stop  # the first step kept after the block
+    delta: cython.Py_ssize_t = shift + split_stop - merge_stop  # of the tail
+    if delta > 0:  # to the right: the tail first
+        _shift(T, F, tail + delta, tail, L - tail)
+        _shift(T, F, a + 1 + shift, a + 1, k - a)
+    else:  # to the left (or in place): the covered steps first
+        _shift(T, F, a + 1 + shift, a + 1, k - a)
+        _shift(T, F, tail + delta, tail, L - tail)
+    if split_t:  # step a keeps [T[a], t) at fa; the block starts a new step
+        T[a + 1] = t
+        F[a + 1] = fa - q
+    elif not merge_t:  # step a starts at t (merged: the step before covers it)
+        F[a] = fa - q
+    for x in range(a + 1 + shift, k + 1 + shift):
+        F[x] -= q
+    if split_stop:
+        T[k + 1 + shift] = stop
+        F[k + 1 + shift] = fk
+    return L + delta
 
 
 @cython.cfunc
@@ -326,8 +413,6 @@ def _load(
 
 
 @cython.ccall
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def replan(
     Q: Queue,
     T: cython.longlong[::1],
@@ -340,6 +425,26 @@ def replan(
     fcfs: cython.bint,
 ) -> cython.longlong:
     """The fast path of :meth:`~scheduler.pricing.price.SiteQuote.price` (conservative or
+    FCFS): the delay the slot ``n`` over ``[s, e)`` causes (see :func:`_replan`)."""
+    return _replan(Q, T, F, C, s, e, n, now, fcfs, False)
+
+
+@cython.cfunc
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _replan(
+    Q: Queue,
+    T: cython.longlong[::1],
+    F: cython.longlong[::1],
+    C: cython.longlong[::1],
+    s: cython.longlong,
+    e: cython.longlong,
+    n: cython.longlong,
+    now: cython.longlong,
+    fcfs: cython.bint,
+    probe: cython.bint,
+) -> cython.longlong:
+    """The fast path of :meth:`~scheduler.pricing.price.SiteQuote.price` (conservative or
     FCFS): the delay the slot ``n`` over ``[s, e)`` causes, re-planning the queue ``Q`` from
     the first job whose block meets it (``T``, ``F``: buffers of ``Q.size``, ``C`` of
     ``Q.m``, overwritten).
@@ -350,6 +455,10 @@ def replan(
     so inserting it needs no second lookup.  While nothing has moved, the jobs between two
     that meet the slot keep their starts: their blocks are inserted as planned (a few) or the
     plan restarts from the prefix (many).
+
+    ``probe``: only whether the delay is 0 — the re-plan stops at the first job that moves
+    (it moves later: before anything has moved the profile has only lost room), returning
+    a positive part of the delay.
     """
     m: cython.Py_ssize_t = Q.m
     procs: cython.longlong[::1] = Q.procs
@@ -440,8 +549,11 @@ def replan(
                     else:
                         k += 1
             if not found:  # phase 2: from v on (no window in [jump, v) can fit)
-                t = v if v >= lb else lb
-                a = _index(T, t, L) if cython.compiled else bisect_right(T, t, 0, L) - 1
+                if u_lo >= u_hi or t < v or t < lb:
+                    t = v if v >= lb else lb
+                    a = _index(T, t, L) if cython.compiled else bisect_right(T, t, 0, L) - 1
+                # else phase 1 stopped at t (step a) past max(v, lb), having tried every
+                # start from one before it: the search goes on from there
         if not found:
             # the search from t (step a holds t); on return, steps a..k hold the block
             k = a
@@ -464,6 +576,8 @@ def replan(
             moved = True
             if t > v:
                 delay += (t - v) * q
+                if probe:
+                    return delay
             if dq > 0:  # its old block is room freed (a job of no duration held none)
                 if v < u_lo:
                     u_lo = v
@@ -541,5 +655,57 @@ def delays(
         ):
             out.append(0)
         else:
-            out.append(replan(Q, T, F, C, s, s + d, n, now, fcfs))
+            out.append(_replan(Q, T, F, C, s, s + d, n, now, fcfs, False))
     return out
+
+
+@cython.ccall
+def first_options(
+    Q: Queue,
+    base_times: list,
+    base_free: list,
+    plan_times: list,
+    plan_free: list,
+    cands: list,
+    n: cython.longlong,
+    d: cython.longlong,
+    now: cython.longlong,
+    fcfs: cython.bint,
+    zero: cython.bint,
+) -> tuple:
+    """What eq. 20 needs of :func:`delays`' answer at α = 0 and α = 1 without pricing every
+    start: ``(count, first, free, least)`` — how many starts of ``cands`` are feasible, the
+    index of the first feasible one, and (with ``zero``) of the first feasible one whose
+    delay is 0 (-1: none), each tested by a re-plan that stops at the first job that moves;
+    ``least``: a lower bound on the delays of the feasible starts before that one (the
+    least delay found when their re-plans stopped; 0 if there are none)."""
+    i: cython.Py_ssize_t
+    s: cython.longlong
+    f: cython.longlong
+    count: cython.Py_ssize_t = 0
+    first: cython.Py_ssize_t = -1
+    free: cython.Py_ssize_t = -1
+    least: cython.longlong = 0
+    T = buffer([], Q.size)
+    F = buffer([], Q.size)
+    C = buffer([], Q.m)
+    zeros: list = Q.zeros
+    for i in range(len(cands)):
+        s = cands[i]
+        if _free_over(base_times, base_free, s, s + d) < n:
+            continue
+        count += 1
+        if first < 0:
+            first = i
+        if zero and free < 0:
+            if _free_over(plan_times, plan_free, s, s + d) >= n and not (
+                zeros and bisect_left(zeros, s) < bisect_left(zeros, s + d)
+            ):
+                free = i
+            else:
+                f = _replan(Q, T, F, C, s, s + d, n, now, fcfs, True)
+                if f == 0:
+                    free = i
+                elif least == 0 or f < least:
+                    least = f
+    return count, first, free, least

@@ -9,7 +9,9 @@ ends before the slot does, the rest is given back to the site (or, with ``hold``
 The other jobs are best effort under the site's policy, whose plan the reservations change.
 
 Whole traces run: the simulation is the shared event-driven :class:`Simulator`; each quote
-is the fast, exact Figure 22 of :class:`~scheduler.pricing.price.SiteQuote`.
+is the fast, exact Figure 22 of :class:`~scheduler.pricing.price.SiteQuote`.  At α = 0 and
+α = 1 (conservative backfilling or FCFS) eq. 20 needs only part of query (18)'s answer, and
+only that part is computed (:func:`pick`): the same option, price and option count.
 """
 
 from __future__ import annotations
@@ -20,9 +22,15 @@ from dataclasses import dataclass
 
 from ..cluster.jobs import Reservation, SimJob
 from ..cluster.simulator import Simulator
-from .price import SiteQuote, choose
+from . import price as _price
+from .price import Option, SiteQuote, choose
 
-__all__ = ["ReservationRecord", "PricingRun", "split_reservations", "run_pricing"]
+__all__ = ["ReservationRecord", "PricingRun", "split_reservations", "run_pricing", "pick"]
+
+#: at α = 1 the earliest free start is eq. 20's choice when no earlier price is below 1e-12
+#: of the dearest (choose() rounds the scores to 12 places): a bound on every price at most
+#: this many times a lower bound on each earlier one
+_ROUNDING_SAFE = 10**12
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +80,68 @@ def split_reservations(
     return best, resv
 
 
+def pick(quote: SiteQuote, n: int, d: int, alpha: float) -> tuple[Option, int]:
+    """``choose(quote.options(n, d), alpha)`` and the number of options, computing only what
+    the choice needs at ``alpha`` 0 or 1 under conservative backfilling or FCFS
+    (:func:`scheduler.pricing._replan.first_options`); else the whole list.
+
+    * α = 0: every score is ``(s − s_lo) / s_span``: the first option wins (0, and the
+      earliest start on ties) — only its price is computed.
+    * α = 1: every score is ``(f − f_lo) / f_span``; a zero price is offered (then
+      ``f_lo = 0``), so the earliest option at price 0 wins, unless an earlier, positive
+      price rounds to a score of 0 — impossible when every price is at most 10^12 times a
+      lower bound on each earlier one (its score is then at least 1e-12).  A price 0 is
+      found by a re-plan that stops at the first job that moves; the delay it has found
+      then bounds the price from below.  The bound from above: re-planned in queue order,
+      job ``k`` starts by the time the profile is all free, which is at most
+      ``E0 + Σ_{j<k} d_j`` (``E0``: the end of the running jobs, reservations and the
+      latest slot), so it is delayed at most that minus its planned start.
+    """
+    zero_one = isinstance(alpha, (int, float)) and (alpha == 0 or alpha == 1)
+    kind = getattr(quote, "_kind", quote.policy)  # the plan kind of price.py, if it has one
+    if zero_one and quote.policy in ("conservative", "fcfs") and kind == quote.policy:
+        fast = _pick_end(quote, n, d, alpha == 1)
+        if fast is not None:
+            return fast
+    opts = quote.options(n, d)
+    return choose(opts, alpha), len(opts)
+
+
+def _pick_end(quote: SiteQuote, n: int, d: int, free: bool) -> tuple[Option, int] | None:
+    """:func:`pick` at α = 1 (``free``) or α = 0; None: ask the whole list."""
+    R = _price._R
+    quote._check(quote.now, n, d)  # what options() refuses
+    cands = quote.candidates()
+    Q = quote._queue()
+    fcfs = quote.policy == "fcfs"
+    base, plan = quote.base, quote.plan
+    count, first, zero, least = R.first_options(
+        Q, base.times, base.free, plan.times, plan.free, cands, n, d, quote.now, fcfs, free
+    )
+    if count == 0:
+        return None  # choose() refuses an empty list
+    if not free:
+        s = cands[first]
+        (f,) = R.delays(Q, base.times, base.free, plan.times, plan.free, [s], n, d, quote.now, fcfs)
+        return Option(s, n, d, quote.unit_cost, f), count
+    if zero < 0:
+        return None
+    if zero > first and _price_bound(quote, cands[-1] + d) > least * _ROUNDING_SAFE:
+        return None  # (no earlier option: nothing to round)
+    return Option(cands[zero], n, d, quote.unit_cost, 0), count
+
+
+def _price_bound(quote: SiteQuote, end: int) -> int:
+    """An upper bound on the price (processor-seconds) of any slot ending by ``end``."""
+    horizon = max(quote.base.times[-1], end, quote.now)  # all free from here, slot or not
+    bound = 0
+    for (q, dq), v in zip(quote.shapes, quote.starts, strict=True):
+        if horizon > v:
+            bound += (horizon - v) * q
+        horizon += dq
+    return bound
+
+
 def run_pricing(
     jobs: Sequence[SimJob],
     procs: int,
@@ -109,17 +179,16 @@ def run_pricing(
         d = max(1, job.estimate if slot == "estimate" else job.runtime)
         t0 = clock() if clock else 0.0
         quote = SiteQuote.of(sim, t, unit_cost=unit_cost)
-        opts = quote.options(job.procs, d)
-        pick = choose(opts, alpha() if callable(alpha) else alpha)
+        chosen, offered = pick(quote, job.procs, d, alpha() if callable(alpha) else alpha)
         if clock:
             timings.append(clock() - t0)
         sim.insert_reservation(
-            Reservation(pick.start, d, job.procs), now=t, used=None if hold else job.runtime
+            Reservation(chosen.start, d, job.procs), now=t, used=None if hold else job.runtime
         )
         records.append(
             ReservationRecord(
-                job.job_id, t, pick.start, job.procs, d, job.runtime, pick.f, pick.total,
-                len(opts), len(quote.shapes),
+                job.job_id, t, chosen.start, job.procs, d, job.runtime, chosen.f, chosen.total,
+                offered, len(quote.shapes),
             )
         )  # fmt: skip
     sim.run()
