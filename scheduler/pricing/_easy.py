@@ -450,6 +450,42 @@ def _tight(
 @cython.cfunc
 @cython.wraparound(False)
 @cython.boundscheck(False)
+def _snapshot(
+    E: EasyQueue,
+    T: cython.longlong[::1],
+    F: cython.longlong[::1],
+    L: cython.Py_ssize_t,
+    e: cython.Py_ssize_t,
+    h: cython.Py_ssize_t,
+    left: cython.Py_ssize_t,
+    prev_t: cython.longlong,
+    mode: cython.int,
+) -> cython.void:
+    """Record event ``e``'s state (the head, the jobs waiting, the instant before; ``mode``
+    1: the size of its profile, 2: the profile itself, in ``E.pt``/``E.pf``)."""
+    off: cython.longlong[::1] = E.off
+    PT: cython.longlong[::1] = E.pt
+    PF: cython.longlong[::1] = E.pf
+    head: cython.longlong[::1] = E.head
+    lefts: cython.longlong[::1] = E.left
+    prev: cython.longlong[::1] = E.prev
+    o: cython.Py_ssize_t
+    x: cython.Py_ssize_t
+    head[e] = h
+    lefts[e] = left
+    prev[e] = prev_t
+    if mode == 1:
+        off[e + 1] = off[e] + L
+    else:
+        o = off[e]
+        for x in range(L):
+            PT[o + x] = T[x]
+            PF[o + x] = F[x]
+
+
+@cython.cfunc
+@cython.wraparound(False)
+@cython.boundscheck(False)
 def _run(
     E: EasyQueue,
     T: cython.longlong[::1],
@@ -482,12 +518,6 @@ def _run(
     starts0: cython.longlong[::1] = E.starts0
     ev: cython.longlong[::1] = E.ev
     reach: cython.longlong[::1] = E.reach
-    head: cython.longlong[::1] = E.head
-    lefts: cython.longlong[::1] = E.left
-    prev: cython.longlong[::1] = E.prev
-    off: cython.longlong[::1] = E.off
-    PT: cython.longlong[::1] = E.pt
-    PF: cython.longlong[::1] = E.pf
     VS: cython.longlong[::1] = E.vs
     TOFF: cython.longlong[::1] = E.toff
     TV: cython.longlong[::1] = E.tv
@@ -510,7 +540,6 @@ def _run(
     ta: cython.longlong
     k: cython.Py_ssize_t
     x: cython.Py_ssize_t
-    o: cython.Py_ssize_t
     e: cython.Py_ssize_t = 0
     q: cython.longlong
     dq: cython.longlong
@@ -536,16 +565,8 @@ def _run(
     a = _index(T, t, L)  # the step holding t (kept as blocks are inserted)
     while left > 0:
         if rec:  # the state before this event
-            head[e] = h
-            lefts[e] = left
-            prev[e] = prev_t
-            if mode == 1:
-                off[e + 1] = off[e] + L
-            else:
-                o = off[e]
-                for x in range(L):
-                    PT[o + x] = T[x]
-                    PF[o + x] = F[x]
+            _snapshot(E, T, F, L, e, h, left, prev_t, mode)
+            if mode == 2:
                 TOFF[e] = nr
             infl = t + 1
         else:
@@ -826,12 +847,6 @@ def _run_depth(
     starts0: cython.longlong[::1] = E.starts0
     ev: cython.longlong[::1] = E.ev
     reach: cython.longlong[::1] = E.reach
-    head: cython.longlong[::1] = E.head
-    lefts: cython.longlong[::1] = E.left
-    prev: cython.longlong[::1] = E.prev
-    off: cython.longlong[::1] = E.off
-    PT: cython.longlong[::1] = E.pt
-    PF: cython.longlong[::1] = E.pf
     rec: cython.bint = mode != 0
     P: cython.Py_ssize_t = E.leaves
     D: cython.Py_ssize_t = 2 * E.leaves  # the durations' tree in ST
@@ -839,8 +854,6 @@ def _run_depth(
     j: cython.Py_ssize_t
     k: cython.Py_ssize_t
     a: cython.Py_ssize_t
-    x: cython.Py_ssize_t
-    o: cython.Py_ssize_t
     e: cython.Py_ssize_t = 0
     mw: cython.longlong
     q: cython.longlong
@@ -856,16 +869,7 @@ def _run_depth(
     delay: cython.longlong = 0
     while left > 0:
         if rec:  # the state before this event
-            head[e] = h
-            lefts[e] = left
-            prev[e] = prev_t
-            if mode == 1:
-                off[e + 1] = off[e] + L
-            else:
-                o = off[e]
-                for x in range(L):
-                    PT[o + x] = T[x]
-                    PF[o + x] = F[x]
+            _snapshot(E, T, F, L, e, h, left, prev_t, mode)
             infl = t + 1
         # 1. the reservations whose time has come start (their blocks are in place)
         while hn > 0 and H[0] <= t:
