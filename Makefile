@@ -83,13 +83,15 @@ clean:
 # else in this process — and write var/reproduce/report.json + report.html and the scoreboard
 # docs/reproductions.md + .json (verdict counts per seed, every claim, causes, deviations). The
 # total time is printed. REPRO_MAX_MINUTES (default: unlimited) leaves out presets declared
-# longer, e.g. `make reproduce REPRO_MAX_MINUTES=2` for the quick ones.
+# longer, e.g. `make reproduce REPRO_MAX_MINUTES=2` for the quick ones. In process, REPRO_JOBS=N
+# runs a preset's independent passes (pricing: one per α) in N processes, with the same results.
 REPRO_TRACES      ?= ../shared/data/traces
 REPRO_MAX_MINUTES ?=
+REPRO_JOBS        ?= 1
 .PHONY: reproduce
 reproduce: setup
 	mkdir -p var/reproduce docs
 	$(PY) manage.py migrate --noinput >/dev/null
 	$(PY) manage.py reproduce --traces $(REPRO_TRACES) \
-		$(if $(REPRO_MAX_MINUTES),--max-preset-minutes $(REPRO_MAX_MINUTES)) \
+		$(if $(REPRO_MAX_MINUTES),--max-preset-minutes $(REPRO_MAX_MINUTES)) --jobs $(REPRO_JOBS) \
 		--out var/reproduce/report.json --docs docs/reproductions

@@ -32,6 +32,7 @@ from ..traces.load import duplicate_jobs, offered_load
 from ._facts import check_trace_facts
 from .base import ExperimentKind, InputSpec, Preset, chart, register, series, table
 from .claims import of
+from .passes import map_passes
 from .schema import Param, ParamError, alpha_list
 
 HOUR = 3600.0
@@ -96,6 +97,33 @@ def _key(alpha: float | str) -> str:
 
 def _label(alpha: float | str) -> str:
     return "α random" if isinstance(alpha, str) else f"α = {alpha:g}"
+
+
+def _pricing_pass(item: tuple[Any, ...], progress=None) -> PricingRun:  # type: ignore[no-untyped-def]
+    """One replay of the prepared jobs: at one α (``"random"``: a fresh α per reservation,
+    thesis Figure 29), or the baseline without reservations."""
+    jobs, procs, params, seed, alpha, baseline = item
+    if baseline:
+        return run_pricing(jobs, procs, params["policy"], alpha=0.0, fraction=0.0)
+    choose_alpha: float | Any = alpha
+    if alpha == "random":
+        rng = random.Random(seed * 7919 + 1)
+        choose_alpha = rng.random  # a fresh α per reservation
+    return run_pricing(
+        jobs, procs, params["policy"], alpha=choose_alpha, fraction=params["fraction"],
+        seed=seed, unit_cost=params["unit_cost"], hold=params["hold_slot"],
+        progress=progress, slot=params["slot"],
+    )  # fmt: skip
+
+
+def _pass_order(alpha: float | str, baseline: bool) -> float:
+    """Longest first for the worker processes: eq. 20 at 0 < α < 1 needs every start's exact
+    price (the slow passes, longest near 0.5-0.75); α = 0 and 1 and the baseline are quick."""
+    if baseline:
+        return 2.0
+    if isinstance(alpha, str):
+        return 0.0
+    return 1.0 if alpha in (0.0, 1.0) else abs(alpha - 0.6)
 
 
 @register
@@ -257,27 +285,33 @@ class Pricing(ExperimentKind):
         jobs, dropped = prepare_jobs(trace.jobs, procs, params["estimates"])
         if not jobs:
             raise ParamError({"procs": f"no job of the trace fits {procs} processors"})
-        passes = len(alphas) + (1 if params["baseline"] else 0)
-        runs: dict[float | str, PricingRun] = {}
-        for i, alpha in enumerate(alphas):
-            base_frac = i / passes
-
-            def report(f: float, msg: str, base_frac=base_frac, alpha=alpha) -> None:
-                progress(0.02 + 0.93 * (base_frac + f / passes), f"{_label(alpha)}: {msg}")
-
-            choose_alpha: float | Any = alpha
-            if alpha == "random":
-                rng = random.Random(seed * 7919 + 1)
-                choose_alpha = rng.random  # a fresh α per reservation
-            runs[alpha] = run_pricing(
-                jobs, procs, params["policy"], alpha=choose_alpha, fraction=params["fraction"],
-                seed=seed, unit_cost=params["unit_cost"], hold=params["hold_slot"],
-                progress=report, slot=params["slot"],
-            )  # fmt: skip
-        baseline = None
+        # one pass per α and the baseline (α unused, no reservations): independent replays,
+        # in worker processes with `--jobs N` (experiments/passes.py), the same results
+        todo: list[tuple[Any, ...]] = [
+            (jobs, procs, params, seed, alpha, False) for alpha in alphas
+        ]
         if params["baseline"]:
-            progress(0.02 + 0.93 * len(alphas) / passes, "baseline without reservations")
-            baseline = run_pricing(jobs, procs, params["policy"], alpha=0.0, fraction=0.0)
+            todo.append((jobs, procs, params, seed, 0.0, True))
+        passes = len(todo)
+
+        def pass_progress(i: int, item: tuple[Any, ...]):  # type: ignore[no-untyped-def]
+            what = "baseline without reservations" if item[5] else _label(item[4])
+
+            def report(f: float, msg: str) -> None:
+                progress(0.02 + 0.93 * (i + f) / passes, f"{what}: {msg}")
+
+            return report
+
+        def pass_done(k: int, n: int, item: tuple[Any, ...]) -> None:
+            what = "baseline" if item[5] else _label(item[4])
+            progress(0.02 + 0.93 * k / n, f"{what} done ({k} of {n} passes)")
+
+        out = map_passes(
+            _pricing_pass, todo, progress=pass_progress, done=pass_done,
+            first=lambda item: _pass_order(item[4], item[5]),
+        )  # fmt: skip
+        runs: dict[float | str, PricingRun] = dict(zip(alphas, out, strict=False))
+        baseline = out[-1] if params["baseline"] else None
         progress(0.97, "charts")
         return self._report(params, procs, jobs, dropped, alphas, runs, baseline, trace)
 

@@ -204,6 +204,22 @@ def test_make_reproduce_command_writes_the_scoreboard_docs(tmp_path, capsys):
     assert slim["scoreboard"]["seeds"][0]["seed"] == "002"
 
 
+def test_reproduce_in_process_runs_passes_in_worker_processes_when_asked(tmp_path, capsys):
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    from scheduler.experiments import passes
+
+    out = tmp_path / "report.json"
+    with pytest.raises(CommandError, match="--jobs must be a whole number from 1 to 64"):
+        call_command("reproduce", "--kind", "malleability", "--in-process", "--jobs", "0",
+                     "--out", str(out))  # fmt: skip
+    call_command("reproduce", "--kind", "malleability", "--preset", "seed002-fig7-pra",
+                 "--in-process", "--jobs", "2", "--out", str(out))  # fmt: skip
+    assert "on in process, passes in 2 processes" in capsys.readouterr().out
+    assert passes.workers() == 1  # set back for the rest of the process
+
+
 def test_rest_scoreboard_matches_the_page(alice):
     board = api(alice).get("/api/reproductions/scoreboard/").json()
     assert [s["seed"] for s in board["seeds"]] == ["000", "001", "002", "003", "004"]

@@ -26,6 +26,7 @@ from gridportal.celery import app
 from gridportal.experiments.models import Experiment
 from gridportal.experiments.reproductions import _user_traces, reproduction_run
 from gridportal.inputs.services import trace_create
+from scheduler.experiments.passes import set_workers
 from scheduler.experiments.reproduce import reproductions
 from scheduler.experiments.reproduce_report import (
     build_report,
@@ -73,6 +74,11 @@ class Command(BaseCommand):
         )
         parser.add_argument("--poll", type=float, default=5.0, help="seconds between checks")
         parser.add_argument(
+            "--jobs", type=int, default=1, metavar="N",
+            help="in process: run a preset's independent passes (pricing: one per α) in N "
+            "processes; the results are the same as with 1",
+        )  # fmt: skip
+        parser.add_argument(
             "--merge", nargs="+", metavar="REPORT", default=None,
             help="run nothing: merge these reports (JSON with Results, e.g. one per long "
             "preset), rescore them together and write --out/--docs",
@@ -90,15 +96,24 @@ class Command(BaseCommand):
             executor = f"{n} Celery worker(s)"
             execute = self._over_workers(o["owner"], o["seed"], o["poll"], log)
         else:
+            try:
+                set_workers(o["jobs"])
+            except ValueError as err:
+                raise CommandError(str(err)) from None
             executor = "in process"
+            if o["jobs"] > 1:
+                executor += f", passes in {o['jobs']} processes"
             execute = in_process(o["seed"], log)
         log(f"running on {executor}")
         Path(o["out"]).parent.mkdir(parents=True, exist_ok=True)
-        report = build_report(
-            reps, trace_dirs=tuple(o["traces"]), seed=o["seed"],
-            max_preset_minutes=o["max_preset_minutes"], log=log, execute=execute,
-            executor=executor,
-        )  # fmt: skip
+        try:
+            report = build_report(
+                reps, trace_dirs=tuple(o["traces"]), seed=o["seed"],
+                max_preset_minutes=o["max_preset_minutes"], log=log, execute=execute,
+                executor=executor,
+            )  # fmt: skip
+        finally:
+            set_workers(1)  # the process's default again (call_command from a test, a shell)
         report["command"] = "manage.py reproduce"
         written = write_report(report, o["out"], docs=o["docs"])
         self.stdout.write(json.dumps(report["scoreboard"]["tally"]["counts"]))
