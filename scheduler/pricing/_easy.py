@@ -82,7 +82,7 @@ try:
 except ImportError:  # no Cython installed: the same source runs uncompiled
     from scheduler._native import cython_shim as cython
 
-__all__ = ["EasyQueue", "buffer", "delay", "delays", "restart"]
+__all__ = ["EasyQueue", "buffer", "delay", "delays", "prices", "restart"]
 
 #: "never short" / "reads the rest of the profile" (past the last breakpoint all is free)
 _INF = 1 << 62  # (the C functions write the literal: a module global is a Python object)
@@ -162,7 +162,7 @@ class EasyQueue:
         self.vs = buffer([], m)
         self.events = 0
         _record(self, False)  # the sizes of the snapshots
-        total = self.off[self.events + (0 if depth else 1)]  # EASY: + the final profile
+        total = self.off[self.events + 1]  # (+ the plan's profile, after the last event)
         self.pt = buffer([], total)
         self.pf = buffer([], total)
         self.tv = buffer([], self.ntests)
@@ -173,6 +173,11 @@ class EasyQueue:
         _record(self, True)  # the same plan again, copying them
         self.starts = list(self.starts0)[:m]
         self.vs = buffer(sorted(self.starts), m)  # the no-slot starts, sorted
+        zeros = sorted(v for v, dq in zip(self.starts, durs, strict=True) if dq == 0)
+        self.zeros = buffer(zeros, len(zeros))  # the starts of the jobs of no duration
+        self.nzeros = len(zeros)
+        self.bt = buffer(self.base_times, len(self.base_times))  # (as the kernel reads them)
+        self.bf = buffer(self.base_free, len(self.base_times))
         #: EASY: ``(n, reach for a slot of n processors)``, the last ``n`` asked (one object:
         #: a request for another ``n`` replaces it, never writes into it)
         self.rn_for = (-1, None)
@@ -1029,6 +1034,7 @@ def _run_depth(
     GS[0] = gen
     if rec:
         E.events = e
+        _snapshot(E, T, F, L, e, h, left, prev_t, mode)  # the profile after the last event
     return delay
 
 
@@ -1246,3 +1252,73 @@ def delays(E: EasyQueue, cands: list, n: int, d: int) -> list:
     """:func:`delay` of the slot ``n`` over ``[s, s + d)`` for every start ``s`` of ``cands``."""
     w = Work(E)
     return [delay(E, w, s, s + d, n) for s in cands]
+
+
+@cython.cfunc
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _least(
+    T: cython.longlong[::1],
+    F: cython.longlong[::1],
+    lo: cython.Py_ssize_t,
+    hi: cython.Py_ssize_t,
+    a: cython.longlong,
+    b: cython.longlong,
+) -> cython.longlong:
+    """The least free processors over ``[a, b)`` (``a < b``) of the profile in ``T``/``F`` at
+    ``lo:hi`` (its first instant not after ``a``): :meth:`Profile.free_over`."""
+    p: cython.Py_ssize_t = hi
+    mid: cython.Py_ssize_t
+    least: cython.longlong
+    while lo < p:  # p - 1: the step holding a
+        mid = (lo + p) >> 1
+        if a < T[mid]:
+            p = mid
+        else:
+            lo = mid + 1
+    p = lo - 1
+    least = F[p]
+    p += 1
+    while p < hi and T[p] < b:
+        least = min(least, F[p])
+        p += 1
+    return least
+
+
+@cython.ccall
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def prices(E: EasyQueue, cands: list, n: cython.longlong, d: cython.longlong) -> list:
+    """:meth:`~scheduler.pricing.price.SiteQuote.price` of the slot ``n`` over ``[s, s + d)``
+    at every start ``s`` of ``cands`` (one :class:`Work` for all): None where it does not fit
+    beside the running jobs and reservations (the base profile), 0 in a hole of the no-slot
+    plan (its profile after the last event) that holds the start of no job of no duration
+    (a test the plan passed had room for its job beside every later block, so beside the
+    slot too), else :func:`delay`."""
+    out: list = []
+    w = Work(E)
+    BT: cython.longlong[::1] = E.bt
+    BF: cython.longlong[::1] = E.bf
+    off: cython.longlong[::1] = E.off
+    PT: cython.longlong[::1] = E.pt
+    PF: cython.longlong[::1] = E.pf
+    Z: cython.longlong[::1] = E.zeros
+    nb: cython.Py_ssize_t = len(E.base_times)
+    nz: cython.Py_ssize_t = E.nzeros
+    o: cython.Py_ssize_t = off[E.events]
+    hi: cython.Py_ssize_t = off[E.events + 1]
+    z: cython.Py_ssize_t = 0
+    s: cython.longlong
+    for s in cands:
+        if _least(BT, BF, 0, nb, s, s + d) < n:
+            out.append(None)
+            continue
+        if _least(PT, PF, o, hi, s, s + d) >= n:
+            z = 0  # (few: a 0-second job is never a live site's)
+            while z < nz and Z[z] < s:
+                z += 1
+            if z == nz or Z[z] >= s + d:
+                out.append(0)
+                continue
+        out.append(delay(E, w, s, s + d, n))
+    return out

@@ -327,9 +327,8 @@ class SiteQuote:
                 self._queue(), self.base.times, self.base.free, self.plan.times,
                 self.plan.free, cands, n, d, self.now, self._kind == "fcfs",
             )  # fmt: skip
-        else:  # EASY or depth K: one set of the kernel's buffers for all starts
-            work = _E.Work(self._easy)
-            fs = [self._price(s, n, d, work) for s in cands]
+        else:  # EASY or depth K: all starts in one call (the same tests as _price)
+            fs = _E.prices(self._easy, cands, n, d)
         c = self.unit_cost
         return [Option(s, n, d, c, f) for s, f in zip(cands, fs, strict=True) if f is not None]
 

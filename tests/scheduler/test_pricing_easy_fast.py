@@ -217,6 +217,11 @@ def test_compiled_and_pure_kernels_agree_call_by_call():
         fast = compiled.delays(queues["compiled"], cands, n, d)
         assert fast == pure.delays(queues["pure"], cands, n, d)
         assert any(fast)
+        # query 18's prices in one call: None (does not fit), 0 (a hole), else the delay
+        priced = compiled.prices(queues["compiled"], cands, n, d)
+        assert priced == pure.prices(queues["pure"], cands, n, d)
+        assert priced == [q.price(s, n, d) for s in cands]
+        assert None in priced and 0 in priced
     assert (q.base.times, q.base.free) == base_steps
 
 
