@@ -45,6 +45,7 @@ cython_shim = SimpleNamespace(
     compiled=False,
     ccall=_same,
     cfunc=_same,
+    cclass=_same,
     inline=_same,
     wraparound=_directive,
     boundscheck=_directive,

@@ -183,6 +183,91 @@ class EasyQueue:
         self.rn_for = (-1, None)
 
 
+@cython.cclass
+class _Views:
+    """The buffers of an :class:`EasyQueue` (and of a :class:`Work`, if any) as the compiled
+    loops read them: typed views taken once, not at every call (each costs a buffer request
+    and a check of its format; a quote makes ~200 re-plans).  Built again whenever ``E``'s
+    buffers are replaced (:func:`_record`)."""
+
+    E: object
+    m: cython.Py_ssize_t
+    leaves: cython.Py_ssize_t
+    depth: cython.Py_ssize_t
+    cap: cython.longlong
+    now: cython.longlong
+    procs: cython.longlong[::1]
+    durs: cython.longlong[::1]
+    starts0: cython.longlong[::1]
+    ev: cython.longlong[::1]
+    reach: cython.longlong[::1]
+    head: cython.longlong[::1]
+    left: cython.longlong[::1]
+    prev: cython.longlong[::1]
+    off: cython.longlong[::1]
+    pt: cython.longlong[::1]
+    pf: cython.longlong[::1]
+    toff: cython.longlong[::1]
+    tv: cython.longlong[::1]
+    tend: cython.longlong[::1]
+    woff: cython.longlong[::1]
+    wa: cython.longlong[::1]
+    wb: cython.longlong[::1]
+    wx: cython.longlong[::1]
+    vs: cython.longlong[::1]
+    rn_n: cython.longlong
+    rn: cython.longlong[::1]
+    T: cython.longlong[::1]
+    F: cython.longlong[::1]
+    W: cython.longlong[::1]
+    SH: cython.longlong[::1]
+    BE: cython.longlong[::1]
+    GS: cython.longlong[::1]
+    GB: cython.longlong[::1]
+    ST: cython.longlong[::1]
+    H: cython.longlong[::1]
+    C: cython.longlong[::1]
+
+    def __init__(self, E: EasyQueue, w) -> None:  # type: ignore[no-untyped-def]
+        self.E = E
+        self.m = E.m
+        self.leaves = E.leaves
+        self.depth = E.depth
+        self.cap = E.capacity
+        self.now = E.now
+        self.procs = E.procs
+        self.durs = E.durs
+        self.starts0 = E.starts0
+        self.ev = E.ev
+        self.reach = E.reach
+        self.head = E.head
+        self.left = E.left
+        self.prev = E.prev
+        self.off = E.off
+        self.pt = E.pt
+        self.pf = E.pf
+        self.toff = E.toff
+        self.tv = E.tv
+        self.tend = E.tend
+        self.woff = E.woff
+        self.wa = E.wa
+        self.wb = E.wb
+        self.wx = E.wx
+        self.vs = E.vs
+        self.rn_n = -1  # (the reach for n processors not taken yet)
+        if w is not None:
+            self.T = w.T
+            self.F = w.F
+            self.W = w.W
+            self.SH = w.SH
+            self.BE = w.BE
+            self.GS = w.GS
+            self.GB = w.GB
+            self.ST = w.ST
+            self.H = w.H
+            self.C = w.counts
+
+
 @cython.cfunc
 @cython.inline
 @cython.wraparound(False)
@@ -499,7 +584,7 @@ def _win(
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _snapshot(
-    E: EasyQueue,
+    V: _Views,
     T: cython.longlong[::1],
     F: cython.longlong[::1],
     L: cython.Py_ssize_t,
@@ -511,12 +596,12 @@ def _snapshot(
 ) -> cython.void:
     """Record event ``e``'s state (the head, the jobs waiting, the instant before; ``mode``
     1: the size of its profile, 2: the profile itself, in ``E.pt``/``E.pf``)."""
-    off: cython.longlong[::1] = E.off
-    PT: cython.longlong[::1] = E.pt
-    PF: cython.longlong[::1] = E.pf
-    head: cython.longlong[::1] = E.head
-    lefts: cython.longlong[::1] = E.left
-    prev: cython.longlong[::1] = E.prev
+    off: cython.longlong[::1] = V.off
+    PT: cython.longlong[::1] = V.pt
+    PF: cython.longlong[::1] = V.pf
+    head: cython.longlong[::1] = V.head
+    lefts: cython.longlong[::1] = V.left
+    prev: cython.longlong[::1] = V.prev
     o: cython.Py_ssize_t
     x: cython.Py_ssize_t
     head[e] = h
@@ -536,6 +621,7 @@ def _snapshot(
 @cython.boundscheck(False)
 def _run(
     E: EasyQueue,
+    V: _Views,
     T: cython.longlong[::1],
     F: cython.longlong[::1],
     L: cython.Py_ssize_t,
@@ -560,28 +646,28 @@ def _run(
     the events and their tests (sizes only); 2: the same, copying the snapshots and tests.
     ``SH``/``BE``: per-width caches, valid where ``GS``/``GB`` hold the current generation
     (``SH`` also only while not before the step holding ``t``)."""
-    m: cython.Py_ssize_t = E.m
-    procs: cython.longlong[::1] = E.procs
-    durs: cython.longlong[::1] = E.durs
-    starts0: cython.longlong[::1] = E.starts0
-    ev: cython.longlong[::1] = E.ev
-    reach: cython.longlong[::1] = E.reach
-    VS: cython.longlong[::1] = E.vs
-    TOFF: cython.longlong[::1] = E.toff
-    TV: cython.longlong[::1] = E.tv
-    TE: cython.longlong[::1] = E.tend
-    WOFF: cython.longlong[::1] = E.woff
-    WA: cython.longlong[::1] = E.wa
-    WB: cython.longlong[::1] = E.wb
-    WX: cython.longlong[::1] = E.wx
+    m: cython.Py_ssize_t = V.m
+    procs: cython.longlong[::1] = V.procs
+    durs: cython.longlong[::1] = V.durs
+    starts0: cython.longlong[::1] = V.starts0
+    ev: cython.longlong[::1] = V.ev
+    reach: cython.longlong[::1] = V.reach
+    VS: cython.longlong[::1] = V.vs
+    TOFF: cython.longlong[::1] = V.toff
+    TV: cython.longlong[::1] = V.tv
+    TE: cython.longlong[::1] = V.tend
+    WOFF: cython.longlong[::1] = V.woff
+    WA: cython.longlong[::1] = V.wa
+    WB: cython.longlong[::1] = V.wb
+    WX: cython.longlong[::1] = V.wx
     nw: cython.Py_ssize_t = 0  # windows recorded
-    cap: cython.longlong = E.capacity
+    cap: cython.longlong = V.cap
     rec: cython.bint = mode != 0
     wr: cython.bint = mode == 2
     nr: cython.Py_ssize_t = 0  # tests recorded
     ok: cython.bint
-    P: cython.Py_ssize_t = E.leaves
-    D: cython.Py_ssize_t = 2 * E.leaves  # the durations' tree in ST
+    P: cython.Py_ssize_t = V.leaves
+    D: cython.Py_ssize_t = 2 * V.leaves  # the durations' tree in ST
     i: cython.Py_ssize_t
     j: cython.Py_ssize_t
     mw: cython.longlong
@@ -618,7 +704,7 @@ def _run(
     a = _index(T, t, L)  # the step holding t (kept as blocks are inserted)
     while left > 0:
         if rec:  # the state before this event
-            _snapshot(E, T, F, L, e, h, left, prev_t, mode)
+            _snapshot(V, T, F, L, e, h, left, prev_t, mode)
             if mode == 2:
                 TOFF[e] = nr
                 WOFF[e] = nw
@@ -819,7 +905,7 @@ def _run(
         E.events = e
         E.ntests = nr
         E.nwin = nw
-        _snapshot(E, T, F, L, e, h, left, prev_t, mode)  # the profile after the last event
+        _snapshot(V, T, F, L, e, h, left, prev_t, mode)  # the profile after the last event
         if wr:
             TOFF[e] = nr
             WOFF[e] = nw
@@ -874,6 +960,7 @@ def _pop(H: cython.longlong[::1], n: cython.Py_ssize_t) -> cython.Py_ssize_t:
 @cython.boundscheck(False)
 def _run_depth(
     E: EasyQueue,
+    V: _Views,
     T: cython.longlong[::1],
     F: cython.longlong[::1],
     L: cython.Py_ssize_t,
@@ -901,16 +988,16 @@ def _run_depth(
     decides nothing: every test that failed before fails again).  ``mode`` as in :func:`_run`;
     the reach of an event: ``t + 1`` (the free processors now), every placement's window,
     every passed test's window, and the next instant."""
-    m: cython.Py_ssize_t = E.m
-    K: cython.Py_ssize_t = E.depth
-    procs: cython.longlong[::1] = E.procs
-    durs: cython.longlong[::1] = E.durs
-    starts0: cython.longlong[::1] = E.starts0
-    ev: cython.longlong[::1] = E.ev
-    reach: cython.longlong[::1] = E.reach
+    m: cython.Py_ssize_t = V.m
+    K: cython.Py_ssize_t = V.depth
+    procs: cython.longlong[::1] = V.procs
+    durs: cython.longlong[::1] = V.durs
+    starts0: cython.longlong[::1] = V.starts0
+    ev: cython.longlong[::1] = V.ev
+    reach: cython.longlong[::1] = V.reach
     rec: cython.bint = mode != 0
-    P: cython.Py_ssize_t = E.leaves
-    D: cython.Py_ssize_t = 2 * E.leaves  # the durations' tree in ST
+    P: cython.Py_ssize_t = V.leaves
+    D: cython.Py_ssize_t = 2 * V.leaves  # the durations' tree in ST
     i: cython.Py_ssize_t
     j: cython.Py_ssize_t
     k: cython.Py_ssize_t
@@ -930,7 +1017,7 @@ def _run_depth(
     delay: cython.longlong = 0
     while left > 0:
         if rec:  # the state before this event
-            _snapshot(E, T, F, L, e, h, left, prev_t, mode)
+            _snapshot(V, T, F, L, e, h, left, prev_t, mode)
             infl = t + 1
         # 1. the reservations whose time has come start (their blocks are in place)
         while hn > 0 and H[0] <= t:
@@ -1034,7 +1121,7 @@ def _run_depth(
     GS[0] = gen
     if rec:
         E.events = e
-        _snapshot(E, T, F, L, e, h, left, prev_t, mode)  # the profile after the last event
+        _snapshot(V, T, F, L, e, h, left, prev_t, mode)  # the profile after the last event
     return delay
 
 
@@ -1053,12 +1140,13 @@ def _record(E: EasyQueue, copy: bool) -> None:
     ST = buffer([], 4 * E.leaves)
     _build(ST, E.leaves, E.procs, E.durs, W, E.m)
     mode = 2 if copy else 1
+    V = _Views(E, None)  # (E's buffers as they are now)
     if E.depth:
         H = buffer([], E.m + 1)
-        _run_depth(E, T, F, len(E.base_times), W, SH, GS, ST, H, 0, E.now, 0, E.m, mode)
+        _run_depth(E, V, T, F, len(E.base_times), W, SH, GS, ST, H, 0, E.now, 0, E.m, mode)
     else:
         C = buffer([], 3)
-        _run(E, T, F, len(E.base_times), W, SH, BE, GS, GB, ST, E.now, 0, E.m, mode, 0, C)
+        _run(E, V, T, F, len(E.base_times), W, SH, BE, GS, GB, ST, E.now, 0, E.m, mode, 0, C)
 
 
 class Work:
@@ -1074,6 +1162,7 @@ class Work:
         #: EASY: re-plans played, events they played, re-plans stopped early (their state
         #: became the no-slot plan's)
         self.counts = buffer([], 3)
+        self.views = _Views(E, self)
 
 
 @cython.cfunc
@@ -1103,7 +1192,12 @@ def _reach_for(E: EasyQueue, n: cython.longlong):  # type: ignore[no-untyped-def
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _first_moved(
-    E: EasyQueue, r: cython.Py_ssize_t, s: cython.longlong, e: cython.longlong, n: cython.longlong
+    V: _Views,
+    events: cython.Py_ssize_t,
+    r: cython.Py_ssize_t,
+    s: cython.longlong,
+    e: cython.longlong,
+    n: cython.longlong,
 ) -> cython.Py_ssize_t:
     """EASY: from event ``r`` on, the first event at which a test the no-slot plan passed may
     fail with the slot ``n`` over ``[s, e)``: the first whose windows (``E.wa``/``wb``/``wx``)
@@ -1111,14 +1205,14 @@ def _first_moved(
     event (the next snapshot: it holds every block the event started, so no more room than
     when each test was read; after the last event, the plan's profile).  ``E.events``: none
     may."""
-    off: cython.longlong[::1] = E.off
-    PT: cython.longlong[::1] = E.pt
-    PF: cython.longlong[::1] = E.pf
-    WOFF: cython.longlong[::1] = E.woff
-    WA: cython.longlong[::1] = E.wa
-    WB: cython.longlong[::1] = E.wb
-    WX: cython.longlong[::1] = E.wx
-    last: cython.Py_ssize_t = E.events
+    off: cython.longlong[::1] = V.off
+    PT: cython.longlong[::1] = V.pt
+    PF: cython.longlong[::1] = V.pf
+    WOFF: cython.longlong[::1] = V.woff
+    WA: cython.longlong[::1] = V.wa
+    WB: cython.longlong[::1] = V.wb
+    WX: cython.longlong[::1] = V.wx
+    last: cython.Py_ssize_t = events
     i: cython.Py_ssize_t = r
     j: cython.Py_ssize_t
     o: cython.Py_ssize_t
@@ -1155,54 +1249,62 @@ def _first_moved(
     return i
 
 
-@cython.ccall
+@cython.cfunc
 @cython.wraparound(False)
 @cython.boundscheck(False)
-def restart(
-    E: EasyQueue, s: cython.longlong, e: cython.longlong, n: cython.longlong
+def _restart(
+    E: EasyQueue, V: _Views, s: cython.longlong, e: cython.longlong, n: cython.longlong
 ) -> cython.Py_ssize_t:
-    """The event a re-plan with the slot ``n`` over ``[s, e)`` starts from (``E.events``:
-    none, nobody moves): the first whose reach passes ``s`` (EASY: for a slot of ``n``
-    processors, ``E.rn_for``) and, under EASY, from there the first whose tests the slot
-    may make fail (:func:`_first_moved`)."""
+    """:func:`restart` on ``E``'s views ``V``."""
     reach: cython.longlong[::1]
-    if E.depth == 0:
-        kept = E.rn_for
-        reach = kept[1] if kept[0] == n else _reach_for(E, n)
-    else:
-        reach = E.reach
+    events: cython.Py_ssize_t = E.events
     lo: cython.Py_ssize_t = 0
-    hi: cython.Py_ssize_t = E.events
+    hi: cython.Py_ssize_t = events
     mid: cython.Py_ssize_t
+    if V.depth == 0:
+        if V.rn_n != n:
+            kept = E.rn_for
+            V.rn = kept[1] if kept[0] == n else _reach_for(E, n)
+            V.rn_n = n
+        reach = V.rn
+    else:
+        reach = V.reach
     while lo < hi:  # the first event whose reach passes s (reach is non-decreasing)
         mid = (lo + hi) >> 1
         if reach[mid] > s:
             hi = mid
         else:
             lo = mid + 1
-    if lo < E.events and E.depth == 0:
-        return _first_moved(E, lo, s, e, n)
+    if lo < events and V.depth == 0:
+        return _first_moved(V, events, lo, s, e, n)
     return lo
 
 
 @cython.ccall
+def restart(E: EasyQueue, s: cython.longlong, e: cython.longlong, n: cython.longlong) -> int:
+    """The event a re-plan with the slot ``n`` over ``[s, e)`` starts from (``E.events``:
+    none, nobody moves): the first whose reach passes ``s`` (EASY: for a slot of ``n``
+    processors, ``E.rn_for``) and, under EASY, from there the first whose tests the slot
+    may make fail (:func:`_first_moved`)."""
+    return _restart(E, _Views(E, None), s, e, n)
+
+
+@cython.cfunc
 @cython.wraparound(False)
 @cython.boundscheck(False)
-def delay(
-    E: EasyQueue, w: Work, s: cython.longlong, e: cython.longlong, n: cython.longlong
+def _delay(
+    E: EasyQueue, V: _Views, s: cython.longlong, e: cython.longlong, n: cython.longlong
 ) -> cython.longlong:
-    """The delay (processor-seconds) the slot ``n`` over ``[s, e)`` causes to the queued jobs
-    under EASY: the plan with the slot, from the first event whose reach passes ``s`` (EASY:
-    for a slot of ``n`` processors, ``E.rn_for``; and then the first whose tests the slot may
-    make fail, :func:`restart`)."""
-    off: cython.longlong[::1] = E.off
-    ev: cython.longlong[::1] = E.ev
-    PT: cython.longlong[::1] = E.pt
-    PF: cython.longlong[::1] = E.pf
-    T: cython.longlong[::1] = w.T
-    F: cython.longlong[::1] = w.F
-    W: cython.longlong[::1] = w.W
-    r: cython.Py_ssize_t = restart(E, s, e, n)
+    """:func:`delay` on the views ``V`` of ``E`` and of a :class:`Work`."""
+    off: cython.longlong[::1] = V.off
+    ev: cython.longlong[::1] = V.ev
+    PT: cython.longlong[::1] = V.pt
+    PF: cython.longlong[::1] = V.pf
+    T: cython.longlong[::1] = V.T
+    F: cython.longlong[::1] = V.F
+    W: cython.longlong[::1] = V.W
+    m: cython.Py_ssize_t = V.m
+    r: cython.Py_ssize_t = _restart(E, V, s, e, n)
     o: cython.Py_ssize_t
     x: cython.Py_ssize_t
     L: cython.Py_ssize_t
@@ -1218,34 +1320,48 @@ def delay(
     else:
         T[:] = PT[o : o + L]
         F[:] = PF[o : o + L]
-    for x in range(E.m):
+    for x in range(m):
         W[x] = 1 if ev[x] >= r else 0
-    _build(w.ST, E.leaves, E.procs, E.durs, W, E.m)
+    _build(V.ST, V.leaves, V.procs, V.durs, W, m)
     L = _reserve(T, F, L, s, e, n)
-    if E.depth == 0:
+    if V.depth == 0:
         if r == 0:
-            t = E.now
+            t = V.now
         else:  # the next instant after the event before, on the profile with the slot
-            t = T[_index(T, E.prev[r], L) + 1]
+            t = T[_index(T, V.prev[r], L) + 1]
         return _run(
-            E, T, F, L, W, w.SH, w.BE, w.GS, w.GB, w.ST, t, E.head[r], E.left[r], 0, e, w.counts
+            E, V, T, F, L, W, V.SH, V.BE, V.GS, V.GB, V.ST, t, V.head[r], V.left[r], 0, e, V.C
         )
     # depth K: the jobs holding a reservation not yet started at the event
-    H: cython.longlong[::1] = w.H
-    starts0: cython.longlong[::1] = E.starts0
-    before: cython.longlong = E.prev[r]
+    H: cython.longlong[::1] = V.H
+    starts0: cython.longlong[::1] = V.starts0
+    before: cython.longlong = V.prev[r]
     hn: cython.Py_ssize_t = 0
-    for x in range(E.m):
+    for x in range(m):
         if ev[x] < r and starts0[x] > before:
             hn = _push(H, hn, starts0[x])
     if r == 0:
-        t = E.now
+        t = V.now
     else:  # the next instant after the event before, on the profile with the slot
         x = _index(T, before, L) + 1
         t = T[x] if x < L else 4611686018427387904  # _INF
         if hn > 0 and H[0] < t:
             t = H[0]
-    return _run_depth(E, T, F, L, W, w.SH, w.GS, w.ST, H, hn, t, E.head[r], E.left[r], 0)
+    return _run_depth(E, V, T, F, L, W, V.SH, V.GS, V.ST, H, hn, t, V.head[r], V.left[r], 0)
+
+
+@cython.ccall
+def delay(
+    E: EasyQueue, w: Work, s: cython.longlong, e: cython.longlong, n: cython.longlong
+) -> cython.longlong:
+    """The delay (processor-seconds) the slot ``n`` over ``[s, e)`` causes to the queued jobs
+    under EASY: the plan with the slot, from the first event whose reach passes ``s`` (EASY:
+    for a slot of ``n`` processors, ``E.rn_for``; and then the first whose tests the slot may
+    make fail, :func:`restart`)."""
+    V: _Views = w.views
+    if V.E is not E:  # (buffers of the same sizes, for another queue)
+        V = _Views(E, w)
+    return _delay(E, V, s, e, n)
 
 
 def delays(E: EasyQueue, cands: list, n: int, d: int) -> list:
@@ -1296,7 +1412,7 @@ def prices(E: EasyQueue, cands: list, n: cython.longlong, d: cython.longlong) ->
     (a test the plan passed had room for its job beside every later block, so beside the
     slot too), else :func:`delay`."""
     out: list = []
-    w = Work(E)
+    V: _Views = Work(E).views
     BT: cython.longlong[::1] = E.bt
     BF: cython.longlong[::1] = E.bf
     off: cython.longlong[::1] = E.off
@@ -1320,5 +1436,5 @@ def prices(E: EasyQueue, cands: list, n: cython.longlong, d: cython.longlong) ->
             if z == nz or Z[z] >= s + d:
                 out.append(0)
                 continue
-        out.append(delay(E, w, s, s + d, n))
+        out.append(_delay(E, V, s, s + d, n))
     return out
