@@ -60,6 +60,11 @@ Why it is fast (exact):
   over ranges of the queue) that skip a range when its least width does not fit now or beside
   the head for its shortest duration (then none of its jobs does) — the first search at an
   event from the root, which ends it when nothing may backfill.
+* a quote prices all its candidate starts in one call (:func:`prices`: the fit beside the
+  base, the hole test, the re-plan), on the buffers as typed views taken once per
+  :class:`Work` (:class:`_Views`: a view costs a buffer request and a format check, and a
+  re-plan read ~35 of them), and the small C helpers are declared not to raise (no error
+  check after each call).
 
 The same kernel plays backfilling with a reservation depth K (:func:`_run_depth`,
 ``EasyQueue(..., depth=K)``) with the same snapshots and the whole-window reach: its
@@ -269,6 +274,7 @@ class _Views:
 
 
 @cython.cfunc
+@cython.exceptval(check=False)
 @cython.inline
 @cython.wraparound(False)
 @cython.boundscheck(False)
@@ -288,6 +294,7 @@ def _index(T: cython.longlong[::1], t: cython.longlong, hi: cython.Py_ssize_t) -
 
 
 @cython.cfunc
+@cython.exceptval(check=False)
 @cython.inline
 @cython.wraparound(False)
 @cython.boundscheck(False)
@@ -316,6 +323,7 @@ def _open(
 
 
 @cython.cfunc
+@cython.exceptval(check=False)
 @cython.inline
 @cython.wraparound(False)
 @cython.boundscheck(False)
@@ -335,6 +343,7 @@ def _close(
 
 
 @cython.cfunc
+@cython.exceptval(check=False)
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _reserve(
@@ -354,6 +363,7 @@ def _reserve(
 
 
 @cython.cfunc
+@cython.exceptval(check=False)
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _reserve_at(
@@ -402,6 +412,7 @@ def _reserve_at(
 
 
 @cython.cfunc
+@cython.exceptval(check=False)
 @cython.inline
 @cython.wraparound(False)
 @cython.boundscheck(False)
@@ -420,6 +431,7 @@ def _step(
 
 
 @cython.cfunc
+@cython.exceptval(check=False)
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _earliest(
@@ -447,6 +459,7 @@ def _earliest(
 
 
 @cython.cfunc
+@cython.exceptval(check=False)
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _short(
@@ -464,6 +477,7 @@ def _short(
 
 
 @cython.cfunc
+@cython.exceptval(check=False)
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _build(
@@ -494,6 +508,7 @@ def _build(
 
 
 @cython.cfunc
+@cython.exceptval(check=False)
 @cython.inline
 @cython.wraparound(False)
 @cython.boundscheck(False)
@@ -517,6 +532,7 @@ def _gone(ST: cython.longlong[::1], P: cython.Py_ssize_t, k: cython.Py_ssize_t) 
 
 
 @cython.cfunc
+@cython.exceptval(check=False)
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _tight(
@@ -557,6 +573,7 @@ def _tight(
 
 
 @cython.cfunc
+@cython.exceptval(check=False)
 @cython.inline
 @cython.wraparound(False)
 @cython.boundscheck(False)
@@ -581,6 +598,7 @@ def _win(
 
 
 @cython.cfunc
+@cython.exceptval(check=False)
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _snapshot(
@@ -913,6 +931,7 @@ def _run(
 
 
 @cython.cfunc
+@cython.exceptval(check=False)
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _push(H: cython.longlong[::1], n: cython.Py_ssize_t, v: cython.longlong) -> cython.Py_ssize_t:
@@ -930,6 +949,7 @@ def _push(H: cython.longlong[::1], n: cython.Py_ssize_t, v: cython.longlong) -> 
 
 
 @cython.cfunc
+@cython.exceptval(check=False)
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _pop(H: cython.longlong[::1], n: cython.Py_ssize_t) -> cython.Py_ssize_t:
@@ -1189,6 +1209,7 @@ def _reach_for(E: EasyQueue, n: cython.longlong):  # type: ignore[no-untyped-def
 
 
 @cython.cfunc
+@cython.exceptval(check=False)
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _first_moved(
@@ -1371,6 +1392,7 @@ def delays(E: EasyQueue, cands: list, n: int, d: int) -> list:
 
 
 @cython.cfunc
+@cython.exceptval(check=False)
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _least(
