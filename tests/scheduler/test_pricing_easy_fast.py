@@ -199,6 +199,39 @@ def test_re_plans_start_at_the_first_event_whose_tests_the_slot_may_fail(kernel)
         assert {o.start: o.delay for o in q.options(n, d)} == literal(q, n, d)
 
 
+def test_re_plans_stop_once_their_state_is_the_last_re_plans(kernel):
+    """A re-plan also stops at the first instant ``t`` where its state is the last re-plan's
+    (of the same :class:`Work`): both slots are over, the jobs whose starts differ from it
+    (those started before the restart event included) have ended in both, and the jobs
+    started are the ones it started before ``t``; the rest start as there (Work.counts[3]
+    counts these stops).  Checked over the candidate starts of deep queues and over random
+    sequences of slots (any start, width and duration, so the last slot may end after this
+    one) on one Work per small random site: dropping the last slot's end, the jobs started
+    before the restart, the moved jobs (heads or backfills) or the count of the jobs
+    started gives wrong delays (hundreds to thousands of 6,555)."""
+    for seed, zeros in ((2, False), (5, True)):
+        base, shapes = deep_site(seed, zeros=zeros)
+        q = SiteQuote(base, shapes, 0, "easy")
+        for n, d in ((8, 3600), (32, 2 * 3600)):
+            w = kernel.Work(q._easy)
+            for s in q.candidates():
+                if q.feasible(s, n, d):
+                    assert kernel.delay(q._easy, w, s, s + d, n) == q.price_naive(s, n, d)
+            assert w.counts[3] > 0
+    rng = random.Random(2122)
+    stops = 0
+    for _ in range(700):
+        base, shapes, now, n, d = _small_site(rng)
+        q = SiteQuote(base, shapes, now, "easy")
+        w = kernel.Work(q._easy)
+        for _ in range(12):
+            s, d, n = now + rng.randint(0, 40), rng.randint(1, 12), rng.randint(1, q.capacity)
+            if q.feasible(s, n, d):
+                assert kernel.delay(q._easy, w, s, s + d, n) == q.price_naive(s, n, d)
+        stops += w.counts[3]
+    assert stops > 100
+
+
 def test_compiled_and_pure_kernels_agree_call_by_call():
     """Both kernels loaded side by side give the same delay for every candidate start, and
     leave their inputs as they were."""
