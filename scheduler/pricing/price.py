@@ -168,7 +168,6 @@ class SiteQuote:
         self.policy = policy
         self.unit_cost = unit_cost
         self.capacity = base.capacity
-        plan = self.base.copy()
         self._kind, depth = _plan_kind(policy)
         zeros = any(dq == 0 for _, dq in self.shapes)
         if zeros and policy not in PLANNERS:
@@ -190,15 +189,24 @@ class SiteQuote:
                 [dq for _, dq in self.shapes], now, depth,
             )  # fmt: skip
             self.starts = self._easy.starts  # v_q
-            for (q, dq), v in zip(self.shapes, self.starts, strict=True):
-                plan.reserve(v, v + dq, q)
+            self._plan: Profile | None = None  # (built when asked: a quote prices in the kernel)
         else:
             planner = self.policy if self._kind == "simulate" else self._kind
-            self.starts = plan_queue(planner, plan, self.shapes, now)  # v_q
-        self.plan = plan  # the current plan: base + every queued job's block
+            self._plan = self.base.copy()
+            self.starts = plan_queue(planner, self._plan, self.shapes, now)  # v_q
         self._instants: list[int] | None = None
         self._kernel_queue = None
         self._zeros: list[int] | None = None  # starts of the queued jobs of no duration
+
+    @property
+    def plan(self) -> Profile:
+        """The current plan: the base and every queued job's block."""
+        if self._plan is None:
+            plan = self.base.copy()
+            for (q, dq), v in zip(self.shapes, self.starts, strict=True):
+                plan.reserve(v, v + dq, q)
+            self._plan = plan
+        return self._plan
 
     @classmethod
     def of(cls, sim, now: int | None = None, *, unit_cost: float = 1.0) -> SiteQuote:  # type: ignore[no-untyped-def]
