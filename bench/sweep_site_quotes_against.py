@@ -1,0 +1,133 @@
+"""Site quotes at every deep instant, this tree against an earlier commit IN THE SAME RUN (issue
+21: absolute CPU times on a shared machine drift with its load; a same-run ratio does not).
+
+The commit's ``scheduler/pricing/price.py`` is loaded from git beside this tree's, and its two
+quote kernels (``_easy.py``, ``_replan.py``) are compiled from its sources into a temporary
+directory (Cython, as ``setup.py`` does) and given to it; then, at every submission instant
+with ``--deep`` or more queued jobs (every ``--every``-th of them), both quote
+(``SiteQuote(...).options(32 p, 2 h)``, CPU time), the two alternating which goes first, and
+the option lists are compared.  Prints median / p95 / p99 / max per side, how many quotes
+took over 10 ms, and whether every option list is identical.
+
+    nice -n 5 .venv/bin/python bench/sweep_site_quotes_against.py --rev 7a0375c --policy easy
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+from scheduler._native import status  # noqa: E402
+from scheduler.cluster import prepare_jobs  # noqa: E402
+from scheduler.cluster.replay import build_index  # noqa: E402
+from scheduler.io import load_trace  # noqa: E402
+from scheduler.pricing import price as new  # noqa: E402
+
+TRACE = ROOT.parent / "shared" / "data" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"
+
+
+def _show(rev: str, path: str) -> str:
+    return subprocess.run(
+        ["git", "show", f"{rev}:{path}"], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout
+
+
+def _load(name: str, path: Path):  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def old_price(rev: str, tmp: Path):  # type: ignore[no-untyped-def]
+    """``rev``'s price.py, with ``rev``'s kernels compiled in ``tmp``."""
+    from Cython.Build import cythonize
+    from setuptools import Extension, setup
+
+    names = {"_easy": "_easy_rev", "_replan": "_replan_rev"}
+    for src, dst in names.items():
+        (tmp / f"{dst}.py").write_text(_show(rev, f"scheduler/pricing/{src}.py"))
+    exts = [
+        Extension(dst, [str(tmp / f"{dst}.py")], extra_compile_args=["-O2"])
+        for dst in names.values()
+    ]
+    directives = {"language_level": 3, "binding": False, "embedsignature": False}
+    setup(
+        ext_modules=cythonize(exts, compiler_directives=directives, quiet=True),
+        script_args=["-q", "build_ext", "--inplace", "--build-temp", str(tmp / "build")],
+    )
+    (tmp / "price_rev.py").write_text(_show(rev, "scheduler/pricing/price.py"))
+    sys.path.insert(0, str(tmp))
+    module = _load("scheduler.pricing.price_rev", tmp / "price_rev.py")
+    module._E = __import__("_easy_rev")
+    module._R = __import__("_replan_rev")
+    return module
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rev", required=True, help="the commit to compare with")
+    ap.add_argument("--trace", default=str(TRACE))
+    ap.add_argument("--procs", type=int, default=338)
+    ap.add_argument("--policy", default="easy")
+    ap.add_argument("--deep", type=int, default=200, help="queued jobs that make an instant deep")
+    ap.add_argument("--every", type=int, default=1, help="every N-th deep instant")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        cwd = Path.cwd()
+        try:
+            os.chdir(tmp)  # (build_ext --inplace writes here)
+            old = old_price(args.rev, Path(tmp))
+        finally:
+            os.chdir(cwd)
+        print("this tree's engine modules:", status())
+        trace = load_trace(args.trace)
+        jobs, _ = prepare_jobs(trace.jobs, args.procs, "requested")
+        index = build_index(jobs, args.procs, args.policy)
+        subs = np.unique(index.submit)
+        started = np.sort(index.start[index.start >= 0])
+        queued = np.searchsorted(index.submit, subs, "right") - np.searchsorted(
+            started, subs, "right"
+        )
+        ats = subs[queued >= args.deep][:: args.every].tolist()
+        print(f"{Path(args.trace).name} at {args.procs} processors, {args.policy}: {len(ats)} "
+              f"instants with {args.deep}+ queued; quote 32 p x 2 h, CPU ms")  # fmt: skip
+        times: dict[str, list[float]] = {args.rev: [], "this tree": []}
+        same = 0
+        for i, at in enumerate(ats):
+            sides = [(args.rev, old), ("this tree", new)]
+            res = {}
+            for label, module in sides if i % 2 == 0 else sides[::-1]:
+                t0 = time.process_time()
+                base, shapes = index.base_profile(at), index.queued_shapes(at)
+                opts = module.SiteQuote(base, shapes, at, args.policy).options(32, 7200)
+                times[label].append((time.process_time() - t0) * 1e3)
+                res[label] = [(o.start, o.delay) for o in opts]
+            same += res[args.rev] == res["this tree"]
+        for label, ts in times.items():
+            ts.sort()
+
+            def q(p: float, ts=ts) -> float:
+                return ts[min(len(ts) - 1, int(p * len(ts)))]
+
+            over = sum(t > 10 for t in ts)
+            print(f"  {label:>10}: median {statistics.median(ts):6.2f} p95 {q(0.95):6.2f} "
+                  f"p99 {q(0.99):6.2f} max {ts[-1]:6.2f}; over 10 ms: {over}")  # fmt: skip
+        print(f"identical option lists: {same} of {len(ats)}")
+
+
+if __name__ == "__main__":
+    main()
