@@ -1505,8 +1505,9 @@ def delay(
     for a slot of ``n`` processors, ``E.rn_for``; and then the first whose tests the slot may
     make fail, :func:`restart`)."""
     V: _Views = w.views
-    if V.E is not E:  # (buffers of the same sizes, for another queue)
-        V = _Views(E, w)
+    if V.E is not E:  # (buffers of the same sizes, for another queue: its last re-plan's
+        V = _Views(E, w)  # starts are not this queue's, and none are kept from now on)
+        w.views = V
     return _delay(E, V, s, e, n)
 
 
