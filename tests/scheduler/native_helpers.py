@@ -28,6 +28,21 @@ def compiled(name: str, what: str = "kernel"):
     return module
 
 
+#: the EASY / depth-K quote kernel
+EASY = "scheduler.pricing._easy"
+
+
+def easy_kernels():
+    """The EASY kernel's two builds, loaded when called: ``{"pure": ..., "compiled": ...}``."""
+    return {"pure": lambda: pure(EASY), "compiled": lambda: compiled(EASY, "EASY kernel")}
+
+
+def literal(q, n: int, d: int) -> dict[int, int]:  # type: ignore[no-untyped-def]
+    """Figure 22 taken literally for every candidate start of ``q`` (``price_naive``):
+    ``{start: price}`` of the feasible ones."""
+    return {s: f for s in q.candidates() if (f := q.price_naive(s, n, d)) is not None}
+
+
 def deep_site(seed: int, jobs: int = 220, cap: int = 64, zeros: bool = False):
     """A busy machine with a deep queue: a few running blocks and ``jobs`` queued shapes,
     many small and alike (under conservative backfilling the lower bound from the nearest

@@ -13,34 +13,19 @@ import random
 
 import pytest
 
-import scheduler.pricing.price as price_mod
 from scheduler.pricing import SiteQuote
 from scheduler.pricing.plan import plan_with_policy
-from tests.scheduler.native_helpers import compiled, deep_site, pure
+from tests.scheduler.native_helpers import deep_site, literal
 from tests.scheduler.test_pricing_depth import _random_site
-
-NAME = "scheduler.pricing._easy"
-KERNELS = {"pure": lambda: pure(NAME), "compiled": lambda: compiled(NAME, "EASY kernel")}
-
-
-@pytest.fixture(params=sorted(KERNELS))
-def kernel(request, monkeypatch):
-    module = KERNELS[request.param]()
-    monkeypatch.setattr(price_mod, "_E", module)
-    return module
-
-
-def literal(q: SiteQuote, n: int, d: int) -> dict[int, int]:
-    return {s: f for s in q.candidates() if (f := q.price_naive(s, n, d)) is not None}
 
 
 @pytest.mark.parametrize("depth", [2, 3, 4, 8, 50])
-def test_the_kernels_depth_plan_is_the_simulators(kernel, depth):
+def test_the_kernels_depth_plan_is_the_simulators(easy_kernel, depth):
     """Start for start, on queues of 30–240 jobs, and the events' reach never decreases."""
     for seed in range(4):
         base, shapes = deep_site(seed, jobs=(30, 120, 240, 60)[seed])
-        E = kernel.EasyQueue(base.times, base.free, base.capacity,
-                             [n for n, _ in shapes], [d for _, d in shapes], 0, depth)  # fmt: skip
+        procs, durs = [n for n, _ in shapes], [d for _, d in shapes]
+        E = easy_kernel.EasyQueue(base.times, base.free, base.capacity, procs, durs, 0, depth)
         assert E.starts == plan_with_policy(f"backfill-k={depth}", base.copy(), shapes, 0)
         reach = [E.reach[i] for i in range(E.events)]
         assert reach == sorted(reach)
@@ -48,7 +33,7 @@ def test_the_kernels_depth_plan_is_the_simulators(kernel, depth):
 
 @pytest.mark.parametrize("depth", [2, 4])
 @pytest.mark.parametrize("seed", [1, 2])
-def test_every_depth_option_of_a_200_job_queue_is_the_literal_price(kernel, seed, depth):
+def test_every_depth_option_of_a_200_job_queue_is_the_literal_price(easy_kernel, seed, depth):
     """Query 18 and query 17 at depth K against Figure 22 re-planned in full by the simulator."""
     base, shapes = deep_site(seed)
     q = SiteQuote(base, shapes, 0, f"backfill-k={depth}")
@@ -90,7 +75,7 @@ def test_unbounded_depth_is_quoted_as_conservative_backfilling():
 
 
 @pytest.mark.parametrize("depth", [2, 3, 5])
-def test_small_random_sites_price_as_figure_22_at_depth_k(kernel, depth):
+def test_small_random_sites_price_as_figure_22_at_depth_k(easy_kernel, depth):
     """Many small sites (reservations, a clock past the origin, short queues): every
     candidate start of every quote is the literal price."""
     rng = random.Random(depth)

@@ -15,14 +15,13 @@ import random
 
 import pytest
 
-import scheduler.pricing.price as price_mod
 from scheduler import _native
 from scheduler.cluster.profile import Profile
 from scheduler.pricing import SiteQuote
 from scheduler.pricing.plan import plan_easy, plan_queue
-from tests.scheduler.native_helpers import compiled, deep_site, pure
+from tests.scheduler.native_helpers import EASY, compiled, deep_site, literal, pure
 
-NAME = "scheduler.pricing._easy"
+NAME = EASY
 
 
 def _pure():
@@ -33,24 +32,9 @@ def _compiled():
     return compiled(NAME, "EASY kernel")
 
 
-KERNELS = {"pure": _pure, "compiled": _compiled}
-
-
-@pytest.fixture(params=sorted(KERNELS))
-def kernel(request, monkeypatch):
-    """Price with the pure or the compiled kernel (whatever the process loaded)."""
-    module = KERNELS[request.param]()
-    monkeypatch.setattr(price_mod, "_E", module)
-    return module
-
-
-def literal(q: SiteQuote, n: int, d: int) -> dict[int, int]:
-    return {s: f for s in q.candidates() if (f := q.price_naive(s, n, d)) is not None}
-
-
 @pytest.mark.parametrize("zeros", [False, True])
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_every_easy_option_of_a_200_job_queue_is_the_literal_price(kernel, seed, zeros):
+def test_every_easy_option_of_a_200_job_queue_is_the_literal_price(easy_kernel, seed, zeros):
     """Query 18 and query 17 under EASY against Figure 22 re-planned in full."""
     base, shapes = deep_site(seed, zeros=zeros)
     q = SiteQuote(base, shapes, 0, "easy")
@@ -67,21 +51,21 @@ def test_every_easy_option_of_a_200_job_queue_is_the_literal_price(kernel, seed,
     assert restarted > 10
 
 
-def test_the_kernels_no_slot_plan_is_plan_easy(kernel):
+def test_the_kernels_no_slot_plan_is_plan_easy(easy_kernel):
     """The plan the snapshots are taken from is :func:`plan_easy`'s, start for start, and the
     reach of the events never decreases."""
     for seed in range(6):
         base, shapes = deep_site(seed, jobs=(30, 120, 240)[seed % 3], zeros=seed % 2 == 1)
         p = base.copy()
         want = plan_easy(p, shapes, 0)
-        E = kernel.EasyQueue(base.times, base.free, base.capacity,
-                             [n for n, _ in shapes], [d for _, d in shapes], 0)  # fmt: skip
+        E = easy_kernel.EasyQueue(base.times, base.free, base.capacity,
+                                  [n for n, _ in shapes], [d for _, d in shapes], 0)  # fmt: skip
         assert E.starts == want
         reach = [E.reach[i] for i in range(E.events)]
         assert reach == sorted(reach)
 
 
-def test_small_random_easy_queues_are_priced_literally(kernel):
+def test_small_random_easy_queues_are_priced_literally(easy_kernel):
     """Many small random sites (seeded), durations 0 included, slots anywhere."""
     rng = random.Random(2101)
     for _ in range(400):
@@ -103,7 +87,7 @@ def test_small_random_easy_queues_are_priced_literally(kernel):
             assert q.price(s, n, d) == q.price_naive(s, n, d)
 
 
-def test_re_plans_stop_once_their_state_is_the_no_slot_plans(kernel):
+def test_re_plans_stop_once_their_state_is_the_no_slot_plans(easy_kernel):
     """A re-plan stops at the first instant after the slot where the jobs started are the
     no-slot plan's and those whose start moved have ended in both plans (Work.counts[2]
     counts the stops): it does stop, also after moving jobs, and every price is still the
@@ -113,12 +97,12 @@ def test_re_plans_stop_once_their_state_is_the_no_slot_plans(kernel):
         base, shapes = deep_site(seed, zeros=zeros)
         q = SiteQuote(base, shapes, 0, "easy")
         for n, d in ((1, 600), (8, 3600)):
-            w = kernel.Work(q._easy)
+            w = easy_kernel.Work(q._easy)
             for s in q.candidates():
                 if not q.feasible(s, n, d):
                     continue
                 stops = w.counts[2]
-                f = kernel.delay(q._easy, w, s, s + d, n)
+                f = easy_kernel.delay(q._easy, w, s, s + d, n)
                 assert f == q.price_naive(s, n, d)
                 stops_after_moves += w.counts[2] > stops and f > 0
             assert w.counts[2] > 0
@@ -126,7 +110,7 @@ def test_re_plans_stop_once_their_state_is_the_no_slot_plans(kernel):
     assert stops_after_moves > 5
 
 
-def test_re_plans_start_after_the_tight_steps_of_the_tests_passed(kernel):
+def test_re_plans_start_after_the_tight_steps_of_the_tests_passed(easy_kernel):
     """EASY re-plans from the first event with a passed test that a slot of ``n`` processors
     may fail — one with less than ``n`` spare processors in a step ending after ``s`` —,
     never earlier than from the first event whose whole reach passes ``s``, and often
@@ -137,9 +121,9 @@ def test_re_plans_start_after_the_tight_steps_of_the_tests_passed(kernel):
     reach = [E.reach[i] for i in range(E.events)]
     later = 0
     for n, d in ((4, 1800), (32, 2 * 3600)):
-        w = kernel.Work(E)
+        w = easy_kernel.Work(E)
         cands = [s for s in q.candidates() if q.feasible(s, n, d)]
-        got = [kernel.delay(E, w, s, s + d, n) for s in cands]
+        got = [easy_kernel.delay(E, w, s, s + d, n) for s in cands]
         assert E.rn_for[0] == n
         rn = [E.rn_for[1][i] for i in range(E.events)]
         assert rn == sorted(rn) and all(a <= b for a, b in zip(rn, reach, strict=True))
@@ -165,7 +149,7 @@ def _small_site(rng: random.Random):
     return base, shapes, rng.randint(0, 3), rng.randint(1, cap), rng.randint(1, 12)
 
 
-def test_re_plans_start_at_the_first_event_whose_tests_the_slot_may_fail(kernel):
+def test_re_plans_start_at_the_first_event_whose_tests_the_slot_may_fail(easy_kernel):
     """From the first event whose reach passes ``s``, an EASY re-plan starts at the first event
     where a passed test may fail with the slot: ``x + n`` free over the overlap of its window
     with the slot, on the profile after the event, ``x`` less the job's own block where it has
@@ -180,14 +164,14 @@ def test_re_plans_start_at_the_first_event_whose_tests_the_slot_may_fail(kernel)
         q = SiteQuote(base, shapes, 0, "easy")
         E = q._easy
         for n, d in ((4, 1800), (32, 2 * 3600)):
-            w = kernel.Work(E)
+            w = easy_kernel.Work(E)
             for s in q.candidates():
                 if not q.feasible(s, n, d):
                     continue
-                f = kernel.delay(E, w, s, s + d, n)
+                f = easy_kernel.delay(E, w, s, s + d, n)
                 rn = [E.rn_for[1][i] for i in range(E.events)]
                 first_n = next((i for i, x in enumerate(rn) if x > s), E.events)
-                r = kernel.restart(E, s, s + d, n)
+                r = easy_kernel.restart(E, s, s + d, n)
                 assert first_n <= r <= E.events
                 later += r > first_n
                 assert f == q.price_naive(s, n, d)
@@ -199,7 +183,7 @@ def test_re_plans_start_at_the_first_event_whose_tests_the_slot_may_fail(kernel)
         assert {o.start: o.delay for o in q.options(n, d)} == literal(q, n, d)
 
 
-def test_re_plans_stop_once_their_state_is_the_last_re_plans(kernel):
+def test_re_plans_stop_once_their_state_is_the_last_re_plans(easy_kernel):
     """A re-plan also stops at the first instant ``t`` where its state is the last re-plan's
     (of the same :class:`Work`): both slots are over, the jobs whose starts differ from it
     (those started before the restart event included) have ended in both, and the jobs
@@ -213,21 +197,21 @@ def test_re_plans_stop_once_their_state_is_the_last_re_plans(kernel):
         base, shapes = deep_site(seed, zeros=zeros)
         q = SiteQuote(base, shapes, 0, "easy")
         for n, d in ((8, 3600), (32, 2 * 3600)):
-            w = kernel.Work(q._easy)
+            w = easy_kernel.Work(q._easy)
             for s in q.candidates():
                 if q.feasible(s, n, d):
-                    assert kernel.delay(q._easy, w, s, s + d, n) == q.price_naive(s, n, d)
+                    assert easy_kernel.delay(q._easy, w, s, s + d, n) == q.price_naive(s, n, d)
             assert w.counts[3] > 0
     rng = random.Random(2122)
     stops = 0
     for _ in range(700):
         base, shapes, now, n, d = _small_site(rng)
         q = SiteQuote(base, shapes, now, "easy")
-        w = kernel.Work(q._easy)
+        w = easy_kernel.Work(q._easy)
         for _ in range(12):
             s, d, n = now + rng.randint(0, 40), rng.randint(1, 12), rng.randint(1, q.capacity)
             if q.feasible(s, n, d):
-                assert kernel.delay(q._easy, w, s, s + d, n) == q.price_naive(s, n, d)
+                assert easy_kernel.delay(q._easy, w, s, s + d, n) == q.price_naive(s, n, d)
         stops += w.counts[3]
     assert stops > 100
 
