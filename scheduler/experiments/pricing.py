@@ -200,7 +200,7 @@ class Pricing(ExperimentKind):
                published=of("pricing", "thesis-fig25-26-sdsc-plus20")),
         Preset("thesis-fig25-26-sdsc-plus40", "Thesis Figures 25–26 on SDSC-SP2, load +40 %",
                {"procs": 128, "extra_load": 0.4, "estimates": "accurate"},
-               traces=("SDSC-SP2",), minutes=240.0,  # ~125 CPU-min* estimated (load 1.17)
+               traces=("SDSC-SP2",), minutes=240.0,  # 5,331 s* with --jobs 3 (~105 CPU-min)
                published=of("pricing", "thesis-fig25-26-sdsc-plus40")),
         Preset("thesis-fig27-ctc",
                "Thesis Figure 27 on CTC-SP2: α = 0; sweep fraction 0.1, 0.2, 0.4, 0.6, 0.8, 0.9",
