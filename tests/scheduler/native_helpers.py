@@ -43,6 +43,21 @@ def literal(q, n: int, d: int) -> dict[int, int]:  # type: ignore[no-untyped-def
     return {s: f for s in q.candidates() if (f := q.price_naive(s, n, d)) is not None}
 
 
+def small_site(rng: random.Random):
+    """A small random site (a machine of 2–12 processors with up to 4 running blocks) and a
+    queue of 1–25 shapes, durations 0 included: ``(base, shapes, capacity)``."""
+    cap = rng.randint(2, 12)
+    base = Profile(cap)
+    for _ in range(rng.randint(0, 4)):
+        a, d, n = rng.randint(0, 20), rng.randint(1, 15), rng.randint(1, cap)
+        if base.free_over(a, a + d) >= n:
+            base.reserve(a, a + d, n)
+    shapes = [
+        (rng.randint(1, cap), rng.choice((0, 1, 2, 5, 9, 14))) for _ in range(rng.randint(1, 25))
+    ]
+    return base, shapes, cap
+
+
 def deep_site(seed: int, jobs: int = 220, cap: int = 64, zeros: bool = False):
     """A busy machine with a deep queue: a few running blocks and ``jobs`` queued shapes,
     many small and alike (under conservative backfilling the lower bound from the nearest

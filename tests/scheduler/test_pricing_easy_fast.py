@@ -16,10 +16,9 @@ import random
 import pytest
 
 from scheduler import _native
-from scheduler.cluster.profile import Profile
 from scheduler.pricing import SiteQuote
 from scheduler.pricing.plan import plan_easy, plan_queue
-from tests.scheduler.native_helpers import EASY, compiled, deep_site, literal, pure
+from tests.scheduler.native_helpers import EASY, compiled, deep_site, literal, pure, small_site
 
 NAME = EASY
 
@@ -69,16 +68,7 @@ def test_small_random_easy_queues_are_priced_literally(easy_kernel):
     """Many small random sites (seeded), durations 0 included, slots anywhere."""
     rng = random.Random(2101)
     for _ in range(400):
-        cap = rng.randint(2, 12)
-        base = Profile(cap)
-        for _ in range(rng.randint(0, 4)):
-            a, d, n = rng.randint(0, 20), rng.randint(1, 15), rng.randint(1, cap)
-            if base.free_over(a, a + d) >= n:
-                base.reserve(a, a + d, n)
-        shapes = [
-            (rng.randint(1, cap), rng.choice((0, 1, 2, 5, 9, 14)))
-            for _ in range(rng.randint(1, 25))
-        ]
+        base, shapes, cap = small_site(rng)
         now = rng.randint(0, 3)
         q = SiteQuote(base, shapes, now, "easy")
         n, d = rng.randint(1, cap), rng.randint(1, 12)
@@ -137,15 +127,7 @@ def test_re_plans_start_after_the_tight_steps_of_the_tests_passed(easy_kernel):
 
 
 def _small_site(rng: random.Random):
-    cap = rng.randint(2, 12)
-    base = Profile(cap)
-    for _ in range(rng.randint(0, 4)):
-        a, d, n = rng.randint(0, 20), rng.randint(1, 15), rng.randint(1, cap)
-        if base.free_over(a, a + d) >= n:
-            base.reserve(a, a + d, n)
-    shapes = [
-        (rng.randint(1, cap), rng.choice((0, 1, 2, 5, 9, 14))) for _ in range(rng.randint(1, 25))
-    ]
+    base, shapes, cap = small_site(rng)
     return base, shapes, rng.randint(0, 3), rng.randint(1, cap), rng.randint(1, 12)
 
 

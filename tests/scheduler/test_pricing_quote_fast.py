@@ -19,7 +19,7 @@ import scheduler.pricing.price as price_mod
 from scheduler import _native
 from scheduler.cluster.profile import Profile
 from scheduler.pricing import SiteQuote
-from tests.scheduler.native_helpers import compiled, deep_site, pure
+from tests.scheduler.native_helpers import compiled, deep_site, literal, pure, small_site
 
 NAME = "scheduler.pricing._replan"
 
@@ -41,10 +41,6 @@ def kernel(request, monkeypatch):
     module = KERNELS[request.param]()
     monkeypatch.setattr(price_mod, "_R", module)
     return module
-
-
-def literal(q: SiteQuote, n: int, d: int) -> dict[int, int]:
-    return {s: f for s in q.candidates() if (f := q.price_naive(s, n, d)) is not None}
 
 
 @pytest.mark.parametrize("policy", ["conservative", "fcfs"])
@@ -88,16 +84,7 @@ def test_small_random_queues_are_priced_literally(kernel):
     """Many small random sites (seeded), all three policies, durations 0 included."""
     rng = random.Random(21)
     for _ in range(400):
-        cap = rng.randint(2, 12)
-        base = Profile(cap)
-        for _ in range(rng.randint(0, 4)):
-            a, d, n = rng.randint(0, 20), rng.randint(1, 15), rng.randint(1, cap)
-            if base.free_over(a, a + d) >= n:
-                base.reserve(a, a + d, n)
-        shapes = [
-            (rng.randint(1, cap), rng.choice((0, 1, 2, 5, 9, 14)))
-            for _ in range(rng.randint(1, 25))
-        ]
+        base, shapes, cap = small_site(rng)
         policy = rng.choice(("conservative", "fcfs", "easy"))
         q = SiteQuote(base, shapes, rng.randint(0, 3), policy)
         n, d = rng.randint(1, cap), rng.randint(1, 12)
