@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -99,9 +99,34 @@ def _label(alpha: float | str) -> str:
     return "α random" if isinstance(alpha, str) else f"α = {alpha:g}"
 
 
-def _pricing_pass(item: tuple[Any, ...], progress=None) -> PricingRun:  # type: ignore[no-untyped-def]
+class _Pass(NamedTuple):
     """One replay of the prepared jobs: at one α (``"random"``: a fresh α per reservation,
-    thesis Figure 29), or the baseline without reservations."""
+    thesis Figure 29), or the ``baseline`` without reservations."""
+
+    jobs: list[Any]
+    procs: int
+    params: dict[str, Any]
+    seed: int
+    alpha: float | str
+    baseline: bool
+
+    @property
+    def label(self) -> str:
+        return "baseline without reservations" if self.baseline else _label(self.alpha)
+
+    def order(self) -> float:
+        """Longest first for the worker processes: eq. 20 at 0 < α < 1 needs every start's
+        exact price (the slow passes, longest near 0.5-0.75); α = 0 and 1 and the baseline
+        are quick."""
+        if self.baseline:
+            return 2.0
+        if isinstance(self.alpha, str):
+            return 0.0
+        return 1.0 if self.alpha in (0.0, 1.0) else abs(self.alpha - 0.6)
+
+
+def _pricing_pass(item: _Pass, progress=None) -> PricingRun:  # type: ignore[no-untyped-def]
+    """Run one :class:`_Pass`."""
     jobs, procs, params, seed, alpha, baseline = item
     if baseline:
         return run_pricing(jobs, procs, params["policy"], alpha=0.0, fraction=0.0)
@@ -114,16 +139,6 @@ def _pricing_pass(item: tuple[Any, ...], progress=None) -> PricingRun:  # type: 
         seed=seed, unit_cost=params["unit_cost"], hold=params["hold_slot"],
         progress=progress, slot=params["slot"],
     )  # fmt: skip
-
-
-def _pass_order(alpha: float | str, baseline: bool) -> float:
-    """Longest first for the worker processes: eq. 20 at 0 < α < 1 needs every start's exact
-    price (the slow passes, longest near 0.5-0.75); α = 0 and 1 and the baseline are quick."""
-    if baseline:
-        return 2.0
-    if isinstance(alpha, str):
-        return 0.0
-    return 1.0 if alpha in (0.0, 1.0) else abs(alpha - 0.6)
 
 
 @register
@@ -287,29 +302,24 @@ class Pricing(ExperimentKind):
             raise ParamError({"procs": f"no job of the trace fits {procs} processors"})
         # one pass per α and the baseline (α unused, no reservations): independent replays,
         # in worker processes with `--jobs N` (experiments/passes.py), the same results
-        todo: list[tuple[Any, ...]] = [
-            (jobs, procs, params, seed, alpha, False) for alpha in alphas
-        ]
+        todo = [_Pass(jobs, procs, params, seed, alpha, False) for alpha in alphas]
         if params["baseline"]:
-            todo.append((jobs, procs, params, seed, 0.0, True))
+            todo.append(_Pass(jobs, procs, params, seed, 0.0, True))
         passes = len(todo)
 
-        def pass_progress(i: int, item: tuple[Any, ...]):  # type: ignore[no-untyped-def]
-            what = "baseline without reservations" if item[5] else _label(item[4])
-
+        def pass_progress(i: int, item: _Pass):  # type: ignore[no-untyped-def]
             def report(f: float, msg: str) -> None:
-                progress(0.02 + 0.93 * (i + f) / passes, f"{what}: {msg}")
+                progress(0.02 + 0.93 * (i + f) / passes, f"{item.label}: {msg}")
 
             return report
 
-        def pass_done(k: int, n: int, item: tuple[Any, ...]) -> None:
-            what = "baseline" if item[5] else _label(item[4])
+        def pass_done(k: int, n: int, item: _Pass) -> None:
+            what = "baseline" if item.baseline else item.label
             progress(0.02 + 0.93 * k / n, f"{what} done ({k} of {n} passes)")
 
         out = map_passes(
-            _pricing_pass, todo, progress=pass_progress, done=pass_done,
-            first=lambda item: _pass_order(item[4], item[5]),
-        )  # fmt: skip
+            _pricing_pass, todo, progress=pass_progress, done=pass_done, first=_Pass.order
+        )
         runs: dict[float | str, PricingRun] = dict(zip(alphas, out, strict=False))
         baseline = out[-1] if params["baseline"] else None
         progress(0.97, "charts")
