@@ -65,7 +65,11 @@ Why it is fast (exact):
   jobs behind the head that may backfill are found in two trees (least width, least duration
   over ranges of the queue) that skip a range when its least width does not fit now or beside
   the head for its shortest duration (then none of its jobs does) — the first search at an
-  event from the root, which ends it when nothing may backfill.
+  event from the root, which ends it when nothing may backfill.  Compiled, the profile's
+  free counts end with a -1 past the last step, where the scan for a first short instant
+  stops (no bound check per step).  The depth-K loop does the same (its caches change
+  generation whenever a block is inserted, a placement's included), follows the step holding
+  ``t`` too and inserts a placement's block at the step its earliest-start scan found.
 * a quote prices all its candidate starts in one call (:func:`prices`: the fit beside the
   base, the hole test, the re-plan), on the buffers as typed views taken once per
   :class:`Work` (:class:`_Views`: a view costs a buffer request and a format check, and a
@@ -443,6 +447,8 @@ def _reserve_at(
         L = _close(T, F, L, k + 1)
     if a > 0 and F[a - 1] == F[a]:
         L = _close(T, F, L, a)
+    if cython.compiled:
+        F[L] = -1  # (the stop of _short's scan)
     return L
 
 
@@ -497,6 +503,35 @@ def _earliest(
 @cython.exceptval(check=False)
 @cython.wraparound(False)
 @cython.boundscheck(False)
+def _earliest_step(
+    T: cython.longlong[::1],
+    F: cython.longlong[::1],
+    L: cython.Py_ssize_t,
+    i: cython.Py_ssize_t,
+    n: cython.longlong,
+    d: cython.longlong,
+    t: cython.longlong,
+) -> cython.Py_ssize_t:
+    """:func:`_earliest` as the step holding the start: ``i`` (the start is ``t``), else the
+    step the start opens (the start is its first instant)."""
+    last: cython.Py_ssize_t = L - 1
+    p: cython.Py_ssize_t = i
+    end: cython.longlong = t + d
+    while True:
+        if F[i] < n:
+            i += 1  # cannot be past the last step: it holds the whole capacity
+            p = i
+            end = T[i] + d
+        elif i == last or T[i + 1] >= end:
+            return p
+        else:
+            i += 1
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
 def _short(
     T: cython.longlong[::1],
     F: cython.longlong[::1],
@@ -504,11 +539,19 @@ def _short(
     j: cython.Py_ssize_t,
     n: cython.longlong,
 ) -> cython.longlong:
-    """The first instant of a step from ``j`` on with fewer than ``n`` free (never: _INF)."""
+    """The first instant of a step from ``j`` on with fewer than ``n`` free (never: _INF).
+    Compiled, ``F[L]`` is -1 (:func:`_reserve_at` keeps it so): the scan stops there."""
     last: cython.Py_ssize_t = L - 1
-    while j < last and F[j] >= n:
-        j += 1
-    return T[j] if F[j] < n else 4611686018427387904  # _INF
+    if cython.compiled:
+        while F[j] >= n:
+            j += 1
+        last = L
+    else:
+        while j < last and F[j] >= n:
+            j += 1
+        if F[j] < n:
+            last = j + 1
+    return T[j] if j < last else 4611686018427387904  # _INF
 
 
 @cython.cfunc
@@ -1137,6 +1180,7 @@ def _run_depth(
     j: cython.Py_ssize_t
     k: cython.Py_ssize_t
     a: cython.Py_ssize_t
+    p: cython.Py_ssize_t
     x: cython.Py_ssize_t
     e: cython.Py_ssize_t = 0
     mw: cython.longlong
@@ -1160,6 +1204,7 @@ def _run_depth(
     rest: cython.longlong
     if not rec:
         C[0] += 1
+    a = _index(T, t, L)  # the step holding t (followed, not searched, from here on)
     while left > 0:
         if rec:  # the state before this event
             _snapshot(V, T, F, L, e, h, left, prev_t, mode)
@@ -1188,7 +1233,6 @@ def _run_depth(
         # 1. the reservations whose time has come start (their blocks are in place)
         while hn > 0 and H[0] <= t:
             hn = _pop(H, hn)
-        a = _index(T, t, L)
         # 2. jobs entering the first K: placed with every block in place, started if now
         while hn < K and h < m:
             if W[h] == 0:  # started earlier
@@ -1196,12 +1240,13 @@ def _run_depth(
                 continue
             q = procs[h]
             dq = durs[h]
-            st = _earliest(T, F, L, a, q, dq, t)
+            p = _earliest_step(T, F, L, a, q, dq, t)
+            st = t if p == a else T[p]
             if rec:  # the window it was placed in: a test passed
                 infl = max(infl, st + max(dq, 1))
                 nw = _win(WA, WB, WX, nw, wr, st, st + max(dq, 1), 0)
-            L = _reserve(T, F, L, st, st + dq, q)
-            a = _index(T, t, L)
+            L = _reserve_at(T, F, L, p, st, st + dq, q)
+            a = _step(T, L, a, t)
             gen += 1  # (the profile changed: the first short instants found are stale)
             if rec:
                 starts0[h] = st
@@ -1271,7 +1316,7 @@ def _run_depth(
                     if rec:  # a test passed: its window
                         infl = max(infl, max(end, t + 1))
                         nw = _win(WA, WB, WX, nw, wr, t, max(end, t + 1), 0)
-                    L = _reserve(T, F, L, t, end, q)
+                    L = _reserve_at(T, F, L, a, t, end, q)
                     if rec:
                         starts0[k] = t
                         dec0[k] = t
@@ -1299,12 +1344,13 @@ def _run_depth(
         # 4. the next instant: a breakpoint of the profile or a reservation's start (there is
         # one: a job that did not start now finds the whole machine free past the last
         # breakpoint, and the reserved ones start later)
-        a = _index(T, t, L)
         prev_t = t
         nxt = T[a + 1] if a + 1 < L else 4611686018427387904  # _INF
         if hn > 0 and H[0] < nxt:
-            nxt = H[0]
-        t = nxt
+            t = H[0]  # (within the step holding t)
+        else:
+            t = nxt
+            a += 1
         if rec:
             run_max = max(run_max, max(infl, t))
             reach[e] = run_max
@@ -1342,6 +1388,8 @@ def _record(E: EasyQueue, copy: bool) -> None:
     """Play the no-slot plan, recording its events (and, with ``copy``, their profiles)."""
     T = buffer(E.base_times, E.size)
     F = buffer(E.base_free, E.size)
+    if cython.compiled:
+        F[len(E.base_times)] = -1  # (the stop of _short's scan)
     W = buffer([1] * E.m, E.m)
     SH, BE, GS, GB = _caches(E.capacity)
     ST = buffer([], 4 * E.leaves)
@@ -1591,6 +1639,7 @@ def _delay(
         for x in range(L):
             T[x] = PT[o + x]
             F[x] = PF[o + x]
+        F[L] = -1  # (the stop of _short's scan)
     else:
         T[:] = PT[o : o + L]
         F[:] = PF[o : o + L]
