@@ -1151,13 +1151,15 @@ def _run_depth(
     has decided as many jobs before ``t`` as the other plan and every job whose start differs
     from the other plan's has ended in both.  Then the jobs started before ``t`` (``A``) are
     the other plan's (``B``): one of ``A`` whose start differs ended before ``t`` in both, one
-    whose start is the same started before ``t`` there too, so ``A`` is in ``B``; and the
-    reservations held are as many in both — K, unless neither plan has a job left to decide
-    (then both decided all) — so ``A`` and ``B`` are as large.  A reservation is only ever
-    given to the first job deciding nothing yet, in queue order, so the K held are, in both,
-    the first K jobs of the queue not in ``A``: the same jobs, at the same starts (a start
-    that differs would have ended).  The blocks from ``t`` on are then the same (the slot is
-    over), and so is the plan from ``t`` on: the jobs still undecided start as there."""
+    whose start is the same started before ``t`` there too, so ``A`` is in ``B``.  After an
+    event a plan holds K reservations (starts from ``t`` on) unless it has no job left to
+    decide; this one has one (its loop runs), so the other, having decided as many, has one
+    too: both hold K, and ``A`` and ``B`` are as large, the same.  A reservation only ever goes
+    to the first job of the queue not decided yet, so every job ahead of a reserved one is
+    decided: the K held are, in both, the first K jobs of the queue not in ``A`` — the same
+    jobs, at the same starts (a start that differs would have ended).  The blocks from ``t``
+    on are then the same (the slot is over), and so is the plan from ``t`` on: the jobs still
+    undecided start as there."""
     m: cython.Py_ssize_t = V.m
     K: cython.Py_ssize_t = V.depth
     procs: cython.longlong[::1] = V.procs
@@ -1420,7 +1422,8 @@ class Work:
         #: re-plans played, events they played, re-plans stopped early because their
         #: state became the no-slot plan's, and because it became the last re-plan's
         self.counts = buffer([], 4)
-        #: EASY: the starts of the last re-plan (queue order, and sorted) and of the current
+        #: the starts of the last re-plan (queue order, and sorted: at depth K, the instants
+        #: they were decided, sorted) and of the current
         self.SP = buffer([], E.m)
         self.SVP = buffer([], E.m)
         self.SC = buffer([], E.m)
