@@ -65,7 +65,11 @@ Why it is fast (exact):
   jobs behind the head that may backfill are found in two trees (least width, least duration
   over ranges of the queue) that skip a range when its least width does not fit now or beside
   the head for its shortest duration (then none of its jobs does) — the first search at an
-  event from the root, which ends it when nothing may backfill.
+  event from the root, which ends it when nothing may backfill.  Compiled, the profile's
+  free counts end with a -1 past the last step, where the scan for a first short instant
+  stops (no bound check per step).  The depth-K loop does the same (its caches change
+  generation whenever a block is inserted, a placement's included), follows the step holding
+  ``t`` too and inserts a placement's block at the step its earliest-start scan found.
 * a quote prices all its candidate starts in one call (:func:`prices`: the fit beside the
   base, the hole test, the re-plan), on the buffers as typed views taken once per
   :class:`Work` (:class:`_Views`: a view costs a buffer request and a format check, and a
@@ -75,7 +79,15 @@ Why it is fast (exact):
 The same kernel plays backfilling with a reservation depth K (:func:`_run_depth`,
 ``EasyQueue(..., depth=K)``) with the same snapshots and the whole-window reach: its
 placements read the profile up to the end of the window they pick, its backfills up to their
-ends.
+ends.  From the first event whose reach passes ``s``, a depth-K re-plan too starts at the
+first event where a passed test may fail (:func:`_first_moved`: a placement's window, where
+the job holds its reservation, and a backfill's, both checked on the profile after the event
+with ``x`` = 0; a test that failed fails with the slot too, and the instants the slot adds
+decide nothing, as under EASY).  And it stops, like an EASY re-plan, at the no-slot plan's
+state or at the last re-plan's (its proof, with the reservations held, at :func:`_run_depth`),
+counting decisions (a placement or a start, at the instant it is taken: ``E.dec0``, sorted
+``E.vd``) rather than starts.  At 200+ queued jobs (CTC-SP2, 338 processors, K = 4) most
+depth-K re-plans never meet either state: a delayed reservation moves the rest of the plan.
 
 tests/scheduler/test_pricing_easy_fast.py checks both against
 :meth:`~scheduler.pricing.price.SiteQuote.price_naive` (Figure 22 literally), compiled and
@@ -118,12 +130,15 @@ class EasyQueue:
     backfilling with reservation depth K (:mod:`scheduler.cluster.depth`, see :func:`_run_depth`).
 
     ``starts``: the no-slot starts (a list, queue order); the buffers ``ev`` (the event at which
-    each job's start was decided: it started, or, at depth K, got its reservation), and per
+    each job's start was decided: it started, or, at depth K, got its reservation; ``dec0`` its
+    instant, ``vd`` those sorted), and per
     event ``reach`` (running maximum), ``head``, ``left`` (jobs waiting — at depth K, holding
     no reservation), ``prev`` (the instant of the event before), ``off`` (the event's profile
     in ``pt``/``pf`` at ``off[i]:off[i + 1]``); ``events``: how many.  EASY also keeps the
     tight steps of every test each event passed (``tv``/``tend`` at ``toff[i]:toff[i + 1]``,
-    see :func:`_tight`) and, in ``rn_for``, the reach they give a slot of some width."""
+    see :func:`_tight`) and, in ``rn_for``, the reach they give a slot of some width; both keep
+    the windows of the tests each event passed (``wa``/``wb``/``wx`` at ``woff[i]:woff[i + 1]``,
+    see :func:`_first_moved`)."""
 
     def __init__(
         self,
@@ -153,6 +168,7 @@ class EasyQueue:
         self.cap_events = self.size + 2  # every event is a breakpoint, visited once
         self.leaves = 1 << max(m - 1, 0).bit_length()  # the width tree's leaves (>= m)
         self.starts0 = buffer([], m)
+        self.dec0 = buffer([], m)  # the instant each job's start was decided (its event's)
         self.ev = buffer([], m)
         self.reach = buffer([], self.cap_events)
         self.head = buffer([], self.cap_events)
@@ -165,12 +181,13 @@ class EasyQueue:
         self.tv = buffer([], 0)
         self.tend = buffer([], 0)
         self.ntests = 0
-        self.woff = buffer([], self.cap_events + 1)  # EASY: each event's windows, in wa/wb/wx
+        self.woff = buffer([], self.cap_events + 1)  # each event's windows, in wa/wb/wx
         self.wa = buffer([], 0)
         self.wb = buffer([], 0)
         self.wx = buffer([], 0)
         self.nwin = 0
         self.vs = buffer([], m)
+        self.vd = buffer([], m)
         self.events = 0
         _record(self, False)  # the sizes of the snapshots
         total = self.off[self.events + 1]  # (+ the plan's profile, after the last event)
@@ -184,6 +201,8 @@ class EasyQueue:
         _record(self, True)  # the same plan again, copying them
         self.starts = list(self.starts0)[:m]
         self.vs = buffer(sorted(self.starts), m)  # the no-slot starts, sorted
+        #: the instants the no-slot starts were decided, sorted (EASY: the starts themselves)
+        self.vd = buffer(sorted(self.dec0[:m]), m)
         zeros = sorted(v for v, dq in zip(self.starts, durs, strict=True) if dq == 0)
         self.zeros = buffer(zeros, len(zeros))  # the starts of the jobs of no duration
         self.nzeros = len(zeros)
@@ -210,6 +229,7 @@ class _Views:
     procs: cython.longlong[::1]
     durs: cython.longlong[::1]
     starts0: cython.longlong[::1]
+    dec0: cython.longlong[::1]
     ev: cython.longlong[::1]
     reach: cython.longlong[::1]
     head: cython.longlong[::1]
@@ -226,6 +246,7 @@ class _Views:
     wb: cython.longlong[::1]
     wx: cython.longlong[::1]
     vs: cython.longlong[::1]
+    vd: cython.longlong[::1]
     rn_n: cython.longlong
     rn: cython.longlong[::1]
     T: cython.longlong[::1]
@@ -254,6 +275,7 @@ class _Views:
         self.procs = E.procs
         self.durs = E.durs
         self.starts0 = E.starts0
+        self.dec0 = E.dec0
         self.ev = E.ev
         self.reach = E.reach
         self.head = E.head
@@ -270,6 +292,7 @@ class _Views:
         self.wb = E.wb
         self.wx = E.wx
         self.vs = E.vs
+        self.vd = E.vd
         self.rn_n = -1  # (the reach for n processors not taken yet)
         if w is not None:
             self.T = w.T
@@ -424,6 +447,8 @@ def _reserve_at(
         L = _close(T, F, L, k + 1)
     if a > 0 and F[a - 1] == F[a]:
         L = _close(T, F, L, a)
+    if cython.compiled:
+        F[L] = -1  # (the stop of _short's scan)
     return L
 
 
@@ -478,6 +503,35 @@ def _earliest(
 @cython.exceptval(check=False)
 @cython.wraparound(False)
 @cython.boundscheck(False)
+def _earliest_step(
+    T: cython.longlong[::1],
+    F: cython.longlong[::1],
+    L: cython.Py_ssize_t,
+    i: cython.Py_ssize_t,
+    n: cython.longlong,
+    d: cython.longlong,
+    t: cython.longlong,
+) -> cython.Py_ssize_t:
+    """:func:`_earliest` as the step holding the start: ``i`` (the start is ``t``), else the
+    step the start opens (the start is its first instant)."""
+    last: cython.Py_ssize_t = L - 1
+    p: cython.Py_ssize_t = i
+    end: cython.longlong = t + d
+    while True:
+        if F[i] < n:
+            i += 1  # cannot be past the last step: it holds the whole capacity
+            p = i
+            end = T[i] + d
+        elif i == last or T[i + 1] >= end:
+            return p
+        else:
+            i += 1
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
 def _short(
     T: cython.longlong[::1],
     F: cython.longlong[::1],
@@ -485,11 +539,19 @@ def _short(
     j: cython.Py_ssize_t,
     n: cython.longlong,
 ) -> cython.longlong:
-    """The first instant of a step from ``j`` on with fewer than ``n`` free (never: _INF)."""
+    """The first instant of a step from ``j`` on with fewer than ``n`` free (never: _INF).
+    Compiled, ``F[L]`` is -1 (:func:`_reserve_at` keeps it so): the scan stops there."""
     last: cython.Py_ssize_t = L - 1
-    while j < last and F[j] >= n:
-        j += 1
-    return T[j] if F[j] < n else 4611686018427387904  # _INF
+    if cython.compiled:
+        while F[j] >= n:
+            j += 1
+        last = L
+    else:
+        while j < last and F[j] >= n:
+            j += 1
+        if F[j] < n:
+            last = j + 1
+    return T[j] if j < last else 4611686018427387904  # _INF
 
 
 @cython.cfunc
@@ -689,6 +751,7 @@ def _run(
     procs: cython.longlong[::1] = V.procs
     durs: cython.longlong[::1] = V.durs
     starts0: cython.longlong[::1] = V.starts0
+    dec0: cython.longlong[::1] = V.dec0
     ev: cython.longlong[::1] = V.ev
     reach: cython.longlong[::1] = V.reach
     VS: cython.longlong[::1] = V.vs
@@ -803,6 +866,7 @@ def _run(
             gen += 1
             if rec:
                 starts0[h] = t
+                dec0[h] = t
                 ev[h] = e
             else:
                 SC[h] = t
@@ -933,6 +997,7 @@ def _run(
                     L = _reserve_at(T, F, L, a, t, end, q)
                     if rec:
                         starts0[k] = t
+                        dec0[k] = t
                         ev[k] = e
                     else:
                         SC[k] = t
@@ -1056,6 +1121,13 @@ def _run_depth(
     h: cython.Py_ssize_t,
     left: cython.Py_ssize_t,
     mode: cython.int,
+    stop: cython.longlong,
+    C: cython.longlong[::1],
+    SC: cython.longlong[::1],
+    SVC: cython.longlong[::1],
+    SP: cython.longlong[::1],
+    SVP: cython.longlong[::1],
+    settle2: cython.longlong,
 ) -> cython.longlong:
     """Backfilling with reservation depth K = ``E.depth`` (:class:`scheduler.cluster.depth.
     BackfillDepth`, every job submitted at ``E.now``, running its planned duration) from the
@@ -1069,25 +1141,54 @@ def _run_depth(
     reserved start (an instant where neither more processors are free nor a reservation starts
     decides nothing: every test that failed before fails again).  ``mode`` as in :func:`_run`;
     the reach of an event: ``t + 1`` (the free processors now), every placement's window,
-    every passed test's window, and the next instant."""
+    every passed test's window, and the next instant.
+
+    A re-plan (``mode`` 0) keeps its starts (``SC``) and the instants it decided them (placed
+    or started; ``SVC``, sorted, the first ones given) and stops as :func:`_run` does, at an
+    instant ``t`` from ``stop`` (the slot's end) on where its state — the profile from ``t`` on,
+    the reservations held, the jobs holding none — is the no-slot plan's (``.counts[2]``) or
+    the last re-plan's (``SP``, decisions ``SVP``; ``.counts[3]``, from ``settle2`` on): when it
+    has decided as many jobs before ``t`` as the other plan and every job whose start differs
+    from the other plan's has ended in both.  Then the jobs started before ``t`` (``A``) are
+    the other plan's (``B``): one of ``A`` whose start differs ended before ``t`` in both, one
+    whose start is the same started before ``t`` there too, so ``A`` is in ``B``.  After an
+    event a plan holds K reservations (starts from ``t`` on) unless it has no job left to
+    decide; this one has one (its loop runs), so the other, having decided as many, has one
+    too: both hold K, and ``A`` and ``B`` are as large, the same.  A reservation only ever goes
+    to the first job of the queue not decided yet, so every job ahead of a reserved one is
+    decided: the K held are, in both, the first K jobs of the queue not in ``A`` — the same
+    jobs, at the same starts (a start that differs would have ended).  The blocks from ``t``
+    on are then the same (the slot is over), and so is the plan from ``t`` on: the jobs still
+    undecided start as there."""
     m: cython.Py_ssize_t = V.m
     K: cython.Py_ssize_t = V.depth
     procs: cython.longlong[::1] = V.procs
     durs: cython.longlong[::1] = V.durs
     starts0: cython.longlong[::1] = V.starts0
+    dec0: cython.longlong[::1] = V.dec0
+    VD: cython.longlong[::1] = V.vd
     ev: cython.longlong[::1] = V.ev
     reach: cython.longlong[::1] = V.reach
+    WOFF: cython.longlong[::1] = V.woff
+    WA: cython.longlong[::1] = V.wa
+    WB: cython.longlong[::1] = V.wb
+    WX: cython.longlong[::1] = V.wx
+    nw: cython.Py_ssize_t = 0  # windows recorded
     rec: cython.bint = mode != 0
+    wr: cython.bint = mode == 2
     P: cython.Py_ssize_t = V.leaves
     D: cython.Py_ssize_t = 2 * V.leaves  # the durations' tree in ST
     i: cython.Py_ssize_t
     j: cython.Py_ssize_t
     k: cython.Py_ssize_t
     a: cython.Py_ssize_t
+    p: cython.Py_ssize_t
+    x: cython.Py_ssize_t
     e: cython.Py_ssize_t = 0
     mw: cython.longlong
     q: cython.longlong
     dq: cython.longlong
+    ta: cython.longlong
     st: cython.longlong
     end: cython.longlong
     nxt: cython.longlong
@@ -1097,14 +1198,43 @@ def _run_depth(
     prev_t: cython.longlong = t
     gen: cython.longlong = GS[0] + 1  # slot 0 holds the last generation used
     delay: cython.longlong = 0
+    settle: cython.longlong = stop  # no earlier instant's state is the no-slot plan's
+    vp: cython.Py_ssize_t = 0  # no-slot decisions before t (VD: sorted)
+    pv: cython.Py_ssize_t = 0  # the last re-plan's decisions before t (SVP: sorted)
+    nsv: cython.Py_ssize_t = m - left  # decisions in SVC (the first ones given)
+    how: cython.int = 0  # 1: stopped at the no-slot plan's state, 2: at the last re-plan's
+    rest: cython.longlong
+    if not rec:
+        C[0] += 1
+    a = _index(T, t, L)  # the step holding t (followed, not searched, from here on)
     while left > 0:
         if rec:  # the state before this event
             _snapshot(V, T, F, L, e, h, left, prev_t, mode)
+            if wr:
+                WOFF[e] = nw
             infl = t + 1
+        else:
+            C[1] += 1
+            if t >= settle:
+                # the slot is over, every job decided differently (start, or the instant of a
+                # reservation held) is settled by t in both: with as many decided as the no-slot
+                # plan decided before t, the state is its state (see above)
+                while vp < m and VD[vp] < t:
+                    vp += 1
+                if m - left == vp:
+                    C[2] += 1
+                    how = 1
+                    break
+            if t >= settle2:  # the same against the last re-plan
+                while pv < m and SVP[pv] < t:
+                    pv += 1
+                if m - left == pv:
+                    C[3] += 1
+                    how = 2
+                    break
         # 1. the reservations whose time has come start (their blocks are in place)
         while hn > 0 and H[0] <= t:
             hn = _pop(H, hn)
-        a = _index(T, t, L)
         # 2. jobs entering the first K: placed with every block in place, started if now
         while hn < K and h < m:
             if W[h] == 0:  # started earlier
@@ -1112,16 +1242,28 @@ def _run_depth(
                 continue
             q = procs[h]
             dq = durs[h]
-            st = _earliest(T, F, L, a, q, dq, t)
-            if rec:
+            p = _earliest_step(T, F, L, a, q, dq, t)
+            st = t if p == a else T[p]
+            if rec:  # the window it was placed in: a test passed
                 infl = max(infl, st + max(dq, 1))
-            L = _reserve(T, F, L, st, st + dq, q)
-            a = _index(T, t, L)
+                nw = _win(WA, WB, WX, nw, wr, st, st + max(dq, 1), 0)
+            L = _reserve_at(T, F, L, p, st, st + dq, q)
+            a = _step(T, L, a, t)
+            gen += 1  # (the profile changed: the first short instants found are stale)
             if rec:
                 starts0[h] = st
+                dec0[h] = t
                 ev[h] = e
-            elif st > starts0[h]:
-                delay += (st - starts0[h]) * q
+            else:
+                SC[h] = st
+                SVC[nsv] = t
+                nsv += 1
+                if st != SP[h]:
+                    settle2 = max(settle2, max(st, SP[h]) + max(dq, 1))
+                if st != starts0[h]:
+                    if st > starts0[h]:
+                        delay += (st - starts0[h]) * q
+                    settle = max(settle, max(st, starts0[h]) + max(dq, 1))
             if st > t:
                 hn = _push(H, hn, st)
             W[h] = 0
@@ -1136,17 +1278,20 @@ def _run_depth(
             break
         # 3. the jobs holding no reservation, in queue order, start if they fit now: the
         # next one no wider than now_free whose range's shortest job at its least width fits
+        # (a first short instant found at an earlier event holds while no block was inserted
+        # since, the generation, and it is not before the step holding t).  The first search
+        # starts from the root (the jobs before h hold a reservation or started: none waits)
         now_free = F[a]
         if now_free > 0:
-            gen += 1
-            k = h - 1
+            ta = T[a]
+            k = -1
             while True:
                 j = -1
-                i = k + 1 + P
+                i = 1 if k < 0 else k + 1 + P
                 while i < 2 * P:
                     mw = ST[i]
                     if mw <= now_free:
-                        if GS[mw] != gen:
+                        if GS[mw] != gen or SH[mw] < ta:
                             SH[mw] = _short(T, F, L, a, mw)
                             GS[mw] = gen
                         if t + ST[D + i] <= SH[mw]:
@@ -1165,37 +1310,49 @@ def _run_depth(
                 k = j
                 q = procs[k]
                 dq = durs[k]
-                if GS[q] != gen:
+                if GS[q] != gen or SH[q] < ta:
                     SH[q] = _short(T, F, L, a, q)
                     GS[q] = gen
                 end = t + dq
                 if end <= SH[q]:
-                    if rec:
+                    if rec:  # a test passed: its window
                         infl = max(infl, max(end, t + 1))
-                    L = _reserve(T, F, L, t, end, q)
+                        nw = _win(WA, WB, WX, nw, wr, t, max(end, t + 1), 0)
+                    L = _reserve_at(T, F, L, a, t, end, q)
                     if rec:
                         starts0[k] = t
+                        dec0[k] = t
                         ev[k] = e
-                    elif t > starts0[k]:
-                        delay += (t - starts0[k]) * q
+                    else:
+                        SC[k] = t
+                        SVC[nsv] = t
+                        nsv += 1
+                        if t != SP[k]:
+                            settle2 = max(settle2, max(t, SP[k]) + max(dq, 1))
+                        if t != starts0[k]:
+                            if t > starts0[k]:
+                                delay += (t - starts0[k]) * q
+                            settle = max(settle, max(t, starts0[k]) + max(dq, 1))
                     W[k] = 0
                     _gone(ST, P, k)
                     left -= 1
                     if end > t:  # the block took room from t on (a 0-second job takes none)
-                        a = _index(T, t, L)
+                        a = _step(T, L, a, t)
+                        ta = T[a]
+                        gen += 1
                         now_free -= q
                         if now_free == 0:
                             break
-                        gen += 1
         # 4. the next instant: a breakpoint of the profile or a reservation's start (there is
         # one: a job that did not start now finds the whole machine free past the last
         # breakpoint, and the reserved ones start later)
-        a = _index(T, t, L)
         prev_t = t
         nxt = T[a + 1] if a + 1 < L else 4611686018427387904  # _INF
         if hn > 0 and H[0] < nxt:
-            nxt = H[0]
-        t = nxt
+            t = H[0]  # (within the step holding t)
+        else:
+            t = nxt
+            a += 1
         if rec:
             run_max = max(run_max, max(infl, t))
             reach[e] = run_max
@@ -1203,7 +1360,23 @@ def _run_depth(
     GS[0] = gen
     if rec:
         E.events = e
+        E.nwin = nw
         _snapshot(V, T, F, L, e, h, left, prev_t, mode)  # the profile after the last event
+        if wr:
+            WOFF[e] = nw
+    elif how == 1:  # the jobs still undecided are decided as in the no-slot plan
+        for x in range(vp, m):
+            SVC[x] = VD[x]
+    elif how == 2:  # ... as in the last re-plan
+        rest = 0
+        for x in range(m):
+            if W[x] != 0:
+                SC[x] = SP[x]
+                if SP[x] > starts0[x]:
+                    rest += (SP[x] - starts0[x]) * procs[x]
+        for x in range(pv, m):
+            SVC[x] = SVP[x]
+        delay += rest
     return delay
 
 
@@ -1217,18 +1390,21 @@ def _record(E: EasyQueue, copy: bool) -> None:
     """Play the no-slot plan, recording its events (and, with ``copy``, their profiles)."""
     T = buffer(E.base_times, E.size)
     F = buffer(E.base_free, E.size)
+    if cython.compiled:
+        F[len(E.base_times)] = -1  # (the stop of _short's scan)
     W = buffer([1] * E.m, E.m)
     SH, BE, GS, GB = _caches(E.capacity)
     ST = buffer([], 4 * E.leaves)
     _build(ST, E.leaves, E.procs, E.durs, W, E.m)
     mode = 2 if copy else 1
     V = _Views(E, None)  # (E's buffers as they are now)
+    C = buffer([], 4)
+    X = buffer([], 0)  # (the starts of re-plans: a re-plan's only)
     if E.depth:
         H = buffer([], E.m + 1)
-        _run_depth(E, V, T, F, len(E.base_times), W, SH, GS, ST, H, 0, E.now, 0, E.m, mode)
+        _run_depth(E, V, T, F, len(E.base_times), W, SH, GS, ST, H, 0, E.now, 0, E.m, mode, 0,
+                   C, X, X, X, X, 0)  # fmt: skip
     else:
-        C = buffer([], 4)
-        X = buffer([], 0)  # (the starts of re-plans: a re-plan's only)
         _run(E, V, T, F, len(E.base_times), W, SH, BE, GS, GB, ST, E.now, 0, E.m, mode, 0, C,
              X, X, X, X, 0)  # fmt: skip
 
@@ -1243,10 +1419,11 @@ class Work:
         self.SH, self.BE, self.GS, self.GB = _caches(E.capacity)
         self.ST = buffer([], 4 * E.leaves)
         self.H = buffer([], E.m + 1)  # depth K: the starts of the reserved jobs, a min-heap
-        #: EASY: re-plans played, events they played, re-plans stopped early because their
+        #: re-plans played, events they played, re-plans stopped early because their
         #: state became the no-slot plan's, and because it became the last re-plan's
         self.counts = buffer([], 4)
-        #: EASY: the starts of the last re-plan (queue order, and sorted) and of the current
+        #: the starts of the last re-plan (queue order, and sorted: at depth K, the instants
+        #: they were decided, sorted) and of the current
         self.SP = buffer([], E.m)
         self.SVP = buffer([], E.m)
         self.SC = buffer([], E.m)
@@ -1289,7 +1466,7 @@ def _first_moved(
     e: cython.longlong,
     n: cython.longlong,
 ) -> cython.Py_ssize_t:
-    """EASY: from event ``r`` on, the first event at which a test the no-slot plan passed may
+    """From event ``r`` on, the first event at which a test the no-slot plan passed may
     fail with the slot ``n`` over ``[s, e)``: the first whose windows (``E.wa``/``wb``/``wx``)
     do not all keep ``x + n`` free over their overlap with the slot on the profile after the
     event (the next snapshot: it holds every block the event started, so no more room than
@@ -1365,7 +1542,7 @@ def _restart(
             hi = mid
         else:
             lo = mid + 1
-    if lo < events and V.depth == 0:
+    if lo < events:
         return _first_moved(V, events, lo, s, e, n)
     return lo
 
@@ -1374,8 +1551,8 @@ def _restart(
 def restart(E: EasyQueue, s: cython.longlong, e: cython.longlong, n: cython.longlong) -> int:
     """The event a re-plan with the slot ``n`` over ``[s, e)`` starts from (``E.events``:
     none, nobody moves): the first whose reach passes ``s`` (EASY: for a slot of ``n``
-    processors, ``E.rn_for``) and, under EASY, from there the first whose tests the slot
-    may make fail (:func:`_first_moved`)."""
+    processors, ``E.rn_for``) and from there the first whose tests the slot may make fail
+    (:func:`_first_moved`)."""
     return _restart(E, _Views(E, None), s, e, n)
 
 
@@ -1465,6 +1642,7 @@ def _delay(
         for x in range(L):
             T[x] = PT[o + x]
             F[x] = PF[o + x]
+        F[L] = -1  # (the stop of _short's scan)
     else:
         T[:] = PT[o : o + L]
         F[:] = PF[o : o + L]
@@ -1493,7 +1671,68 @@ def _delay(
         t = T[x] if x < L else 4611686018427387904  # _INF
         if hn > 0 and H[0] < t:
             t = H[0]
-    return _run_depth(E, V, T, F, L, W, V.SH, V.GS, V.ST, H, hn, t, V.head[r], V.left[r], 0)
+    return _replan_depth(E, V, T, F, L, W, H, hn, r, t, e)
+
+
+@cython.cfunc
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _replan_depth(
+    E: EasyQueue,
+    V: _Views,
+    T: cython.longlong[::1],
+    F: cython.longlong[::1],
+    L: cython.Py_ssize_t,
+    W: cython.longlong[::1],
+    H: cython.longlong[::1],
+    hn: cython.Py_ssize_t,
+    r: cython.Py_ssize_t,
+    t: cython.longlong,
+    e: cython.longlong,
+) -> cython.longlong:
+    """Depth K: :func:`_run_depth` from event ``r``'s state (``T``/``F``: with the slot,
+    which ends at ``e``; ``H[:hn]`` the reservations held) at ``t``, stopping at the no-slot
+    plan's state or at the last re-plan's; its starts and decisions are kept as the last
+    re-plan's."""
+    m: cython.Py_ssize_t = V.m
+    starts0: cython.longlong[::1] = V.starts0
+    ev: cython.longlong[::1] = V.ev
+    durs: cython.longlong[::1] = V.durs
+    VD: cython.longlong[::1] = V.vd
+    SC: cython.longlong[::1] = V.SC
+    SP: cython.longlong[::1] = V.SP
+    SVC: cython.longlong[::1] = V.SVC
+    tmp: cython.longlong[::1]
+    x: cython.Py_ssize_t
+    before: cython.Py_ssize_t = m - V.left[r]  # jobs decided before event r
+    settle2: cython.longlong = 4611686018427387904  # _INF: no last re-plan
+    out: cython.longlong
+    for x in range(m):
+        SC[x] = starts0[x]
+    if V.last >= 0:
+        # its state may be this one's once both slots are over and the jobs decided before
+        # event r (at their no-slot starts) have ended where the last re-plan started them
+        settle2 = max(e, V.last)
+        for x in range(m):
+            if ev[x] < r and SP[x] != starts0[x]:
+                settle2 = max(settle2, max(SP[x], starts0[x]) + max(durs[x], 1))
+    else:
+        for x in range(m):
+            SP[x] = starts0[x]
+    for x in range(before):  # the earliest no-slot decisions are those of the jobs before r
+        SVC[x] = VD[x]
+    out = _run_depth(
+        E, V, T, F, L, W, V.SH, V.GS, V.ST, H, hn, t, V.head[r], V.left[r], 0, e, V.C, SC, SVC,
+        SP, V.SVP, settle2,
+    )  # fmt: skip
+    tmp = V.SP
+    V.SP = V.SC
+    V.SC = tmp
+    tmp = V.SVP
+    V.SVP = V.SVC
+    V.SVC = tmp
+    V.last = e
+    return out
 
 
 @cython.ccall

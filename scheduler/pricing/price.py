@@ -62,8 +62,11 @@ move (68 later, 42 earlier on average): little to skip, so the loop is compiled.
 (same trace and size) the re-plans from the snapshots run ~100 job starts each; about a fifth
 of the instants before a slot are skipped, so that loop is compiled too.  An EASY re-plan
 starts at the first event whose passed tests the slot may make fail (a quarter of the events
-from the reach on decide as without it: 151.8 -> 119.9 events per re-plan at 200+ queued),
-and all candidate starts of an EASY or depth-K quote are priced in one kernel call
+from the reach on decide as without it: 151.8 -> 119.9 events per re-plan at 200+ queued);
+a depth-K re-plan likewise (K = 4: 136.4 -> 99.4), and it too stops once its state is the
+no-slot plan's or the last re-plan's (-> 89.0; most depth-K re-plans meet neither: a delayed
+reservation moves the rest of the plan); and all candidate starts of an EASY or depth-K
+quote are priced in one kernel call
 (:func:`scheduler.pricing._easy.prices`: the fit beside the base, the hole test and the
 re-plan), with no Python per start.
 """
