@@ -7,7 +7,11 @@ directory (Cython, as ``setup.py`` does) and given to it; then, at every submiss
 with ``--deep`` or more queued jobs (every ``--every``-th of them), both quote
 (``SiteQuote(...).options(32 p, 2 h)``, CPU time), the two alternating which goes first, and
 the option lists are compared.  Prints median / p95 / p99 / max per side, how many quotes
-took over 10 ms, and whether every option list is identical.
+took over 10 ms, and whether every option list is identical.  The timed quote starts from
+the replay index (``base_profile``, ``queued_shapes``), as a site page's does: by default
+both sides read this tree's index; with ``--rev-index`` the commit's side reads the same
+replay through the commit's ``scheduler/cluster/replay.py`` (the whole site-page quote of
+each tree).
 
     nice -n 5 .venv/bin/python bench/sweep_site_quotes_against.py --rev 7a0375c --policy easy
 """
@@ -77,6 +81,12 @@ def old_price(rev: str, tmp: Path):  # type: ignore[no-untyped-def]
     return module
 
 
+def old_replay(rev: str, tmp: Path):  # type: ignore[no-untyped-def]
+    """``rev``'s ``scheduler/cluster/replay.py`` (its relative imports: this tree's)."""
+    (tmp / "replay_rev.py").write_text(_show(rev, "scheduler/cluster/replay.py"))
+    return _load("scheduler.cluster.replay_rev", tmp / "replay_rev.py")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rev", required=True, help="the commit to compare with")
@@ -85,6 +95,9 @@ def main() -> None:
     ap.add_argument("--policy", default="easy")
     ap.add_argument("--deep", type=int, default=200, help="queued jobs that make an instant deep")
     ap.add_argument("--every", type=int, default=1, help="every N-th deep instant")
+    ap.add_argument(
+        "--rev-index", action="store_true", help="the commit's side reads the commit's replay.py"
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         cwd = Path.cwd()
@@ -97,6 +110,13 @@ def main() -> None:
         trace = load_trace(args.trace)
         jobs, _ = prepare_jobs(trace.jobs, args.procs, "requested")
         index = build_index(jobs, args.procs, args.policy)
+        indexes = {args.rev: index, "this tree": index}
+        if args.rev_index:  # the same replay, read through the commit's ReplayIndex
+            arrays = (index.submit, index.start, index.end, index.estimate, index.procs)
+            rev_index = old_replay(args.rev, Path(tmp)).ReplayIndex(
+                index.capacity, index.policy, *arrays
+            )
+            indexes[args.rev] = rev_index
         subs = np.unique(index.submit)
         started = np.sort(index.start[index.start >= 0])
         queued = np.searchsorted(index.submit, subs, "right") - np.searchsorted(
@@ -104,7 +124,8 @@ def main() -> None:
         )
         ats = subs[queued >= args.deep][:: args.every].tolist()
         print(f"{Path(args.trace).name} at {args.procs} processors, {args.policy}: {len(ats)} "
-              f"instants with {args.deep}+ queued; quote 32 p x 2 h, CPU ms")  # fmt: skip
+              f"instants with {args.deep}+ queued; quote 32 p x 2 h, CPU ms"
+              f"{' (each side its own replay index)' if args.rev_index else ''}")  # fmt: skip
         times: dict[str, list[float]] = {args.rev: [], "this tree": []}
         same = 0
         for i, at in enumerate(ats):
@@ -112,7 +133,8 @@ def main() -> None:
             res = {}
             for label, module in sides if i % 2 == 0 else sides[::-1]:
                 t0 = time.process_time()
-                base, shapes = index.base_profile(at), index.queued_shapes(at)
+                ix = indexes[label]
+                base, shapes = ix.base_profile(at), ix.queued_shapes(at)
                 opts = module.SiteQuote(base, shapes, at, args.policy).options(32, 7200)
                 times[label].append((time.process_time() - t0) * 1e3)
                 res[label] = [(o.start, o.delay) for o in opts]

@@ -82,16 +82,36 @@ class ReplayIndex:
         """How many jobs are submitted at or before ``t`` (they are a prefix: queue order)."""
         return int(np.searchsorted(self.submit, t, side="right"))
 
+    @cached_property
+    def _spans(self) -> tuple[int, int]:
+        """The longest run and the longest wait of the jobs that start (0 when none):
+        a job running at ``t`` started after ``t`` less the first, one waiting at ``t`` was
+        submitted after ``t`` less the second — what bounds the jobs looked at (issue 21:
+        not the whole trace at every instant)."""
+        started = self.start >= 0
+        if not started.any():
+            return 0, 0
+        runs = self.end[started] - self.start[started]
+        waits = self.start[started] - self.submit[started]
+        return int(runs.max()), int(waits.max())
+
     def running(self, t: int) -> np.ndarray:
-        """Indexes of the jobs running at ``t``: started at or before it and ending after it."""
-        hi = self._known(t)
-        start, end = self.start[:hi], self.end[:hi]
-        return np.flatnonzero((start <= t) & (end > t))
+        """Indexes of the jobs running at ``t``: started at or before it and ending after it
+        (in queue order)."""
+        by_start, starts = self._by_start
+        run, _ = self._spans
+        lo = int(np.searchsorted(starts, t - run, side="left"))
+        hi = int(np.searchsorted(starts, t, side="right"))
+        cand = by_start[lo:hi]  # started in [t - longest run, t]: all that may run at t
+        return np.sort(cand[self.end[cand] > t])
 
     def queued(self, t: int) -> np.ndarray:
         """Indexes of the jobs waiting at ``t``, in queue order."""
         hi = self._known(t)
-        return np.flatnonzero(self.start[:hi] > t)
+        _, wait = self._spans
+        lo = int(np.searchsorted(self.submit[:hi], t - wait, side="left"))
+        # (a job waiting at t starts after t, at most the longest wait after its submission)
+        return lo + np.flatnonzero(self.start[lo:hi] > t)
 
     def base_profile(self, t: int) -> Profile:
         """Free processors from ``t`` on with the running jobs' planned blocks (start +

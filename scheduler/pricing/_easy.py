@@ -97,6 +97,7 @@ tests/scheduler/test_pricing_depth_fast.py the depth-K plan against the simulato
 
 from __future__ import annotations
 
+import threading
 from array import array
 from bisect import bisect_right
 
@@ -104,6 +105,10 @@ try:
     import cython
 except ImportError:  # no Cython installed: the same source runs uncompiled
     from scheduler._native import cython_shim as cython
+try:  # compiled: the steps are shifted by C's memmove
+    from cython.cimports.libc.string import memmove
+except (ImportError, AttributeError):  # uncompiled (Cython's shadow module raises the
+    pass  # latter): lists shift themselves
 
 __all__ = ["EasyQueue", "buffer", "delay", "delays", "prices", "restart"]
 
@@ -189,16 +194,7 @@ class EasyQueue:
         self.vs = buffer([], m)
         self.vd = buffer([], m)
         self.events = 0
-        _record(self, False)  # the sizes of the snapshots
-        total = self.off[self.events + 1]  # (+ the plan's profile, after the last event)
-        self.pt = buffer([], total)
-        self.pf = buffer([], total)
-        self.tv = buffer([], self.ntests)
-        self.tend = buffer([], self.ntests)
-        self.wa = buffer([], self.nwin)
-        self.wb = buffer([], self.nwin)
-        self.wx = buffer([], self.nwin)
-        _record(self, True)  # the same plan again, copying them
+        _play(self)
         self.starts = list(self.starts0)[:m]
         self.vs = buffer(sorted(self.starts), m)  # the no-slot starts, sorted
         #: the instants the no-slot starts were decided, sorted (EASY: the starts themselves)
@@ -416,7 +412,6 @@ def _reserve_at(
 ) -> cython.Py_ssize_t:
     """:func:`_reserve` when step ``a`` holds ``t``."""
     k: cython.Py_ssize_t
-    x: cython.Py_ssize_t
     lo: cython.Py_ssize_t = a
     hi: cython.Py_ssize_t = L
     mid: cython.Py_ssize_t
@@ -432,24 +427,94 @@ def _reserve_at(
         k = lo - 1
     else:
         k = bisect_right(T, stop - 1, a, L) - 1
+    if cython.compiled:  # each region of steps moved once (_take_shifted)
+        L = _take_shifted(T, F, L, a, k, t, stop, q)
+        F[L] = -1  # (the stop of _short's scan)
+        return L
     if T[a] != t:  # split at t
         a += 1
         k += 1
         L = _open(T, F, L, a, t, F[a - 1])
     if k == L - 1 or T[k + 1] != stop:  # split at stop
         L = _open(T, F, L, k + 1, stop, F[k])
-    if cython.compiled:
-        for x in range(a, k + 1):
-            F[x] -= q
-    else:
-        F[a : k + 1] = [f - q for f in F[a : k + 1]]
+    F[a : k + 1] = [f - q for f in F[a : k + 1]]
     if F[k] == F[k + 1]:  # canonical steps: merge equal neighbours
         L = _close(T, F, L, k + 1)
     if a > 0 and F[a - 1] == F[a]:
         L = _close(T, F, L, a)
-    if cython.compiled:
-        F[L] = -1  # (the stop of _short's scan)
     return L
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.inline
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _shift(
+    T: cython.longlong[::1],
+    F: cython.longlong[::1],
+    dst: cython.Py_ssize_t,
+    src: cython.Py_ssize_t,
+    count: cython.Py_ssize_t,
+) -> cython.void:
+    """Move the ``count`` steps from ``src`` on to ``dst`` (compiled only: C's memmove)."""
+    size: cython.Py_ssize_t = count * cython.sizeof(cython.longlong)
+    if count > 0 and dst != src:
+        memmove(cython.address(T[dst]), cython.address(T[src]), size)
+        memmove(cython.address(F[dst]), cython.address(F[src]), size)
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.inline
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _take_shifted(
+    T: cython.longlong[::1],
+    F: cython.longlong[::1],
+    L: cython.Py_ssize_t,
+    a: cython.Py_ssize_t,
+    k: cython.Py_ssize_t,
+    t: cython.longlong,
+    stop: cython.longlong,
+    q: cython.longlong,
+) -> cython.Py_ssize_t:
+    """The block of ``q > 0`` processors over ``[t, stop)`` (``t < stop``; step ``a`` holds
+    ``t``, step ``k`` holds ``stop - 1``) with each region of steps moved once (compiled
+    only; :func:`scheduler.pricing._replan._take_shifted`): the splits at ``t`` and ``stop``
+    and the merges of equal neighbours are decided first — a split at ``t`` leaves no merge
+    at ``t`` (the steps then differ by ``q``), nor does a split at ``stop`` at ``stop`` —
+    then the covered steps after ``a`` move by the net count before them and the tail by
+    the net count in all.  Returns the new ``L``."""
+    x: cython.Py_ssize_t
+    fa: cython.longlong = F[a]
+    fk: cython.longlong = F[k]
+    split_t: cython.Py_ssize_t = 1 if T[a] != t else 0
+    split_stop: cython.Py_ssize_t = 1 if (k == L - 1 or T[k + 1] != stop) else 0
+    # after the subtraction: the step at stop equals the last covered one; the step before
+    # t equals the first covered one
+    merge_stop: cython.Py_ssize_t = 1 if (split_stop == 0 and F[k + 1] == fk - q) else 0
+    merge_t: cython.Py_ssize_t = 1 if (split_t == 0 and a > 0 and F[a - 1] == fa - q) else 0
+    shift: cython.Py_ssize_t = split_t - merge_t  # of the covered steps a+1..k
+    tail: cython.Py_ssize_t = k + 1 + merge_stop  # the first step kept after the block
+    delta: cython.Py_ssize_t = shift + split_stop - merge_stop  # of the tail
+    if delta > 0:  # to the right: the tail first
+        _shift(T, F, tail + delta, tail, L - tail)
+        _shift(T, F, a + 1 + shift, a + 1, k - a)
+    else:  # to the left (or in place): the covered steps first
+        _shift(T, F, a + 1 + shift, a + 1, k - a)
+        _shift(T, F, tail + delta, tail, L - tail)
+    if split_t:  # step a keeps [T[a], t) at fa; the block starts a new step
+        T[a + 1] = t
+        F[a + 1] = fa - q
+    elif not merge_t:  # step a starts at t (merged: the step before covers it)
+        F[a] = fa - q
+    for x in range(a + 1 + shift, k + 1 + shift):
+        F[x] -= q
+    if split_stop:
+        T[k + 1 + shift] = stop
+        F[k + 1 + shift] = fk
+    return L + delta
 
 
 @cython.cfunc
@@ -591,21 +656,25 @@ def _build(
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _gone(ST: cython.longlong[::1], P: cython.Py_ssize_t, k: cython.Py_ssize_t) -> cython.void:
-    """Job ``k`` no longer waits."""
+    """Job ``k`` no longer waits (each tree updated up to its first unchanged node)."""
     D: cython.Py_ssize_t = 2 * P
     i: cython.Py_ssize_t = P + k
-    w: cython.longlong
-    d: cython.longlong
+    v: cython.longlong
     ST[i] = 4611686018427387904  # _INF
     ST[D + i] = 4611686018427387904
     i >>= 1
-    while i > 0:
-        w = min(ST[2 * i], ST[2 * i + 1])
-        d = min(ST[D + 2 * i], ST[D + 2 * i + 1])
-        if w == ST[i] and d == ST[D + i]:
+    while i > 0:  # the widths
+        v = min(ST[2 * i], ST[2 * i + 1])
+        if v == ST[i]:
             break  # the ancestors are unchanged too
-        ST[i] = w
-        ST[D + i] = d
+        ST[i] = v
+        i >>= 1
+    i = (P + k) >> 1
+    while i > 0:  # the durations
+        v = min(ST[D + 2 * i], ST[D + 2 * i + 1])
+        if v == ST[D + i]:
+            break
+        ST[D + i] = v
         i >>= 1
 
 
@@ -641,7 +710,7 @@ def _tight(
         v = F[p] - x
         if v < low:
             low = v
-            if write:
+            if write and nr < len(TV):
                 TV[nr] = v
                 TE[nr] = end
             nr += 1
@@ -668,7 +737,7 @@ def _win(
     """Record the window of a test passed, ``[w0, w1)``, and ``x``: the processors it needs
     free beside the blocks in place after its event (``write``: into ``A``/``B``/``X`` at
     ``nw``; else only count).  Returns the new count."""
-    if write:
+    if write and nw < len(A):
         A[nw] = w0
         B[nw] = w1
         X[nw] = x
@@ -691,7 +760,8 @@ def _snapshot(
     mode: cython.int,
 ) -> cython.void:
     """Record event ``e``'s state (the head, the jobs waiting, the instant before; ``mode``
-    1: the size of its profile, 2: the profile itself, in ``E.pt``/``E.pf``)."""
+    1: the size of its profile, 2: the profile itself, in ``E.pt``/``E.pf``; 3: both, the
+    profile only while it fits the buffers)."""
     off: cython.longlong[::1] = V.off
     PT: cython.longlong[::1] = V.pt
     PF: cython.longlong[::1] = V.pf
@@ -703,10 +773,10 @@ def _snapshot(
     head[e] = h
     lefts[e] = left
     prev[e] = prev_t
-    if mode == 1:
-        off[e + 1] = off[e] + L
-    else:
-        o = off[e]
+    o = off[e]
+    if mode != 2:
+        off[e + 1] = o + L
+    if mode != 1 and o + L <= len(PT):
         for x in range(L):
             PT[o + x] = T[x]
             PF[o + x] = F[x]
@@ -744,7 +814,8 @@ def _run(
     ``t``.  ``mode`` 0: a re-plan, returns the delay against the no-slot starts, and stops
     once, at an instant from ``stop`` (the slot's end) on, its state is the no-slot plan's
     (counted in ``C``: re-plans, events played, early stops); 1: the no-slot plan, recording
-    the events and their tests (sizes only); 2: the same, copying the snapshots and tests.
+    the events and their tests (sizes only); 2: the same, copying the snapshots and tests;
+    3: both, copying them while they fit the buffers (:func:`_record`).
     ``SH``/``BE``: per-width caches, valid where ``GS``/``GB`` hold the current generation
     (``SH`` also only while not before the step holding ``t``)."""
     m: cython.Py_ssize_t = V.m
@@ -765,7 +836,7 @@ def _run(
     nw: cython.Py_ssize_t = 0  # windows recorded
     cap: cython.longlong = V.cap
     rec: cython.bint = mode != 0
-    wr: cython.bint = mode == 2
+    wr: cython.bint = mode >= 2
     nr: cython.Py_ssize_t = 0  # tests recorded
     ok: cython.bint
     P: cython.Py_ssize_t = V.leaves
@@ -811,7 +882,7 @@ def _run(
     while left > 0:
         if rec:  # the state before this event
             _snapshot(V, T, F, L, e, h, left, prev_t, mode)
-            if mode == 2:
+            if wr:
                 TOFF[e] = nr
                 WOFF[e] = nw
             infl = t + 1
@@ -1175,7 +1246,7 @@ def _run_depth(
     WX: cython.longlong[::1] = V.wx
     nw: cython.Py_ssize_t = 0  # windows recorded
     rec: cython.bint = mode != 0
-    wr: cython.bint = mode == 2
+    wr: cython.bint = mode >= 2
     P: cython.Py_ssize_t = V.leaves
     D: cython.Py_ssize_t = 2 * V.leaves  # the durations' tree in ST
     i: cython.Py_ssize_t
@@ -1386,8 +1457,50 @@ def _caches(capacity: int):  # type: ignore[no-untyped-def]
     return buffer([], size), buffer([], size), buffer([], size), buffer([], size)
 
 
-def _record(E: EasyQueue, copy: bool) -> None:
-    """Play the no-slot plan, recording its events (and, with ``copy``, their profiles)."""
+#: compiled: per thread, the buffers the no-slot plan is first recorded into (kept from one
+#: queue to the next, grown as needed)
+_SCRATCH = threading.local()
+
+
+def _play(E: EasyQueue) -> None:
+    """Play ``E``'s no-slot plan and record its snapshots, tests and windows.  Compiled, it
+    is played once into this thread's scratch buffers (grown when a plan did not fit: then
+    it is played again into buffers of its sizes, as uncompiled) and copied to buffers of
+    its sizes; uncompiled, once for the sizes and once more to copy them."""
+    names = ("pt", "pf", "tv", "tend", "wa", "wb", "wx")
+    if cython.compiled:
+        have = getattr(_SCRATCH, "bufs", None)
+        if have is None:
+            have = _SCRATCH.bufs = {k: buffer([], 1024) for k in names}
+        for k in names:
+            setattr(E, k, have[k])
+        _record(E, 3)  # (recorded while it fits, sized in full)
+        total = E.off[E.events + 1]
+        need = {"pt": total, "pf": total, "tv": E.ntests, "tend": E.ntests}
+        need.update(wa=E.nwin, wb=E.nwin, wx=E.nwin)
+        if all(need[k] <= len(have[k]) for k in names):
+            for k in names:
+                setattr(E, k, have[k][: need[k]])  # (a copy)
+            return
+        for k in names:  # (room for this plan and a quarter more, from now on)
+            if need[k] > len(have[k]):
+                have[k] = buffer([], need[k] + need[k] // 4)
+    else:
+        _record(E, 1)  # the sizes of the snapshots
+        total = E.off[E.events + 1]  # (+ the plan's profile, after the last event)
+    E.pt = buffer([], total)
+    E.pf = buffer([], total)
+    E.tv = buffer([], E.ntests)
+    E.tend = buffer([], E.ntests)
+    E.wa = buffer([], E.nwin)
+    E.wb = buffer([], E.nwin)
+    E.wx = buffer([], E.nwin)
+    _record(E, 2)  # the same plan again, copying them
+
+
+def _record(E: EasyQueue, mode: int) -> None:
+    """Play the no-slot plan, recording its events (``mode`` as in :func:`_run`: 1, their
+    sizes; 2, their profiles, tests and windows too; 3, both)."""
     T = buffer(E.base_times, E.size)
     F = buffer(E.base_free, E.size)
     if cython.compiled:
@@ -1396,7 +1509,6 @@ def _record(E: EasyQueue, copy: bool) -> None:
     SH, BE, GS, GB = _caches(E.capacity)
     ST = buffer([], 4 * E.leaves)
     _build(ST, E.leaves, E.procs, E.durs, W, E.m)
-    mode = 2 if copy else 1
     V = _Views(E, None)  # (E's buffers as they are now)
     C = buffer([], 4)
     X = buffer([], 0)  # (the starts of re-plans: a re-plan's only)
@@ -1565,43 +1677,68 @@ def _replan(
     T: cython.longlong[::1],
     F: cython.longlong[::1],
     L: cython.Py_ssize_t,
-    W: cython.longlong[::1],
     r: cython.Py_ssize_t,
     t: cython.longlong,
     e: cython.longlong,
 ) -> cython.longlong:
     """EASY: :func:`_run` from event ``r``'s state (``T``/``F``: with the slot, which ends at
     ``e``) at ``t``, stopping at the no-slot plan's state or at the last re-plan's; its starts
-    are kept as the last re-plan's."""
+    are kept as the last re-plan's.  The waiting flags, the trees (:func:`_build`), the
+    starts and the last re-plan's settle time are set up in one pass over the queue."""
     m: cython.Py_ssize_t = V.m
     starts0: cython.longlong[::1] = V.starts0
     ev: cython.longlong[::1] = V.ev
+    procs: cython.longlong[::1] = V.procs
     durs: cython.longlong[::1] = V.durs
     VS: cython.longlong[::1] = V.vs
+    W: cython.longlong[::1] = V.W
+    ST: cython.longlong[::1] = V.ST
     SC: cython.longlong[::1] = V.SC
     SP: cython.longlong[::1] = V.SP
     SVC: cython.longlong[::1] = V.SVC
     tmp: cython.longlong[::1]
     x: cython.Py_ssize_t
+    P: cython.Py_ssize_t = V.leaves
+    D: cython.Py_ssize_t = 2 * V.leaves
     before: cython.Py_ssize_t = m - V.left[r]  # jobs started before event r
     settle2: cython.longlong = 4611686018427387904  # _INF: no last re-plan
+    had: cython.bint = V.last >= 0
+    v0: cython.longlong
+    sp: cython.longlong
     out: cython.longlong
-    for x in range(m):
-        SC[x] = starts0[x]
-    if V.last >= 0:
+    if had:
         # its state may be this one's once both slots are over and the jobs started before
         # event r (at their no-slot starts) have ended where the last re-plan started them
         settle2 = max(e, V.last)
-        for x in range(m):
-            if ev[x] < r and SP[x] != starts0[x]:
-                settle2 = max(settle2, max(SP[x], starts0[x]) + max(durs[x], 1))
-    else:
-        for x in range(m):
-            SP[x] = starts0[x]
+    for x in range(m):
+        v0 = starts0[x]
+        SC[x] = v0
+        if ev[x] >= r:  # waiting at event r: in the trees (_build)
+            W[x] = 1
+            ST[P + x] = procs[x]
+            ST[D + P + x] = durs[x]
+        else:
+            W[x] = 0
+            ST[P + x] = 4611686018427387904  # _INF
+            ST[D + P + x] = 4611686018427387904
+            if had:
+                sp = SP[x]
+                if sp != v0:
+                    settle2 = max(settle2, max(sp, v0) + max(durs[x], 1))
+        if not had:
+            SP[x] = v0
+    for x in range(m, P):
+        ST[P + x] = 4611686018427387904
+        ST[D + P + x] = 4611686018427387904
+    x = P - 1
+    while x > 0:
+        ST[x] = min(ST[2 * x], ST[2 * x + 1])
+        ST[D + x] = min(ST[D + 2 * x], ST[D + 2 * x + 1])
+        x -= 1
     for x in range(before):  # the earliest no-slot starts are those of the jobs before r
         SVC[x] = VS[x]
     out = _run(
-        E, V, T, F, L, W, V.SH, V.BE, V.GS, V.GB, V.ST, t, V.head[r], V.left[r], 0, e, V.C,
+        E, V, T, F, L, W, V.SH, V.BE, V.GS, V.GB, ST, t, V.head[r], V.left[r], 0, e, V.C,
         SC, SVC, SP, V.SVP, settle2,
     )  # fmt: skip
     tmp = V.SP
@@ -1639,23 +1776,22 @@ def _delay(
     o = off[r]
     L = off[r + 1] - o
     if cython.compiled:
-        for x in range(L):
-            T[x] = PT[o + x]
-            F[x] = PF[o + x]
+        memmove(cython.address(T[0]), cython.address(PT[o]), L * cython.sizeof(cython.longlong))
+        memmove(cython.address(F[0]), cython.address(PF[o]), L * cython.sizeof(cython.longlong))
         F[L] = -1  # (the stop of _short's scan)
     else:
         T[:] = PT[o : o + L]
         F[:] = PF[o : o + L]
-    for x in range(m):
-        W[x] = 1 if ev[x] >= r else 0
-    _build(V.ST, V.leaves, V.procs, V.durs, W, m)
     L = _reserve(T, F, L, s, e, n)
     if V.depth == 0:
         if r == 0:
             t = V.now
         else:  # the next instant after the event before, on the profile with the slot
             t = T[_index(T, V.prev[r], L) + 1]
-        return _replan(E, V, T, F, L, W, r, t, e)
+        return _replan(E, V, T, F, L, r, t, e)  # (it sets W and the trees up)
+    for x in range(m):
+        W[x] = 1 if ev[x] >= r else 0
+    _build(V.ST, V.leaves, V.procs, V.durs, W, m)
     # depth K: the jobs holding a reservation not yet started at the event
     H: cython.longlong[::1] = V.H
     starts0: cython.longlong[::1] = V.starts0

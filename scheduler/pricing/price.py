@@ -77,6 +77,7 @@ import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import add
 
 from .._native import load as _load_native
 from ..cluster.depth import parse_depth_name
@@ -141,6 +142,30 @@ class Option:
         }
 
 
+_new = object.__new__
+#: the slots of :class:`Option`, set directly (its frozen ``__init__`` sets each through
+#: ``object.__setattr__``: twice as slow for the ~400 options of a deep quote, issue 21)
+_SET_START, _SET_PROCS, _SET_DURATION, _SET_COST, _SET_DELAY = (
+    getattr(Option, k).__set__ for k in ("start", "procs", "duration", "unit_cost", "delay")
+)
+
+
+def _options(cands: list[int], fs: list, n: int, d: int, c: float) -> list[Option]:
+    """``Option(s, n, d, c, f)`` for every start ``s`` of ``cands`` whose ``f`` (``fs``, in
+    the same order) is not None."""
+    out = []
+    for s, f in zip(cands, fs, strict=True):
+        if f is not None:
+            o = _new(Option)
+            _SET_START(o, s)
+            _SET_PROCS(o, n)
+            _SET_DURATION(o, d)
+            _SET_COST(o, c)
+            _SET_DELAY(o, f)
+            out.append(o)
+    return out
+
+
 class SiteQuote:
     """A site at instant ``now``, ready to price slots.
 
@@ -167,12 +192,14 @@ class SiteQuote:
         self.base = base.copy()
         self.base.advance(now)
         self.shapes = [(int(n), int(d)) for n, d in shapes]
+        procs = [q for q, _ in self.shapes]
+        self._durs = durs = [dq for _, dq in self.shapes]
         self.now = now
         self.policy = policy
         self.unit_cost = unit_cost
         self.capacity = base.capacity
         self._kind, depth = _plan_kind(policy)
-        zeros = any(dq == 0 for _, dq in self.shapes)
+        zeros = 0 in durs
         if zeros and policy not in PLANNERS:
             # the simulator plans a job of no duration for 1 s and ends it at once (an early
             # end: the reservations behind it move up), which neither kernel models (nor
@@ -188,9 +215,8 @@ class SiteQuote:
         self._easy = None
         if self._kind in ("easy", "depth"):
             self._easy = _E.EasyQueue(
-                self.base.times, self.base.free, self.capacity, [q for q, _ in self.shapes],
-                [dq for _, dq in self.shapes], now, depth,
-            )  # fmt: skip
+                self.base.times, self.base.free, self.capacity, procs, durs, now, depth
+            )
             self.starts = self._easy.starts  # v_q
             self._plan: Profile | None = None  # (built when asked: a quote prices in the kernel)
         else:
@@ -322,9 +348,8 @@ class SiteQuote:
         lo = self.now if s_min is None else max(s_min, self.now)
         if self._instants is None:
             marks = set(self.base.breakpoints(self.now + 1))
-            for (_, d), v in zip(self.shapes, self.starts, strict=True):
-                marks.add(v)
-                marks.add(v + d)
+            marks.update(self.starts)
+            marks.update(map(add, self.starts, self._durs))
             self._instants = sorted(marks)
         instants = self._instants
         return [lo] + instants[bisect_right(instants, lo) :]
@@ -346,8 +371,7 @@ class SiteQuote:
             )  # fmt: skip
         else:  # EASY or depth K: all starts in one call (the same tests as _price)
             fs = _E.prices(self._easy, cands, n, d)
-        c = self.unit_cost
-        return [Option(s, n, d, c, f) for s, f in zip(cands, fs, strict=True) if f is not None]
+        return _options(cands, fs, n, d, self.unit_cost)
 
 
 def choose(options: Sequence[Option], alpha: float) -> Option:

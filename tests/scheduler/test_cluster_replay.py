@@ -50,6 +50,26 @@ def test_index_state_equals_the_live_simulation(policy, seed):
         assert index.started_by(t) == recorder.seen
 
 
+@pytest.mark.parametrize("seed", [1, 2])
+def test_running_and_queued_look_only_at_jobs_that_may_be_but_find_them_all(seed):
+    # (issue 21: running and waiting jobs are looked for from t less the longest run, and
+    # from t less the longest wait, not in the whole trace)
+    import numpy as np
+
+    trace = generate_lublin99(jobs=900, procs=64, seed=seed)
+    jobs, _ = prepare_jobs(trace.jobs, 64, "requested")
+    index = build_index(jobs, 64, "easy")
+    instants = set()
+    for a in (index.submit, index.start, index.end):
+        for v in a.tolist():
+            instants.update((v - 1, v, v + 1))
+    for t in sorted(instants)[::3]:
+        hi = int(np.searchsorted(index.submit, t, side="right"))
+        start, end = index.start[:hi], index.end[:hi]
+        assert index.running(t).tolist() == np.flatnonzero((start <= t) & (end > t)).tolist()
+        assert index.queued(t).tolist() == np.flatnonzero(start > t).tolist()
+
+
 def test_save_and_load_round_trip(tmp_path):
     jobs, _ = prepare_jobs(generate_lublin99(jobs=200, procs=32, seed=5).jobs, 32, "accurate")
     index = build_index(jobs, 32, "easy")
