@@ -709,3 +709,342 @@ def first_options(
                 elif least == 0 or f < least:
                     least = f
     return count, first, free, least
+
+
+# ---------------------------------------------------------------------------------------- FCFS
+
+#: FCFS: the no-slot plan's state is kept at every ``_EVERY``-th job (:class:`FcfsQueue`),
+#: and a re-plan compares its own state with it there (:func:`_fcfs_replan`)
+_EVERY = 8
+
+
+def _zeros(size: int):  # type: ignore[no-untyped-def]
+    """``size`` zeros as the kernel indexes them (the same in both builds: a fixed size)."""
+    return buffer([], size) if cython.compiled else [0] * size
+
+
+class FcfsQueue:
+    """The no-slot FCFS plan of a queue, played by the kernel from the base profile's lists
+    and the queue's ``procs`` and ``durs`` (``now``: no job starts before it), as
+    :func:`fcfs_delays` reads it.
+
+    ``starts`` (a list: v_q, what :func:`scheduler.pricing.plan.plan_fcfs` gives) and buffers
+    (:func:`buffer`) of the jobs' ``procs``, ``durs``, ``starts``, ``reach`` (the end of the
+    job's block, or the instant after its start for a job of no duration), ``rmax`` (the
+    largest reach of the jobs up to each), ``qsum`` (``qsum[j]``: the processors of jobs
+    ``j..m-1``) and the *states*: under FCFS job ``j`` starts at the earliest instant from
+    its *floor* (the start of the job ahead, ``now`` for the first) where the profile has
+    room for it, so the plan of jobs ``j..`` depends only on the floor and on the profile
+    from the floor on (base + the blocks of the jobs ahead, none of which starts after the
+    floor).  That profile, its first step clipped to the floor, is kept for every
+    ``_EVERY``-th job ``j``: state ``j // _EVERY`` at ``coff[..]:coff[.. + 1]`` of ``ct``
+    and ``cf``.  ``size``: room for any re-plan's profile.
+    """
+
+    def __init__(
+        self, base_times: list, base_free: list, procs: list, durs: list, now: int
+    ) -> None:
+        m = len(procs)
+        self.m = m
+        self.now = now
+        self.procs = buffer(procs, m)
+        self.durs = buffer(durs, m)
+        self.size = len(base_times) + 2 * m + 8
+        self.starts_buf = _zeros(m)
+        self.reach = _zeros(m)
+        self.rmax = _zeros(m)
+        self.qsum = _zeros(m + 1)
+        self.coff = _zeros(m // _EVERY + 2)
+        self.ct = self.cf = None
+        _fcfs_plan(self, base_times, base_free)
+        self.starts = list(self.starts_buf)
+
+
+@cython.cfunc
+@cython.inline
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _holding(
+    T: cython.longlong[::1], L: cython.Py_ssize_t, a: cython.Py_ssize_t, t: cython.longlong
+) -> cython.Py_ssize_t:
+    """The step holding ``t`` just after a block from ``t`` was taken at step ``a`` (the
+    step holding ``t`` before): ``a``, or ``a + 1`` after a split at ``t``, or ``a - 1``
+    after a merge there."""
+    if a + 1 < L and T[a + 1] <= t:
+        return a + 1
+    if T[a] > t:
+        return a - 1
+    return a
+
+
+@cython.ccall
+@cython.wraparound(False)
+@cython.boundscheck(False)
+@cython.cdivision(True)
+def _fcfs_plan(Q: FcfsQueue, base_times: list, base_free: list) -> cython.void:
+    """Play the no-slot FCFS plan (``Q.starts_buf``, ``reach``, ``rmax``, ``qsum``), then
+    play it again from its starts to keep its states (``Q.ct``, ``Q.cf``, ``Q.coff``)."""
+    m: cython.Py_ssize_t = Q.m
+    now: cython.longlong = Q.now
+    procs: cython.longlong[::1] = Q.procs
+    durs: cython.longlong[::1] = Q.durs
+    starts: cython.longlong[::1] = Q.starts_buf
+    reach: cython.longlong[::1] = Q.reach
+    rmax: cython.longlong[::1] = Q.rmax
+    qsum: cython.longlong[::1] = Q.qsum
+    coff: cython.longlong[::1] = Q.coff
+    T: cython.longlong[::1] = buffer([], Q.size)
+    F: cython.longlong[::1] = buffer([], Q.size)
+    CT: cython.longlong[::1]
+    CF: cython.longlong[::1]
+    L: cython.Py_ssize_t
+    h: cython.Py_ssize_t = 0
+    a: cython.Py_ssize_t
+    k: cython.Py_ssize_t
+    j: cython.Py_ssize_t
+    x: cython.Py_ssize_t
+    o: cython.Py_ssize_t
+    last: cython.Py_ssize_t
+    q: cython.longlong
+    dq: cython.longlong
+    t: cython.longlong
+    stop: cython.longlong
+    floor: cython.longlong = now
+    top: cython.longlong = now
+    every: cython.Py_ssize_t = _EVERY
+    # ---- the plan; the size of each kept state
+    L = _load(T, F, base_times, base_free)
+    coff[0] = 0
+    for j in range(m):
+        if j % every == 0:
+            coff[j // every + 1] = coff[j // every] + (L - h)
+        q = procs[j]
+        dq = durs[j]
+        # the earliest start from the floor (step h holds it)
+        a = h
+        k = h
+        t = floor
+        stop = t + dq
+        last = L - 1
+        while True:
+            if F[k] < q:
+                k += 1
+                a = k
+                t = T[k]
+                stop = t + dq
+            elif k == last or T[k + 1] >= stop:
+                break
+            else:
+                k += 1
+        L = _take(T, F, L, a, k, t, stop, q)
+        h = _holding(T, L, a, t)
+        floor = t
+        starts[j] = t
+        reach[j] = t + (dq if dq > 0 else 1)
+        if reach[j] > top:
+            top = reach[j]
+        rmax[j] = top
+    qsum[m] = 0
+    for j in range(m - 1, -1, -1):
+        qsum[j] = qsum[j + 1] + procs[j]
+    # ---- the states, played again from the starts
+    Q.ct = _zeros(coff[(m - 1) // every + 1] if m > 0 else 0)
+    Q.cf = _zeros(coff[(m - 1) // every + 1] if m > 0 else 0)
+    CT = Q.ct
+    CF = Q.cf
+    L = _load(T, F, base_times, base_free)
+    h = 0
+    floor = now
+    for j in range(m):
+        if j % every == 0:
+            o = coff[j // every]
+            for x in range(h, L):
+                CT[o + x - h] = T[x]
+                CF[o + x - h] = F[x]
+            CT[o] = floor
+        t = starts[j]
+        L = _reserve(T, F, L, t, t + durs[j], procs[j])
+        h = _index(T, t, L) if cython.compiled else bisect_right(T, t, 0, L) - 1
+        floor = t
+
+
+@cython.cfunc
+@cython.inline
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _same_state(
+    T: cython.longlong[::1],
+    F: cython.longlong[::1],
+    L: cython.Py_ssize_t,
+    h: cython.Py_ssize_t,
+    CT: cython.longlong[::1],
+    CF: cython.longlong[::1],
+    o: cython.Py_ssize_t,
+    size: cython.Py_ssize_t,
+    shift: cython.longlong,
+) -> cython.bint:
+    """Whether the steps ``h..L-1`` (step ``h`` clipped to the floor) are the kept state at
+    ``o`` (of ``size`` steps) moved ``shift`` later."""
+    i: cython.Py_ssize_t
+    if L - h != size or F[h] != CF[o]:
+        return False
+    for i in range(1, size):
+        if T[h + i] - shift != CT[o + i] or F[h + i] != CF[o + i]:
+            return False
+    return True
+
+
+@cython.cfunc
+@cython.wraparound(False)
+@cython.boundscheck(False)
+@cython.cdivision(True)
+def _fcfs_replan(
+    Q: FcfsQueue,
+    T: cython.longlong[::1],
+    F: cython.longlong[::1],
+    s: cython.longlong,
+    e: cython.longlong,
+    n: cython.longlong,
+) -> cython.longlong:
+    """The delay the slot ``n`` over ``[s, e)`` (which fits beside the base) causes to the
+    FCFS queue ``Q`` (``T``, ``F``: buffers of ``Q.size``, overwritten).
+
+    Adding the slot only delays (by induction: from the floor on the slot plan's profile
+    holds the base, the slot and the blocks of the jobs ahead, each starting no earlier than
+    in the plan and so ending no earlier: it has no more room than the plan's, and its floor
+    is no earlier), so the delay is ``Σ (v'_q - v_q)·n_q``.  The jobs ahead of the first one
+    whose block meets the slot keep their starts (``rmax`` finds it): the re-plan starts
+    from the kept state at or before it, inserting the blocks in between as planned, and the
+    slot; while nothing has moved, a job whose block misses the slot keeps its start, and
+    once no later job starts before the slot's end everything keeps its start.  Once
+    something has moved, every ``_EVERY``-th job compares the re-plan's state (the profile
+    from its floor on) with the plan's kept state: when it is the same moved ``δ`` later
+    (δ = the difference of the floors; 0 included), every later job starts ``δ`` later, as
+    its start depends only on that state, and the rest of the delay is ``δ·qsum[j]``.
+    """
+    m: cython.Py_ssize_t = Q.m
+    now: cython.longlong = Q.now
+    procs: cython.longlong[::1] = Q.procs
+    durs: cython.longlong[::1] = Q.durs
+    starts: cython.longlong[::1] = Q.starts_buf
+    reach: cython.longlong[::1] = Q.reach
+    rmax: cython.longlong[::1] = Q.rmax
+    qsum: cython.longlong[::1] = Q.qsum
+    coff: cython.longlong[::1] = Q.coff
+    CT: cython.longlong[::1] = Q.ct
+    CF: cython.longlong[::1] = Q.cf
+    L: cython.Py_ssize_t
+    h: cython.Py_ssize_t
+    a: cython.Py_ssize_t
+    k: cython.Py_ssize_t
+    j: cython.Py_ssize_t
+    j0: cython.Py_ssize_t
+    lo: cython.Py_ssize_t = 0
+    hi: cython.Py_ssize_t = m
+    mid: cython.Py_ssize_t
+    o: cython.Py_ssize_t
+    size: cython.Py_ssize_t
+    x: cython.Py_ssize_t
+    last: cython.Py_ssize_t
+    q: cython.longlong
+    dq: cython.longlong
+    v: cython.longlong
+    t: cython.longlong
+    stop: cython.longlong
+    floor: cython.longlong
+    delay: cython.longlong = 0
+    moved: cython.bint = False
+    every: cython.Py_ssize_t = _EVERY
+    # ---- the first job whose block meets the slot: rmax never decreases
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if rmax[mid] > s:
+            hi = mid
+        else:
+            lo = mid + 1
+    j0 = lo
+    if j0 == m or starts[j0] >= e:
+        return 0  # no job's block meets the slot: all keep their starts
+    # ---- the kept state at or before it, the slot (nothing before the state's floor
+    # matters; every block in it has ended by s: the slot fits), the jobs up to j0 as planned
+    j = (j0 // every) * every
+    o = coff[j // every]
+    size = coff[j // every + 1] - o
+    if cython.compiled:
+        for x in range(size):
+            T[x] = CT[o + x]
+            F[x] = CF[o + x]
+    else:
+        T[:] = CT[o : o + size]
+        F[:] = CF[o : o + size]
+    L = size
+    L = _reserve(T, F, L, s if s > T[0] else T[0], e, n)
+    while j < j0:
+        t = starts[j]
+        L = _reserve(T, F, L, t, t + durs[j], procs[j])
+        j += 1
+    floor = now if j0 == 0 else starts[j0 - 1]
+    h = _index(T, floor, L) if cython.compiled else bisect_right(T, floor, 0, L) - 1
+    # ---- the re-plan
+    while j < m:
+        q = procs[j]
+        dq = durs[j]
+        v = starts[j]
+        if not moved:
+            if v >= e:
+                break  # nothing moved and no later job meets the slot: all keep their starts
+            if reach[j] <= s:  # its block misses the slot: it keeps its start
+                L = _reserve(T, F, L, v, v + dq, q)
+                h = _index(T, v, L) if cython.compiled else bisect_right(T, v, 0, L) - 1
+                floor = v
+                j += 1
+                continue
+        elif j % every == 0:
+            o = coff[j // every]
+            if _same_state(T, F, L, h, CT, CF, o, coff[j // every + 1] - o, floor - CT[o]):
+                delay += (floor - CT[o]) * qsum[j]  # every later job moves as the floor did
+                break
+        # the earliest start from the floor (step h holds it)
+        a = h
+        k = h
+        t = floor
+        stop = t + dq
+        last = L - 1
+        while True:
+            if F[k] < q:
+                k += 1
+                a = k
+                t = T[k]
+                stop = t + dq
+            elif k == last or T[k + 1] >= stop:
+                break
+            else:
+                k += 1
+        L = _take(T, F, L, a, k, t, stop, q)
+        h = _holding(T, L, a, t)
+        floor = t
+        if t != v:
+            moved = True
+            delay += (t - v) * q
+        j += 1
+    return delay
+
+
+@cython.ccall
+def fcfs_delays(
+    Q: FcfsQueue, base_times: list, base_free: list, cands: list, n: cython.longlong,
+    d: cython.longlong,
+) -> list:  # fmt: skip
+    """:meth:`~scheduler.pricing.price.SiteQuote.price` of the slot ``n`` over ``[s, s + d)``
+    at every start ``s`` of ``cands`` under FCFS: None where it does not fit beside the
+    running jobs and reservations (``base_*``), else :func:`_fcfs_replan`'s delay."""
+    out: list = []
+    s: cython.longlong
+    T = buffer([], Q.size)
+    F = buffer([], Q.size)
+    for s in cands:
+        if _free_over(base_times, base_free, s, s + d) < n:
+            out.append(None)
+        else:
+            out.append(_fcfs_replan(Q, T, F, s, s + d, n))
+    return out

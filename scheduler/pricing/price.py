@@ -183,6 +183,7 @@ class SiteQuote:
         # EASY and depth K: the no-slot plan with its snapshots (_easy.EasyQueue), played by
         # the kernel (plan_easy's plan, or the simulator's backfill-k=K plan: tests compare)
         self._easy = None
+        self._fcfs = None
         if self._kind in ("easy", "depth"):
             self._easy = _E.EasyQueue(
                 self.base.times, self.base.free, self.capacity, [q for q, _ in self.shapes],
@@ -190,6 +191,16 @@ class SiteQuote:
             )  # fmt: skip
             self.starts = self._easy.starts  # v_q
             self._plan: Profile | None = None  # (built when asked: a quote prices in the kernel)
+        elif self._kind == "fcfs":  # the no-slot plan and its states (_replan.FcfsQueue)
+            for q, _ in self.shapes:
+                if q > self.capacity:
+                    raise ValueError(f"a job of {q} processors never fits {self.capacity}")
+            self._fcfs = _R.FcfsQueue(
+                self.base.times, self.base.free, [q for q, _ in self.shapes],
+                [dq for _, dq in self.shapes], now,
+            )  # fmt: skip
+            self.starts = self._fcfs.starts  # v_q (plan_fcfs's: tests compare)
+            self._plan = None  # (built when asked)
         else:
             planner = self.policy if self._kind == "simulate" else self._kind
             self._plan = self.base.copy()
@@ -262,6 +273,8 @@ class SiteQuote:
             return None
         if self._kind == "simulate":
             return self._replan_all(s, n, d)
+        if self._fcfs is not None:
+            return _R.fcfs_delays(self._fcfs, self.base.times, self.base.free, [s], n, d)[0]
         if self.plan.free_over(s, s + d) >= n and not self._zero_job_in(s, s + d):
             # a hole of the current plan: nobody moves (every test a plan passed had room
             # for its job beside every later block, so beside the slot too)
@@ -336,7 +349,9 @@ class SiteQuote:
         cands = self.candidates(s_min)
         if self._kind == "simulate":
             fs = [self._price(s, n, d) for s in cands]
-        elif self._easy is None:  # conservative or FCFS: the fast path, all starts in one call
+        elif self._fcfs is not None:  # FCFS: all starts in one call
+            fs = _R.fcfs_delays(self._fcfs, self.base.times, self.base.free, cands, n, d)
+        elif self._easy is None:  # conservative: the fast path, all starts in one call
             fs = _R.delays(
                 self._queue(), self.base.times, self.base.free, self.plan.times,
                 self.plan.free, cands, n, d, self.now, self._kind == "fcfs",
