@@ -715,7 +715,10 @@ def first_options(
 
 #: FCFS: the no-slot plan's state is kept at every ``_EVERY``-th job (:class:`FcfsQueue`),
 #: and a re-plan compares its own state with it there (:func:`_fcfs_replan`)
-_EVERY = 8
+_SHIFT = 3
+_EVERY = 1 << _SHIFT
+#: room for a re-plan's state kept for the next re-plans of a quote (see fcfs_delays)
+_ROOM = 64
 
 
 def _zeros(size: int):  # type: ignore[no-untyped-def]
@@ -742,7 +745,14 @@ class FcfsQueue:
     """
 
     def __init__(
-        self, base_times: list, base_free: list, procs: list, durs: list, now: int
+        self,
+        base_times: list,
+        base_free: list,
+        procs: list,
+        durs: list,
+        now: int,
+        shift: int = _SHIFT,
+        room: int = _ROOM,
     ) -> None:
         m = len(procs)
         self.m = m
@@ -754,8 +764,15 @@ class FcfsQueue:
         self.reach = _zeros(m)
         self.rmax = _zeros(m)
         self.qsum = _zeros(m + 1)
-        self.coff = _zeros(m // _EVERY + 2)
+        self.vq = _zeros(m + 1)
+        self.shift = shift
+        self.room = room
+        self.coff = _zeros((m >> shift) + 2)
         self.ct = self.cf = None
+        # the last instant a block of the base starts (where its profile falls)
+        self.rise = max(
+            [now] + [t for i, t in enumerate(base_times) if i and base_free[i] < base_free[i - 1]]
+        )
         _fcfs_plan(self, base_times, base_free)
         self.starts = list(self.starts_buf)
 
@@ -792,6 +809,7 @@ def _fcfs_plan(Q: FcfsQueue, base_times: list, base_free: list) -> cython.void:
     reach: cython.longlong[::1] = Q.reach
     rmax: cython.longlong[::1] = Q.rmax
     qsum: cython.longlong[::1] = Q.qsum
+    vq: cython.longlong[::1] = Q.vq
     coff: cython.longlong[::1] = Q.coff
     T: cython.longlong[::1] = buffer([], Q.size)
     F: cython.longlong[::1] = buffer([], Q.size)
@@ -811,13 +829,14 @@ def _fcfs_plan(Q: FcfsQueue, base_times: list, base_free: list) -> cython.void:
     stop: cython.longlong
     floor: cython.longlong = now
     top: cython.longlong = now
-    every: cython.Py_ssize_t = _EVERY
+    shift: cython.Py_ssize_t = Q.shift
+    every: cython.Py_ssize_t = 1 << shift
     # ---- the plan; the size of each kept state
     L = _load(T, F, base_times, base_free)
     coff[0] = 0
     for j in range(m):
-        if j % every == 0:
-            coff[j // every + 1] = coff[j // every] + (L - h)
+        if (j & (every - 1)) == 0:
+            coff[(j >> shift) + 1] = coff[j >> shift] + (L - h)
         q = procs[j]
         dq = durs[j]
         # the earliest start from the floor (step h holds it)
@@ -845,19 +864,21 @@ def _fcfs_plan(Q: FcfsQueue, base_times: list, base_free: list) -> cython.void:
             top = reach[j]
         rmax[j] = top
     qsum[m] = 0
+    vq[m] = 0
     for j in range(m - 1, -1, -1):
         qsum[j] = qsum[j + 1] + procs[j]
+        vq[j] = vq[j + 1] + starts[j] * procs[j]
     # ---- the states, played again from the starts
-    Q.ct = _zeros(coff[(m - 1) // every + 1] if m > 0 else 0)
-    Q.cf = _zeros(coff[(m - 1) // every + 1] if m > 0 else 0)
+    Q.ct = _zeros(coff[((m - 1) >> shift) + 1] if m > 0 else 0)
+    Q.cf = _zeros(coff[((m - 1) >> shift) + 1] if m > 0 else 0)
     CT = Q.ct
     CF = Q.cf
     L = _load(T, F, base_times, base_free)
     h = 0
     floor = now
     for j in range(m):
-        if j % every == 0:
-            o = coff[j // every]
+        if (j & (every - 1)) == 0:
+            o = coff[j >> shift]
             for x in range(h, L):
                 CT[o + x - h] = T[x]
                 CF[o + x - h] = F[x]
@@ -894,20 +915,17 @@ def _same_state(
     return True
 
 
-@cython.cfunc
+@cython.ccall
 @cython.wraparound(False)
 @cython.boundscheck(False)
 @cython.cdivision(True)
-def _fcfs_replan(
-    Q: FcfsQueue,
-    T: cython.longlong[::1],
-    F: cython.longlong[::1],
-    s: cython.longlong,
-    e: cython.longlong,
-    n: cython.longlong,
-) -> cython.longlong:
-    """The delay the slot ``n`` over ``[s, e)`` (which fits beside the base) causes to the
-    FCFS queue ``Q`` (``T``, ``F``: buffers of ``Q.size``, overwritten).
+def fcfs_delays(
+    Q: FcfsQueue, base_times: list, base_free: list, cands: list, n: cython.longlong,
+    d: cython.longlong,
+) -> list:  # fmt: skip
+    """:meth:`~scheduler.pricing.price.SiteQuote.price` of the slot ``n`` over ``[s, s + d)``
+    at every start ``s`` of ``cands`` under FCFS: None where it does not fit beside the
+    running jobs and reservations (``base_*``), else the delay it causes to the queue ``Q``.
 
     Adding the slot only delays (by induction: from the floor on the slot plan's profile
     holds the base, the slot and the blocks of the jobs ahead, each starting no earlier than
@@ -921,7 +939,15 @@ def _fcfs_replan(
     from its floor on) with the plan's kept state: when it is the same moved ``δ`` later
     (δ = the difference of the floors; 0 included), every later job starts ``δ`` later, as
     its start depends only on that state, and the rest of the delay is ``δ·qsum[j]``.
+
+    The re-plan searches the profile (steps ``T``/``F``) while a block starts after the
+    floor (the slot, a reservation of the base); from then on the profile only rises and is
+    kept as its releases, in place: ``free`` processors at the floor, ``F[x]`` more from
+    ``T[x]`` on (``b <= x < L``); a job starts where the releases first give it room (the
+    room only grows after: its duration does not matter) and its block is one more release,
+    at its end.
     """
+    out: list = [None] * len(cands)
     m: cython.Py_ssize_t = Q.m
     now: cython.longlong = Q.now
     procs: cython.longlong[::1] = Q.procs
@@ -930,121 +956,269 @@ def _fcfs_replan(
     reach: cython.longlong[::1] = Q.reach
     rmax: cython.longlong[::1] = Q.rmax
     qsum: cython.longlong[::1] = Q.qsum
+    vq: cython.longlong[::1] = Q.vq
     coff: cython.longlong[::1] = Q.coff
     CT: cython.longlong[::1] = Q.ct
     CF: cython.longlong[::1] = Q.cf
+    T: cython.longlong[::1] = buffer([], Q.size)
+    F: cython.longlong[::1] = buffer([], Q.size)
+    base_rise: cython.longlong = Q.rise
+    shift: cython.Py_ssize_t = Q.shift
+    every: cython.Py_ssize_t = 1 << shift
+    room: cython.Py_ssize_t = Q.room
+    nc: cython.Py_ssize_t = (m >> shift) + 1
+    # the last state a re-plan of this call had at each kept job (releases, times from its
+    # floor; MW: the sum of (start - floor)·procs of the jobs from there on)
+    MT: cython.longlong[::1] = _zeros(nc * room)
+    MF: cython.longlong[::1] = _zeros(nc * room)
+    MSIZE: cython.longlong[::1] = _zeros(nc)
+    MW: cython.longlong[::1] = _zeros(nc)
+    RC: cython.longlong[::1] = _zeros(nc)  # the states this re-plan kept: where, its sum
+    RS: cython.longlong[::1] = _zeros(nc)  # of start·procs before, its floor ...
+    RF: cython.longlong[::1] = _zeros(nc)
+    RZ: cython.longlong[::1] = _zeros(nc)  # ... and its size
+    nrec: cython.Py_ssize_t
+    c: cython.Py_ssize_t
+    i: cython.Py_ssize_t
+    acc: cython.longlong
+    tail: cython.longlong
+    hit: cython.bint
     L: cython.Py_ssize_t
     h: cython.Py_ssize_t
     a: cython.Py_ssize_t
     k: cython.Py_ssize_t
     j: cython.Py_ssize_t
     j0: cython.Py_ssize_t
-    lo: cython.Py_ssize_t = 0
-    hi: cython.Py_ssize_t = m
+    lo: cython.Py_ssize_t
+    hi: cython.Py_ssize_t
     mid: cython.Py_ssize_t
     o: cython.Py_ssize_t
     size: cython.Py_ssize_t
     x: cython.Py_ssize_t
     last: cython.Py_ssize_t
+    b: cython.Py_ssize_t
     q: cython.longlong
     dq: cython.longlong
     v: cython.longlong
     t: cython.longlong
     stop: cython.longlong
     floor: cython.longlong
-    delay: cython.longlong = 0
-    moved: cython.bint = False
-    every: cython.Py_ssize_t = _EVERY
-    # ---- the first job whose block meets the slot: rmax never decreases
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if rmax[mid] > s:
-            hi = mid
-        else:
-            lo = mid + 1
-    j0 = lo
-    if j0 == m or starts[j0] >= e:
-        return 0  # no job's block meets the slot: all keep their starts
-    # ---- the kept state at or before it, the slot (nothing before the state's floor
-    # matters; every block in it has ended by s: the slot fits), the jobs up to j0 as planned
-    j = (j0 // every) * every
-    o = coff[j // every]
-    size = coff[j // every + 1] - o
-    if cython.compiled:
-        for x in range(size):
-            T[x] = CT[o + x]
-            F[x] = CF[o + x]
-    else:
-        T[:] = CT[o : o + size]
-        F[:] = CF[o : o + size]
-    L = size
-    L = _reserve(T, F, L, s if s > T[0] else T[0], e, n)
-    while j < j0:
-        t = starts[j]
-        L = _reserve(T, F, L, t, t + durs[j], procs[j])
-        j += 1
-    floor = now if j0 == 0 else starts[j0 - 1]
-    h = _index(T, floor, L) if cython.compiled else bisect_right(T, floor, 0, L) - 1
-    # ---- the re-plan
-    while j < m:
-        q = procs[j]
-        dq = durs[j]
-        v = starts[j]
-        if not moved:
-            if v >= e:
-                break  # nothing moved and no later job meets the slot: all keep their starts
-            if reach[j] <= s:  # its block misses the slot: it keeps its start
-                L = _reserve(T, F, L, v, v + dq, q)
-                h = _index(T, v, L) if cython.compiled else bisect_right(T, v, 0, L) - 1
-                floor = v
-                j += 1
-                continue
-        elif j % every == 0:
-            o = coff[j // every]
-            if _same_state(T, F, L, h, CT, CF, o, coff[j // every + 1] - o, floor - CT[o]):
-                delay += (floor - CT[o]) * qsum[j]  # every later job moves as the floor did
-                break
-        # the earliest start from the floor (step h holds it)
-        a = h
-        k = h
-        t = floor
-        stop = t + dq
-        last = L - 1
-        while True:
-            if F[k] < q:
-                k += 1
-                a = k
-                t = T[k]
-                stop = t + dq
-            elif k == last or T[k + 1] >= stop:
-                break
-            else:
-                k += 1
-        L = _take(T, F, L, a, k, t, stop, q)
-        h = _holding(T, L, a, t)
-        floor = t
-        if t != v:
-            moved = True
-            delay += (t - v) * q
-        j += 1
-    return delay
-
-
-@cython.ccall
-def fcfs_delays(
-    Q: FcfsQueue, base_times: list, base_free: list, cands: list, n: cython.longlong,
-    d: cython.longlong,
-) -> list:  # fmt: skip
-    """:meth:`~scheduler.pricing.price.SiteQuote.price` of the slot ``n`` over ``[s, s + d)``
-    at every start ``s`` of ``cands`` under FCFS: None where it does not fit beside the
-    running jobs and reservations (``base_*``), else :func:`_fcfs_replan`'s delay."""
-    out: list = []
+    rise: cython.longlong
+    free: cython.longlong
     s: cython.longlong
-    T = buffer([], Q.size)
-    F = buffer([], Q.size)
-    for s in cands:
-        if _free_over(base_times, base_free, s, s + d) < n:
-            out.append(None)
-        else:
-            out.append(_fcfs_replan(Q, T, F, s, s + d, n))
+    e: cython.longlong
+    delay: cython.longlong
+    moved: cython.bint
+    done: cython.bint
+    for i in range(len(cands) - 1, -1, -1):  # the latest first: their re-plans are short
+        s = cands[i]
+        e = s + d
+        if _free_over(base_times, base_free, s, e) < n:
+            continue
+        delay = 0
+        moved = False
+        done = False
+        # ---- the first job whose block meets the slot: rmax never decreases
+        lo = 0
+        hi = m
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if rmax[mid] > s:
+                hi = mid
+            else:
+                lo = mid + 1
+        j0 = lo
+        if j0 == m or starts[j0] >= e:
+            out[i] = 0  # no job's block meets the slot: all keep their starts
+            continue
+        # ---- the kept state at or before it, the slot (nothing before the state's floor
+        # matters, and the plan so far had room for it), the jobs up to j0 as planned
+        rise = s if s > base_rise else base_rise
+        while True:
+            j = (j0 >> shift) << shift
+            o = coff[j >> shift]
+            size = coff[(j >> shift) + 1] - o
+            if cython.compiled:
+                for x in range(size):
+                    T[x] = CT[o + x]
+                    F[x] = CF[o + x]
+            else:
+                T[:] = CT[o : o + size]
+                F[:] = CF[o : o + size]
+            L = size
+            L = _reserve(T, F, L, s if s > T[0] else T[0], e, n)
+            while j < j0:
+                t = starts[j]
+                L = _reserve(T, F, L, t, t + durs[j], procs[j])
+                j += 1
+            floor = now if j0 == 0 else starts[j0 - 1]
+            h = _index(T, floor, L) if cython.compiled else bisect_right(T, floor, 0, L) - 1
+            # ---- the re-plan on the profile, while a block starts after the floor
+            while j < m and floor < rise:
+                q = procs[j]
+                dq = durs[j]
+                v = starts[j]
+                if not moved:
+                    if v >= e:
+                        done = True  # nothing moved and no later job meets the slot
+                        break
+                    if reach[j] <= s:  # its block misses the slot: it keeps its start
+                        k = j + 1  # and the next job whose block meets the slot?
+                        while k < m and starts[k] < e and reach[k] <= s:
+                            k += 1
+                        if k == m or starts[k] >= e:
+                            done = True  # none: all keep their starts
+                            break
+                        if (k >> shift) > (j >> shift):
+                            j0 = k  # from the kept state nearer to it
+                            break
+                        L = _reserve(T, F, L, v, v + dq, q)
+                        h = _index(T, v, L) if cython.compiled else bisect_right(T, v, 0, L) - 1
+                        floor = v
+                        j += 1
+                        continue
+                elif (j & (every - 1)) == 0:
+                    o = coff[j >> shift]
+                    if _same_state(
+                        T, F, L, h, CT, CF, o, coff[(j >> shift) + 1] - o, floor - CT[o]
+                    ):
+                        delay += (floor - CT[o]) * qsum[j]  # every later job moves as the floor
+                        done = True
+                        break
+                # the earliest start from the floor (step h holds it)
+                a = h
+                k = h
+                t = floor
+                stop = t + dq
+                last = L - 1
+                while True:
+                    if F[k] < q:
+                        k += 1
+                        a = k
+                        t = T[k]
+                        stop = t + dq
+                    elif k == last or T[k + 1] >= stop:
+                        break
+                    else:
+                        k += 1
+                L = _take(T, F, L, a, k, t, stop, q)
+                h = _holding(T, L, a, t)
+                floor = t
+                if t != v:
+                    moved = True
+                    delay += (t - v) * q
+                j += 1
+            if done or j == m or floor >= rise:
+                break  # (else from the kept state nearer to j0)
+        if done or j == m:
+            out[i] = delay
+            continue
+        # ---- then every block has started by the floor: the releases
+        x = L - 1
+        while x > h:
+            F[x] -= F[x - 1]
+            x -= 1
+        free = F[h]
+        b = h + 1
+        nrec = 0
+        acc = 0
+        tail = 0
+        while j < m:
+            q = procs[j]
+            dq = durs[j]
+            v = starts[j]
+            if not moved:
+                if v >= e:
+                    tail = vq[j]
+                    break  # nothing moved and no later job meets the slot
+            elif (j & (every - 1)) == 0:
+                o = coff[j >> shift]
+                if _same_releases(T, F, L, b, free, CT, CF, o, coff[(j >> shift) + 1] - o,
+                                  floor - CT[o]):  # fmt: skip
+                    delay += (floor - CT[o]) * qsum[j]  # every later job moves as the floor
+                    tail = vq[j] + (floor - CT[o]) * qsum[j]
+                    break
+                # the state the last re-plan had here?  Then the jobs from here on start as
+                # there, from this floor
+                c = j >> shift
+                size = L - b + 1
+                o = c * room
+                hit = MSIZE[c] == size and MF[o] == free
+                x = 1
+                while hit and x < size:
+                    hit = MT[o + x] == T[b + x - 1] - floor and MF[o + x] == F[b + x - 1]
+                    x += 1
+                if hit:
+                    tail = floor * qsum[j] + MW[c]
+                    delay += tail - vq[j]
+                    break
+                if size <= room:  # keep this state (MSIZE, MW: when this re-plan ends; no
+                    # re-plan reads them before, this one being past them)
+                    MF[o] = free
+                    for x in range(1, size):
+                        MT[o + x] = T[b + x - 1] - floor
+                        MF[o + x] = F[b + x - 1]
+                    RC[nrec] = c
+                    RS[nrec] = acc
+                    RF[nrec] = floor
+                    RZ[nrec] = size
+                    nrec += 1
+            if free < q:  # (the last release frees the whole machine)
+                while True:
+                    free += F[b]
+                    floor = T[b]
+                    b += 1
+                    if free >= q:
+                        break
+            if dq > 0 and q > 0:
+                free -= q
+                stop = floor + dq
+                # the first release at or after the block's end (from the last: most blocks
+                # end after most releases)
+                lo = L
+                while lo > b and T[lo - 1] >= stop:
+                    lo -= 1
+                if lo < L and T[lo] == stop:
+                    F[lo] += q
+                else:
+                    L = _open(T, F, L, lo, stop, q)
+            if floor != v:
+                moved = True
+                delay += (floor - v) * q
+            acc += floor * q
+            j += 1
+        for x in range(nrec):  # what the states kept lead to
+            c = RC[x]
+            MW[c] = acc + tail - RS[x] - RF[x] * qsum[c << shift]
+            MSIZE[c] = RZ[x]
+        out[i] = delay
     return out
+
+
+@cython.cfunc
+@cython.inline
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _same_releases(
+    T: cython.longlong[::1],
+    F: cython.longlong[::1],
+    L: cython.Py_ssize_t,
+    b: cython.Py_ssize_t,
+    free: cython.longlong,
+    CT: cython.longlong[::1],
+    CF: cython.longlong[::1],
+    o: cython.Py_ssize_t,
+    size: cython.Py_ssize_t,
+    shift: cython.longlong,
+) -> cython.bint:
+    """:func:`_same_state` of a profile kept as its releases (``free`` at the floor, ``F[x]``
+    more from ``T[x]`` on, ``b <= x < L``)."""
+    i: cython.Py_ssize_t
+    acc: cython.longlong = free
+    if L - b + 1 != size or free != CF[o]:
+        return False
+    for i in range(1, size):
+        acc += F[b + i - 1]
+        if T[b + i - 1] - shift != CT[o + i] or acc != CF[o + i]:
+            return False
+    return True
