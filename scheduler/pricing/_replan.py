@@ -26,6 +26,16 @@ re-planning ~0.7 m jobs for each of ~m candidates): where the cost went, measure
 branches and phase 2 its own search when phase 1 has passed ``v``) and the step shifts of
 the block insertions (before memmove).  :func:`first_options` answers eq. 20 at α = 0 and
 α = 1 without pricing every start (:func:`scheduler.pricing.workload.pick`).
+
+FCFS quotes (:meth:`SiteQuote.options <scheduler.pricing.price.SiteQuote.options>` and
+``price``) have a kernel of their own here, :class:`FcfsQueue` and :func:`fcfs_delays` (issue
+21: without backfilling CTC-SP2's queue at 338 processors grows to 3,700 jobs, and the prefix
+re-plan above, O(m) prefixes of O(m) steps and ~m re-planned jobs for each of ~m/2 starts,
+took 90+ ms): the plan's state at a job (the profile from the start of the job ahead on) is
+small, so it is kept at every eighth job, and a re-plan stops as soon as its state is the
+plan's moved later, or a previous re-plan's.  :func:`replan`, :func:`delays` and
+:func:`first_options` still take ``fcfs`` (the prefix re-plan is exact under FCFS too:
+:func:`scheduler.pricing.workload.pick` uses it at α = 0 and 1, and the tests compare).
 """
 
 from __future__ import annotations
@@ -42,7 +52,7 @@ try:  # compiled: the steps are shifted by C's memmove
 except (ImportError, AttributeError):  # uncompiled (Cython's shadow module raises the
     pass  # latter): lists shift themselves
 
-__all__ = ["Queue", "buffer", "delays", "first_options", "replan"]
+__all__ = ["FcfsQueue", "Queue", "buffer", "delays", "fcfs_delays", "first_options", "replan"]
 
 #: while nothing has moved, up to this many jobs keeping their starts between two that meet
 #: the slot are inserted one by one; more, and the re-plan restarts from the prefix
@@ -713,11 +723,11 @@ def first_options(
 
 # ---------------------------------------------------------------------------------------- FCFS
 
-#: FCFS: the no-slot plan's state is kept at every ``_EVERY``-th job (:class:`FcfsQueue`),
-#: and a re-plan compares its own state with it there (:func:`_fcfs_replan`)
+#: FCFS: the no-slot plan's state is kept at every ``2**_SHIFT``-th job (:class:`FcfsQueue`),
+#: and a re-plan compares its own state with it there (:func:`fcfs_delays`)
 _SHIFT = 3
-_EVERY = 1 << _SHIFT
-#: room for a re-plan's state kept for the next re-plans of a quote (see fcfs_delays)
+#: room for a re-plan's state kept for the next re-plans of a quote (:func:`fcfs_delays`;
+#: CTC-SP2's deep FCFS queues: ~25 steps)
 _ROOM = 64
 
 
@@ -740,8 +750,12 @@ class FcfsQueue:
     room for it, so the plan of jobs ``j..`` depends only on the floor and on the profile
     from the floor on (base + the blocks of the jobs ahead, none of which starts after the
     floor).  That profile, its first step clipped to the floor, is kept for every
-    ``_EVERY``-th job ``j``: state ``j // _EVERY`` at ``coff[..]:coff[.. + 1]`` of ``ct``
-    and ``cf``.  ``size``: room for any re-plan's profile.
+    ``2**shift``-th job ``j``: state ``j >> shift`` at ``coff[..]:coff[.. + 1]`` of ``ct``
+    and ``cf`` (deep CTC-SP2 queues: ~20 steps each, where a whole prefix of the plan had
+    ~2 per job ahead).  ``vq[j]``: the sum of ``start·procs`` of jobs ``j..m-1``; ``rise``:
+    the last instant the base profile falls (a reservation starts), ``now`` if none;
+    ``room``: how many steps of a re-plan's state :func:`fcfs_delays` keeps; ``size``: room
+    for any re-plan's profile.
     """
 
     def __init__(
@@ -935,17 +949,30 @@ def fcfs_delays(
     from the kept state at or before it, inserting the blocks in between as planned, and the
     slot; while nothing has moved, a job whose block misses the slot keeps its start, and
     once no later job starts before the slot's end everything keeps its start.  Once
-    something has moved, every ``_EVERY``-th job compares the re-plan's state (the profile
-    from its floor on) with the plan's kept state: when it is the same moved ``δ`` later
-    (δ = the difference of the floors; 0 included), every later job starts ``δ`` later, as
-    its start depends only on that state, and the rest of the delay is ``δ·qsum[j]``.
+    something has moved, every ``2**shift``-th job compares the re-plan's state (the
+    profile from its floor on) with the plan's kept state: when it is the same moved ``δ``
+    later (δ = the difference of the floors; 0 included), every later job starts ``δ``
+    later, as its start depends only on that state, and the rest of the delay is
+    ``δ·qsum[j]``.  Likewise with the state the last re-plan of this call (the starts are
+    re-planned from the latest: they end sooner) had at that job, kept with the sum ``W`` of
+    ``(start - floor)·procs`` of the jobs from there on once that re-plan ended: the rest of
+    the delay is ``floor·qsum[j] + W - vq[j]``.  (A re-plan whose state differs from both
+    keeps its own in that place, when it has at most ``room`` steps.)
 
     The re-plan searches the profile (steps ``T``/``F``) while a block starts after the
     floor (the slot, a reservation of the base); from then on the profile only rises and is
     kept as its releases, in place: ``free`` processors at the floor, ``F[x]`` more from
     ``T[x]`` on (``b <= x < L``); a job starts where the releases first give it room (the
     room only grows after: its duration does not matter) and its block is one more release,
-    at its end.
+    at its end.  While nothing has moved, a job whose block misses the slot is not searched
+    for, and when the next job whose block meets the slot is a few past a kept state, the
+    re-plan starts again from there (the kept state, the slot, the jobs up to it).
+
+    Cost (CTC-SP2 at 338 processors, requested estimates, 32 p × 2 h, the deepest queues,
+    ~3,000 jobs, ~1,300 starts): ~300 jobs re-planned per start, most of them on the
+    releases; about a quarter of the starts meet the plan's state, half a previous
+    re-plan's, and a sixth never meet either (two groups of jobs moved by different amounts
+    stay apart to the end of the queue).
     """
     out: list = [None] * len(cands)
     m: cython.Py_ssize_t = Q.m
@@ -1069,8 +1096,8 @@ def fcfs_delays(
                         if k == m or starts[k] >= e:
                             done = True  # none: all keep their starts
                             break
-                        if (k >> shift) > (j >> shift):
-                            j0 = k  # from the kept state nearer to it
+                        if k - j > (k & (every - 1)) + 2:
+                            j0 = k  # from the kept state nearer to it (fewer blocks to add)
                             break
                         L = _reserve(T, F, L, v, v + dq, q)
                         h = _index(T, v, L) if cython.compiled else bisect_right(T, v, 0, L) - 1
@@ -1173,13 +1200,22 @@ def fcfs_delays(
             if dq > 0 and q > 0:
                 free -= q
                 stop = floor + dq
-                # the first release at or after the block's end (from the last: most blocks
-                # end after most releases)
-                lo = L
-                while lo > b and T[lo - 1] >= stop:
-                    lo -= 1
+                # the first release at or after the block's end
+                lo = b
+                hi = L
+                while lo < hi:
+                    mid = (lo + hi) >> 1
+                    if T[mid] < stop:
+                        lo = mid + 1
+                    else:
+                        hi = mid
                 if lo < L and T[lo] == stop:
                     F[lo] += q
+                elif cython.compiled:
+                    _shift(T, F, lo + 1, lo, L - lo)
+                    T[lo] = stop
+                    F[lo] = q
+                    L += 1
                 else:
                     L = _open(T, F, L, lo, stop, q)
             if floor != v:
