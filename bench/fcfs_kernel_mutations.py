@@ -115,7 +115,7 @@ MUTATIONS = {
         1,
     ),
     "the last re-plan's rest: its floor not taken off": (
-        "MW[c] = acc + tail - RS[x] - RF[x] * qsum[c << shift]",
+        "MW[c] = acc + tail - RS[x] - (RF[x] - now) * qsum[c << shift]",
         "MW[c] = acc + tail - RS[x]",
         1,
     ),

@@ -752,10 +752,11 @@ class FcfsQueue:
     floor).  That profile, its first step clipped to the floor, is kept for every
     ``2**shift``-th job ``j``: state ``j >> shift`` at ``coff[..]:coff[.. + 1]`` of ``ct``
     and ``cf`` (deep CTC-SP2 queues: ~20 steps each, where a whole prefix of the plan had
-    ~2 per job ahead).  ``vq[j]``: the sum of ``start·procs`` of jobs ``j..m-1``; ``rise``:
-    the last instant the base profile falls (a reservation starts), ``now`` if none;
-    ``room``: how many steps of a re-plan's state :func:`fcfs_delays` keeps; ``size``: room
-    for any re-plan's profile.
+    ~2 per job ahead).  ``vq[j]``: the sum of ``(start - now)·procs`` of jobs ``j..m-1``
+    (sums of starts from ``now``: far from 63 bits with Unix times); ``rise``: the last
+    instant the base profile falls (a reservation starts), ``now`` if none; ``room``: how
+    many steps of a re-plan's state :func:`fcfs_delays` keeps; ``size``: room for any
+    re-plan's profile.
     """
 
     def __init__(
@@ -881,7 +882,7 @@ def _fcfs_plan(Q: FcfsQueue, base_times: list, base_free: list) -> cython.void:
     vq[m] = 0
     for j in range(m - 1, -1, -1):
         qsum[j] = qsum[j + 1] + procs[j]
-        vq[j] = vq[j + 1] + starts[j] * procs[j]
+        vq[j] = vq[j + 1] + (starts[j] - now) * procs[j]
     # ---- the states, played again from the starts
     Q.ct = _zeros(coff[((m - 1) >> shift) + 1] if m > 0 else 0)
     Q.cf = _zeros(coff[((m - 1) >> shift) + 1] if m > 0 else 0)
@@ -956,7 +957,7 @@ def fcfs_delays(
     ``δ·qsum[j]``.  Likewise with the state the last re-plan of this call (the starts are
     re-planned from the latest: they end sooner) had at that job, kept with the sum ``W`` of
     ``(start - floor)·procs`` of the jobs from there on once that re-plan ended: the rest of
-    the delay is ``floor·qsum[j] + W - vq[j]``.  (A re-plan whose state differs from both
+    the delay is ``(floor - now)·qsum[j] + W - vq[j]``.  (A re-plan whose state differs from both
     keeps its own in that place, when it has at most ``room`` steps.)
 
     The re-plan searches the profile (steps ``T``/``F``) while a block starts after the
@@ -1176,7 +1177,7 @@ def fcfs_delays(
                     hit = MT[o + x] == T[b + x - 1] - floor and MF[o + x] == F[b + x - 1]
                     x += 1
                 if hit:
-                    tail = floor * qsum[j] + MW[c]
+                    tail = (floor - now) * qsum[j] + MW[c]
                     delay += tail - vq[j]
                     break
                 if size <= room:  # keep this state (MSIZE, MW: when this re-plan ends; no
@@ -1221,11 +1222,11 @@ def fcfs_delays(
             if floor != v:
                 moved = True
                 delay += (floor - v) * q
-            acc += floor * q
+            acc += (floor - now) * q
             j += 1
         for x in range(nrec):  # what the states kept lead to
             c = RC[x]
-            MW[c] = acc + tail - RS[x] - RF[x] * qsum[c << shift]
+            MW[c] = acc + tail - RS[x] - (RF[x] - now) * qsum[c << shift]
             MSIZE[c] = RZ[x]
         out[i] = delay
     return out

@@ -135,3 +135,21 @@ def test_a_reservation_after_the_floor_is_priced_literally(kernel):
         assert q.price(s, 1, 3) == q.price_naive(s, 1, 3)
     # job 1 no longer fits by the reservation: from 0 to 20; job 2 from 6 to 20
     assert q.price(4, 2, 2) == q.price_naive(4, 2, 2) == 2 * 20 + 1 * 14
+
+
+def test_unix_times_price_as_times_from_zero(kernel):
+    """The same deep site at a Unix-time origin: every price as at origin 0 (sums of starts
+    are kept from ``now``, far from 63 bits)."""
+    base, shapes = deep_site(4, jobs=400)
+    origin = 1_700_000_000
+    late = Profile(base.capacity, origin)
+    for a, b, free in base.steps():
+        if b is not None and free < base.capacity:
+            late.reserve(origin + a, origin + b, base.capacity - free)
+    q0 = SiteQuote(base, shapes, 0, "fcfs")
+    q1 = SiteQuote(late, shapes, origin, "fcfs")
+    assert q1.starts == [origin + v for v in q0.starts]
+    for n, d in ((8, 3600), (32, 2 * 3600)):
+        at0 = {o.start: o.delay for o in q0.options(n, d)}
+        at1 = {o.start - origin: o.delay for o in q1.options(n, d)}
+        assert at1 == at0 and any(at0.values())
