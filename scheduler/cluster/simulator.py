@@ -22,7 +22,10 @@ from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter, eq, le
 from typing import TYPE_CHECKING
 
+from scheduler._native import load as _load_native
+
 from ._gc import gc_paused
+from .conservative import Conservative
 from .fcfs import FCFS, replay_fcfs
 from .jobs import Reservation, SimJob, prepare_jobs
 from .policies import get_policy
@@ -37,6 +40,10 @@ __all__ = ["Simulator", "simulate"]
 
 _INF = float("inf")
 _PROGRESS_EVERY = 8192  # instants between progress callbacks
+
+#: the whole-run loops (scheduler/cluster/_loop.py), compiled when a build of that very source
+#: exists (see scheduler/_native.py)
+_L = _load_native("scheduler.cluster._loop")
 
 
 class Simulator:
@@ -323,6 +330,8 @@ class Simulator:
         with gc_paused():
             if until is None and self._fcfs_alone():
                 self._run_fcfs(progress)
+            elif until is None and self._conservative_alone():
+                self._run_conservative(progress)
             else:
                 self._run(until, progress)
         self.finished = until is None or self.next_event_time() is None
@@ -359,6 +368,45 @@ class Simulator:
         self.busy = 0
         if last is not None:
             self.profile.times[0] = last  # every block has ended: the profile is one step
+            self.now = last
+
+    def _conservative_alone(self) -> bool:
+        """Conservative backfilling from an empty machine with nothing but the trace (no
+        fixed reservation, nothing submitted on the fly, no arrival log, every instant within
+        the loop's 64-bit keys): :func:`scheduler.cluster._loop.run_conservative` makes the
+        event loop's decisions, in one compiled loop."""
+        policy = self.policy
+        return (
+            _L.COMPILED  # run as Python, the loop is slower than the event loop
+            and type(policy) is Conservative
+            and policy.arrival_log is None
+            and not self.interval
+            and not self.reservation_ends
+            and not self._early
+            and not self._extra
+            and not self._completions
+            and not policy.queue
+            and not policy._plan
+            and self._next_arrival == 0
+            and self._trace_jobs == len(self.jobs)
+            and len(self.profile) == 1
+            and _L.fits(self.now, self.submit_time, self.runtime, self.estimate)
+        )
+
+    def _run_conservative(self, progress: Callable[[float, str], None] | None) -> None:
+        profile = self.profile
+        start, series, times, free, last = _L.run_conservative(
+            self.submit_time, self.runtime, self.estimate, self.procs, profile.times,
+            profile.free, self.capacity, progress, _PROGRESS_EVERY,
+        )  # fmt: skip
+        # nothing was changed before here: a cancellation from progress leaves the initial state
+        self.start[:] = start
+        self._series.extend(series)
+        profile.times[:] = times  # one step, at the last instant: every block has ended
+        profile.free[:] = free
+        self._next_arrival = self._trace_jobs
+        self.busy = 0
+        if last is not None:
             self.now = last
 
     def _run(self, until: int | None, progress: Callable[[float, str], None] | None) -> None:
