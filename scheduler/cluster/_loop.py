@@ -386,7 +386,9 @@ class _Series:
     @cython.cfunc
     @cython.boundscheck(False)
     @cython.wraparound(False)
-    def add(self, t: cython.longlong, busy: cython.longlong, waiting: cython.longlong) -> cython.void:
+    def add(
+        self, t: cython.longlong, busy: cython.longlong, waiting: cython.longlong
+    ) -> cython.void:
         k: cython.Py_ssize_t = self.size
         if k + 3 > len(self.v):
             grown = array("q", self.v)
@@ -449,6 +451,7 @@ def run_conservative(
     mask: cython.longlong = (1 << shift) - 1
     done: _Heap = _Heap(n)  # completions: (end - origin) << shift | job
     wake: _Heap = _Heap(n)  # planned starts, lazy: stale entries are skipped
+    cp: _Pass = _Pass()
     series: _Series = _Series(2 * n + 1)
     a: cython.Py_ssize_t = 0
     busy: cython.longlong = 0
@@ -456,7 +459,6 @@ def run_conservative(
     any_event: cython.bint = False
     x: cython.longlong
     s: cython.longlong
-    s2: cython.longlong
     c: cython.longlong
     k: cython.longlong
     nk: cython.longlong
@@ -505,7 +507,7 @@ def run_conservative(
         while a < n and sub[a] == t:
             if dirty:
                 dirty = False
-                _compress(p, q, ql, ps, queued, pr, est, wake, t, origin, shift)
+                _compress(p, cp, q, ql, ps, pr, est, wake, t, origin, shift)
             nk = pr[a]
             d = est[a]
             s = p.earliest_start(nk, d, t)
@@ -519,7 +521,7 @@ def run_conservative(
             a += 1
         if dirty:
             dirty = False
-            _compress(p, q, ql, ps, queued, pr, est, wake, t, origin, shift)
+            _compress(p, cp, q, ql, ps, pr, est, wake, t, origin, shift)
         # the jobs planned now start
         started = False
         while wake.size and (wake.top() >> shift) + origin <= t:
@@ -549,15 +551,174 @@ def run_conservative(
     return st_a.tolist(), series.take(), times_out, free_out, t if any_event else None
 
 
+#: "no limit" for times
+_NO_LIMIT = 1 << 62
+
+
+@cython.cclass
+class _Pass:
+    """What one compression pass knows (the rules are in :mod:`scheduler.cluster.conservative`
+    and ``_kernel.compress``): a running maximum of the free counts over a snapshot of the
+    breakpoints, exact before ``pm_until``; the instants from which each move gave capacity
+    back (``gone``); and per shape ``(n, d)`` a lower bound ``L`` — no window of ``n``
+    processors for ``d`` seconds opens in ``[now, L)`` as of move ``M`` — in an
+    open-addressing table whose entries belong to the pass of generation ``gen``."""
+
+    pmv: cython.longlong[::1]
+    pmt: cython.longlong[::1]
+    pm_len: cython.Py_ssize_t
+    pm_until: cython.longlong
+    gone: cython.longlong[::1]
+    gone_len: cython.Py_ssize_t
+    hn: cython.longlong[::1]
+    hd: cython.longlong[::1]
+    hl: cython.longlong[::1]
+    hm: cython.longlong[::1]
+    hg: cython.longlong[::1]
+    mask: cython.Py_ssize_t
+    gen: cython.longlong
+
+    def __init__(self) -> None:
+        self.pmv = _zeros(64)
+        self.pmt = _zeros(64)
+        self.gone = _zeros(64)
+        self.gen = 0
+        self._table(64)
+
+    @cython.cfunc
+    def _table(self, size: cython.Py_ssize_t) -> cython.void:
+        self.hn = _zeros(size)
+        self.hd = _zeros(size)
+        self.hl = _zeros(size)
+        self.hm = _zeros(size)
+        self.hg = _zeros(size)
+        self.mask = size - 1
+        self.gen = 0
+
+    @cython.cfunc
+    def begin(self, now: cython.longlong, jobs: cython.Py_ssize_t) -> cython.void:
+        """A new pass over ``jobs`` queued jobs at ``now``."""
+        size: cython.Py_ssize_t = self.mask + 1
+        if 2 * jobs > size:
+            while 2 * jobs > size:
+                size *= 2
+            self._table(size)
+        if jobs > len(self.gone):
+            self.gone = _zeros(2 * jobs)
+        self.gen += 1
+        self.gone_len = 0
+        self.pm_len = 0
+        self.pm_until = now
+
+    @cython.cfunc
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    def slot(self, n: cython.longlong, d: cython.longlong) -> cython.Py_ssize_t:
+        """The table slot of shape ``(n, d)``: its own, or the free one where it goes."""
+        i: cython.Py_ssize_t = (d ^ (d >> 13) ^ (n << 5)) & self.mask
+        while self.hg[i] == self.gen and (self.hn[i] != n or self.hd[i] != d):
+            i = (i + 1) & self.mask
+        return i
+
+    @cython.cfunc
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    def bound(
+        self, i: cython.Py_ssize_t, now: cython.longlong, d: cython.longlong
+    ) -> cython.longlong:
+        """The lower bound in slot ``i`` brought up to date (``now`` if there is none): a
+        window that ends by the first instant given back since is still impossible."""
+        b: cython.longlong
+        f: cython.longlong
+        k: cython.Py_ssize_t
+        m: cython.Py_ssize_t
+        if self.hg[i] != self.gen:
+            return now
+        b = self.hl[i]
+        m = self.hm[i]
+        if m < self.gone_len:
+            f = self.gone[m]
+            for k in range(m + 1, self.gone_len):
+                if self.gone[k] < f:
+                    f = self.gone[k]
+            f = f - d + 1
+            if f < b:
+                b = f if f > now else now
+            self.hl[i] = b
+            self.hm[i] = self.gone_len
+        return b
+
+    @cython.cfunc
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    def keep(
+        self, i: cython.Py_ssize_t, n: cython.longlong, d: cython.longlong, b: cython.longlong
+    ) -> cython.void:
+        """Shape ``(n, d)`` (its slot ``i``) has no window before ``b``, as of now."""
+        self.hg[i] = self.gen
+        self.hn[i] = n
+        self.hd[i] = d
+        self.hl[i] = b
+        self.hm[i] = self.gone_len
+
+    @cython.cfunc
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    def running_max(self, p: _Steps) -> cython.void:
+        """Snapshot the running maximum of the free counts (exact until a move)."""
+        k: cython.Py_ssize_t
+        top: cython.longlong = -1
+        if p.m > len(self.pmv):
+            self.pmv = _zeros(2 * p.m)
+            self.pmt = _zeros(2 * p.m)
+        for k in range(p.m):
+            if p.f[k] > top:
+                top = p.f[k]
+            self.pmv[k] = top
+            self.pmt[k] = p.t[k]
+        self.pm_len = p.m
+        self.pm_until = _NO_LIMIT
+
+    @cython.cfunc
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    def first_with(self, n: cython.longlong) -> cython.Py_ssize_t:
+        """The first index of the snapshot whose running maximum reaches ``n``."""
+        lo: cython.Py_ssize_t = 0
+        hi: cython.Py_ssize_t = self.pm_len
+        mid: cython.Py_ssize_t
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if self.pmv[mid] < n:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+
+    @cython.cfunc
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    def moved(self, f: cython.longlong) -> cython.void:
+        """A move gave capacity back from ``f`` on."""
+        if self.gone_len == len(self.gone):
+            grown = array("q", self.gone)
+            grown.frombytes(bytes(8 * len(self.gone)))
+            self.gone = grown
+        self.gone[self.gone_len] = f
+        self.gone_len += 1
+        if f < self.pm_until:
+            self.pm_until = f
+
+
 @cython.cfunc
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def _compress(
     p: _Steps,
+    c: _Pass,
     q: cython.longlong[::1],
     ql: cython.Py_ssize_t,
     ps: cython.longlong[::1],
-    queued: cython.schar[::1],
     pr: cython.longlong[::1],
     est: cython.longlong[::1],
     wake: _Heap,
@@ -566,17 +727,25 @@ def _compress(
     shift: cython.int,
 ) -> cython.Py_ssize_t:
     """Compression at ``now``: each queued job, in queue order, moved to its earliest start
-    (never later than its current one); returns how many moved.  A job whose step just before
-    its start lacks its processors can only move to a window that ends by that step: when no
-    such window fits after ``now`` it is passed over without a scan."""
+    (never later than its current one), with ``_kernel.compress``'s exact shortcuts; returns
+    how many moved."""
     i: cython.Py_ssize_t
     j: cython.Py_ssize_t
+    x: cython.Py_ssize_t
+    h: cython.Py_ssize_t
     k: cython.longlong
     s: cython.longlong
     s2: cython.longlong
     n: cython.longlong
     d: cython.longlong
+    last: cython.longlong
+    b: cython.longlong
+    b2: cython.longlong
+    a: cython.longlong
+    f: cython.longlong
+    t1: cython.longlong
     moved: cython.Py_ssize_t = 0
+    c.begin(now, ql)
     for i in range(ql):
         k = q[i]
         s = ps[k]
@@ -585,15 +754,62 @@ def _compress(
         n = pr[k]
         d = est[k]
         j = p.left(s, 0) - 1  # the step just before s
-        if p.f[j] < n and p.t[j] - d < now:
+        if j < 0:
             continue
-        s2 = p.earliest_move(s, d, n, now)
-        if s2 < s:
-            if not p.move(s, s2, d, n):
-                raise AssertionError(f"compression moved job {k} from {s} to {s2}: no room")
-            ps[k] = s2
-            wake.push(((s2 - origin) << shift) | k)
-            moved += 1
+        if p.f[j] < n:
+            # the window cannot reach s: it fits whole before times[j], opening by last
+            last = p.t[j] - d
+            if last < now:
+                continue
+            if last >= c.pm_until:
+                c.running_max(p)
+            x = c.first_with(n)  # no step before pmt[x] has n free
+            if x == c.pm_len:
+                continue
+            b = c.pmt[x]
+            if b > last:
+                continue
+            h = c.slot(n, d)
+            b2 = c.bound(h, now, d)
+            if b2 > b:
+                if b2 > last:
+                    continue
+                b = b2
+            # the earliest whole window in [b, times[j]): a scan of the steps
+            s2 = s
+            for x in range(p.right(b, 0) - 1, j):
+                f = p.f[x]
+                t1 = p.t[x + 1]
+                if f < n:
+                    b = t1
+                elif t1 - b >= d:
+                    s2 = b
+                    break
+            if s2 == s:
+                c.keep(h, n, d, s)
+                continue
+        else:
+            # a window reaching s opens after s - d; a whole one opens at or after the bound
+            h = c.slot(n, d)
+            b = c.bound(h, now, d)
+            if b > now:
+                a = s - d + 1
+                if a < b:
+                    b = a if a > now else now
+            s2 = p.earliest_move(s, d, n, b)
+            if s2 == s:
+                c.keep(h, n, d, s)
+                continue
+        if not p.move(s, s2, d, n):
+            raise AssertionError(f"compression moved job {k} from {s} to {s2}: no room")
+        ps[k] = s2
+        wake.push(((s2 - origin) << shift) | k)
+        moved += 1
+        f = s2 + d
+        if f < s:
+            f = s  # capacity was given back over [f, s + d) only
+        c.moved(f)
+        c.keep(h, n, d, s2)
     return moved
 
 

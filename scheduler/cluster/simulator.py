@@ -355,6 +355,18 @@ class Simulator:
 
     def _run_fcfs(self, progress: Callable[[float, str], None] | None) -> None:
         n = self._trace_jobs
+        sub = self.submit_time
+        if _L.COMPILED and n and _L.fits(sub[0], sub, self.runtime, self.runtime):
+            start, series, last = _L.replay_fcfs(
+                sub, self.runtime, self.procs, self.capacity, progress, _PROGRESS_EVERY
+            )  # nothing changed before here: a cancellation leaves the initial state
+            self.start[:] = start
+            self._series.extend(series)
+            self._next_arrival = n
+            self.busy = 0
+            self.profile.times[0] = last
+            self.now = last
+            return
         try:
             last = replay_fcfs(
                 self.submit_time, self.runtime, self.procs, self.capacity, self.start,
