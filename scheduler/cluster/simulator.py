@@ -19,7 +19,7 @@ import copy
 import heapq
 from array import array
 from collections.abc import Callable, Iterable, Sequence
-from operator import attrgetter, eq, le
+from operator import attrgetter, eq, gt, le
 from typing import TYPE_CHECKING
 
 from scheduler._native import load as _load_native
@@ -126,7 +126,7 @@ class Simulator:
             min(procs) < 1
             or max(procs) > self.capacity
             or min(run) < 0
-            or any(r > e for r, e in zip(run, est, strict=True))
+            or any(map(gt, run, est))
         ):
             for j in jobs:
                 _check_job(j, self.capacity)
