@@ -10,6 +10,14 @@ decides, once, which queued jobs start.  Time is integer seconds, as in the trac
 (:attr:`Simulator.profile`, :meth:`Simulator.planned_start`), add reservations or submit jobs,
 and continue.  :func:`simulate` is the one-call form.
 
+A whole run with nothing but the trace — plain FCFS or plain conservative backfilling from an
+empty machine: no fixed reservation, no scheduling interval, nothing submitted on the fly, no
+``until`` — does not need the general loop's hooks: :meth:`Simulator.run` hands it to one
+loop (:mod:`scheduler.cluster._loop`, compiled by ``make setup``; as Python it is slower than
+the event loop and is not taken) that makes the same decisions, instant by instant, and
+leaves the simulator in the same final state (tests/scheduler/test_cluster_loop.py compares
+them job by job).  Every other run — and every policy but these two — takes the event loop.
+
 References: SPEC §2; A. W. Mu'alem and D. G. Feitelson, IEEE TPDS 12(6), 2001.
 """
 
@@ -122,12 +130,7 @@ class Simulator:
                 "jobs must be in queue order (by submit time) with index = position; "
                 "use prepare_jobs"
             )
-        if (
-            min(procs) < 1
-            or max(procs) > self.capacity
-            or min(run) < 0
-            or any(map(gt, run, est))
-        ):
+        if min(procs) < 1 or max(procs) > self.capacity or min(run) < 0 or any(map(gt, run, est)):
             for j in jobs:
                 _check_job(j, self.capacity)
 
@@ -325,7 +328,8 @@ class Simulator:
         """Process events in time order (all of them, or those at instants ``<= until``).
 
         ``progress(fraction of the trace submitted, message)`` is called every few thousand
-        instants; an exception it raises (e.g. a cancellation) propagates.
+        instants; an exception it raises (e.g. a cancellation) propagates (after a whole-run
+        loop, see the module's docstring, the simulator is then as it was before ``run``).
         """
         with gc_paused():
             if until is None and self._fcfs_alone():
