@@ -82,8 +82,10 @@ class _Heap:
     @cython.inline
     def top(self) -> cython.longlong:
         if cython.compiled:
-            return self.h[0]
-        return self.items[0]
+            x: cython.longlong = self.h[0]
+        else:
+            x = self.items[0]
+        return x
 
     @cython.cfunc
     @cython.boundscheck(False)
