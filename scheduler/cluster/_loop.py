@@ -36,7 +36,7 @@ try:
 except ImportError:  # no Cython installed: the same source runs uncompiled
     from scheduler._native import cython_shim as cython
 
-__all__ = ["COMPILED", "fits", "replay_fcfs", "run_conservative"]
+__all__ = ["COMPILED", "fits", "replay_fcfs", "run_conservative", "run_easy"]
 
 #: True in the extension, False when this file runs as Python
 COMPILED = cython.compiled
@@ -813,6 +813,155 @@ def _compress(
         c.moved(f)
         c.keep(h, n, d, s2)
     return moved
+
+
+@cython.ccall
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def run_easy(
+    submit: list,
+    runtime: list,
+    estimate: list,
+    procs: list,
+    times: list,
+    free: list,
+    capacity: cython.longlong,
+    progress: object,
+    every: cython.Py_ssize_t,
+) -> tuple:
+    """A whole run of EASY backfilling (:class:`~scheduler.cluster.easy.EASY`, its rules in
+    its module's docstring; without fixed reservations: the classic tests on the free count
+    now and the processors left at the shadow time) from an empty machine, as
+    :func:`run_conservative` (same arguments); returns ``(start, series, times, free, last,
+    examined)``, ``examined`` being the policy's count of queued jobs already examined."""
+    n: cython.Py_ssize_t = len(submit)
+    sub: cython.longlong[::1] = array("q", submit)
+    run: cython.longlong[::1] = array("q", runtime)
+    est: cython.longlong[::1] = array("q", estimate)
+    pr: cython.longlong[::1] = array("q", procs)
+    st_a = array("q", [-1]) * n
+    st: cython.longlong[::1] = st_a
+    q: cython.longlong[::1] = _zeros(n)  # the queue: job indices, queue order, q[:ql]
+    ql: cython.Py_ssize_t = 0
+    p: _Steps = _Steps(times, free, capacity)
+    origin: cython.longlong = times[0]
+    shift: cython.int = _bits(n)
+    mask: cython.longlong = (1 << shift) - 1
+    done: _Heap = _Heap(n)  # completions: (end - origin) << shift | job
+    series: _Series = _Series(2 * n + 1)
+    a: cython.Py_ssize_t = 0
+    busy: cython.longlong = 0
+    t: cython.longlong = origin
+    any_event: cython.bint = False
+    examined: cython.Py_ssize_t = 0
+    c: cython.longlong
+    k: cython.longlong
+    nk: cython.longlong
+    end: cython.longlong
+    shadow: cython.longlong
+    extra: cython.longlong
+    free_now: cython.longlong
+    h: cython.Py_ssize_t
+    i: cython.Py_ssize_t
+    w: cython.Py_ssize_t
+    lo: cython.Py_ssize_t
+    nq: cython.Py_ssize_t
+    have: cython.bint
+    changed: cython.bint
+    started: cython.bint
+    instants: cython.Py_ssize_t = 0
+    while True:
+        have = a < n
+        if have:
+            t = sub[a]
+        if done.size:
+            c = (done.top() >> shift) + origin
+            if not have or c < t:
+                t = c
+                have = True
+        if not have:
+            break
+        p.advance(t)
+        changed = False
+        while done.size and (done.top() >> shift) + origin == t:
+            k = done.pop() & mask
+            nk = pr[k]
+            busy -= nk
+            c = st[k] + est[k]
+            if t < c:
+                if not p.add(t, c, nk):
+                    raise AssertionError(f"job {k} gave back processors it did not hold")
+            changed = True
+        while a < n and sub[a] == t:
+            q[ql] = a
+            ql += 1
+            a += 1
+        if ql:
+            started = False
+            # 1. the head, and each next head, while it fits (the queue is q[h:ql] after)
+            h = 0
+            if changed or examined == 0:
+                while h < ql:
+                    k = q[h]
+                    nk = pr[k]
+                    if p.f[0] < nk:
+                        break
+                    end = t + est[k]
+                    if not p.add(t, end, -nk):
+                        raise AssertionError(f"job {k} started where it does not fit")
+                    st[k] = t
+                    busy += nk
+                    done.push(((t + run[k] - origin) << shift) | k)
+                    h += 1
+                started = h > 0
+                lo = 1
+            else:
+                lo = examined
+            nq = ql - h
+            examined = nq
+            # 2. backfill behind the head's reservation at its shadow time
+            if nq > lo and p.f[0] > 0:
+                free_now = p.f[0]
+                shadow = -1
+                extra = 0
+                for i in range(h + lo, ql):
+                    k = q[i]
+                    nk = pr[k]
+                    if nk > free_now:
+                        continue
+                    if shadow < 0:
+                        shadow = p.earliest_start(pr[q[h]], est[q[h]], t)
+                        extra = p.f[p.right(shadow, 0) - 1] - pr[q[h]]
+                    end = t + est[k]
+                    if end > shadow and nk > extra:
+                        continue
+                    if not p.add(t, end, -nk):
+                        raise AssertionError(f"job {k} backfilled where it does not fit")
+                    st[k] = t
+                    busy += nk
+                    done.push(((t + run[k] - origin) << shift) | k)
+                    started = True
+                    free_now -= nk
+                    if end > shadow:
+                        extra -= nk
+                    if free_now == 0:
+                        break
+            if started:
+                w = 0
+                for i in range(h, ql):
+                    k = q[i]
+                    if st[k] < 0:
+                        q[w] = k
+                        w += 1
+                ql = w
+                examined = ql
+        series.add(t, busy, ql)
+        any_event = True
+        instants += 1
+        if progress is not None and instants % every == 0:
+            progress(a / n, f"{a} of {n} jobs submitted")
+    times_out, free_out = p.lists()
+    return st_a.tolist(), series.take(), times_out, free_out, t if any_event else None, examined
 
 
 @cython.ccall

@@ -10,13 +10,13 @@ decides, once, which queued jobs start.  Time is integer seconds, as in the trac
 (:attr:`Simulator.profile`, :meth:`Simulator.planned_start`), add reservations or submit jobs,
 and continue.  :func:`simulate` is the one-call form.
 
-A whole run with nothing but the trace — plain FCFS or plain conservative backfilling from an
+A whole run with nothing but the trace — plain FCFS, EASY or conservative backfilling from an
 empty machine: no fixed reservation, no scheduling interval, nothing submitted on the fly, no
 ``until`` — does not need the general loop's hooks: :meth:`Simulator.run` hands it to one
 loop (:mod:`scheduler.cluster._loop`, compiled by ``make setup``; as Python it is slower than
 the event loop and is not taken) that makes the same decisions, instant by instant, and
 leaves the simulator in the same final state (tests/scheduler/test_cluster_loop.py compares
-them job by job).  Every other run — and every policy but these two — takes the event loop.
+them job by job).  Every other run — and every other policy — takes the event loop.
 
 References: SPEC §2; A. W. Mu'alem and D. G. Feitelson, IEEE TPDS 12(6), 2001.
 """
@@ -34,6 +34,7 @@ from scheduler._native import load as _load_native
 
 from ._gc import gc_paused
 from .conservative import Conservative
+from .easy import EASY
 from .fcfs import FCFS, replay_fcfs
 from .jobs import Reservation, SimJob, prepare_jobs
 from .policies import get_policy
@@ -334,8 +335,8 @@ class Simulator:
         with gc_paused():
             if until is None and self._fcfs_alone():
                 self._run_fcfs(progress)
-            elif until is None and self._conservative_alone():
-                self._run_conservative(progress)
+            elif until is None and (loop := self._whole_run()) is not None:
+                self._run_whole(loop, progress)
             else:
                 self._run(until, progress)
         self.finished = until is None or self.next_event_time() is None
@@ -386,32 +387,41 @@ class Simulator:
             self.profile.times[0] = last  # every block has ended: the profile is one step
             self.now = last
 
-    def _conservative_alone(self) -> bool:
-        """Conservative backfilling from an empty machine with nothing but the trace (no
-        fixed reservation, nothing submitted on the fly, no arrival log, every instant within
-        the loop's 64-bit keys): :func:`scheduler.cluster._loop.run_conservative` makes the
-        event loop's decisions, in one compiled loop."""
+    def _whole_run(self):  # type: ignore[no-untyped-def]
+        """The whole-run loop of :mod:`scheduler.cluster._loop` that makes this run's decisions
+        (None: the event loop): plain conservative or EASY backfilling from an empty machine
+        with nothing but the trace — no fixed reservation, nothing submitted on the fly, no
+        arrival or shadow log, every instant within the loop's 64-bit keys — when compiled."""
         policy = self.policy
-        return (
+        kind = type(policy)
+        if kind is Conservative:
+            if policy.arrival_log is not None or policy._plan:
+                return None
+            loop = _L.run_conservative
+        elif kind is EASY:
+            if policy.shadow_log is not None or policy._examined:
+                return None
+            loop = _L.run_easy
+        else:
+            return None
+        plain = (
             _L.COMPILED  # run as Python, the loop is slower than the event loop
-            and type(policy) is Conservative
-            and policy.arrival_log is None
             and not self.interval
             and not self.reservation_ends
             and not self._early
             and not self._extra
             and not self._completions
             and not policy.queue
-            and not policy._plan
             and self._next_arrival == 0
             and self._trace_jobs == len(self.jobs)
             and len(self.profile) == 1
             and _L.fits(self.now, self.submit_time, self.runtime, self.estimate)
         )
+        return loop if plain else None
 
-    def _run_conservative(self, progress: Callable[[float, str], None] | None) -> None:
+    def _run_whole(self, loop, progress: Callable[[float, str], None] | None) -> None:  # type: ignore[no-untyped-def]
         profile = self.profile
-        start, series, times, free, last = _L.run_conservative(
+        start, series, times, free, last, *rest = loop(
             self.submit_time, self.runtime, self.estimate, self.procs, profile.times,
             profile.free, self.capacity, progress, _PROGRESS_EVERY,
         )  # fmt: skip
@@ -424,6 +434,8 @@ class Simulator:
         self.busy = 0
         if last is not None:
             self.now = last
+        if rest:  # EASY: how many queued jobs it had examined
+            self.policy._examined = rest[0]
 
     def _run(self, until: int | None, progress: Callable[[float, str], None] | None) -> None:
         submit_time, runtime, estimate, procs = (

@@ -49,6 +49,7 @@ def loop(request, monkeypatch):
         COMPILED=True,
         fits=module.fits,
         run_conservative=spy("run_conservative"),
+        run_easy=spy("run_easy"),
         replay_fcfs=spy("replay_fcfs"),
         calls=calls,
         name=request.param,
@@ -73,14 +74,13 @@ def assert_same_run(fast: Simulator, slow: Simulator, policy: str) -> None:
     )  # fmt: skip
     assert fast._next_arrival == slow._next_arrival and fast._completions == slow._completions
     assert fast.next_event_time() is None and slow.next_event_time() is None
+    a, b = fast.policy, slow.policy
     if policy == "conservative":
-        a, b = fast.policy, slow.policy
         assert (a._plan, a._starts, a._shapes, a._dirty) == (
-            b._plan,
-            b._starts,
-            b._shapes,
-            b._dirty,
-        )
+            b._plan, b._starts, b._shapes, b._dirty,
+        )  # fmt: skip
+    if policy == "easy":
+        assert a._examined == b._examined
     assert fast.result(policy=policy).summary() == slow.result(policy=policy).summary()
 
 
@@ -109,16 +109,17 @@ def _real_event_loop(name: str, procs: int, estimates: str, policy: str) -> Simu
     return event_loop(_real_jobs(name, procs, estimates), procs, policy)
 
 
+@pytest.mark.parametrize("policy", ["conservative", "easy"])
 @pytest.mark.parametrize("estimates", ["requested", "accurate"])
 @pytest.mark.parametrize(("name", "procs"), REAL, ids=[f"{n[:4]}-{p}" for n, p in REAL])
-def test_conservative_on_the_real_traces_equals_the_event_loop(loop, name, procs, estimates):
+def test_backfilling_on_the_real_traces_equals_the_event_loop(loop, name, procs, estimates, policy):
     if loop.name == "pure" and (name, procs, estimates) != (REAL[0][0], 430, "requested"):
         if not name.startswith(("KTH", "NASA")):
             pytest.skip("as Python, the loop is checked on CTC-SP2 at 430 (requested), KTH, NASA")
     jobs = _real_jobs(name, procs, estimates)
-    fast = Simulator(jobs, procs, "conservative").run()
-    assert loop.calls == ["run_conservative"]
-    assert_same_run(fast, _real_event_loop(name, procs, estimates, "conservative"), "conservative")
+    fast = Simulator(jobs, procs, policy).run()
+    assert loop.calls == [f"run_{policy}"]
+    assert_same_run(fast, _real_event_loop(name, procs, estimates, policy), policy)
 
 
 @pytest.mark.parametrize(("name", "procs"), REAL[1:3], ids=["CTC-338", "SDSC-128"])
@@ -165,12 +166,12 @@ def test_small_random_traces_equal_the_event_loop(case, estimates):
         if module is None:
             continue
         fake = SimpleNamespace(COMPILED=True, fits=module.fits, **{
-            f: getattr(module, f) for f in ("run_conservative", "replay_fcfs")
+            f: getattr(module, f) for f in ("run_conservative", "run_easy", "replay_fcfs")
         })  # fmt: skip
         saved = simulator_module._L
         simulator_module._L = fake
         try:
-            for policy in ("conservative", "fcfs"):
+            for policy in ("conservative", "easy", "fcfs"):
                 fast = Simulator(jobs, procs, policy).run()
                 assert_same_run(fast, event_loop(jobs, procs, policy), policy), name
         finally:
@@ -201,16 +202,16 @@ def deep_queue(seed: int, jobs: int = 400, procs: int = 32, gap: int = 0) -> lis
 @pytest.mark.parametrize("seed", range(4))
 def test_deep_queues_equal_the_event_loop(loop, seed):
     jobs = deep_queue(seed)
-    for policy in ("conservative", "fcfs"):
+    for policy in ("conservative", "easy", "fcfs"):
         fast = Simulator(jobs, 32, policy).run()
         assert_same_run(fast, event_loop(jobs, 32, policy), policy)
-    assert loop.calls == ["run_conservative", "replay_fcfs"]
+    assert loop.calls == ["run_conservative", "run_easy", "replay_fcfs"]
 
 
 # ------------------------------------------------------------------ progress and cancellation
 
 
-@pytest.mark.parametrize("policy", ["conservative", "fcfs"])
+@pytest.mark.parametrize("policy", ["conservative", "easy", "fcfs"])
 def test_progress_is_called_as_by_the_event_loop(loop, policy):
     jobs = deep_queue(7, jobs=11_000, gap=1200)
     got: list[tuple[float, str]] = []
@@ -222,7 +223,7 @@ def test_progress_is_called_as_by_the_event_loop(loop, policy):
     assert_same_run(fast, slow, policy)
 
 
-@pytest.mark.parametrize("policy", ["conservative", "fcfs"])
+@pytest.mark.parametrize("policy", ["conservative", "easy", "fcfs"])
 def test_a_cancelled_loop_leaves_the_simulator_as_it_was(loop, policy):
     """A cancellation raised by ``progress`` changes nothing: run again, the whole run."""
     jobs = deep_queue(8, jobs=11_000, gap=1200)
@@ -256,6 +257,7 @@ def test_the_loops_take_only_plain_runs(loop):
         return len(loop.calls) > before
 
     assert taken(lambda: Simulator(jobs, procs, "conservative"))
+    assert taken(lambda: Simulator(jobs, procs, "easy"))
     assert taken(lambda: Simulator(jobs, procs, "fcfs"))
     # a reservation of no length or no processors holds nothing: still plain
     assert taken(
@@ -271,18 +273,23 @@ def test_the_loops_take_only_plain_runs(loop):
         Simulator(jobs, procs, "conservative", interval=60)
     ticking = Simulator(jobs, procs, "conservative")
     ticking.interval = 60  # (refused by the constructor for conservative; the hook checks too)
-    assert not ticking._conservative_alone()
+    assert ticking._whole_run() is None
     assert not taken(lambda: Simulator(jobs, procs, "fcfs", interval=60))
     # other policies, a subclass of conservative (depth K), an arrival log
-    for policy in ("easy", "backfill-k=inf", "backfill-k=3", "fairshare"):
+    for policy in ("backfill-k=inf", "backfill-k=1", "backfill-k=3", "fairshare", "fairshare-cb"):
         assert not taken(lambda policy=policy: Simulator(jobs, procs, policy))
     logged = Simulator(jobs, procs, "conservative")
     logged.policy.arrival_log = {}
     n = len(loop.calls)
     logged.run()
     assert len(loop.calls) == n and len(logged.policy.arrival_log) == len(jobs)
+    shadowed = Simulator(jobs, procs, "easy")
+    shadowed.policy.shadow_log = {}
+    shadowed.run()
+    assert len(loop.calls) == n and shadowed.policy.shadow_log
+    assert_same_run(shadowed, event_loop(jobs, procs, "easy"), "easy")
     # until=: a run that stops, then the rest of it; a fork of a run under way
-    for policy in ("conservative", "fcfs"):
+    for policy in ("conservative", "easy", "fcfs"):
         part = Simulator(jobs, procs, policy)
         assert not taken(lambda part=part: part, until=jobs[100].submit)
         twin = part.fork()
@@ -294,9 +301,12 @@ def test_the_loops_take_only_plain_runs(loop):
         fresh = Simulator(jobs, procs, policy)
         assert taken(lambda fresh=fresh: fresh.fork())
     # a job submitted on the fly; a reservation granted at the start
-    extra = Simulator(jobs, procs, "conservative")
-    extra.submit(SimJob(0, 99999, first + 10, 5, 10, 2))
-    assert not taken(lambda: extra)
+    for policy in ("conservative", "easy"):
+        extra = Simulator(jobs, procs, policy)
+        extra.submit(SimJob(0, 99999, first + 10, 5, 10, 2))
+        assert not taken(lambda extra=extra: extra)
+        held = Simulator(jobs, procs, policy, reservations=[Reservation(first + 100, 50, 1)])
+        assert not taken(lambda held=held: held)
     granted = Simulator(jobs, procs, "conservative")
     granted.insert_reservation(Reservation(first + 5, 100, 3))
     assert not taken(lambda: granted)
