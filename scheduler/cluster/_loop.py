@@ -1,7 +1,7 @@
 """Whole-run loops of the cluster simulator, compiled when a build exists (issue 21).
 
 :meth:`Simulator.run <scheduler.cluster.simulator.Simulator.run>` hands a run to this module
-when it is plain conservative backfilling (or plain FCFS) from an empty machine with nothing
+when it is plain conservative backfilling (or EASY, or FCFS) from an empty machine with nothing
 but the trace: no fixed reservation, no scheduling interval, nothing submitted on the fly,
 no ``until``.  :func:`run_conservative` then makes, in one loop, exactly the decisions of the
 event loop with :class:`~scheduler.cluster.conservative.Conservative` — the same instants in
@@ -9,8 +9,9 @@ the same order (completions, then arrivals in queue order, then the starts; an i
 when a job of runtime 0 ends at its start), the same plan on each arrival (the earliest start
 that delays no block), the same compression after early ends (each queued job, in queue
 order, moved to its earliest start) and so the same start times and samples — without a
-Python call per event.  :func:`replay_fcfs` is :func:`scheduler.cluster.fcfs.replay_fcfs`
-(FCFS without the profile) in the same style.
+Python call per event.  :func:`run_easy` does the same for
+:class:`~scheduler.cluster.easy.EASY`, and :func:`replay_fcfs` is
+:func:`scheduler.cluster.fcfs.replay_fcfs` (FCFS without the profile) in the same style.
 
 The availability profile lives in :class:`_Steps`: the step function of
 :class:`~scheduler.cluster.profile.Profile` (breakpoints and free processors, canonical) on two
