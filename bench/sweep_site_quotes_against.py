@@ -7,7 +7,9 @@ directory (Cython, as ``setup.py`` does) and given to it; then, at every submiss
 with ``--deep`` or more queued jobs (every ``--every``-th of them), both quote
 (``SiteQuote(...).options(32 p, 2 h)``, CPU time), the two alternating which goes first, and
 the option lists are compared.  Prints median / p95 / p99 / max per side, how many quotes
-took over 10 ms, and whether every option list is identical.  The timed quote starts from
+took over 10 ms, and whether every option list is identical; then the same per band of queue
+length (200-400, 400-800, 800-1,600, 1,600+ queued jobs: under FCFS the queue grows to
+thousands of jobs, and ``--every`` samples every depth alike).  The timed quote starts from
 the replay index (``base_profile``, ``queued_shapes``), as a site page's does: by default
 both sides read this tree's index; with ``--rev-index`` the commit's side reads the same
 replay through the commit's ``scheduler/cluster/replay.py`` (the whole site-page quote of
@@ -127,6 +129,7 @@ def main() -> None:
               f"instants with {args.deep}+ queued; quote 32 p x 2 h, CPU ms"
               f"{' (each side its own replay index)' if args.rev_index else ''}")  # fmt: skip
         times: dict[str, list[float]] = {args.rev: [], "this tree": []}
+        depth: list[int] = []
         same = 0
         for i, at in enumerate(ats):
             sides = [(args.rev, old), ("this tree", new)]
@@ -138,17 +141,31 @@ def main() -> None:
                 opts = module.SiteQuote(base, shapes, at, args.policy).options(32, 7200)
                 times[label].append((time.process_time() - t0) * 1e3)
                 res[label] = [(o.start, o.delay) for o in opts]
+                depth_here = len(shapes)
+            depth.append(depth_here)
             same += res[args.rev] == res["this tree"]
         for label, ts in times.items():
-            ts.sort()
-
-            def q(p: float, ts=ts) -> float:
-                return ts[min(len(ts) - 1, int(p * len(ts)))]
-
-            over = sum(t > 10 for t in ts)
-            print(f"  {label:>10}: median {statistics.median(ts):6.2f} p95 {q(0.95):6.2f} "
-                  f"p99 {q(0.99):6.2f} max {ts[-1]:6.2f}; over 10 ms: {over}")  # fmt: skip
+            _summary(f"  {label:>10}", sorted(ts))
         print(f"identical option lists: {same} of {len(ats)}")
+        for lo, hi in ((args.deep, 400), (400, 800), (800, 1600), (1600, None)):
+            pick = [i for i, k in enumerate(depth) if k >= lo and (hi is None or k < hi)]
+            if not pick:
+                continue
+            band = f"{lo}-{hi}" if hi else f"{lo}+"
+            print(f"  {band} queued ({len(pick)} instants):")
+            for label, ts in times.items():
+                _summary(f"    {label:>10}", sorted(ts[i] for i in pick))
+
+
+def _summary(label: str, ts: list[float]) -> None:
+    """Median / p95 / p99 / max of sorted CPU times (ms) and how many are over 10 ms."""
+
+    def q(p: float) -> float:
+        return ts[min(len(ts) - 1, int(p * len(ts)))]
+
+    over = sum(t > 10 for t in ts)
+    print(f"{label}: median {statistics.median(ts):6.2f} p95 {q(0.95):6.2f} "
+          f"p99 {q(0.99):6.2f} max {ts[-1]:6.2f}; over 10 ms: {over}")  # fmt: skip
 
 
 if __name__ == "__main__":

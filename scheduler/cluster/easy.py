@@ -15,6 +15,10 @@ Arrivals alone change nothing for jobs already examined (nothing was freed, and 
 did not fit cannot fit later without a release), so at such instants only the newcomers are
 examined.  Candidates are scanned in queue order; one whose processors exceed the free count
 now is skipped without touching the profile.
+
+A whole run of plain EASY (no reservation, nothing but the trace) does not come here:
+:func:`scheduler.cluster._loop.run_easy` makes the same decisions in one compiled loop (see
+:mod:`scheduler.cluster.simulator`).
 """
 
 from __future__ import annotations

@@ -10,6 +10,14 @@ decides, once, which queued jobs start.  Time is integer seconds, as in the trac
 (:attr:`Simulator.profile`, :meth:`Simulator.planned_start`), add reservations or submit jobs,
 and continue.  :func:`simulate` is the one-call form.
 
+A whole run with nothing but the trace — plain FCFS, EASY or conservative backfilling from an
+empty machine: no fixed reservation, no scheduling interval, nothing submitted on the fly, no
+``until`` — does not need the general loop's hooks: :meth:`Simulator.run` hands it to one
+loop (:mod:`scheduler.cluster._loop`, compiled by ``make setup``; as Python it is slower than
+the event loop and is not taken) that makes the same decisions, instant by instant, and
+leaves the simulator in the same final state (tests/scheduler/test_cluster_loop.py compares
+them job by job).  Every other run — and every other policy — takes the event loop.
+
 References: SPEC §2; A. W. Mu'alem and D. G. Feitelson, IEEE TPDS 12(6), 2001.
 """
 
@@ -19,10 +27,14 @@ import copy
 import heapq
 from array import array
 from collections.abc import Callable, Iterable, Sequence
-from operator import attrgetter, eq, le
+from operator import attrgetter, eq, gt, le
 from typing import TYPE_CHECKING
 
+from scheduler._native import load as _load_native
+
 from ._gc import gc_paused
+from .conservative import Conservative
+from .easy import EASY
 from .fcfs import FCFS, replay_fcfs
 from .jobs import Reservation, SimJob, prepare_jobs
 from .policies import get_policy
@@ -37,6 +49,10 @@ __all__ = ["Simulator", "simulate"]
 
 _INF = float("inf")
 _PROGRESS_EVERY = 8192  # instants between progress callbacks
+
+#: the whole-run loops (scheduler/cluster/_loop.py), compiled when a build of that very source
+#: exists (see scheduler/_native.py)
+_L = _load_native("scheduler.cluster._loop")
 
 
 class Simulator:
@@ -115,12 +131,7 @@ class Simulator:
                 "jobs must be in queue order (by submit time) with index = position; "
                 "use prepare_jobs"
             )
-        if (
-            min(procs) < 1
-            or max(procs) > self.capacity
-            or min(run) < 0
-            or any(r > e for r, e in zip(run, est, strict=True))
-        ):
+        if min(procs) < 1 or max(procs) > self.capacity or min(run) < 0 or any(map(gt, run, est)):
             for j in jobs:
                 _check_job(j, self.capacity)
 
@@ -318,11 +329,14 @@ class Simulator:
         """Process events in time order (all of them, or those at instants ``<= until``).
 
         ``progress(fraction of the trace submitted, message)`` is called every few thousand
-        instants; an exception it raises (e.g. a cancellation) propagates.
+        instants; an exception it raises (e.g. a cancellation) propagates (after a whole-run
+        loop, see the module's docstring, the simulator is then as it was before ``run``).
         """
         with gc_paused():
             if until is None and self._fcfs_alone():
                 self._run_fcfs(progress)
+            elif until is None and (loop := self._whole_run()) is not None:
+                self._run_whole(loop, progress)
             else:
                 self._run(until, progress)
         self.finished = until is None or self.next_event_time() is None
@@ -346,6 +360,18 @@ class Simulator:
 
     def _run_fcfs(self, progress: Callable[[float, str], None] | None) -> None:
         n = self._trace_jobs
+        sub = self.submit_time
+        if _L.COMPILED and n and _L.fits(sub[0], sub, self.runtime, self.runtime):
+            start, series, last = _L.replay_fcfs(
+                sub, self.runtime, self.procs, self.capacity, progress, _PROGRESS_EVERY
+            )  # nothing changed before here: a cancellation leaves the initial state
+            self.start[:] = start
+            self._series.extend(series)
+            self._next_arrival = n
+            self.busy = 0
+            self.profile.times[0] = last
+            self.now = last
+            return
         try:
             last = replay_fcfs(
                 self.submit_time, self.runtime, self.procs, self.capacity, self.start,
@@ -360,6 +386,56 @@ class Simulator:
         if last is not None:
             self.profile.times[0] = last  # every block has ended: the profile is one step
             self.now = last
+
+    def _whole_run(self):  # type: ignore[no-untyped-def]
+        """The whole-run loop of :mod:`scheduler.cluster._loop` that makes this run's decisions
+        (None: the event loop): plain conservative or EASY backfilling from an empty machine
+        with nothing but the trace — no fixed reservation, nothing submitted on the fly, no
+        arrival or shadow log, every instant within the loop's 64-bit keys — when compiled."""
+        policy = self.policy
+        kind = type(policy)
+        if kind is Conservative:
+            if policy.arrival_log is not None or policy._plan:
+                return None
+            loop = _L.run_conservative
+        elif kind is EASY:
+            if policy.shadow_log is not None or policy._examined:
+                return None
+            loop = _L.run_easy
+        else:
+            return None
+        plain = (
+            _L.COMPILED  # run as Python, the loop is slower than the event loop
+            and not self.interval
+            and not self.reservation_ends
+            and not self._early
+            and not self._extra
+            and not self._completions
+            and not policy.queue
+            and self._next_arrival == 0
+            and self._trace_jobs == len(self.jobs)
+            and len(self.profile) == 1
+            and _L.fits(self.now, self.submit_time, self.runtime, self.estimate)
+        )
+        return loop if plain else None
+
+    def _run_whole(self, loop, progress: Callable[[float, str], None] | None) -> None:  # type: ignore[no-untyped-def]
+        profile = self.profile
+        start, series, times, free, last, *rest = loop(
+            self.submit_time, self.runtime, self.estimate, self.procs, profile.times,
+            profile.free, self.capacity, progress, _PROGRESS_EVERY,
+        )  # fmt: skip
+        # nothing was changed before here: a cancellation from progress leaves the initial state
+        self.start[:] = start
+        self._series.extend(series)
+        profile.times[:] = times  # one step, at the last instant: every block has ended
+        profile.free[:] = free
+        self._next_arrival = self._trace_jobs
+        self.busy = 0
+        if last is not None:
+            self.now = last
+        if rest:  # EASY: how many queued jobs it had examined
+            self.policy._examined = rest[0]
 
     def _run(self, until: int | None, progress: Callable[[float, str], None] | None) -> None:
         submit_time, runtime, estimate, procs = (

@@ -26,6 +26,16 @@ re-planning ~0.7 m jobs for each of ~m candidates): where the cost went, measure
 branches and phase 2 its own search when phase 1 has passed ``v``) and the step shifts of
 the block insertions (before memmove).  :func:`first_options` answers eq. 20 at α = 0 and
 α = 1 without pricing every start (:func:`scheduler.pricing.workload.pick`).
+
+FCFS quotes (:meth:`SiteQuote.options <scheduler.pricing.price.SiteQuote.options>` and
+``price``) have a kernel of their own here, :class:`FcfsQueue` and :func:`fcfs_delays` (issue
+21: without backfilling CTC-SP2's queue at 338 processors grows to 3,700 jobs, and the prefix
+re-plan above, O(m) prefixes of O(m) steps and ~m re-planned jobs for each of ~m/2 starts,
+took 90+ ms): the plan's state at a job (the profile from the start of the job ahead on) is
+small, so it is kept at every eighth job, and a re-plan stops as soon as its state is the
+plan's moved later, or a previous re-plan's.  :func:`replan`, :func:`delays` and
+:func:`first_options` still take ``fcfs`` (the prefix re-plan is exact under FCFS too:
+:func:`scheduler.pricing.workload.pick` uses it at α = 0 and 1, and the tests compare).
 """
 
 from __future__ import annotations
@@ -42,7 +52,7 @@ try:  # compiled: the steps are shifted by C's memmove
 except (ImportError, AttributeError):  # uncompiled (Cython's shadow module raises the
     pass  # latter): lists shift themselves
 
-__all__ = ["Queue", "buffer", "delays", "first_options", "replan"]
+__all__ = ["FcfsQueue", "Queue", "buffer", "delays", "fcfs_delays", "first_options", "replan"]
 
 #: while nothing has moved, up to this many jobs keeping their starts between two that meet
 #: the slot are inserted one by one; more, and the re-plan restarts from the prefix
@@ -709,3 +719,543 @@ def first_options(
                 elif least == 0 or f < least:
                     least = f
     return count, first, free, least
+
+
+# ---------------------------------------------------------------------------------------- FCFS
+
+#: FCFS: the no-slot plan's state is kept at every ``2**_SHIFT``-th job (:class:`FcfsQueue`),
+#: and a re-plan compares its own state with it there (:func:`fcfs_delays`)
+_SHIFT = 3
+#: room for a re-plan's state kept for the next re-plans of a quote (:func:`fcfs_delays`;
+#: CTC-SP2's deep FCFS queues: ~25 steps)
+_ROOM = 64
+
+
+def _zeros(size: int):  # type: ignore[no-untyped-def]
+    """``size`` zeros as the kernel indexes them (the same in both builds: a fixed size)."""
+    return buffer([], size) if cython.compiled else [0] * size
+
+
+class FcfsQueue:
+    """The no-slot FCFS plan of a queue, played by the kernel from the base profile's lists
+    and the queue's ``procs`` and ``durs`` (``now``: no job starts before it), as
+    :func:`fcfs_delays` reads it.
+
+    ``starts`` (a list: v_q, what :func:`scheduler.pricing.plan.plan_fcfs` gives) and buffers
+    (:func:`buffer`) of the jobs' ``procs``, ``durs``, ``starts``, ``reach`` (the end of the
+    job's block, or the instant after its start for a job of no duration), ``rmax`` (the
+    largest reach of the jobs up to each), ``qsum`` (``qsum[j]``: the processors of jobs
+    ``j..m-1``) and the *states*: under FCFS job ``j`` starts at the earliest instant from
+    its *floor* (the start of the job ahead, ``now`` for the first) where the profile has
+    room for it, so the plan of jobs ``j..`` depends only on the floor and on the profile
+    from the floor on (base + the blocks of the jobs ahead, none of which starts after the
+    floor).  That profile, its first step clipped to the floor, is kept for every
+    ``2**shift``-th job ``j``: state ``j >> shift`` at ``coff[..]:coff[.. + 1]`` of ``ct``
+    and ``cf`` (deep CTC-SP2 queues: ~20 steps each, where a whole prefix of the plan had
+    ~2 per job ahead).  ``vq[j]``: the sum of ``(start - now)·procs`` of jobs ``j..m-1``
+    (sums of starts from ``now``: far from 63 bits with Unix times); ``rise``: the last
+    instant the base profile falls (a reservation starts), ``now`` if none; ``room``: how
+    many steps of a re-plan's state :func:`fcfs_delays` keeps; ``size``: room for any
+    re-plan's profile.
+    """
+
+    def __init__(
+        self,
+        base_times: list,
+        base_free: list,
+        procs: list,
+        durs: list,
+        now: int,
+        shift: int = _SHIFT,
+        room: int = _ROOM,
+    ) -> None:
+        m = len(procs)
+        self.m = m
+        self.now = now
+        self.procs = buffer(procs, m)
+        self.durs = buffer(durs, m)
+        self.size = len(base_times) + 2 * m + 8
+        self.starts_buf = _zeros(m)
+        self.reach = _zeros(m)
+        self.rmax = _zeros(m)
+        self.qsum = _zeros(m + 1)
+        self.vq = _zeros(m + 1)
+        self.shift = shift
+        self.room = room
+        self.coff = _zeros((m >> shift) + 2)
+        self.ct = self.cf = None
+        # the last instant a block of the base starts (where its profile falls)
+        self.rise = max(
+            [now] + [t for i, t in enumerate(base_times) if i and base_free[i] < base_free[i - 1]]
+        )
+        _fcfs_plan(self, base_times, base_free)
+        self.starts = list(self.starts_buf)
+
+
+@cython.cfunc
+@cython.inline
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _holding(
+    T: cython.longlong[::1], L: cython.Py_ssize_t, a: cython.Py_ssize_t, t: cython.longlong
+) -> cython.Py_ssize_t:
+    """The step holding ``t`` just after a block from ``t`` was taken at step ``a`` (the
+    step holding ``t`` before): ``a``, or ``a + 1`` after a split at ``t``, or ``a - 1``
+    after a merge there."""
+    if a + 1 < L and T[a + 1] <= t:
+        return a + 1
+    if T[a] > t:
+        return a - 1
+    return a
+
+
+@cython.ccall
+@cython.wraparound(False)
+@cython.boundscheck(False)
+@cython.cdivision(True)
+def _fcfs_plan(Q: FcfsQueue, base_times: list, base_free: list) -> cython.void:
+    """Play the no-slot FCFS plan (``Q.starts_buf``, ``reach``, ``rmax``, ``qsum``), then
+    play it again from its starts to keep its states (``Q.ct``, ``Q.cf``, ``Q.coff``)."""
+    m: cython.Py_ssize_t = Q.m
+    now: cython.longlong = Q.now
+    procs: cython.longlong[::1] = Q.procs
+    durs: cython.longlong[::1] = Q.durs
+    starts: cython.longlong[::1] = Q.starts_buf
+    reach: cython.longlong[::1] = Q.reach
+    rmax: cython.longlong[::1] = Q.rmax
+    qsum: cython.longlong[::1] = Q.qsum
+    vq: cython.longlong[::1] = Q.vq
+    coff: cython.longlong[::1] = Q.coff
+    T: cython.longlong[::1] = buffer([], Q.size)
+    F: cython.longlong[::1] = buffer([], Q.size)
+    CT: cython.longlong[::1]
+    CF: cython.longlong[::1]
+    L: cython.Py_ssize_t
+    h: cython.Py_ssize_t = 0
+    a: cython.Py_ssize_t
+    k: cython.Py_ssize_t
+    j: cython.Py_ssize_t
+    x: cython.Py_ssize_t
+    o: cython.Py_ssize_t
+    last: cython.Py_ssize_t
+    q: cython.longlong
+    dq: cython.longlong
+    t: cython.longlong
+    stop: cython.longlong
+    floor: cython.longlong = now
+    top: cython.longlong = now
+    shift: cython.Py_ssize_t = Q.shift
+    every: cython.Py_ssize_t = 1 << shift
+    # ---- the plan; the size of each kept state
+    L = _load(T, F, base_times, base_free)
+    coff[0] = 0
+    for j in range(m):
+        if (j & (every - 1)) == 0:
+            coff[(j >> shift) + 1] = coff[j >> shift] + (L - h)
+        q = procs[j]
+        dq = durs[j]
+        # the earliest start from the floor (step h holds it)
+        a = h
+        k = h
+        t = floor
+        stop = t + dq
+        last = L - 1
+        while True:
+            if F[k] < q:
+                k += 1
+                a = k
+                t = T[k]
+                stop = t + dq
+            elif k == last or T[k + 1] >= stop:
+                break
+            else:
+                k += 1
+        L = _take(T, F, L, a, k, t, stop, q)
+        h = _holding(T, L, a, t)
+        floor = t
+        starts[j] = t
+        reach[j] = t + (dq if dq > 0 else 1)
+        if reach[j] > top:
+            top = reach[j]
+        rmax[j] = top
+    qsum[m] = 0
+    vq[m] = 0
+    for j in range(m - 1, -1, -1):
+        qsum[j] = qsum[j + 1] + procs[j]
+        vq[j] = vq[j + 1] + (starts[j] - now) * procs[j]
+    # ---- the states, played again from the starts
+    Q.ct = _zeros(coff[((m - 1) >> shift) + 1] if m > 0 else 0)
+    Q.cf = _zeros(coff[((m - 1) >> shift) + 1] if m > 0 else 0)
+    CT = Q.ct
+    CF = Q.cf
+    L = _load(T, F, base_times, base_free)
+    h = 0
+    floor = now
+    for j in range(m):
+        if (j & (every - 1)) == 0:
+            o = coff[j >> shift]
+            for x in range(h, L):
+                CT[o + x - h] = T[x]
+                CF[o + x - h] = F[x]
+            CT[o] = floor
+        t = starts[j]
+        L = _reserve(T, F, L, t, t + durs[j], procs[j])
+        h = _index(T, t, L) if cython.compiled else bisect_right(T, t, 0, L) - 1
+        floor = t
+
+
+@cython.cfunc
+@cython.inline
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _same_state(
+    T: cython.longlong[::1],
+    F: cython.longlong[::1],
+    L: cython.Py_ssize_t,
+    h: cython.Py_ssize_t,
+    CT: cython.longlong[::1],
+    CF: cython.longlong[::1],
+    o: cython.Py_ssize_t,
+    size: cython.Py_ssize_t,
+    shift: cython.longlong,
+) -> cython.bint:
+    """Whether the steps ``h..L-1`` (step ``h`` clipped to the floor) are the kept state at
+    ``o`` (of ``size`` steps) moved ``shift`` later."""
+    i: cython.Py_ssize_t
+    if L - h != size or F[h] != CF[o]:
+        return False
+    for i in range(1, size):
+        if T[h + i] - shift != CT[o + i] or F[h + i] != CF[o + i]:
+            return False
+    return True
+
+
+@cython.ccall
+@cython.wraparound(False)
+@cython.boundscheck(False)
+@cython.cdivision(True)
+def fcfs_delays(
+    Q: FcfsQueue, base_times: list, base_free: list, cands: list, n: cython.longlong,
+    d: cython.longlong,
+) -> list:  # fmt: skip
+    """:meth:`~scheduler.pricing.price.SiteQuote.price` of the slot ``n`` over ``[s, s + d)``
+    at every start ``s`` of ``cands`` under FCFS: None where it does not fit beside the
+    running jobs and reservations (``base_*``), else the delay it causes to the queue ``Q``.
+
+    Adding the slot only delays (by induction: from the floor on the slot plan's profile
+    holds the base, the slot and the blocks of the jobs ahead, each starting no earlier than
+    in the plan and so ending no earlier: it has no more room than the plan's, and its floor
+    is no earlier), so the delay is ``Σ (v'_q - v_q)·n_q``.  The jobs ahead of the first one
+    whose block meets the slot keep their starts (``rmax`` finds it): the re-plan starts
+    from the kept state at or before it, inserting the blocks in between as planned, and the
+    slot; while nothing has moved, a job whose block misses the slot keeps its start, and
+    once no later job starts before the slot's end everything keeps its start.  Once
+    something has moved, every ``2**shift``-th job compares the re-plan's state (the
+    profile from its floor on) with the plan's kept state: when it is the same moved ``δ``
+    later (δ = the difference of the floors; 0 included), every later job starts ``δ``
+    later, as its start depends only on that state, and the rest of the delay is
+    ``δ·qsum[j]``.  Likewise with the state the last re-plan of this call (the starts are
+    re-planned from the latest: they end sooner) had at that job, kept with the sum ``W`` of
+    ``(start - floor)·procs`` of the jobs from there on once that re-plan ended: the rest of
+    the delay is ``(floor - now)·qsum[j] + W - vq[j]``.  (A re-plan whose state differs from both
+    keeps its own in that place, when it has at most ``room`` steps.)
+
+    The re-plan searches the profile (steps ``T``/``F``) while a block starts after the
+    floor (the slot, a reservation of the base); from then on the profile only rises and is
+    kept as its releases, in place: ``free`` processors at the floor, ``F[x]`` more from
+    ``T[x]`` on (``b <= x < L``); a job starts where the releases first give it room (the
+    room only grows after: its duration does not matter) and its block is one more release,
+    at its end.  While nothing has moved, a job whose block misses the slot is not searched
+    for, and when the next job whose block meets the slot is a few past a kept state, the
+    re-plan starts again from there (the kept state, the slot, the jobs up to it).
+
+    Cost (CTC-SP2 at 338 processors, requested estimates, 32 p × 2 h, the deepest queues,
+    ~3,000 jobs, ~1,300 starts): ~300 jobs re-planned per start, most of them on the
+    releases; about a quarter of the starts meet the plan's state, half a previous
+    re-plan's, and a sixth never meet either (two groups of jobs moved by different amounts
+    stay apart to the end of the queue).
+    """
+    out: list = [None] * len(cands)
+    m: cython.Py_ssize_t = Q.m
+    now: cython.longlong = Q.now
+    procs: cython.longlong[::1] = Q.procs
+    durs: cython.longlong[::1] = Q.durs
+    starts: cython.longlong[::1] = Q.starts_buf
+    reach: cython.longlong[::1] = Q.reach
+    rmax: cython.longlong[::1] = Q.rmax
+    qsum: cython.longlong[::1] = Q.qsum
+    vq: cython.longlong[::1] = Q.vq
+    coff: cython.longlong[::1] = Q.coff
+    CT: cython.longlong[::1] = Q.ct
+    CF: cython.longlong[::1] = Q.cf
+    T: cython.longlong[::1] = buffer([], Q.size)
+    F: cython.longlong[::1] = buffer([], Q.size)
+    base_rise: cython.longlong = Q.rise
+    shift: cython.Py_ssize_t = Q.shift
+    every: cython.Py_ssize_t = 1 << shift
+    room: cython.Py_ssize_t = Q.room
+    nc: cython.Py_ssize_t = (m >> shift) + 1
+    # the last state a re-plan of this call had at each kept job (releases, times from its
+    # floor; MW: the sum of (start - floor)·procs of the jobs from there on)
+    MT: cython.longlong[::1] = _zeros(nc * room)
+    MF: cython.longlong[::1] = _zeros(nc * room)
+    MSIZE: cython.longlong[::1] = _zeros(nc)
+    MW: cython.longlong[::1] = _zeros(nc)
+    RC: cython.longlong[::1] = _zeros(nc)  # the states this re-plan kept: where, its sum
+    RS: cython.longlong[::1] = _zeros(nc)  # of start·procs before, its floor ...
+    RF: cython.longlong[::1] = _zeros(nc)
+    RZ: cython.longlong[::1] = _zeros(nc)  # ... and its size
+    nrec: cython.Py_ssize_t
+    c: cython.Py_ssize_t
+    i: cython.Py_ssize_t
+    acc: cython.longlong
+    tail: cython.longlong
+    hit: cython.bint
+    L: cython.Py_ssize_t
+    h: cython.Py_ssize_t
+    a: cython.Py_ssize_t
+    k: cython.Py_ssize_t
+    j: cython.Py_ssize_t
+    j0: cython.Py_ssize_t
+    lo: cython.Py_ssize_t
+    hi: cython.Py_ssize_t
+    mid: cython.Py_ssize_t
+    o: cython.Py_ssize_t
+    size: cython.Py_ssize_t
+    x: cython.Py_ssize_t
+    last: cython.Py_ssize_t
+    b: cython.Py_ssize_t
+    q: cython.longlong
+    dq: cython.longlong
+    v: cython.longlong
+    t: cython.longlong
+    stop: cython.longlong
+    floor: cython.longlong
+    rise: cython.longlong
+    free: cython.longlong
+    s: cython.longlong
+    e: cython.longlong
+    delay: cython.longlong
+    moved: cython.bint
+    done: cython.bint
+    for i in range(len(cands) - 1, -1, -1):  # the latest first: their re-plans are short
+        s = cands[i]
+        e = s + d
+        if _free_over(base_times, base_free, s, e) < n:
+            continue
+        delay = 0
+        moved = False
+        done = False
+        # ---- the first job whose block meets the slot: rmax never decreases
+        lo = 0
+        hi = m
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if rmax[mid] > s:
+                hi = mid
+            else:
+                lo = mid + 1
+        j0 = lo
+        if j0 == m or starts[j0] >= e:
+            out[i] = 0  # no job's block meets the slot: all keep their starts
+            continue
+        # ---- the kept state at or before it, the slot (nothing before the state's floor
+        # matters, and the plan so far had room for it), the jobs up to j0 as planned
+        rise = s if s > base_rise else base_rise
+        while True:
+            j = (j0 >> shift) << shift
+            o = coff[j >> shift]
+            size = coff[(j >> shift) + 1] - o
+            if cython.compiled:
+                for x in range(size):
+                    T[x] = CT[o + x]
+                    F[x] = CF[o + x]
+            else:
+                T[:] = CT[o : o + size]
+                F[:] = CF[o : o + size]
+            L = size
+            L = _reserve(T, F, L, s if s > T[0] else T[0], e, n)
+            while j < j0:
+                t = starts[j]
+                L = _reserve(T, F, L, t, t + durs[j], procs[j])
+                j += 1
+            floor = now if j0 == 0 else starts[j0 - 1]
+            h = _index(T, floor, L) if cython.compiled else bisect_right(T, floor, 0, L) - 1
+            # ---- the re-plan on the profile, while a block starts after the floor
+            while j < m and floor < rise:
+                q = procs[j]
+                dq = durs[j]
+                v = starts[j]
+                if not moved:
+                    if v >= e:
+                        done = True  # nothing moved and no later job meets the slot
+                        break
+                    if reach[j] <= s:  # its block misses the slot: it keeps its start
+                        k = j + 1  # and the next job whose block meets the slot?
+                        while k < m and starts[k] < e and reach[k] <= s:
+                            k += 1
+                        if k == m or starts[k] >= e:
+                            done = True  # none: all keep their starts
+                            break
+                        if k - j > (k & (every - 1)) + 2:
+                            j0 = k  # from the kept state nearer to it (fewer blocks to add)
+                            break
+                        L = _reserve(T, F, L, v, v + dq, q)
+                        h = _index(T, v, L) if cython.compiled else bisect_right(T, v, 0, L) - 1
+                        floor = v
+                        j += 1
+                        continue
+                elif (j & (every - 1)) == 0:
+                    o = coff[j >> shift]
+                    if _same_state(
+                        T, F, L, h, CT, CF, o, coff[(j >> shift) + 1] - o, floor - CT[o]
+                    ):
+                        delay += (floor - CT[o]) * qsum[j]  # every later job moves as the floor
+                        done = True
+                        break
+                # the earliest start from the floor (step h holds it)
+                a = h
+                k = h
+                t = floor
+                stop = t + dq
+                last = L - 1
+                while True:
+                    if F[k] < q:
+                        k += 1
+                        a = k
+                        t = T[k]
+                        stop = t + dq
+                    elif k == last or T[k + 1] >= stop:
+                        break
+                    else:
+                        k += 1
+                L = _take(T, F, L, a, k, t, stop, q)
+                h = _holding(T, L, a, t)
+                floor = t
+                if t != v:
+                    moved = True
+                    delay += (t - v) * q
+                j += 1
+            if done or j == m or floor >= rise:
+                break  # (else from the kept state nearer to j0)
+        if done or j == m:
+            out[i] = delay
+            continue
+        # ---- then every block has started by the floor: the releases
+        x = L - 1
+        while x > h:
+            F[x] -= F[x - 1]
+            x -= 1
+        free = F[h]
+        b = h + 1
+        nrec = 0
+        acc = 0
+        tail = 0
+        while j < m:
+            q = procs[j]
+            dq = durs[j]
+            v = starts[j]
+            if not moved:
+                if v >= e:
+                    tail = vq[j]
+                    break  # nothing moved and no later job meets the slot
+            elif (j & (every - 1)) == 0:
+                o = coff[j >> shift]
+                if _same_releases(T, F, L, b, free, CT, CF, o, coff[(j >> shift) + 1] - o,
+                                  floor - CT[o]):  # fmt: skip
+                    delay += (floor - CT[o]) * qsum[j]  # every later job moves as the floor
+                    tail = vq[j] + (floor - CT[o]) * qsum[j]
+                    break
+                # the state the last re-plan had here?  Then the jobs from here on start as
+                # there, from this floor
+                c = j >> shift
+                size = L - b + 1
+                o = c * room
+                hit = MSIZE[c] == size and MF[o] == free
+                x = 1
+                while hit and x < size:
+                    hit = MT[o + x] == T[b + x - 1] - floor and MF[o + x] == F[b + x - 1]
+                    x += 1
+                if hit:
+                    tail = (floor - now) * qsum[j] + MW[c]
+                    delay += tail - vq[j]
+                    break
+                if size <= room:  # keep this state (MSIZE, MW: when this re-plan ends; no
+                    # re-plan reads them before, this one being past them)
+                    MF[o] = free
+                    for x in range(1, size):
+                        MT[o + x] = T[b + x - 1] - floor
+                        MF[o + x] = F[b + x - 1]
+                    RC[nrec] = c
+                    RS[nrec] = acc
+                    RF[nrec] = floor
+                    RZ[nrec] = size
+                    nrec += 1
+            if free < q:  # (the last release frees the whole machine)
+                while True:
+                    free += F[b]
+                    floor = T[b]
+                    b += 1
+                    if free >= q:
+                        break
+            if dq > 0 and q > 0:
+                free -= q
+                stop = floor + dq
+                # the first release at or after the block's end
+                lo = b
+                hi = L
+                while lo < hi:
+                    mid = (lo + hi) >> 1
+                    if T[mid] < stop:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                if lo < L and T[lo] == stop:
+                    F[lo] += q
+                elif cython.compiled:
+                    _shift(T, F, lo + 1, lo, L - lo)
+                    T[lo] = stop
+                    F[lo] = q
+                    L += 1
+                else:
+                    L = _open(T, F, L, lo, stop, q)
+            if floor != v:
+                moved = True
+                delay += (floor - v) * q
+            acc += (floor - now) * q
+            j += 1
+        for x in range(nrec):  # what the states kept lead to
+            c = RC[x]
+            MW[c] = acc + tail - RS[x] - (RF[x] - now) * qsum[c << shift]
+            MSIZE[c] = RZ[x]
+        out[i] = delay
+    return out
+
+
+@cython.cfunc
+@cython.inline
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _same_releases(
+    T: cython.longlong[::1],
+    F: cython.longlong[::1],
+    L: cython.Py_ssize_t,
+    b: cython.Py_ssize_t,
+    free: cython.longlong,
+    CT: cython.longlong[::1],
+    CF: cython.longlong[::1],
+    o: cython.Py_ssize_t,
+    size: cython.Py_ssize_t,
+    shift: cython.longlong,
+) -> cython.bint:
+    """:func:`_same_state` of a profile kept as its releases (``free`` at the floor, ``F[x]``
+    more from ``T[x]`` on, ``b <= x < L``)."""
+    i: cython.Py_ssize_t
+    acc: cython.longlong = free
+    if L - b + 1 != size or free != CF[o]:
+        return False
+    for i in range(1, size):
+        acc += F[b + i - 1]
+        if T[b + i - 1] - shift != CT[o + i] or acc != CF[o + i]:
+            return False
+    return True

@@ -28,37 +28,52 @@ Queries (thesis eqs. 17–19):
 
 Fast path (exact).  Under conservative backfilling and FCFS a job's start depends only on the
 jobs ahead of it.  Adding the slot only removes availability, so a job whose predecessors kept
-their starts and whose own block does not meet ``[s, s + d)`` keeps its start too.  Hence
-jobs are re-planned only from the first one whose block meets the slot, on a copy of the
-no-slot plan's *prefix* profile (base + the blocks of the jobs ahead of it, built once per
-state); while no re-planned job has moved, the jobs in between whose blocks miss the slot are
-skipped; and a slot that fits into a hole of the no-slot plan costs 0 without re-planning
-(thesis ch. 3: advertised slots delay nobody).  Under conservative backfilling a re-planned
-job's earliest start is searched only where it can be: before its no-slot start only in
-windows meeting the old blocks of the jobs that moved (the only places with more room than
-the no-slot plan), else from its no-slot start on; and never before the start of the nearest
-job ahead of it that asks no more processors for no longer (the re-plan only takes room away
-as it goes, and a window that fits the job fits that one).  The re-plan is one loop over a
-profile of its own (:func:`scheduler.pricing._replan.replan`; a quote prices all its
-candidate starts in one call, :func:`~scheduler.pricing._replan.delays`), compiled with Cython
-when a build exists (:mod:`scheduler._native`), else the same source as plain Python.  EASY
-backfilling has no such prefix property (a job's start depends on later jobs' backfilling): it
-is re-planned by :mod:`scheduler.pricing._easy` (compiled the same way), which plays the
-no-slot plan once per state keeping a snapshot of every instant it visits and how far into
-the future that instant's tests read the profile, and re-plans a slot from the first instant
-whose tests read past the slot's start (the earlier ones decide as without it).  Backfilling
-with a reservation depth K (``backfill-k=K``) has no prefix property either and is played by
-the same kernel the same way (its reservations, placements and backfills, as the simulator's
-policy :mod:`scheduler.cluster.depth` decides them); K = 1 is EASY, K = ∞ conservative.  A
-depth-K queue holding a job of no duration is re-planned in full by the simulator (it plans
-such a job for 1 s and ends it at once, which the kernel does not model; a live site's
-estimates are never 0).
+their starts and whose own block does not meet ``[s, s + d)`` keeps its start too.  Hence jobs
+are re-planned only from the first one whose block meets the slot, under conservative
+backfilling on a copy of the no-slot plan's *prefix* profile (base + the blocks of the jobs
+ahead of it, built once per state); while no re-planned job has moved, the jobs in between whose
+blocks miss the slot are skipped; and a slot that fits into a hole of the no-slot plan costs 0
+without re-planning (thesis ch. 3: advertised slots delay nobody).  Under conservative
+backfilling a re-planned job's earliest start is searched only where it can be: before its
+no-slot start only in windows meeting the old blocks of the jobs that moved (the only places
+with more room than the no-slot plan), else from its no-slot start on; and never before the
+start of the nearest job ahead of it that asks no more processors for no longer (the re-plan
+only takes room away as it goes, and a window that fits the job fits that one).  The re-plan is
+one loop over a profile of its own (:func:`scheduler.pricing._replan.replan`; a quote prices all
+its candidate starts in one call, :func:`~scheduler.pricing._replan.delays`), compiled with
+Cython when a build exists (:mod:`scheduler._native`), else the same source as plain Python.
+FCFS has a kernel of its own in the same module (:class:`~scheduler.pricing._replan.FcfsQueue`,
+:func:`~scheduler.pricing._replan.fcfs_delays`, which also plays the no-slot plan): a job starts
+at the earliest instant from the start of the job ahead (its *floor*) where the profile has
+room, so the rest of the plan depends only on the floor and the profile from there on (none of
+the blocks ahead starts later), and adding the slot only delays.  That state is kept at every
+eighth job of the no-slot plan; a re-plan starts from the kept state before the first job whose
+block meets the slot (the jobs ahead keep their starts; while nothing has moved, the ones whose
+blocks miss the slot too) and stops where its state is the kept one moved ``δ`` later (every
+later job then starts ``δ`` later: the rest of the price is ``δ`` times their processors) or the
+state an earlier re-plan of the same quote had there (the rest as there, from this floor).  Once
+every block has started by the floor (the slot, the base's reservations) the profile only rises:
+it is kept as its releases and a job starts where they first give it room.  EASY backfilling has
+no such prefix property (a job's start depends on later jobs' backfilling): it is re-planned by
+:mod:`scheduler.pricing._easy` (compiled the same way), which plays the no-slot plan once per
+state keeping a snapshot of every instant it visits and how far into the future that instant's
+tests read the profile, and re-plans a slot from the first instant whose tests read past the
+slot's start (the earlier ones decide as without it).  Backfilling with a reservation depth K
+(``backfill-k=K``) has no prefix property either and is played by the same kernel the same way
+(its reservations, placements and backfills, as the simulator's policy
+:mod:`scheduler.cluster.depth` decides them); K = 1 is EASY, K = ∞ conservative.  A depth-K
+queue holding a job of no duration is re-planned in full by the simulator (it plans such a job
+for 1 s and ends it at once, which the kernel does not model; a live site's estimates are never
+0).
 :meth:`SiteQuote.price_naive` is the literal Figure 22; tests check that all agree.
 
 Cost (issue 21, ``bench/bench_site_pages.py``): a quote re-plans, for every candidate start
 whose slot meets the plan, the queue from the first job the slot meets; at 200+ queued jobs
 (CTC-SP2 at 338 processors) that is ~120 candidates × ~200 jobs, about half of which really
-move (68 later, 42 earlier on average): little to skip, so the loop is compiled.  Under EASY
+move (68 later, 42 earlier on average): little to skip, so the loop is compiled.  Under FCFS
+(no backfilling: the same trace and size queue up to 3,700 jobs, 1,827 at the median
+instant) a re-plan stops after ~300 jobs at the deepest queues (~3,000 jobs, ~1,300
+starts), most of them on the releases (``bench/results/site-pages-fcfs.txt``).  Under EASY
 (same trace and size) the re-plans from the snapshots run ~100 job starts each; about a fifth
 of the instants before a slot are skipped, so that loop is compiled too.  An EASY re-plan
 starts at the first event whose passed tests the slot may make fail (a quarter of the events
@@ -142,30 +157,6 @@ class Option:
         }
 
 
-_new = object.__new__
-#: the slots of :class:`Option`, set directly (its frozen ``__init__`` sets each through
-#: ``object.__setattr__``: twice as slow for the ~400 options of a deep quote, issue 21)
-_SET_START, _SET_PROCS, _SET_DURATION, _SET_COST, _SET_DELAY = (
-    getattr(Option, k).__set__ for k in ("start", "procs", "duration", "unit_cost", "delay")
-)
-
-
-def _options(cands: list[int], fs: list, n: int, d: int, c: float) -> list[Option]:
-    """``Option(s, n, d, c, f)`` for every start ``s`` of ``cands`` whose ``f`` (``fs``, in
-    the same order) is not None."""
-    out = []
-    for s, f in zip(cands, fs, strict=True):
-        if f is not None:
-            o = _new(Option)
-            _SET_START(o, s)
-            _SET_PROCS(o, n)
-            _SET_DURATION(o, d)
-            _SET_COST(o, c)
-            _SET_DELAY(o, f)
-            out.append(o)
-    return out
-
-
 class SiteQuote:
     """A site at instant ``now``, ready to price slots.
 
@@ -213,12 +204,19 @@ class SiteQuote:
         # EASY and depth K: the no-slot plan with its snapshots (_easy.EasyQueue), played by
         # the kernel (plan_easy's plan, or the simulator's backfill-k=K plan: tests compare)
         self._easy = None
+        self._fcfs = None
         if self._kind in ("easy", "depth"):
             self._easy = _E.EasyQueue(
                 self.base.times, self.base.free, self.capacity, procs, durs, now, depth
             )
             self.starts = self._easy.starts  # v_q
             self._plan: Profile | None = None  # (built when asked: a quote prices in the kernel)
+        elif self._kind == "fcfs":  # the no-slot plan and its states (_replan.FcfsQueue)
+            if procs and max(procs) > self.capacity:
+                raise ValueError(f"a job of {max(procs)} processors never fits {self.capacity}")
+            self._fcfs = _R.FcfsQueue(self.base.times, self.base.free, procs, durs, now)
+            self.starts = self._fcfs.starts  # v_q (plan_fcfs's: tests compare)
+            self._plan = None  # (built when asked)
         else:
             planner = self.policy if self._kind == "simulate" else self._kind
             self._plan = self.base.copy()
@@ -291,6 +289,8 @@ class SiteQuote:
             return None
         if self._kind == "simulate":
             return self._replan_all(s, n, d)
+        if self._fcfs is not None:
+            return _R.fcfs_delays(self._fcfs, self.base.times, self.base.free, [s], n, d)[0]
         if self.plan.free_over(s, s + d) >= n and not self._zero_job_in(s, s + d):
             # a hole of the current plan: nobody moves (every test a plan passed had room
             # for its job beside every later block, so beside the slot too)
@@ -364,14 +364,17 @@ class SiteQuote:
         cands = self.candidates(s_min)
         if self._kind == "simulate":
             fs = [self._price(s, n, d) for s in cands]
-        elif self._easy is None:  # conservative or FCFS: the fast path, all starts in one call
+        elif self._fcfs is not None:  # FCFS: all starts in one call
+            fs = _R.fcfs_delays(self._fcfs, self.base.times, self.base.free, cands, n, d)
+        elif self._easy is None:  # conservative: the fast path, all starts in one call
             fs = _R.delays(
                 self._queue(), self.base.times, self.base.free, self.plan.times,
                 self.plan.free, cands, n, d, self.now, self._kind == "fcfs",
             )  # fmt: skip
         else:  # EASY or depth K: all starts in one call (the same tests as _price)
             fs = _E.prices(self._easy, cands, n, d)
-        return _options(cands, fs, n, d, self.unit_cost)
+        c = self.unit_cost
+        return [Option(s, n, d, c, f) for s, f in zip(cands, fs, strict=True) if f is not None]
 
 
 def choose(options: Sequence[Option], alpha: float) -> Option:

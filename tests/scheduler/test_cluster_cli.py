@@ -7,6 +7,7 @@ import csv
 import io
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -287,6 +288,8 @@ def test_fcfs_replay_equals_the_event_loop(monkeypatch, seed, procs):
     taken: list[int] = []
     real = simulator_module.replay_fcfs
     monkeypatch.setattr(simulator_module, "replay_fcfs", lambda *a: taken.append(1) or real(*a))
+    # the Python replay (compiled, the whole-run loop replays: tests/scheduler/test_cluster_loop.py)
+    monkeypatch.setattr(simulator_module, "_L", SimpleNamespace(COMPILED=False))
     fast = Simulator(jobs, procs, "fcfs").run()
     assert taken == [1]
     slow = Simulator(jobs, procs, "fcfs")

@@ -1,0 +1,184 @@
+"""Each exactness condition of the FCFS quote kernel, dropped: how many prices go wrong.
+
+The pure source of ``scheduler/pricing/_replan.py`` is loaded with one condition removed or
+weakened (a text replacement, checked to apply), and prices the random small sites of
+tests/scheduler/test_pricing_fcfs_fast.py — the test's own sites (its seeds, states kept at
+every job, every second and every eighth) and as many more — against Figure 22 taken
+literally (:meth:`SiteQuote.price_naive`).  A condition the tests guard gives wrong prices on
+the test's sites (the test fails); the unmodified source gives none.  Two comparisons of the
+states with the last re-plan's (their sizes, their free processors at the floor) only reject
+early: kept as releases, a state's releases add up to the whole machine, so two states whose
+releases are the same have the same size and the same free processors at the floor.
+
+    .venv/bin/python bench/fcfs_kernel_mutations.py [--more 700]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import random
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import scheduler.pricing.price as price_mod  # noqa: E402
+from scheduler.pricing import SiteQuote  # noqa: E402
+from tests.scheduler.test_pricing_fcfs_fast import fcfs_site  # noqa: E402
+
+SOURCE = ROOT / "scheduler" / "pricing" / "_replan.py"
+
+#: name -> (text, replacement, how many times it must occur)
+MUTATIONS = {
+    "none (the kernel as it is)": ("", "", 0),
+    "first job meeting the slot: by start, not by reach": (
+        "            if rmax[mid] > s:",
+        "            if starts[mid] >= s:",
+        1,
+    ),
+    "no-duration job: its reach is its start": (
+        "reach[j] = t + (dq if dq > 0 else 1)",
+        "reach[j] = t + dq",
+        1,
+    ),
+    "keeps its start: no matter whether its block meets the slot": (
+        "                    if reach[j] <= s:  # its block misses the slot",
+        "                    if True:  # its block misses the slot",
+        1,
+    ),
+    "restart nearer: skips jobs meeting the slot too": (
+        "while k < m and starts[k] < e and reach[k] <= s:",
+        "while k < m and starts[k] < e:",
+        1,
+    ),
+    "stop when no later job meets the slot: even after a move": (
+        "            if not moved:\n                if v >= e:",
+        "            if True:\n                if v >= e:",
+        1,
+    ),
+    "profile until the slot starts: not the base's reservations": (
+        "rise = s if s > base_rise else base_rise",
+        "rise = s",
+        1,
+    ),
+    "profile until the base's last reservation: not the slot": (
+        "rise = s if s > base_rise else base_rise",
+        "rise = base_rise",
+        1,
+    ),
+    "same state as the plan: sizes not compared": (
+        "    if L - b + 1 != size or free != CF[o]:",
+        "    if free != CF[o]:",
+        1,
+    ),
+    "same state as the plan: free at the floor not compared": (
+        "    if L - b + 1 != size or free != CF[o]:",
+        "    if L - b + 1 != size:",
+        1,
+    ),
+    "same state as the plan: release times not compared": (
+        "        if T[b + i - 1] - shift != CT[o + i] or acc != CF[o + i]:",
+        "        if acc != CF[o + i]:",
+        1,
+    ),
+    "same state as the plan: release sizes not compared": (
+        "        if T[b + i - 1] - shift != CT[o + i] or acc != CF[o + i]:",
+        "        if T[b + i - 1] - shift != CT[o + i]:",
+        1,
+    ),
+    "same profile as the plan (before the slot starts): times not compared": (
+        "        if T[h + i] - shift != CT[o + i] or F[h + i] != CF[o + i]:",
+        "        if F[h + i] != CF[o + i]:",
+        1,
+    ),
+    "same state as the last re-plan: sizes not compared": (
+        "hit = MSIZE[c] == size and MF[o] == free",
+        "hit = MSIZE[c] > 0 and MF[o] == free",
+        1,
+    ),
+    "same state as the last re-plan: free at the floor not compared": (
+        "hit = MSIZE[c] == size and MF[o] == free",
+        "hit = MSIZE[c] == size",
+        1,
+    ),
+    "same state as the last re-plan: release times not compared": (
+        "hit = MT[o + x] == T[b + x - 1] - floor and MF[o + x] == F[b + x - 1]",
+        "hit = MF[o + x] == F[b + x - 1]",
+        1,
+    ),
+    "same state as the last re-plan: release sizes not compared": (
+        "hit = MT[o + x] == T[b + x - 1] - floor and MF[o + x] == F[b + x - 1]",
+        "hit = MT[o + x] == T[b + x - 1] - floor",
+        1,
+    ),
+    "the last re-plan's rest: its floor not taken off": (
+        "MW[c] = acc + tail - RS[x] - (RF[x] - now) * qsum[c << shift]",
+        "MW[c] = acc + tail - RS[x]",
+        1,
+    ),
+}
+
+
+def mutant(name: str, text: str, new: str, count: int, tmp: Path):  # type: ignore[no-untyped-def]
+    source = SOURCE.read_text()
+    if count:
+        found = source.count(text)
+        if found != count:
+            raise SystemExit(f"{name!r}: the text occurs {found} times, not {count}")
+        source = source.replace(text, new)
+    path = tmp / f"_replan_mutant_{abs(hash(name))}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert not module.cython.compiled
+    return module
+
+
+def wrong_prices(module, seed: int, sites: int, shift: int) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+    """(wrong, priced) over the test's sites of ``seed`` (the test's loop, counting; a
+    site where the kernel raises counts all its prices wrong)."""
+    price_mod._R = module
+    rng = random.Random(seed)
+    wrong = total = 0
+    for i in range(sites):
+        base, shapes, cap = fcfs_site(rng)
+        now = rng.randint(0, 3)
+        q = SiteQuote(base, shapes, now, "fcfs")
+        n, d = rng.randint(1, cap), rng.randint(1, 12)
+        end = max(v + dq for (_, dq), v in zip(q.shapes, q.starts, strict=True))
+        starts = sorted(set(q.candidates()) | {end, end + 1, now + rng.randint(0, 30)})
+        want = [q.price_naive(s, n, d) for s in starts]
+        Q = module.FcfsQueue(
+            q.base.times, q.base.free, [p for p, _ in q.shapes], [dq for _, dq in q.shapes],
+            q.now, shift, 3 if i % 3 == 0 else 64,
+        )  # fmt: skip
+        try:
+            got = module.fcfs_delays(Q, q.base.times, q.base.free, starts, n, d)
+        except IndexError:  # (read past the kept state: the test fails too)
+            got = [-1] * len(want)
+        wrong += sum(a != b for a, b in zip(got, want, strict=True))
+        total += len(want)
+    return wrong, total
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--more", type=int, default=700, help="more random sites per shift")
+    args = ap.parse_args()
+    print(f"{'condition dropped':<72} {'test sites':>16} {'more sites':>16}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, (text, new, count) in MUTATIONS.items():
+            module = mutant(name, text, new, count, Path(tmp))
+            test = [wrong_prices(module, 100 + shift, 700, shift) for shift in (0, 1, 3)]
+            more = [wrong_prices(module, 9000 + shift, args.more, shift) for shift in (0, 1, 3)]
+            tw, tt = sum(w for w, _ in test), sum(t for _, t in test)
+            mw, mt = sum(w for w, _ in more), sum(t for _, t in more)
+            print(f"{name:<72} {tw:>6} of {tt:<7} {mw:>6} of {mt:<7}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
