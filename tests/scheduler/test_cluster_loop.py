@@ -109,13 +109,25 @@ def _real_event_loop(name: str, procs: int, estimates: str, policy: str) -> Simu
     return event_loop(_real_jobs(name, procs, estimates), procs, policy)
 
 
+def _real_cases():  # type: ignore[no-untyped-def]
+    """(loop, trace, processors, estimates): compiled on every real trace; as Python (slow) on
+    CTC-SP2 at 430 (requested), KTH and NASA only."""
+    for name, procs in REAL:
+        for estimates in ("requested", "accurate"):
+            for mode in ("compiled", "pure"):
+                some = (name, procs, estimates) == (REAL[0][0], 430, "requested")
+                if mode == "pure" and not (some or name.startswith(("KTH", "NASA"))):
+                    continue
+                yield pytest.param(
+                    mode, name, procs, estimates, id=f"{mode}-{name[:4]}-{procs}-{estimates}"
+                )
+
+
 @pytest.mark.parametrize("policy", ["conservative", "easy"])
-@pytest.mark.parametrize("estimates", ["requested", "accurate"])
-@pytest.mark.parametrize(("name", "procs"), REAL, ids=[f"{n[:4]}-{p}" for n, p in REAL])
+@pytest.mark.parametrize(
+    ("loop", "name", "procs", "estimates"), list(_real_cases()), indirect=["loop"]
+)
 def test_backfilling_on_the_real_traces_equals_the_event_loop(loop, name, procs, estimates, policy):
-    if loop.name == "pure" and (name, procs, estimates) != (REAL[0][0], 430, "requested"):
-        if not name.startswith(("KTH", "NASA")):
-            pytest.skip("as Python, the loop is checked on CTC-SP2 at 430 (requested), KTH, NASA")
     jobs = _real_jobs(name, procs, estimates)
     fast = Simulator(jobs, procs, policy).run()
     assert loop.calls == [f"run_{policy}"]
