@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 from dataclasses import dataclass, field
+from functools import cached_property
 from operator import attrgetter
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -84,8 +85,9 @@ class SimulationResult:
 
     # ------------------------------------------------------------- per job
 
-    @property
+    @cached_property
     def submit(self) -> np.ndarray:
+        """Per job (read once: the summary and the CDFs need it several times)."""
         return _column(self.jobs, "submit")
 
     @property
@@ -96,12 +98,9 @@ class SimulationResult:
     def wait(self) -> np.ndarray:
         return self.start - self.submit
 
-    def bounded_slowdown(self, tau: int = BSLD_TAU, submit: np.ndarray | None = None) -> np.ndarray:
-        """Per job (``submit``: :attr:`submit`, if the caller has it already)."""
+    def bounded_slowdown(self, tau: int = BSLD_TAU) -> np.ndarray:
         run = self.end - self.start
-        if submit is None:
-            submit = self.submit
-        return np.maximum(1.0, (self.end - submit) / np.maximum(run, tau))
+        return np.maximum(1.0, (self.end - self.submit) / np.maximum(run, tau))
 
     def rows(self) -> list[tuple[int, int, int, int, int]]:
         """``(job_id, submit, start, end, procs)`` per simulated job, in queue order."""
@@ -155,7 +154,7 @@ class SimulationResult:
             median_wait=float(np.median(wait)),
             max_wait=int(wait.max()),
             mean_response=round(float((self.end - submit).mean()), 3),
-            mean_bounded_slowdown=round(float(self.bounded_slowdown(submit=submit).mean()), 4),
+            mean_bounded_slowdown=round(float(self.bounded_slowdown().mean()), 4),
             utilization=round(work / (self.procs * span), 6) if span > 0 else None,
             makespan=span,
             first_submit=first,
