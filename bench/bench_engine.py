@@ -46,7 +46,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 #: which kernel the children run: "compiled" (make setup built it) or "pure: <why>"
-_NATIVE_CMD = "from scheduler.cluster import native_status; print(native_status())"
+_NATIVE_CMD = """
+import scheduler.cluster.simulator
+from scheduler._native import status
+s = status()
+names = ("_kernel", "_loop")
+print(", ".join(f"{m}: {s.get('scheduler.cluster.' + m, 'pure: not loaded')}" for m in names))
+"""
 PY = sys.executable
 DEFAULT_TRACES = ROOT.parent / "shared" / "data" / "traces"
 POLICIES = ("fcfs", "easy", "conservative")
@@ -352,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
     cases = find_traces(args)
     print(f"python {sys.version.split()[0]}; CPU = user+sys of the child; best of {args.repeat}")
     _, _, native = run_child([PY, "-c", _NATIVE_CMD])
-    print(f"profile kernel (scheduler/cluster/_kernel.py): {native.strip()}")
+    print(f"engine kernels (scheduler/cluster/_kernel.py, _loop.py): {native.strip()}")
 
     # ---- side by side, interleaved
     rows: dict[tuple, dict[str, tuple[float, float]]] = {}
