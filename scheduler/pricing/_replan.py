@@ -315,6 +315,7 @@ def _take(
 
 @cython.cfunc
 @cython.inline
+@cython.exceptval(check=False)
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _shift(
@@ -329,6 +330,26 @@ def _shift(
     if count > 0 and dst != src:
         memmove(cython.address(T[dst]), cython.address(T[src]), size)
         memmove(cython.address(F[dst]), cython.address(F[src]), size)
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _copy(
+    D: cython.longlong[::1],
+    dst: cython.Py_ssize_t,
+    S: cython.longlong[::1],
+    src: cython.Py_ssize_t,
+    count: cython.Py_ssize_t,
+) -> cython.void:
+    """Copy the ``count`` values of ``S`` from ``src`` on to ``D`` from ``dst`` on (compiled
+    only: C's memmove)."""
+    if count > 0:
+        memmove(
+            cython.address(D[dst]), cython.address(S[src]), count * cython.sizeof(cython.longlong)
+        )
 
 
 @cython.cfunc
@@ -930,6 +951,40 @@ def _same_state(
     return True
 
 
+@cython.cfunc
+@cython.inline
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _release(
+    T: cython.longlong[::1],
+    F: cython.longlong[::1],
+    L: cython.Py_ssize_t,
+    b: cython.Py_ssize_t,
+    t: cython.longlong,
+    r: cython.longlong,
+) -> cython.Py_ssize_t:
+    """Add ``r`` processors released at ``t`` to the releases ``b..L-1`` (sorted by time,
+    one per instant); returns the new ``L``."""
+    lo: cython.Py_ssize_t = b
+    hi: cython.Py_ssize_t = L
+    mid: cython.Py_ssize_t
+    while lo < hi:  # the first release at or after t
+        mid = (lo + hi) >> 1
+        if T[mid] < t:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < L and T[lo] == t:
+        F[lo] += r
+        return L
+    if not cython.compiled:
+        return _open(T, F, L, lo, t, r)
+    _shift(T, F, lo + 1, lo, L - lo)
+    T[lo] = t
+    F[lo] = r
+    return L + 1
+
+
 @cython.ccall
 @cython.wraparound(False)
 @cython.boundscheck(False)
@@ -995,11 +1050,13 @@ def fcfs_delays(
     every: cython.Py_ssize_t = 1 << shift
     room: cython.Py_ssize_t = Q.room
     nc: cython.Py_ssize_t = (m >> shift) + 1
-    # the last state a re-plan of this call had at each kept job (releases, times from its
-    # floor; MW: the sum of (start - floor)·procs of the jobs from there on)
+    # the last state a re-plan of this call had at each kept job (free processors at its
+    # floor, then its releases; MFL: the floor; MW: the sum of (start - floor)·procs of the
+    # jobs from there on)
     MT: cython.longlong[::1] = _zeros(nc * room)
     MF: cython.longlong[::1] = _zeros(nc * room)
     MSIZE: cython.longlong[::1] = _zeros(nc)
+    MFL: cython.longlong[::1] = _zeros(nc)  # (and its floor)
     MW: cython.longlong[::1] = _zeros(nc)
     RC: cython.longlong[::1] = _zeros(nc)  # the states this re-plan kept: where, its sum
     RS: cython.longlong[::1] = _zeros(nc)  # of start·procs before, its floor ...
@@ -1038,6 +1095,10 @@ def fcfs_delays(
     delay: cython.longlong
     moved: cython.bint
     done: cython.bint
+    rel: cython.bint
+    dropping: cython.bint
+    keep: cython.bint
+    pre: cython.longlong
     for i in range(len(cands) - 1, -1, -1):  # the latest first: their re-plans are short
         s = cands[i]
         e = s + d
@@ -1062,10 +1123,106 @@ def fcfs_delays(
         # ---- the kept state at or before it, the slot (nothing before the state's floor
         # matters, and the plan so far had room for it), the jobs up to j0 as planned
         rise = s if s > base_rise else base_rise
+        rel = False
         while True:
             j = (j0 >> shift) << shift
             o = coff[j >> shift]
             size = coff[(j >> shift) + 1] - o
+            if CT[o] >= base_rise:
+                # ---- no block of the base starts after the kept state's floor: its profile
+                # only rises, kept as its releases; the slot is one more (at its end) and,
+                # while the floor is before its start, a fall there (``pre``: the releases
+                # after the floor up to it)
+                rel = True
+                floor = CT[o]
+                free = CF[o]
+                if cython.compiled:
+                    for x in range(1, size):
+                        T[x - 1] = CT[o + x]
+                        F[x - 1] = CF[o + x] - CF[o + x - 1]
+                else:
+                    T[:] = CT[o + 1 : o + size]
+                    F[:] = [CF[o + x] - CF[o + x - 1] for x in range(1, size)]
+                L = size - 1
+                b = 0
+                L = _release(T, F, L, b, e, n)
+                dropping = s > floor
+                pre = 0
+                if dropping:
+                    x = 0
+                    while x < L and T[x] <= s:
+                        pre += F[x]
+                        x += 1
+                else:
+                    free -= n
+                while j < m:  # the jobs up to j0 as planned, then while the slot is ahead
+                    q = procs[j]
+                    dq = durs[j]
+                    v = starts[j]
+                    keep = j < j0
+                    if not keep:
+                        if not dropping:
+                            break
+                        if not moved:
+                            if v >= e:
+                                done = True  # nothing moved and no later job meets the slot
+                                break
+                            if reach[j] <= s:  # its block misses the slot: it keeps its start
+                                k = j + 1  # and the next job whose block meets the slot?
+                                while k < m and starts[k] < e and reach[k] <= s:
+                                    k += 1
+                                if k == m or starts[k] >= e:
+                                    done = True  # none: all keep their starts
+                                    break
+                                if k - j > (k & (every - 1)) + 2:
+                                    j0 = k  # from the kept state nearer to it
+                                    break
+                                keep = True
+                    if not keep:
+                        # the earliest start: where the releases give room before the
+                        # slot and the block ends by its start or has room beside it
+                        # there too, else where they give room from its start on
+                        while free < q and b < L and T[b] < s:
+                            free += F[b]
+                            pre -= F[b]
+                            floor = T[b]
+                            b += 1
+                        if free < q or (floor + dq > s and free + pre - n < q):
+                            while b < L and T[b] <= s:
+                                free += F[b]
+                                b += 1
+                            free -= n
+                            floor = s
+                            dropping = False
+                            while free < q:  # (the last release frees the machine)
+                                free += F[b]
+                                floor = T[b]
+                                b += 1
+                        if dq > 0 and q > 0:
+                            free -= q
+                            if dropping and floor + dq <= s:
+                                pre += q
+                            L = _release(T, F, L, b, floor + dq, q)
+                        if floor != v:
+                            moved = True
+                            delay += (floor - v) * q
+                        j += 1
+                        continue
+                    # keeps its start (before the slot's: its block ends by then)
+                    while b < L and T[b] <= v:
+                        free += F[b]
+                        pre -= F[b]
+                        b += 1
+                    floor = v
+                    if dq > 0 and q > 0:
+                        free -= q
+                        if v + dq <= s:
+                            pre += q
+                        L = _release(T, F, L, b, v + dq, q)
+                    j += 1
+                if done or j == m or not dropping:
+                    break
+                continue  # (from the kept state nearer to j0)
             if cython.compiled:
                 for x in range(size):
                     T[x] = CT[o + x]
@@ -1142,12 +1299,13 @@ def fcfs_delays(
             out[i] = delay
             continue
         # ---- then every block has started by the floor: the releases
-        x = L - 1
-        while x > h:
-            F[x] -= F[x - 1]
-            x -= 1
-        free = F[h]
-        b = h + 1
+        if not rel:
+            x = L - 1
+            while x > h:
+                F[x] -= F[x - 1]
+                x -= 1
+            free = F[h]
+            b = h + 1
         nrec = 0
         acc = 0
         tail = 0
@@ -1173,8 +1331,9 @@ def fcfs_delays(
                 o = c * room
                 hit = MSIZE[c] == size and MF[o] == free
                 x = 1
+                t = floor - MFL[c]  # (times kept as they were: compared moved by the floors)
                 while hit and x < size:
-                    hit = MT[o + x] == T[b + x - 1] - floor and MF[o + x] == F[b + x - 1]
+                    hit = T[b + x - 1] - MT[o + x] == t and MF[o + x] == F[b + x - 1]
                     x += 1
                 if hit:
                     tail = (floor - now) * qsum[j] + MW[c]
@@ -1183,9 +1342,13 @@ def fcfs_delays(
                 if size <= room:  # keep this state (MSIZE, MW: when this re-plan ends; no
                     # re-plan reads them before, this one being past them)
                     MF[o] = free
-                    for x in range(1, size):
-                        MT[o + x] = T[b + x - 1] - floor
-                        MF[o + x] = F[b + x - 1]
+                    MFL[c] = floor
+                    if cython.compiled:
+                        _copy(MT, o + 1, T, b, size - 1)
+                        _copy(MF, o + 1, F, b, size - 1)
+                    else:
+                        MT[o + 1 : o + size] = T[b:L]
+                        MF[o + 1 : o + size] = F[b:L]
                     RC[nrec] = c
                     RS[nrec] = acc
                     RF[nrec] = floor
@@ -1201,7 +1364,7 @@ def fcfs_delays(
             if dq > 0 and q > 0:
                 free -= q
                 stop = floor + dq
-                # the first release at or after the block's end
+                # the first release at or after the block's end (_release, inline)
                 lo = b
                 hi = L
                 while lo < hi:
