@@ -805,6 +805,7 @@ class FcfsQueue:
         self.room = room
         self.coff = _zeros((m >> shift) + 2)
         self.ct = self.cf = None
+        self.pt = self.pf = None  # the plan's profile (steps), when no job is of no duration
         # the last instant a block of the base starts (where its profile falls)
         self.rise = max(
             [now] + [t for i, t in enumerate(base_times) if i and base_free[i] < base_free[i - 1]]
@@ -851,6 +852,8 @@ def _fcfs_plan(Q: FcfsQueue, base_times: list, base_free: list) -> cython.void:
     F: cython.longlong[::1] = buffer([], Q.size)
     CT: cython.longlong[::1]
     CF: cython.longlong[::1]
+    PT: cython.longlong[::1]
+    PF: cython.longlong[::1]
     L: cython.Py_ssize_t
     h: cython.Py_ssize_t = 0
     a: cython.Py_ssize_t
@@ -904,6 +907,18 @@ def _fcfs_plan(Q: FcfsQueue, base_times: list, base_free: list) -> cython.void:
     for j in range(m - 1, -1, -1):
         qsum[j] = qsum[j + 1] + procs[j]
         vq[j] = vq[j + 1] + (starts[j] - now) * procs[j]
+    # ---- the plan's profile (a slot in a hole of it delays nobody), when every job holds
+    # a block (one of no duration needs its processors at its start, beside no block)
+    Q.pt = None
+    Q.pf = None
+    if 0 not in Q.durs:
+        Q.pt = _zeros(L)
+        Q.pf = _zeros(L)
+        PT = Q.pt
+        PF = Q.pf
+        for x in range(L):
+            PT[x] = T[x]
+            PF[x] = F[x]
     # ---- the states, played again from the starts
     Q.ct = _zeros(coff[((m - 1) >> shift) + 1] if m > 0 else 0)
     Q.cf = _zeros(coff[((m - 1) >> shift) + 1] if m > 0 else 0)
@@ -985,6 +1000,27 @@ def _release(
     return L + 1
 
 
+@cython.cfunc
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _least(
+    T: cython.longlong[::1],
+    F: cython.longlong[::1],
+    L: cython.Py_ssize_t,
+    a: cython.longlong,
+    b: cython.longlong,
+) -> cython.longlong:
+    """The fewest free processors over ``[a, b)`` (``T[0] <= a < b``) of the ``L`` steps."""
+    x: cython.Py_ssize_t = _index(T, a, L) if cython.compiled else bisect_right(T, a, 0, L) - 1
+    least: cython.longlong = F[x]
+    x += 1
+    while x < L and T[x] < b:
+        if F[x] < least:
+            least = F[x]
+        x += 1
+    return least
+
+
 @cython.ccall
 @cython.wraparound(False)
 @cython.boundscheck(False)
@@ -1049,6 +1085,10 @@ def fcfs_delays(
     shift: cython.Py_ssize_t = Q.shift
     every: cython.Py_ssize_t = 1 << shift
     room: cython.Py_ssize_t = Q.room
+    holes: cython.bint = Q.pt is not None
+    PT: cython.longlong[::1] = Q.pt if holes else CT
+    PF: cython.longlong[::1] = Q.pf if holes else CF
+    PL: cython.Py_ssize_t = len(Q.pt) if holes else 0
     nc: cython.Py_ssize_t = (m >> shift) + 1
     # the last state a re-plan of this call had at each kept job (free processors at its
     # floor, then its releases; MFL: the floor; MW: the sum of (start - floor)·procs of the
@@ -1119,6 +1159,11 @@ def fcfs_delays(
         j0 = lo
         if j0 == m or starts[j0] >= e:
             out[i] = 0  # no job's block meets the slot: all keep their starts
+            continue
+        if holes and _least(PT, PF, PL, s, e) >= n:
+            # a hole of the plan: every job had room beside every later block, so beside
+            # the slot too, and keeps its start
+            out[i] = 0
             continue
         # ---- the kept state at or before it, the slot (nothing before the state's floor
         # matters, and the plan so far had room for it), the jobs up to j0 as planned
@@ -1375,8 +1420,11 @@ def fcfs_delays(
                         hi = mid
                 if lo < L and T[lo] == stop:
                     F[lo] += q
-                elif cython.compiled:
-                    _shift(T, F, lo + 1, lo, L - lo)
+                elif cython.compiled:  # (_shift, written out: the loop's hottest call)
+                    if lo < L:
+                        x = (L - lo) * cython.sizeof(cython.longlong)
+                        memmove(cython.address(T[lo + 1]), cython.address(T[lo]), x)
+                        memmove(cython.address(F[lo + 1]), cython.address(F[lo]), x)
                     T[lo] = stop
                     F[lo] = q
                     L += 1
