@@ -777,7 +777,8 @@ class FcfsQueue:
     (sums of starts from ``now``: far from 63 bits with Unix times); ``rise``: the last
     instant the base profile falls (a reservation starts), ``now`` if none; ``room``: how
     many steps of a re-plan's state :func:`fcfs_delays` keeps; ``size``: room for any
-    re-plan's profile.
+    re-plan's profile; ``pt``/``pf``: the steps of the plan's profile (base + every block),
+    None when a job is of no duration (a slot in a hole of it delays nobody).
     """
 
     def __init__(
@@ -1051,20 +1052,40 @@ def fcfs_delays(
     the delay is ``(floor - now)·qsum[j] + W - vq[j]``.  (A re-plan whose state differs from both
     keeps its own in that place, when it has at most ``room`` steps.)
 
-    The re-plan searches the profile (steps ``T``/``F``) while a block starts after the
-    floor (the slot, a reservation of the base); from then on the profile only rises and is
-    kept as its releases, in place: ``free`` processors at the floor, ``F[x]`` more from
-    ``T[x]`` on (``b <= x < L``); a job starts where the releases first give it room (the
-    room only grows after: its duration does not matter) and its block is one more release,
-    at its end.  While nothing has moved, a job whose block misses the slot is not searched
-    for, and when the next job whose block meets the slot is a few past a kept state, the
-    re-plan starts again from there (the kept state, the slot, the jobs up to it).
+    A slot in a hole of the plan (``Q.pt``/``Q.pf``: at least ``n`` processors free over
+    ``[s, e)`` beside every block) costs 0 without a re-plan: every job had room beside every
+    later block, so beside the slot too (kept only when no job is of no duration: such a
+    job needs its processors at its start, beside no block).
+
+    Once no block starts after the floor the profile only rises and is kept as its releases,
+    in place: ``free`` processors at the floor, ``F[x]`` more from ``T[x]`` on
+    (``b <= x < L``); a job starts where the releases first give it room (the room only
+    grows after: its duration does not matter) and its block is one more release, at its
+    end.  When no block of the base starts after the kept state's floor (``Q.rise``), the
+    re-plan is kept so from the start: the slot is a release at its end and, while the
+    floor is before its start, a fall there; a job then starts where the releases first
+    give it room before the slot's start if its block has room beside the slot there too
+    (the free processors at the slot's start are those at the floor, the releases up to
+    it, kept summed in ``pre``, less the slot's: the room only grows on either side of
+    it), else where they give it room from the slot's start on.  (Before the slot's start
+    nothing has moved — a job that moves goes to the slot's start or later, ending this —
+    so a job searched for there starts where it did and its block, meeting the slot, runs
+    into its start.)  Otherwise
+    (a reservation of the base ahead) the re-plan searches the profile (steps ``T``/``F``)
+    while a block starts after the floor, then goes on on the releases.  While nothing has
+    moved, a job whose block misses the slot is not searched for, and when the next job
+    whose block meets the slot is a few past a kept state, the re-plan starts again from
+    there (the kept state, the slot, the jobs up to it).
 
     Cost (CTC-SP2 at 338 processors, requested estimates, 32 p × 2 h, the deepest queues,
     ~3,000 jobs, ~1,300 starts): ~300 jobs re-planned per start, most of them on the
     releases; about a quarter of the starts meet the plan's state, half a previous
     re-plan's, and a sixth never meet either (two groups of jobs moved by different amounts
-    stay apart to the end of the queue).
+    stay apart to the end of the queue; a quarter at 2,715 queued, with half of the jobs
+    re-planned).  Callgrind at that instant (2,715 queued, 1,448 starts): 171 M
+    instructions in this call when the re-plans searched the profile until the slot's
+    start (60 M of them) and copied the kept re-plan states step by step (21 M); 116 M with
+    the releases from the start (27 M), the states copied whole and the holes priced 0.
     """
     out: list = [None] * len(cands)
     m: cython.Py_ssize_t = Q.m
@@ -1225,14 +1246,15 @@ def fcfs_delays(
                                 keep = True
                     if not keep:
                         # the earliest start: where the releases give room before the
-                        # slot and the block ends by its start or has room beside it
-                        # there too, else where they give room from its start on
+                        # slot's start if the block has room beside the slot there too, else
+                        # where they give room from its start on (before it, nothing has
+                        # moved: the job starts where it did, and its block meets the slot)
                         while free < q and b < L and T[b] < s:
                             free += F[b]
                             pre -= F[b]
                             floor = T[b]
                             b += 1
-                        if free < q or (floor + dq > s and free + pre - n < q):
+                        if free < q or free + pre - n < q:
                             while b < L and T[b] <= s:
                                 free += F[b]
                                 b += 1
@@ -1245,8 +1267,6 @@ def fcfs_delays(
                                 b += 1
                         if dq > 0 and q > 0:
                             free -= q
-                            if dropping and floor + dq <= s:
-                                pre += q
                             L = _release(T, F, L, b, floor + dq, q)
                         if floor != v:
                             moved = True
