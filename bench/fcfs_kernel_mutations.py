@@ -134,11 +134,6 @@ MUTATIONS = {
         "if free < q:",
         1,
     ),
-    "slot ahead: the search passes its start": (
-        "while free < q and b < L and T[b] < s:",
-        "while free < q and b < L and T[b] <= s:",
-        1,
-    ),
     "slot ahead: the kept releases up to its start not summed": (
         "                        pre += F[x]\n",
         "                        pass\n",

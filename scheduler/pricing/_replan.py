@@ -807,6 +807,7 @@ class FcfsQueue:
         self.coff = _zeros((m >> shift) + 2)
         self.ct = self.cf = None
         self.pt = self.pf = None  # the plan's profile (steps), when no job is of no duration
+        self.spare = None  # (and the spare processors at each job's start)
         # the last instant a block of the base starts (where its profile falls)
         self.rise = max(
             [now] + [t for i, t in enumerate(base_times) if i and base_free[i] < base_free[i - 1]]
@@ -855,6 +856,7 @@ def _fcfs_plan(Q: FcfsQueue, base_times: list, base_free: list) -> cython.void:
     CF: cython.longlong[::1]
     PT: cython.longlong[::1]
     PF: cython.longlong[::1]
+    G: cython.longlong[::1]
     L: cython.Py_ssize_t
     h: cython.Py_ssize_t = 0
     a: cython.Py_ssize_t
@@ -920,6 +922,19 @@ def _fcfs_plan(Q: FcfsQueue, base_times: list, base_free: list) -> cython.void:
         for x in range(L):
             PT[x] = T[x]
             PF[x] = F[x]
+        # and each job's spare processors at its start beside a slot there: the plan's free
+        # ones, and those of the later jobs starting with it
+        Q.spare = _zeros(m)
+        G = Q.spare
+        x = 0
+        for j in range(m):
+            while x + 1 < L and T[x + 1] <= starts[j]:
+                x += 1
+            G[j] = F[x]
+        top = 0
+        for j in range(m - 2, -1, -1):
+            top = top + procs[j + 1] if starts[j + 1] == starts[j] else 0
+            G[j] += top
     # ---- the states, played again from the starts
     Q.ct = _zeros(coff[((m - 1) >> shift) + 1] if m > 0 else 0)
     Q.cf = _zeros(coff[((m - 1) >> shift) + 1] if m > 0 else 0)
@@ -1110,6 +1125,9 @@ def fcfs_delays(
     PT: cython.longlong[::1] = Q.pt if holes else CT
     PF: cython.longlong[::1] = Q.pf if holes else CF
     PL: cython.Py_ssize_t = len(Q.pt) if holes else 0
+    G: cython.longlong[::1] = Q.spare if holes else CT
+    lim: cython.longlong
+    used: cython.longlong
     nc: cython.Py_ssize_t = (m >> shift) + 1
     # the last state a re-plan of this call had at each kept job (free processors at its
     # floor, then its releases; MFL: the floor; MW: the sum of (start - floor)·procs of the
@@ -1186,6 +1204,30 @@ def fcfs_delays(
             # the slot too, and keeps its start
             out[i] = 0
             continue
+        if holes and s >= base_rise:
+            # ---- the first job that moves: until it the re-plan is the plan and the slot,
+            # whose profile from a job's floor on only rises but for the slot's start.  A job
+            # that starts by the slot's start keeps its start if its block misses the slot,
+            # or if the base's free processors at the slot's start hold the slot and the
+            # blocks there of the jobs up to it (`used`); one that starts later (and before
+            # the slot's end) if its spare processors at its start (`G`: the plan's free
+            # ones, and the later jobs' starting with it) hold the slot
+            lim = _free_over(base_times, base_free, s, s + 1) - n
+            used = 0
+            k = j0
+            while k < m and starts[k] <= s:
+                if reach[k] > s:
+                    used += procs[k]
+                    if used > lim:
+                        break
+                k += 1
+            if k == m or starts[k] > s:
+                while k < m and starts[k] < e and G[k] >= n:
+                    k += 1
+                if k == m or starts[k] >= e:
+                    out[i] = 0  # none moves
+                    continue
+            j0 = k  # (the jobs before it as planned)
         # ---- the kept state at or before it, the slot (nothing before the state's floor
         # matters, and the plan so far had room for it), the jobs up to j0 as planned
         rise = s if s > base_rise else base_rise
@@ -1273,7 +1315,13 @@ def fcfs_delays(
                             delay += (floor - v) * q
                         j += 1
                         continue
-                    # keeps its start (before the slot's: its block ends by then)
+                    # keeps its start
+                    if dropping and v >= s:  # (past the slot's start: its fall too)
+                        while b < L and T[b] <= s:
+                            free += F[b]
+                            b += 1
+                        free -= n
+                        dropping = False
                     while b < L and T[b] <= v:
                         free += F[b]
                         pre -= F[b]
