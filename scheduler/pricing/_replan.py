@@ -32,7 +32,7 @@ FCFS quotes (:meth:`SiteQuote.options <scheduler.pricing.price.SiteQuote.options
 21: without backfilling CTC-SP2's queue at 338 processors grows to 3,700 jobs, and the prefix
 re-plan above, O(m) prefixes of O(m) steps and ~m re-planned jobs for each of ~m/2 starts,
 took 90+ ms): the plan's state at a job (the profile from the start of the job ahead on) is
-small, so it is kept at every eighth job, and a re-plan stops as soon as its state is the
+small, so it is kept at every 32nd job, and a re-plan stops as soon as its state is the
 plan's moved later, or a previous re-plan's.  :func:`replan`, :func:`delays` and
 :func:`first_options` still take ``fcfs`` (the prefix re-plan is exact under FCFS too:
 :func:`scheduler.pricing.workload.pick` uses it at α = 0 and 1, and the tests compare).
@@ -745,8 +745,10 @@ def first_options(
 # ---------------------------------------------------------------------------------------- FCFS
 
 #: FCFS: the no-slot plan's state is kept at every ``2**_SHIFT``-th job (:class:`FcfsQueue`),
-#: and a re-plan compares its own state with it there (:func:`fcfs_delays`)
-_SHIFT = 3
+#: and a re-plan compares its own state with it there (:func:`fcfs_delays`): every 32nd
+#: (CTC-SP2's deepest queues: 8 -> 32 took a seventh off a quote's re-plans, which check
+#: and keep their states less often and stop at most 31 jobs later)
+_SHIFT = 5
 #: room for a re-plan's state kept for the next re-plans of a quote (:func:`fcfs_delays`;
 #: CTC-SP2's deep FCFS queues: ~25 steps)
 _ROOM = 64

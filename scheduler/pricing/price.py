@@ -47,7 +47,7 @@ FCFS has a kernel of its own in the same module (:class:`~scheduler.pricing._rep
 at the earliest instant from the start of the job ahead (its *floor*) where the profile has
 room, so the rest of the plan depends only on the floor and the profile from there on (none of
 the blocks ahead starts later), and adding the slot only delays.  That state is kept at every
-eighth job of the no-slot plan; a re-plan starts from the kept state before the first job whose
+32nd job of the no-slot plan; a re-plan starts from the kept state before the first job whose
 block meets the slot (the jobs ahead keep their starts; while nothing has moved, the ones whose
 blocks miss the slot too) and stops where its state is the kept one moved ``δ`` later (every
 later job then starts ``δ`` later: the rest of the price is ``δ`` times their processors) or the

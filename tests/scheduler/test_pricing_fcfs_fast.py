@@ -117,7 +117,7 @@ def test_deep_queues_are_priced_as_by_the_prefix_kernel(kernel, seed):
         want = kernel.delays(
             old, q.base.times, q.base.free, q.plan.times, q.plan.free, cands, n, d, 0, True
         )
-        for shift in (0, 3):
+        for shift in (0, 3, 5):
             assert prices(kernel, q, cands, n, d, shift, 64) == want
         moved += sum(bool(f) for f in want)
     assert moved > 200
