@@ -1485,6 +1485,13 @@ def fcfs_delays(
                 lo = b
                 if cython.compiled:
                     hi = L - b  # the answer is in [lo, lo + hi]
+                    if hi >= 4:  # (most land among the first four: compared at once)
+                        mid = (
+                            (T[lo] < stop) + (T[lo + 1] < stop) + (T[lo + 2] < stop)
+                            + (T[lo + 3] < stop)
+                        )
+                        lo += mid
+                        hi = 0 if mid < 4 else hi - 4
                     if hi > 0:
                         while hi > 1:
                             mid = hi >> 1
