@@ -1492,6 +1492,9 @@ def fcfs_delays(
                         )
                         lo += mid
                         hi = 0 if mid < 4 else hi - 4
+                        if hi > 0 and T[L - 1] < stop:  # (a tenth are the latest)
+                            lo = L
+                            hi = 0
                     if hi > 0:
                         while hi > 1:
                             mid = hi >> 1
