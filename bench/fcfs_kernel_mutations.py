@@ -8,7 +8,11 @@ literally (:meth:`SiteQuote.price_naive`).  A condition the tests guard gives wr
 the test's sites (the test fails); the unmodified source gives none.  Two comparisons of the
 states with the last re-plan's (their sizes, their free processors at the floor) only reject
 early: kept as releases, a state's releases add up to the whole machine, so two states whose
-releases are the same have the same size and the same free processors at the floor.
+releases are the same have the same size and the same free processors at the floor.  Two
+tests of the search for the first job a slot moves are no conditions either (dropped, the
+search stops at an earlier job, and the re-plan, exact from any job before the first that
+moves, starts there): whether a job by the slot's start has a block meeting it, and the
+later jobs starting with a job among its spare processors.
 
     .venv/bin/python bench/fcfs_kernel_mutations.py [--more 700]
 """
@@ -152,6 +156,26 @@ MUTATIONS = {
     "hole of the plan: even with a job of no duration": (
         "    if 0 not in Q.durs:",
         "    if True:",
+        1,
+    ),
+    "first mover: only when no block of the base starts after the slot's": (
+        "        if holes and s >= base_rise:",
+        "        if holes:",
+        1,
+    ),
+    "first mover: the base's free processors at the slot's start, less none": (
+        "lim = _free_over(base_times, base_free, s, s + 1) - n",
+        "lim = _free_over(base_times, base_free, s, s + 1)",
+        1,
+    ),
+    "first mover: a job by the slot's start, its own block only": (
+        "                    used += procs[k]",
+        "                    used = procs[k]",
+        1,
+    ),
+    "first mover: a later job's spare processors not tested": (
+        "while k < m and starts[k] < e and G[k] >= n:",
+        "while k < m and starts[k] < e:",
         1,
     ),
     "hole of the plan: only its first step tested": (
