@@ -56,8 +56,10 @@ every block has started by the floor (the slot, the base's reservations) the pro
 it is kept as its releases and a job starts where they first give it room; when no reservation
 of the base starts after the kept state's floor, the re-plan is kept so from the start, the
 slot's start being the one fall (a job running into it must have room beside the slot there
-too).  A slot in a hole of the no-slot plan costs 0 without a re-plan here too (when no queued
-job is of no duration).  EASY backfilling has
+too).  A slot in a hole of the no-slot plan costs 0 without a re-plan here too, and otherwise the
+re-plan starts at the first job the slot moves, found without one (until it the re-plan is the
+plan and the slot: a job keeps its start while the free processors at the later of its start
+and the slot's hold the slot beside it; when no queued job is of no duration).  EASY backfilling has
 no such prefix property (a job's start depends on later jobs' backfilling): it is re-planned by
 :mod:`scheduler.pricing._easy` (compiled the same way), which plays the no-slot plan once per
 state keeping a snapshot of every instant it visits and how far into the future that instant's
