@@ -8,7 +8,11 @@ literally (:meth:`SiteQuote.price_naive`).  A condition the tests guard gives wr
 the test's sites (the test fails); the unmodified source gives none.  Two comparisons of the
 states with the last re-plan's (their sizes, their free processors at the floor) only reject
 early: kept as releases, a state's releases add up to the whole machine, so two states whose
-releases are the same have the same size and the same free processors at the floor.
+releases are the same have the same size and the same free processors at the floor.  Two
+tests of the search for the first job a slot moves are no conditions either (dropped, the
+search stops at an earlier job, and the re-plan, exact from any job before the first that
+moves, starts there): whether a job by the slot's start has a block meeting it, and the
+later jobs starting with a job among its spare processors.
 
     .venv/bin/python bench/fcfs_kernel_mutations.py [--more 700]
 """
@@ -45,14 +49,14 @@ MUTATIONS = {
         1,
     ),
     "keeps its start: no matter whether its block meets the slot": (
-        "                    if reach[j] <= s:  # its block misses the slot",
-        "                    if True:  # its block misses the slot",
-        1,
+        "if reach[j] <= s:  # its block misses the slot",
+        "if True:  # its block misses the slot",
+        2,
     ),
     "restart nearer: skips jobs meeting the slot too": (
         "while k < m and starts[k] < e and reach[k] <= s:",
         "while k < m and starts[k] < e:",
-        1,
+        2,
     ),
     "stop when no later job meets the slot: even after a move": (
         "            if not moved:\n                if v >= e:",
@@ -105,18 +109,78 @@ MUTATIONS = {
         1,
     ),
     "same state as the last re-plan: release times not compared": (
-        "hit = MT[o + x] == T[b + x - 1] - floor and MF[o + x] == F[b + x - 1]",
+        "hit = T[b + x - 1] - MT[o + x] == t and MF[o + x] == F[b + x - 1]",
         "hit = MF[o + x] == F[b + x - 1]",
         1,
     ),
+    "same state as the last re-plan: release times compared unmoved": (
+        "t = floor - MFL[c]  # (times kept as they were",
+        "t = 0  # (times kept as they were",
+        1,
+    ),
     "same state as the last re-plan: release sizes not compared": (
-        "hit = MT[o + x] == T[b + x - 1] - floor and MF[o + x] == F[b + x - 1]",
-        "hit = MT[o + x] == T[b + x - 1] - floor",
+        "hit = T[b + x - 1] - MT[o + x] == t and MF[o + x] == F[b + x - 1]",
+        "hit = T[b + x - 1] - MT[o + x] == t",
         1,
     ),
     "the last re-plan's rest: its floor not taken off": (
         "MW[c] = acc + tail - RS[x] - (RF[x] - now) * qsum[c << shift]",
         "MW[c] = acc + tail - RS[x]",
+        1,
+    ),
+    "releases from the kept state on: even when the base falls after its floor": (
+        "            if CT[o] >= base_rise:",
+        "            if True:",
+        1,
+    ),
+    "slot ahead: a block not tested beside it at its start": (
+        "if free < q or free + pre - n < q:",
+        "if free < q:",
+        1,
+    ),
+    "slot ahead: the kept releases up to its start not summed": (
+        "                        pre += F[x]\n",
+        "                        pass\n",
+        1,
+    ),
+    "slot ahead: passed releases not taken off the sum": (
+        "                        pre -= F[b]\n",
+        "                        pass\n",
+        2,
+    ),
+    "slot ahead: a kept job's release before its start not summed": (
+        "if v + dq <= s:\n                            pre += q",
+        "if v + dq <= s:\n                            pass",
+        1,
+    ),
+    "hole of the plan: even with a job of no duration": (
+        "    if 0 not in Q.durs:",
+        "    if True:",
+        1,
+    ),
+    "first mover: only when no block of the base starts after the slot's": (
+        "        if holes and s >= base_rise:",
+        "        if holes:",
+        1,
+    ),
+    "first mover: the base's free processors at the slot's start, less none": (
+        "lim = _free_over(base_times, base_free, s, s + 1) - n",
+        "lim = _free_over(base_times, base_free, s, s + 1)",
+        1,
+    ),
+    "first mover: a job by the slot's start, its own block only": (
+        "                    used += procs[k]",
+        "                    used = procs[k]",
+        1,
+    ),
+    "first mover: a later job's spare processors not tested": (
+        "while k < m and starts[k] < e and G[k] >= n:",
+        "while k < m and starts[k] < e:",
+        1,
+    ),
+    "hole of the plan: only its first step tested": (
+        "    while x < L and T[x] < b:\n        if F[x] < least:",
+        "    while False:\n        if F[x] < least:",
         1,
     ),
 }

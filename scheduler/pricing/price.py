@@ -47,13 +47,19 @@ FCFS has a kernel of its own in the same module (:class:`~scheduler.pricing._rep
 at the earliest instant from the start of the job ahead (its *floor*) where the profile has
 room, so the rest of the plan depends only on the floor and the profile from there on (none of
 the blocks ahead starts later), and adding the slot only delays.  That state is kept at every
-eighth job of the no-slot plan; a re-plan starts from the kept state before the first job whose
+32nd job of the no-slot plan; a re-plan starts from the kept state before the first job whose
 block meets the slot (the jobs ahead keep their starts; while nothing has moved, the ones whose
 blocks miss the slot too) and stops where its state is the kept one moved ``δ`` later (every
 later job then starts ``δ`` later: the rest of the price is ``δ`` times their processors) or the
 state an earlier re-plan of the same quote had there (the rest as there, from this floor).  Once
 every block has started by the floor (the slot, the base's reservations) the profile only rises:
-it is kept as its releases and a job starts where they first give it room.  EASY backfilling has
+it is kept as its releases and a job starts where they first give it room; when no reservation
+of the base starts after the kept state's floor, the re-plan is kept so from the start, the
+slot's start being the one fall (a job running into it must have room beside the slot there
+too).  A slot in a hole of the no-slot plan costs 0 without a re-plan here too, and otherwise the
+re-plan starts at the first job the slot moves, found without one (until it the re-plan is the
+plan and the slot: a job keeps its start while the free processors at the later of its start
+and the slot's hold the slot beside it; when no queued job is of no duration).  EASY backfilling has
 no such prefix property (a job's start depends on later jobs' backfilling): it is re-planned by
 :mod:`scheduler.pricing._easy` (compiled the same way), which plays the no-slot plan once per
 state keeping a snapshot of every instant it visits and how far into the future that instant's
@@ -73,7 +79,9 @@ whose slot meets the plan, the queue from the first job the slot meets; at 200+ 
 move (68 later, 42 earlier on average): little to skip, so the loop is compiled.  Under FCFS
 (no backfilling: the same trace and size queue up to 3,700 jobs, 1,827 at the median
 instant) a re-plan stops after ~300 jobs at the deepest queues (~3,000 jobs, ~1,300
-starts), most of them on the releases (``bench/results/site-pages-fcfs.txt``).  Under EASY
+starts), most of them on the releases (``bench/results/site-pages-fcfs.txt``); a quarter of
+the re-plans never stop early (two groups of jobs moved by different amounts stay apart to
+the end of the queue) and walk half of all the jobs re-planned.  Under EASY
 (same trace and size) the re-plans from the snapshots run ~100 job starts each; about a fifth
 of the instants before a slot are skipped, so that loop is compiled too.  An EASY re-plan
 starts at the first event whose passed tests the slot may make fail (a quarter of the events

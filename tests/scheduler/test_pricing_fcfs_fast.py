@@ -117,7 +117,7 @@ def test_deep_queues_are_priced_as_by_the_prefix_kernel(kernel, seed):
         want = kernel.delays(
             old, q.base.times, q.base.free, q.plan.times, q.plan.free, cands, n, d, 0, True
         )
-        for shift in (0, 3):
+        for shift in (0, 3, 5):
             assert prices(kernel, q, cands, n, d, shift, 64) == want
         moved += sum(bool(f) for f in want)
     assert moved > 200
@@ -153,3 +153,21 @@ def test_unix_times_price_as_times_from_zero(kernel):
         at0 = {o.start: o.delay for o in q0.options(n, d)}
         at1 = {o.start - origin: o.delay for o in q1.options(n, d)}
         assert at1 == at0 and any(at0.values())
+
+
+def test_the_first_job_a_slot_moves_is_found_past_jobs_that_keep_their_starts(kernel):
+    """By hand: the re-plan starts at the first job the slot moves — past one that keeps its
+    start after the slot's (its spare processors there hold the slot) — from a state kept
+    before both; and a slot that moves nobody is priced 0."""
+    base = Profile(10)
+    base.reserve(0, 12, 4)  # running until 12
+    shapes = [(6, 10), (8, 5), (2, 5)]  # 0-10; 12-17 (waits for 12); 12-17 (the 2 left)
+    q = SiteQuote(base, shapes, 0, "fcfs")
+    assert q.starts == [0, 12, 12]
+    for shift in (0, 2):
+        # [10, 20) x 2: job 1 keeps 12 (10 - 2 >= 8), job 2 waits for job 1's end
+        assert prices(kernel, q, [10], 2, 10, shift, 64) == [q.price_naive(10, 2, 10)] == [10]
+        assert prices(kernel, q, [17], 2, 10, shift, 64) == [0]  # after every block
+        starts = q.candidates()
+        want = [q.price_naive(s, 2, 10) for s in starts]
+        assert prices(kernel, q, starts, 2, 10, shift, 64) == want
