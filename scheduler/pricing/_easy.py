@@ -1023,34 +1023,37 @@ def _run(
                 k = j
                 q = procs[k]
                 dq = durs[k]
-                if GS[q] != gen or SH[q] < ta:
-                    SH[q] = _short(T, F, L, a, q)
-                    GS[q] = gen
-                until = SH[q]
                 end = t + dq
                 ok = True
-                if end > until:  # fewer than q free before it ends
-                    ok = False
-                elif end > shadow:  # would it take processors the head needs at its shadow?
-                    bes = True
-                    if hd > 0:
-                        if GB[q] != gen:
-                            if sa_gen != gen:
-                                sa = _index(T, shadow, L)
-                                sa_gen = gen
-                            BE[q] = _short(T, F, L, sa, q + hq)
-                            GB[q] = gen
-                        until = BE[q]
-                        if min(end, h_end) > until:
-                            ok = False
-                        elif rec:
-                            infl = max(infl, min(end, h_end))
-                    else:
-                        x = _index(T, shadow, L)
-                        if F[x] < q + hq:
-                            ok = False
-                        elif rec:
-                            infl = max(infl, shadow + 1)
+                # the search's test at the leaf of k was this job's own (its width and its
+                # duration): it passed.  The no-slot plan tests it again for what it records
+                if rec:
+                    if GS[q] != gen or SH[q] < ta:
+                        SH[q] = _short(T, F, L, a, q)
+                        GS[q] = gen
+                    until = SH[q]
+                    if end > until:  # fewer than q free before it ends
+                        ok = False
+                    elif end > shadow:  # would it take processors the head needs at its shadow?
+                        bes = True
+                        if hd > 0:
+                            if GB[q] != gen:
+                                if sa_gen != gen:
+                                    sa = _index(T, shadow, L)
+                                    sa_gen = gen
+                                BE[q] = _short(T, F, L, sa, q + hq)
+                                GB[q] = gen
+                            until = BE[q]
+                            if min(end, h_end) > until:
+                                ok = False
+                            else:
+                                infl = max(infl, min(end, h_end))
+                        else:
+                            x = _index(T, shadow, L)
+                            if F[x] < q + hq:
+                                ok = False
+                            else:
+                                infl = max(infl, shadow + 1)
                 if ok:
                     if rec:  # the tests passed: their windows
                         infl = max(infl, max(end, t + 1))
