@@ -631,22 +631,32 @@ def _build(
     W: cython.longlong[::1],
     m: cython.Py_ssize_t,
 ) -> cython.void:
-    """Two trees over the waiting jobs, in one buffer: leaf ``P + k`` holds job ``k``'s
-    processors while it waits (else _INF), ``2P + P + k`` its duration; each node the least
-    of its children's."""
+    """Two trees over the waiting jobs, interleaved in one buffer (a node's two values side
+    by side, one cache line): leaf ``P + k`` holds job ``k``'s processors at ``2(P + k)``
+    while it waits (else _INF) and its duration at ``2(P + k) + 1``; each node ``i`` the
+    least of its children's, at ``2i`` and ``2i + 1``."""
     i: cython.Py_ssize_t
-    D: cython.Py_ssize_t = 2 * P
     for i in range(P):
         if i < m and W[i] != 0:
-            ST[P + i] = procs[i]
-            ST[D + P + i] = durs[i]
+            ST[2 * (P + i)] = procs[i]
+            ST[2 * (P + i) + 1] = durs[i]
         else:
-            ST[P + i] = 4611686018427387904  # _INF
-            ST[D + P + i] = 4611686018427387904
-    i = P - 1
+            ST[2 * (P + i)] = 4611686018427387904  # _INF
+            ST[2 * (P + i) + 1] = 4611686018427387904
+    _fill(ST, P)
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.inline
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _fill(ST: cython.longlong[::1], P: cython.Py_ssize_t) -> cython.void:
+    """The inner nodes of :func:`_build`'s trees from their leaves."""
+    i: cython.Py_ssize_t = P - 1
     while i > 0:
-        ST[i] = min(ST[2 * i], ST[2 * i + 1])
-        ST[D + i] = min(ST[D + 2 * i], ST[D + 2 * i + 1])
+        ST[2 * i] = min(ST[4 * i], ST[4 * i + 2])
+        ST[2 * i + 1] = min(ST[4 * i + 1], ST[4 * i + 3])
         i -= 1
 
 
@@ -656,25 +666,21 @@ def _build(
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _gone(ST: cython.longlong[::1], P: cython.Py_ssize_t, k: cython.Py_ssize_t) -> cython.void:
-    """Job ``k`` no longer waits (each tree updated up to its first unchanged node)."""
-    D: cython.Py_ssize_t = 2 * P
+    """Job ``k`` no longer waits (both trees updated up to their first node where neither
+    changes: its ancestors are unchanged too)."""
     i: cython.Py_ssize_t = P + k
-    v: cython.longlong
-    ST[i] = 4611686018427387904  # _INF
-    ST[D + i] = 4611686018427387904
+    vw: cython.longlong
+    vd: cython.longlong
+    ST[2 * i] = 4611686018427387904  # _INF
+    ST[2 * i + 1] = 4611686018427387904
     i >>= 1
-    while i > 0:  # the widths
-        v = min(ST[2 * i], ST[2 * i + 1])
-        if v == ST[i]:
-            break  # the ancestors are unchanged too
-        ST[i] = v
-        i >>= 1
-    i = (P + k) >> 1
-    while i > 0:  # the durations
-        v = min(ST[D + 2 * i], ST[D + 2 * i + 1])
-        if v == ST[D + i]:
+    while i > 0:
+        vw = min(ST[4 * i], ST[4 * i + 2])
+        vd = min(ST[4 * i + 1], ST[4 * i + 3])
+        if vw == ST[2 * i] and vd == ST[2 * i + 1]:
             break
-        ST[D + i] = v
+        ST[2 * i] = vw
+        ST[2 * i + 1] = vd
         i >>= 1
 
 
@@ -840,7 +846,6 @@ def _run(
     nr: cython.Py_ssize_t = 0  # tests recorded
     ok: cython.bint
     P: cython.Py_ssize_t = V.leaves
-    D: cython.Py_ssize_t = 2 * V.leaves  # the durations' tree in ST
     i: cython.Py_ssize_t
     j: cython.Py_ssize_t
     mw: cython.longlong
@@ -984,13 +989,13 @@ def _run(
                 j = -1
                 i = 1 if k == h else k + 1 + P
                 while i < 2 * P:
-                    mw = ST[i]
+                    mw = ST[2 * i]
                     skip = mw > now_free
                     if not skip:
                         if GS[mw] != gen or SH[mw] < ta:
                             SH[mw] = _short(T, F, L, a, mw)
                             GS[mw] = gen
-                        end = t + ST[D + i]
+                        end = t + ST[2 * i + 1]
                         if end > SH[mw]:
                             skip = True
                         elif end > shadow:  # and beside the head, at its least width
@@ -1251,7 +1256,6 @@ def _run_depth(
     rec: cython.bint = mode != 0
     wr: cython.bint = mode >= 2
     P: cython.Py_ssize_t = V.leaves
-    D: cython.Py_ssize_t = 2 * V.leaves  # the durations' tree in ST
     i: cython.Py_ssize_t
     j: cython.Py_ssize_t
     k: cython.Py_ssize_t
@@ -1363,12 +1367,12 @@ def _run_depth(
                 j = -1
                 i = 1 if k < 0 else k + 1 + P
                 while i < 2 * P:
-                    mw = ST[i]
+                    mw = ST[2 * i]
                     if mw <= now_free:
                         if GS[mw] != gen or SH[mw] < ta:
                             SH[mw] = _short(T, F, L, a, mw)
                             GS[mw] = gen
-                        if t + ST[D + i] <= SH[mw]:
+                        if t + ST[2 * i + 1] <= SH[mw]:
                             if i >= P:
                                 j = i - P
                                 break
@@ -1702,7 +1706,6 @@ def _replan(
     tmp: cython.longlong[::1]
     x: cython.Py_ssize_t
     P: cython.Py_ssize_t = V.leaves
-    D: cython.Py_ssize_t = 2 * V.leaves
     before: cython.Py_ssize_t = m - V.left[r]  # jobs started before event r
     settle2: cython.longlong = 4611686018427387904  # _INF: no last re-plan
     had: cython.bint = V.last >= 0
@@ -1718,12 +1721,12 @@ def _replan(
         SC[x] = v0
         if ev[x] >= r:  # waiting at event r: in the trees (_build)
             W[x] = 1
-            ST[P + x] = procs[x]
-            ST[D + P + x] = durs[x]
+            ST[2 * (P + x)] = procs[x]
+            ST[2 * (P + x) + 1] = durs[x]
         else:
             W[x] = 0
-            ST[P + x] = 4611686018427387904  # _INF
-            ST[D + P + x] = 4611686018427387904
+            ST[2 * (P + x)] = 4611686018427387904  # _INF
+            ST[2 * (P + x) + 1] = 4611686018427387904
             if had:
                 sp = SP[x]
                 if sp != v0:
@@ -1731,13 +1734,9 @@ def _replan(
         if not had:
             SP[x] = v0
     for x in range(m, P):
-        ST[P + x] = 4611686018427387904
-        ST[D + P + x] = 4611686018427387904
-    x = P - 1
-    while x > 0:
-        ST[x] = min(ST[2 * x], ST[2 * x + 1])
-        ST[D + x] = min(ST[D + 2 * x], ST[D + 2 * x + 1])
-        x -= 1
+        ST[2 * (P + x)] = 4611686018427387904
+        ST[2 * (P + x) + 1] = 4611686018427387904
+    _fill(ST, P)
     for x in range(before):  # the earliest no-slot starts are those of the jobs before r
         SVC[x] = VS[x]
     out = _run(
