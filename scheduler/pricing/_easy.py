@@ -248,10 +248,8 @@ class _Views:
     T: cython.longlong[::1]
     F: cython.longlong[::1]
     W: cython.longlong[::1]
-    SH: cython.longlong[::1]
-    BE: cython.longlong[::1]
-    GS: cython.longlong[::1]
-    GB: cython.longlong[::1]
+    CA: cython.longlong[::1]
+    CB: cython.longlong[::1]
     ST: cython.longlong[::1]
     H: cython.longlong[::1]
     C: cython.longlong[::1]
@@ -294,10 +292,8 @@ class _Views:
             self.T = w.T
             self.F = w.F
             self.W = w.W
-            self.SH = w.SH
-            self.BE = w.BE
-            self.GS = w.GS
-            self.GB = w.GB
+            self.CA = w.CA
+            self.CB = w.CB
             self.ST = w.ST
             self.H = w.H
             self.C = w.counts
@@ -798,10 +794,8 @@ def _run(
     F: cython.longlong[::1],
     L: cython.Py_ssize_t,
     W: cython.longlong[::1],
-    SH: cython.longlong[::1],
-    BE: cython.longlong[::1],
-    GS: cython.longlong[::1],
-    GB: cython.longlong[::1],
+    CA: cython.longlong[::1],
+    CB: cython.longlong[::1],
     ST: cython.longlong[::1],
     t: cython.longlong,
     h: cython.Py_ssize_t,
@@ -822,8 +816,10 @@ def _run(
     (counted in ``C``: re-plans, events played, early stops); 1: the no-slot plan, recording
     the events and their tests (sizes only); 2: the same, copying the snapshots and tests;
     3: both, copying them while they fit the buffers (:func:`_record`).
-    ``SH``/``BE``: per-width caches, valid where ``GS``/``GB`` hold the current generation
-    (``SH`` also only while not before the step holding ``t``)."""
+    ``CA``/``CB``: the per-width caches (:func:`_caches`) of the first short instant from
+    ``t`` and from the shadow time for the width + the head's, each valid where its
+    generation is the current one (the first also only while not before the step holding
+    ``t``)."""
     m: cython.Py_ssize_t = V.m
     procs: cython.longlong[::1] = V.procs
     durs: cython.longlong[::1] = V.durs
@@ -873,7 +869,7 @@ def _run(
     infl: cython.longlong = 0
     run_max: cython.longlong = 0
     prev_t: cython.longlong = t
-    gen: cython.longlong = GS[0] + 1  # slot 0 holds the last generation used
+    gen: cython.longlong = CA[0] + 1  # slot 0 holds the last generation used
     delay: cython.longlong = 0
     settle: cython.longlong = stop  # no earlier instant's state is the no-slot plan's
     vp: cython.Py_ssize_t = 0  # no-slot starts before t (VS: sorted)
@@ -992,21 +988,21 @@ def _run(
                     mw = ST[2 * i]
                     skip = mw > now_free
                     if not skip:
-                        if GS[mw] != gen or SH[mw] < ta:
-                            SH[mw] = _short(T, F, L, a, mw)
-                            GS[mw] = gen
+                        if CA[2 * mw] != gen or CA[2 * mw + 1] < ta:
+                            CA[2 * mw + 1] = _short(T, F, L, a, mw)
+                            CA[2 * mw] = gen
                         end = t + ST[2 * i + 1]
-                        if end > SH[mw]:
+                        if end > CA[2 * mw + 1]:
                             skip = True
                         elif end > shadow:  # and beside the head, at its least width
                             if hd > 0:
-                                if GB[mw] != gen:
+                                if CB[2 * mw] != gen:
                                     if sa_gen != gen:
                                         sa = _index(T, shadow, L)
                                         sa_gen = gen
-                                    BE[mw] = _short(T, F, L, sa, mw + hq)
-                                    GB[mw] = gen
-                                if min(end, h_end) > BE[mw]:
+                                    CB[2 * mw + 1] = _short(T, F, L, sa, mw + hq)
+                                    CB[2 * mw] = gen
+                                if min(end, h_end) > CB[2 * mw + 1]:
                                     skip = True
                                     bes = True
                             elif F[_index(T, shadow, L)] < mw + hq:
@@ -1033,22 +1029,22 @@ def _run(
                 # the search's test at the leaf of k was this job's own (its width and its
                 # duration): it passed.  The no-slot plan tests it again for what it records
                 if rec:
-                    if GS[q] != gen or SH[q] < ta:
-                        SH[q] = _short(T, F, L, a, q)
-                        GS[q] = gen
-                    until = SH[q]
+                    if CA[2 * q] != gen or CA[2 * q + 1] < ta:
+                        CA[2 * q + 1] = _short(T, F, L, a, q)
+                        CA[2 * q] = gen
+                    until = CA[2 * q + 1]
                     if end > until:  # fewer than q free before it ends
                         ok = False
                     elif end > shadow:  # would it take processors the head needs at its shadow?
                         bes = True
                         if hd > 0:
-                            if GB[q] != gen:
+                            if CB[2 * q] != gen:
                                 if sa_gen != gen:
                                     sa = _index(T, shadow, L)
                                     sa_gen = gen
-                                BE[q] = _short(T, F, L, sa, q + hq)
-                                GB[q] = gen
-                            until = BE[q]
+                                CB[2 * q + 1] = _short(T, F, L, sa, q + hq)
+                                CB[2 * q] = gen
+                            until = CB[2 * q + 1]
                             if min(end, h_end) > until:
                                 ok = False
                             else:
@@ -1111,7 +1107,7 @@ def _run(
             run_max = max(run_max, max(infl, t))
             reach[e] = run_max
             e += 1
-    GS[0] = gen
+    CA[0] = gen
     if rec:
         E.events = e
         E.ntests = nr
@@ -1191,8 +1187,7 @@ def _run_depth(
     F: cython.longlong[::1],
     L: cython.Py_ssize_t,
     W: cython.longlong[::1],
-    SH: cython.longlong[::1],
-    GS: cython.longlong[::1],
+    CA: cython.longlong[::1],
     ST: cython.longlong[::1],
     H: cython.longlong[::1],
     hn: cython.Py_ssize_t,
@@ -1274,7 +1269,7 @@ def _run_depth(
     infl: cython.longlong = 0
     run_max: cython.longlong = 0
     prev_t: cython.longlong = t
-    gen: cython.longlong = GS[0] + 1  # slot 0 holds the last generation used
+    gen: cython.longlong = CA[0] + 1  # slot 0 holds the last generation used
     delay: cython.longlong = 0
     settle: cython.longlong = stop  # no earlier instant's state is the no-slot plan's
     vp: cython.Py_ssize_t = 0  # no-slot decisions before t (VD: sorted)
@@ -1369,10 +1364,10 @@ def _run_depth(
                 while i < 2 * P:
                     mw = ST[2 * i]
                     if mw <= now_free:
-                        if GS[mw] != gen or SH[mw] < ta:
-                            SH[mw] = _short(T, F, L, a, mw)
-                            GS[mw] = gen
-                        if t + ST[2 * i + 1] <= SH[mw]:
+                        if CA[2 * mw] != gen or CA[2 * mw + 1] < ta:
+                            CA[2 * mw + 1] = _short(T, F, L, a, mw)
+                            CA[2 * mw] = gen
+                        if t + ST[2 * i + 1] <= CA[2 * mw + 1]:
                             if i >= P:
                                 j = i - P
                                 break
@@ -1388,11 +1383,11 @@ def _run_depth(
                 k = j
                 q = procs[k]
                 dq = durs[k]
-                if GS[q] != gen or SH[q] < ta:
-                    SH[q] = _short(T, F, L, a, q)
-                    GS[q] = gen
+                if CA[2 * q] != gen or CA[2 * q + 1] < ta:
+                    CA[2 * q + 1] = _short(T, F, L, a, q)
+                    CA[2 * q] = gen
                 end = t + dq
-                if end <= SH[q]:
+                if end <= CA[2 * q + 1]:
                     if rec:  # a test passed: its window
                         infl = max(infl, max(end, t + 1))
                         nw = _win(WA, WB, WX, nw, wr, t, max(end, t + 1), 0)
@@ -1435,7 +1430,7 @@ def _run_depth(
             run_max = max(run_max, max(infl, t))
             reach[e] = run_max
             e += 1
-    GS[0] = gen
+    CA[0] = gen
     if rec:
         E.events = e
         E.nwin = nw
@@ -1459,9 +1454,12 @@ def _run_depth(
 
 
 def _caches(capacity: int):  # type: ignore[no-untyped-def]
-    """The per-width caches of :func:`_run` (``GS[0]`` keeps the generation)."""
-    size = capacity + 1
-    return buffer([], size), buffer([], size), buffer([], size), buffer([], size)
+    """The per-width caches of :func:`_run` and :func:`_run_depth`, each a buffer of pairs
+    (what one lookup reads side by side): for width ``w``, ``CA[2w + 1]`` the first short
+    instant from ``t``, found in generation ``CA[2w]``; ``CB[2w + 1]`` (EASY) the first short
+    instant from the shadow time for ``w`` + the head's width, found in generation
+    ``CB[2w]``.  ``CA[0]`` keeps the last generation used."""
+    return buffer([], 2 * (capacity + 1)), buffer([], 2 * (capacity + 1))
 
 
 #: compiled: per thread, the buffers the no-slot plan is first recorded into (kept from one
@@ -1513,7 +1511,7 @@ def _record(E: EasyQueue, mode: int) -> None:
     if cython.compiled:
         F[len(E.base_times)] = -1  # (the stop of _short's scan)
     W = buffer([1] * E.m, E.m)
-    SH, BE, GS, GB = _caches(E.capacity)
+    CA, CB = _caches(E.capacity)
     ST = buffer([], 4 * E.leaves)
     _build(ST, E.leaves, E.procs, E.durs, W, E.m)
     V = _Views(E, None)  # (E's buffers as they are now)
@@ -1521,10 +1519,10 @@ def _record(E: EasyQueue, mode: int) -> None:
     X = buffer([], 0)  # (the starts of re-plans: a re-plan's only)
     if E.depth:
         H = buffer([], E.m + 1)
-        _run_depth(E, V, T, F, len(E.base_times), W, SH, GS, ST, H, 0, E.now, 0, E.m, mode, 0,
+        _run_depth(E, V, T, F, len(E.base_times), W, CA, ST, H, 0, E.now, 0, E.m, mode, 0,
                    C, X, X, X, X, 0)  # fmt: skip
     else:
-        _run(E, V, T, F, len(E.base_times), W, SH, BE, GS, GB, ST, E.now, 0, E.m, mode, 0, C,
+        _run(E, V, T, F, len(E.base_times), W, CA, CB, ST, E.now, 0, E.m, mode, 0, C,
              X, X, X, X, 0)  # fmt: skip
 
 
@@ -1535,7 +1533,7 @@ class Work:
         self.T = buffer([], E.size)
         self.F = buffer([], E.size)
         self.W = buffer([], E.m)
-        self.SH, self.BE, self.GS, self.GB = _caches(E.capacity)
+        self.CA, self.CB = _caches(E.capacity)
         self.ST = buffer([], 4 * E.leaves)
         self.H = buffer([], E.m + 1)  # depth K: the starts of the reserved jobs, a min-heap
         #: re-plans played, events they played, re-plans stopped early because their
@@ -1740,7 +1738,7 @@ def _replan(
     for x in range(before):  # the earliest no-slot starts are those of the jobs before r
         SVC[x] = VS[x]
     out = _run(
-        E, V, T, F, L, W, V.SH, V.BE, V.GS, V.GB, ST, t, V.head[r], V.left[r], 0, e, V.C,
+        E, V, T, F, L, W, V.CA, V.CB, ST, t, V.head[r], V.left[r], 0, e, V.C,
         SC, SVC, SP, V.SVP, settle2,
     )  # fmt: skip
     tmp = V.SP
@@ -1860,7 +1858,7 @@ def _replan_depth(
     for x in range(before):  # the earliest no-slot decisions are those of the jobs before r
         SVC[x] = VD[x]
     out = _run_depth(
-        E, V, T, F, L, W, V.SH, V.GS, V.ST, H, hn, t, V.head[r], V.left[r], 0, e, V.C, SC, SVC,
+        E, V, T, F, L, W, V.CA, V.ST, H, hn, t, V.head[r], V.left[r], 0, e, V.C, SC, SVC,
         SP, V.SVP, settle2,
     )  # fmt: skip
     tmp = V.SP
