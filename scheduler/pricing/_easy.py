@@ -680,6 +680,101 @@ def _gone(ST: cython.longlong[::1], P: cython.Py_ssize_t, k: cython.Py_ssize_t) 
         i >>= 1
 
 
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _build3(
+    ST: cython.longlong[::1],
+    P: cython.Py_ssize_t,
+    procs: cython.longlong[::1],
+    durs: cython.longlong[::1],
+    W: cython.longlong[::1],
+    m: cython.Py_ssize_t,
+) -> cython.void:
+    """:func:`_build`'s trees for the depth-K loop, the one-processor jobs apart (two thirds
+    of CTC-SP2's queued jobs): node ``i`` holds at ``3i`` the least duration of the waiting
+    one-processor jobs of its range, at ``3i + 1`` and ``3i + 2`` the least processors and
+    the least duration of the others (_INF: none).  The search's test of a range
+    (:func:`_run_depth`) is then exact for its one-processor jobs: a range of long
+    one-processor jobs and short wide ones, which passes as one class (its least width fits
+    now for its least duration, no job of it does), is skipped.  (Under EASY the test beside
+    the head is what skips most ranges: the split saved nothing there.)"""
+    i: cython.Py_ssize_t
+    inf: cython.longlong = 4611686018427387904  # _INF
+    for i in range(P):
+        if i < m and W[i] != 0:
+            _leaf3(ST, P, i, procs[i], durs[i])
+        else:
+            _leaf3(ST, P, i, inf, inf)
+    i = P - 1
+    while i > 0:
+        ST[3 * i] = min(ST[6 * i], ST[6 * i + 3])
+        ST[3 * i + 1] = min(ST[6 * i + 1], ST[6 * i + 4])
+        ST[3 * i + 2] = min(ST[6 * i + 2], ST[6 * i + 5])
+        i -= 1
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.inline
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _leaf3(
+    ST: cython.longlong[::1],
+    P: cython.Py_ssize_t,
+    k: cython.Py_ssize_t,
+    q: cython.longlong,
+    dq: cython.longlong,
+) -> cython.void:
+    """Leaf ``P + k`` of :func:`_build3`'s trees: job ``k`` of ``q`` processors for ``dq`` s
+    (``q`` _INF: none)."""
+    i: cython.Py_ssize_t = 3 * (P + k)
+    inf: cython.longlong = 4611686018427387904  # _INF
+    if q == 1:
+        ST[i] = dq
+        ST[i + 1] = inf
+        ST[i + 2] = inf
+    else:
+        ST[i] = inf
+        ST[i + 1] = q
+        ST[i + 2] = dq
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.inline
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _gone3(ST: cython.longlong[::1], P: cython.Py_ssize_t, k: cython.Py_ssize_t) -> cython.void:
+    """:func:`_gone` in :func:`_build3`'s trees (those of the job's class)."""
+    i: cython.Py_ssize_t = P + k
+    vw: cython.longlong
+    vd: cython.longlong
+    inf: cython.longlong = 4611686018427387904  # _INF (typed: compared in C)
+    if ST[3 * i] != inf:  # one processor
+        ST[3 * i] = inf
+        i >>= 1
+        while i > 0:
+            vd = min(ST[6 * i], ST[6 * i + 3])
+            if vd == ST[3 * i]:
+                break
+            ST[3 * i] = vd
+            i >>= 1
+        return
+    ST[3 * i + 1] = inf
+    ST[3 * i + 2] = inf
+    i >>= 1
+    while i > 0:
+        vw = min(ST[6 * i + 1], ST[6 * i + 4])
+        vd = min(ST[6 * i + 2], ST[6 * i + 5])
+        if vw == ST[3 * i + 1] and vd == ST[3 * i + 2]:
+            break
+        ST[3 * i + 1] = vw
+        ST[3 * i + 2] = vd
+        i >>= 1
+
 @cython.cfunc
 @cython.exceptval(check=False)
 @cython.wraparound(False)
@@ -1259,6 +1354,9 @@ def _run_depth(
     x: cython.Py_ssize_t
     e: cython.Py_ssize_t = 0
     mw: cython.longlong
+    skip: cython.bint
+    sh1: cython.longlong  # the first instant from t with no processor free
+    near_inf: cython.longlong = 4611686018427387903  # _INF - 1 (typed: compared in C)
     q: cython.longlong
     dq: cython.longlong
     ta: cython.longlong
@@ -1340,7 +1438,7 @@ def _run_depth(
             if st > t:
                 hn = _push(H, hn, st)
             W[h] = 0
-            _gone(ST, P, h)
+            _gone3(ST, P, h)
             left -= 1
             h += 1
         if left == 0:
@@ -1361,18 +1459,27 @@ def _run_depth(
             while True:
                 j = -1
                 i = 1 if k < 0 else k + 1 + P
+                # the one-processor jobs fit exactly when they end by the first instant from
+                # t with no processor free (sh1): their range test is one comparison (_build3)
+                if CA[2] != gen or CA[3] < ta:
+                    CA[3] = _short(T, F, L, a, 1)
+                    CA[2] = gen
+                sh1 = min(CA[3], near_inf)  # (no job ends there)
                 while i < 2 * P:
-                    mw = ST[2 * i]
-                    if mw <= now_free:
-                        if CA[2 * mw] != gen or CA[2 * mw + 1] < ta:
-                            CA[2 * mw + 1] = _short(T, F, L, a, mw)
-                            CA[2 * mw] = gen
-                        if t + ST[2 * i + 1] <= CA[2 * mw + 1]:
-                            if i >= P:
-                                j = i - P
-                                break
-                            i = 2 * i  # its left subtree first
-                            continue
+                    skip = t + ST[3 * i] > sh1
+                    if skip:
+                        mw = ST[3 * i + 1]  # the others, at their least width
+                        if mw <= now_free:
+                            if CA[2 * mw] != gen or CA[2 * mw + 1] < ta:
+                                CA[2 * mw + 1] = _short(T, F, L, a, mw)
+                                CA[2 * mw] = gen
+                            skip = t + ST[3 * i + 2] > CA[2 * mw + 1]
+                    if not skip:
+                        if i >= P:
+                            j = i - P
+                            break
+                        i = 2 * i  # its left subtree first
+                        continue
                     while i & 1:  # a right child: its parent's range is done
                         i >>= 1
                     if i == 0:
@@ -1407,7 +1514,7 @@ def _run_depth(
                                 delay += (t - starts0[k]) * q
                             settle = max(settle, max(t, starts0[k]) + max(dq, 1))
                     W[k] = 0
-                    _gone(ST, P, k)
+                    _gone3(ST, P, k)
                     left -= 1
                     if end > t:  # the block took room from t on (a 0-second job takes none)
                         a = _step(T, L, a, t)
@@ -1512,8 +1619,11 @@ def _record(E: EasyQueue, mode: int) -> None:
         F[len(E.base_times)] = -1  # (the stop of _short's scan)
     W = buffer([1] * E.m, E.m)
     CA, CB = _caches(E.capacity)
-    ST = buffer([], 4 * E.leaves)
-    _build(ST, E.leaves, E.procs, E.durs, W, E.m)
+    ST = buffer([], 6 * E.leaves)
+    if E.depth:
+        _build3(ST, E.leaves, E.procs, E.durs, W, E.m)
+    else:
+        _build(ST, E.leaves, E.procs, E.durs, W, E.m)
     V = _Views(E, None)  # (E's buffers as they are now)
     C = buffer([], 4)
     X = buffer([], 0)  # (the starts of re-plans: a re-plan's only)
@@ -1534,7 +1644,7 @@ class Work:
         self.F = buffer([], E.size)
         self.W = buffer([], E.m)
         self.CA, self.CB = _caches(E.capacity)
-        self.ST = buffer([], 4 * E.leaves)
+        self.ST = buffer([], 6 * E.leaves)  # (EASY: 4 * E.leaves of it, _build)
         self.H = buffer([], E.m + 1)  # depth K: the starts of the reserved jobs, a min-heap
         #: re-plans played, events they played, re-plans stopped early because their
         #: state became the no-slot plan's, and because it became the last re-plan's
@@ -1791,7 +1901,7 @@ def _delay(
         return _replan(E, V, T, F, L, r, t, e)  # (it sets W and the trees up)
     for x in range(m):
         W[x] = 1 if ev[x] >= r else 0
-    _build(V.ST, V.leaves, V.procs, V.durs, W, m)
+    _build3(V.ST, V.leaves, V.procs, V.durs, W, m)
     # depth K: the jobs holding a reservation not yet started at the event
     H: cython.longlong[::1] = V.H
     starts0: cython.longlong[::1] = V.starts0
