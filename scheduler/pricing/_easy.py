@@ -60,16 +60,18 @@ Why it is fast (exact):
 * the re-plan itself is one compiled loop: per-width caches (the first instant with fewer
   than ``n`` free, from ``t``, and from the shadow time for ``n`` + the head's width) stamped
   with a generation that changes whenever a block is inserted or the shadow is recomputed,
-  as the planner's dicts do (the first, while not before the step holding ``t``, also from
-  one event to the next); the step holding ``t`` is followed, not searched; and the waiting
-  jobs behind the head that may backfill are found in two trees (least width, least duration
-  over ranges of the queue) that skip a range when its least width does not fit now or beside
-  the head for its shortest duration (then none of its jobs does) — the first search at an
-  event from the root, which ends it when nothing may backfill.  Compiled, the profile's
+  as the planner's dicts do (the first also at every event: one comparison per lookup); the
+  step holding ``t`` is followed, not searched; and the waiting jobs behind the head that
+  may backfill are found in two trees (least width, least duration over ranges of the queue)
+  that skip a range when its least width does not fit now or beside the head for its
+  shortest duration (then none of its jobs does) — the first search at an event from the
+  root, which ends it when nothing may backfill.  Compiled, the profile's
   free counts end with a -1 past the last step, where the scan for a first short instant
   stops (no bound check per step).  The depth-K loop does the same (its caches change
-  generation whenever a block is inserted, a placement's included), follows the step holding
-  ``t`` too and inserts a placement's block at the step its earliest-start scan found.
+  generation whenever a block is inserted, a placement's included, and a first short instant
+  holds from one event to the next while it is not before the step holding ``t``; its trees
+  keep the one-processor jobs apart, :func:`_build3`), follows the step holding ``t`` too
+  and inserts a placement's block at the step its earliest-start scan found.
 * a quote prices all its candidate starts in one call (:func:`prices`: the fit beside the
   base, the hole test, the re-plan), on the buffers as typed views taken once per
   :class:`Work` (:class:`_Views`: a view costs a buffer request and a format check, and a
@@ -913,8 +915,7 @@ def _run(
     3: both, copying them while they fit the buffers (:func:`_record`).
     ``CA``/``CB``: the per-width caches (:func:`_caches`) of the first short instant from
     ``t`` and from the shadow time for the width + the head's, each valid where its
-    generation is the current one (the first also only while not before the step holding
-    ``t``)."""
+    generation is the current one (the first's changes at every event too)."""
     m: cython.Py_ssize_t = V.m
     procs: cython.longlong[::1] = V.procs
     durs: cython.longlong[::1] = V.durs
@@ -945,7 +946,6 @@ def _run(
     sa: cython.Py_ssize_t = 0  # the step holding the shadow time, for generation sa_gen
     sa_gen: cython.longlong = -1
     a: cython.Py_ssize_t
-    ta: cython.longlong
     k: cython.Py_ssize_t
     x: cython.Py_ssize_t
     e: cython.Py_ssize_t = 0
@@ -964,7 +964,10 @@ def _run(
     infl: cython.longlong = 0
     run_max: cython.longlong = 0
     prev_t: cython.longlong = t
-    gen: cython.longlong = CA[0] + 1  # slot 0 holds the last generation used
+    gen: cython.longlong = CB[0] + 1  # slot 0 holds the last generation used
+    # the generation of the first short instants from t: a new one at each event and
+    # whenever a block is inserted (slot 0 holds the last one used)
+    sgen: cython.longlong = CA[0] + 1
     delay: cython.longlong = 0
     settle: cython.longlong = stop  # no earlier instant's state is the no-slot plan's
     vp: cython.Py_ssize_t = 0  # no-slot starts before t (VS: sorted)
@@ -1031,6 +1034,7 @@ def _run(
             L = _reserve_at(T, F, L, a, t, t + dq, q)
             a = _step(T, L, a, t)
             gen += 1
+            sgen += 1
             if rec:
                 starts0[h] = t
                 dec0[h] = t
@@ -1067,8 +1071,7 @@ def _run(
             infl = max(infl, shadow + max(hd, 1))
         bes = False
         if now_free > 0:
-            ta = T[a]  # a first short instant found at an earlier event holds while no block
-            # was inserted since (the generation) and it is not before the step holding t
+            sgen += 1  # (the first short instants found at an earlier event were from its t)
             k = h
             while True:
                 # the next waiting job behind k no wider than now_free that may backfill: a
@@ -1083,9 +1086,9 @@ def _run(
                     mw = ST[2 * i]
                     skip = mw > now_free
                     if not skip:
-                        if CA[2 * mw] != gen or CA[2 * mw + 1] < ta:
+                        if CA[2 * mw] != sgen:
                             CA[2 * mw + 1] = _short(T, F, L, a, mw)
-                            CA[2 * mw] = gen
+                            CA[2 * mw] = sgen
                         end = t + ST[2 * i + 1]
                         if end > CA[2 * mw + 1]:
                             skip = True
@@ -1124,9 +1127,9 @@ def _run(
                 # the search's test at the leaf of k was this job's own (its width and its
                 # duration): it passed.  The no-slot plan tests it again for what it records
                 if rec:
-                    if CA[2 * q] != gen or CA[2 * q + 1] < ta:
+                    if CA[2 * q] != sgen:
                         CA[2 * q + 1] = _short(T, F, L, a, q)
-                        CA[2 * q] = gen
+                        CA[2 * q] = sgen
                     until = CA[2 * q + 1]
                     if end > until:  # fewer than q free before it ends
                         ok = False
@@ -1184,8 +1187,8 @@ def _run(
                     left -= 1
                     if end > t:  # the block took room from t on (a 0-second job takes none)
                         a = _step(T, L, a, t)
-                        ta = T[a]
                         gen += 1
+                        sgen += 1
                         now_free -= q
                         if now_free == 0:
                             break
@@ -1202,7 +1205,8 @@ def _run(
             run_max = max(run_max, max(infl, t))
             reach[e] = run_max
             e += 1
-    CA[0] = gen
+    CA[0] = sgen
+    CB[0] = gen
     if rec:
         E.events = e
         E.ntests = nr
@@ -1565,7 +1569,7 @@ def _caches(capacity: int):  # type: ignore[no-untyped-def]
     (what one lookup reads side by side): for width ``w``, ``CA[2w + 1]`` the first short
     instant from ``t``, found in generation ``CA[2w]``; ``CB[2w + 1]`` (EASY) the first short
     instant from the shadow time for ``w`` + the head's width, found in generation
-    ``CB[2w]``.  ``CA[0]`` keeps the last generation used."""
+    ``CB[2w]``.  ``CA[0]`` and ``CB[0]`` keep the last generations used."""
     return buffer([], 2 * (capacity + 1)), buffer([], 2 * (capacity + 1))
 
 
