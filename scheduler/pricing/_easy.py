@@ -632,16 +632,17 @@ def _build(
     """Two trees over the waiting jobs, interleaved in one buffer (a node's two values side
     by side, one cache line): leaf ``P + k`` holds job ``k``'s processors at ``2(P + k)``
     while it waits (else _INF) and its duration at ``2(P + k) + 1``; each node ``i`` the
-    least of its children's, at ``2i`` and ``2i + 1``."""
+    least of its children's, at ``2i`` and ``2i + 1``.  Only the leaves of the ``m`` jobs
+    and the nodes above them are written: the others are _INF for good (:func:`_trees`)."""
     i: cython.Py_ssize_t
-    for i in range(P):
-        if i < m and W[i] != 0:
+    for i in range(m):
+        if W[i] != 0:
             ST[2 * (P + i)] = procs[i]
             ST[2 * (P + i) + 1] = durs[i]
         else:
             ST[2 * (P + i)] = 4611686018427387904  # _INF
             ST[2 * (P + i) + 1] = 4611686018427387904
-    _fill(ST, P)
+    _fill(ST, P, m)
 
 
 @cython.cfunc
@@ -649,13 +650,26 @@ def _build(
 @cython.inline
 @cython.wraparound(False)
 @cython.boundscheck(False)
-def _fill(ST: cython.longlong[::1], P: cython.Py_ssize_t) -> cython.void:
-    """The inner nodes of :func:`_build`'s trees from their leaves."""
-    i: cython.Py_ssize_t = P - 1
-    while i > 0:
-        ST[2 * i] = min(ST[4 * i], ST[4 * i + 2])
-        ST[2 * i + 1] = min(ST[4 * i + 1], ST[4 * i + 3])
-        i -= 1
+def _fill(ST: cython.longlong[::1], P: cython.Py_ssize_t, m: cython.Py_ssize_t) -> cython.void:
+    """The inner nodes of :func:`_build`'s trees above the leaves of the ``m`` jobs, from
+    their leaves (level by level: the parents of nodes ``lo .. hi - 1``)."""
+    i: cython.Py_ssize_t
+    lo: cython.Py_ssize_t = P
+    hi: cython.Py_ssize_t = P + m
+    while lo > 1:
+        lo >>= 1
+        hi = (hi + 1) >> 1
+        for i in range(lo, hi):
+            ST[2 * i] = min(ST[4 * i], ST[4 * i + 2])
+            ST[2 * i + 1] = min(ST[4 * i + 1], ST[4 * i + 3])
+
+
+def _trees(leaves: int, values: int):  # type: ignore[no-untyped-def]
+    """A buffer for :func:`_build`'s (``values`` 2) or :func:`_build3`'s (3) trees over
+    ``leaves`` leaves, every node _INF: the nodes above no job stay so, the builds write
+    only the others."""
+    size = 2 * values * leaves
+    return buffer([_INF] * size, size)
 
 
 @cython.cfunc
@@ -705,17 +719,20 @@ def _build3(
     the head is what skips most ranges: the split saved nothing there.)"""
     i: cython.Py_ssize_t
     inf: cython.longlong = 4611686018427387904  # _INF
-    for i in range(P):
-        if i < m and W[i] != 0:
+    lo: cython.Py_ssize_t = P
+    hi: cython.Py_ssize_t = P + m
+    for i in range(m):  # (the other leaves and the nodes above them only: _fill)
+        if W[i] != 0:
             _leaf3(ST, P, i, procs[i], durs[i])
         else:
             _leaf3(ST, P, i, inf, inf)
-    i = P - 1
-    while i > 0:
-        ST[3 * i] = min(ST[6 * i], ST[6 * i + 3])
-        ST[3 * i + 1] = min(ST[6 * i + 1], ST[6 * i + 4])
-        ST[3 * i + 2] = min(ST[6 * i + 2], ST[6 * i + 5])
-        i -= 1
+    while lo > 1:
+        lo >>= 1
+        hi = (hi + 1) >> 1
+        for i in range(lo, hi):
+            ST[3 * i] = min(ST[6 * i], ST[6 * i + 3])
+            ST[3 * i + 1] = min(ST[6 * i + 1], ST[6 * i + 4])
+            ST[3 * i + 2] = min(ST[6 * i + 2], ST[6 * i + 5])
 
 
 @cython.cfunc
@@ -1623,7 +1640,7 @@ def _record(E: EasyQueue, mode: int) -> None:
         F[len(E.base_times)] = -1  # (the stop of _short's scan)
     W = buffer([1] * E.m, E.m)
     CA, CB = _caches(E.capacity)
-    ST = buffer([], 6 * E.leaves)
+    ST = _trees(E.leaves, 3 if E.depth else 2)
     if E.depth:
         _build3(ST, E.leaves, E.procs, E.durs, W, E.m)
     else:
@@ -1648,7 +1665,7 @@ class Work:
         self.F = buffer([], E.size)
         self.W = buffer([], E.m)
         self.CA, self.CB = _caches(E.capacity)
-        self.ST = buffer([], 6 * E.leaves)  # (EASY: 4 * E.leaves of it, _build)
+        self.ST = _trees(E.leaves, 3 if E.depth else 2)
         self.H = buffer([], E.m + 1)  # depth K: the starts of the reserved jobs, a min-heap
         #: re-plans played, events they played, re-plans stopped early because their
         #: state became the no-slot plan's, and because it became the last re-plan's
@@ -1845,10 +1862,7 @@ def _replan(
                     settle2 = max(settle2, max(sp, v0) + max(durs[x], 1))
         if not had:
             SP[x] = v0
-    for x in range(m, P):
-        ST[2 * (P + x)] = 4611686018427387904
-        ST[2 * (P + x) + 1] = 4611686018427387904
-    _fill(ST, P)
+    _fill(ST, P, m)  # (the other nodes are _INF for good: _trees)
     for x in range(before):  # the earliest no-slot starts are those of the jobs before r
         SVC[x] = VS[x]
     out = _run(
@@ -1995,7 +2009,10 @@ def delay(
     make fail, :func:`restart`)."""
     V: _Views = w.views
     if V.E is not E:  # (buffers of the same sizes, for another queue: its last re-plan's
-        V = _Views(E, w)  # starts are not this queue's, and none are kept from now on)
+        # starts are not this queue's, and none are kept from now on; its trees may hold
+        # more jobs, and nodes above no job of this one must be _INF)
+        w.ST = _trees(E.leaves, 3 if E.depth else 2)
+        V = _Views(E, w)
         w.views = V
     return _delay(E, V, s, e, n)
 
