@@ -696,7 +696,6 @@ def _gone(ST: cython.longlong[::1], P: cython.Py_ssize_t, k: cython.Py_ssize_t) 
         i >>= 1
 
 
-
 @cython.cfunc
 @cython.exceptval(check=False)
 @cython.wraparound(False)
@@ -793,6 +792,7 @@ def _gone3(ST: cython.longlong[::1], P: cython.Py_ssize_t, k: cython.Py_ssize_t)
         ST[3 * i + 1] = vw
         ST[3 * i + 2] = vd
         i >>= 1
+
 
 @cython.cfunc
 @cython.exceptval(check=False)
