@@ -86,10 +86,12 @@ quote are priced in one kernel call
 re-plan), with no Python per start.  At 400+ queued jobs a quote makes ~370 re-plans of
 ~170 events, ~1.2 job starts per event, each found by a search of ~17 nodes of the trees over
 the waiting jobs: the search is ~40 % of the time, the block insertions ~20 %.  Its trees
-keep a node's values side by side, a job the search finds starts without a second test, a
-cache lookup is one comparison, and at depth K the one-processor jobs (two thirds of
+keep a node's values side by side, a job the search finds starts without a second test,
+under EASY a cache lookup is one comparison, and at depth K the one-processor jobs (two thirds of
 CTC-SP2's queues) have trees of their own, which the search skips whole when they are too
-long (K = 4: ~10 % less CPU; EASY: a few %; ``bench/results/site-pages-easy.txt``).
+long (same run, the kernel on 9 slow instants: K = 4 ~9 % less CPU, EASY ~5 %; whole quotes
+at 200+ queued, p99 13.4 -> 12.9 and 12.5 -> 11.9 ms on a loaded machine:
+``bench/results/site-pages-easy.txt``).
 """
 
 from __future__ import annotations
