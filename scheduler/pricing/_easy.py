@@ -60,16 +60,18 @@ Why it is fast (exact):
 * the re-plan itself is one compiled loop: per-width caches (the first instant with fewer
   than ``n`` free, from ``t``, and from the shadow time for ``n`` + the head's width) stamped
   with a generation that changes whenever a block is inserted or the shadow is recomputed,
-  as the planner's dicts do (the first, while not before the step holding ``t``, also from
-  one event to the next); the step holding ``t`` is followed, not searched; and the waiting
-  jobs behind the head that may backfill are found in two trees (least width, least duration
-  over ranges of the queue) that skip a range when its least width does not fit now or beside
-  the head for its shortest duration (then none of its jobs does) — the first search at an
-  event from the root, which ends it when nothing may backfill.  Compiled, the profile's
+  as the planner's dicts do (the first also at every event: one comparison per lookup); the
+  step holding ``t`` is followed, not searched; and the waiting jobs behind the head that
+  may backfill are found in two trees (least width, least duration over ranges of the queue)
+  that skip a range when its least width does not fit now or beside the head for its
+  shortest duration (then none of its jobs does) — the first search at an event from the
+  root, which ends it when nothing may backfill.  Compiled, the profile's
   free counts end with a -1 past the last step, where the scan for a first short instant
   stops (no bound check per step).  The depth-K loop does the same (its caches change
-  generation whenever a block is inserted, a placement's included), follows the step holding
-  ``t`` too and inserts a placement's block at the step its earliest-start scan found.
+  generation whenever a block is inserted, a placement's included, and a first short instant
+  holds from one event to the next while it is not before the step holding ``t``; its trees
+  keep the one-processor jobs apart, :func:`_build3`), follows the step holding ``t`` too
+  and inserts a placement's block at the step its earliest-start scan found.
 * a quote prices all its candidate starts in one call (:func:`prices`: the fit beside the
   base, the hole test, the re-plan), on the buffers as typed views taken once per
   :class:`Work` (:class:`_Views`: a view costs a buffer request and a format check, and a
@@ -248,10 +250,8 @@ class _Views:
     T: cython.longlong[::1]
     F: cython.longlong[::1]
     W: cython.longlong[::1]
-    SH: cython.longlong[::1]
-    BE: cython.longlong[::1]
-    GS: cython.longlong[::1]
-    GB: cython.longlong[::1]
+    CA: cython.longlong[::1]
+    CB: cython.longlong[::1]
     ST: cython.longlong[::1]
     H: cython.longlong[::1]
     C: cython.longlong[::1]
@@ -294,10 +294,8 @@ class _Views:
             self.T = w.T
             self.F = w.F
             self.W = w.W
-            self.SH = w.SH
-            self.BE = w.BE
-            self.GS = w.GS
-            self.GB = w.GB
+            self.CA = w.CA
+            self.CB = w.CB
             self.ST = w.ST
             self.H = w.H
             self.C = w.counts
@@ -631,23 +629,20 @@ def _build(
     W: cython.longlong[::1],
     m: cython.Py_ssize_t,
 ) -> cython.void:
-    """Two trees over the waiting jobs, in one buffer: leaf ``P + k`` holds job ``k``'s
-    processors while it waits (else _INF), ``2P + P + k`` its duration; each node the least
-    of its children's."""
+    """Two trees over the waiting jobs, interleaved in one buffer (a node's two values side
+    by side, one cache line): leaf ``P + k`` holds job ``k``'s processors at ``2(P + k)``
+    while it waits (else _INF) and its duration at ``2(P + k) + 1``; each node ``i`` the
+    least of its children's, at ``2i`` and ``2i + 1``.  Only the leaves of the ``m`` jobs
+    and the nodes above them are written: the others are _INF for good (:func:`_trees`)."""
     i: cython.Py_ssize_t
-    D: cython.Py_ssize_t = 2 * P
-    for i in range(P):
-        if i < m and W[i] != 0:
-            ST[P + i] = procs[i]
-            ST[D + P + i] = durs[i]
+    for i in range(m):
+        if W[i] != 0:
+            ST[2 * (P + i)] = procs[i]
+            ST[2 * (P + i) + 1] = durs[i]
         else:
-            ST[P + i] = 4611686018427387904  # _INF
-            ST[D + P + i] = 4611686018427387904
-    i = P - 1
-    while i > 0:
-        ST[i] = min(ST[2 * i], ST[2 * i + 1])
-        ST[D + i] = min(ST[D + 2 * i], ST[D + 2 * i + 1])
-        i -= 1
+            ST[2 * (P + i)] = 4611686018427387904  # _INF
+            ST[2 * (P + i) + 1] = 4611686018427387904
+    _fill(ST, P, m)
 
 
 @cython.cfunc
@@ -655,26 +650,147 @@ def _build(
 @cython.inline
 @cython.wraparound(False)
 @cython.boundscheck(False)
+def _fill(ST: cython.longlong[::1], P: cython.Py_ssize_t, m: cython.Py_ssize_t) -> cython.void:
+    """The inner nodes of :func:`_build`'s trees above the leaves of the ``m`` jobs, from
+    their leaves (level by level: the parents of nodes ``lo .. hi - 1``)."""
+    i: cython.Py_ssize_t
+    lo: cython.Py_ssize_t = P
+    hi: cython.Py_ssize_t = P + m
+    while lo > 1:
+        lo >>= 1
+        hi = (hi + 1) >> 1
+        for i in range(lo, hi):
+            ST[2 * i] = min(ST[4 * i], ST[4 * i + 2])
+            ST[2 * i + 1] = min(ST[4 * i + 1], ST[4 * i + 3])
+
+
+def _trees(leaves: int, values: int):  # type: ignore[no-untyped-def]
+    """A buffer for :func:`_build`'s (``values`` 2) or :func:`_build3`'s (3) trees over
+    ``leaves`` leaves, every node _INF: the nodes above no job stay so, the builds write
+    only the others."""
+    size = 2 * values * leaves
+    return buffer([_INF] * size, size)
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
 def _gone(ST: cython.longlong[::1], P: cython.Py_ssize_t, k: cython.Py_ssize_t) -> cython.void:
-    """Job ``k`` no longer waits (each tree updated up to its first unchanged node)."""
-    D: cython.Py_ssize_t = 2 * P
+    """Job ``k`` no longer waits (both trees updated up to their first node where neither
+    changes: its ancestors are unchanged too).  Not declared inline: inlined into
+    :func:`_run`, its loop cost the EASY loop ~7 % more instructions (registers)."""
     i: cython.Py_ssize_t = P + k
-    v: cython.longlong
-    ST[i] = 4611686018427387904  # _INF
-    ST[D + i] = 4611686018427387904
+    vw: cython.longlong
+    vd: cython.longlong
+    ST[2 * i] = 4611686018427387904  # _INF
+    ST[2 * i + 1] = 4611686018427387904
     i >>= 1
-    while i > 0:  # the widths
-        v = min(ST[2 * i], ST[2 * i + 1])
-        if v == ST[i]:
-            break  # the ancestors are unchanged too
-        ST[i] = v
-        i >>= 1
-    i = (P + k) >> 1
-    while i > 0:  # the durations
-        v = min(ST[D + 2 * i], ST[D + 2 * i + 1])
-        if v == ST[D + i]:
+    while i > 0:
+        vw = min(ST[4 * i], ST[4 * i + 2])
+        vd = min(ST[4 * i + 1], ST[4 * i + 3])
+        if vw == ST[2 * i] and vd == ST[2 * i + 1]:
             break
-        ST[D + i] = v
+        ST[2 * i] = vw
+        ST[2 * i + 1] = vd
+        i >>= 1
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _build3(
+    ST: cython.longlong[::1],
+    P: cython.Py_ssize_t,
+    procs: cython.longlong[::1],
+    durs: cython.longlong[::1],
+    W: cython.longlong[::1],
+    m: cython.Py_ssize_t,
+) -> cython.void:
+    """:func:`_build`'s trees for the depth-K loop, the one-processor jobs apart (two thirds
+    of CTC-SP2's queued jobs): node ``i`` holds at ``3i`` the least duration of the waiting
+    one-processor jobs of its range, at ``3i + 1`` and ``3i + 2`` the least processors and
+    the least duration of the others (_INF: none).  The search's test of a range
+    (:func:`_run_depth`) is then exact for its one-processor jobs: a range of long
+    one-processor jobs and short wide ones, which passes as one class (its least width fits
+    now for its least duration, no job of it does), is skipped.  (Under EASY the test beside
+    the head is what skips most ranges: the split saved nothing there.)"""
+    i: cython.Py_ssize_t
+    inf: cython.longlong = 4611686018427387904  # _INF
+    lo: cython.Py_ssize_t = P
+    hi: cython.Py_ssize_t = P + m
+    for i in range(m):  # (the other leaves and the nodes above them only: _fill)
+        if W[i] != 0:
+            _leaf3(ST, P, i, procs[i], durs[i])
+        else:
+            _leaf3(ST, P, i, inf, inf)
+    while lo > 1:
+        lo >>= 1
+        hi = (hi + 1) >> 1
+        for i in range(lo, hi):
+            ST[3 * i] = min(ST[6 * i], ST[6 * i + 3])
+            ST[3 * i + 1] = min(ST[6 * i + 1], ST[6 * i + 4])
+            ST[3 * i + 2] = min(ST[6 * i + 2], ST[6 * i + 5])
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.inline
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _leaf3(
+    ST: cython.longlong[::1],
+    P: cython.Py_ssize_t,
+    k: cython.Py_ssize_t,
+    q: cython.longlong,
+    dq: cython.longlong,
+) -> cython.void:
+    """Leaf ``P + k`` of :func:`_build3`'s trees: job ``k`` of ``q`` processors for ``dq`` s
+    (``q`` _INF: none)."""
+    i: cython.Py_ssize_t = 3 * (P + k)
+    inf: cython.longlong = 4611686018427387904  # _INF
+    if q == 1:
+        ST[i] = dq
+        ST[i + 1] = inf
+        ST[i + 2] = inf
+    else:
+        ST[i] = inf
+        ST[i + 1] = q
+        ST[i + 2] = dq
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.inline
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _gone3(ST: cython.longlong[::1], P: cython.Py_ssize_t, k: cython.Py_ssize_t) -> cython.void:
+    """:func:`_gone` in :func:`_build3`'s trees (those of the job's class)."""
+    i: cython.Py_ssize_t = P + k
+    vw: cython.longlong
+    vd: cython.longlong
+    inf: cython.longlong = 4611686018427387904  # _INF (typed: compared in C)
+    if ST[3 * i] != inf:  # one processor
+        ST[3 * i] = inf
+        i >>= 1
+        while i > 0:
+            vd = min(ST[6 * i], ST[6 * i + 3])
+            if vd == ST[3 * i]:
+                break
+            ST[3 * i] = vd
+            i >>= 1
+        return
+    ST[3 * i + 1] = inf
+    ST[3 * i + 2] = inf
+    i >>= 1
+    while i > 0:
+        vw = min(ST[6 * i + 1], ST[6 * i + 4])
+        vd = min(ST[6 * i + 2], ST[6 * i + 5])
+        if vw == ST[3 * i + 1] and vd == ST[3 * i + 2]:
+            break
+        ST[3 * i + 1] = vw
+        ST[3 * i + 2] = vd
         i >>= 1
 
 
@@ -792,10 +908,8 @@ def _run(
     F: cython.longlong[::1],
     L: cython.Py_ssize_t,
     W: cython.longlong[::1],
-    SH: cython.longlong[::1],
-    BE: cython.longlong[::1],
-    GS: cython.longlong[::1],
-    GB: cython.longlong[::1],
+    CA: cython.longlong[::1],
+    CB: cython.longlong[::1],
     ST: cython.longlong[::1],
     t: cython.longlong,
     h: cython.Py_ssize_t,
@@ -816,8 +930,9 @@ def _run(
     (counted in ``C``: re-plans, events played, early stops); 1: the no-slot plan, recording
     the events and their tests (sizes only); 2: the same, copying the snapshots and tests;
     3: both, copying them while they fit the buffers (:func:`_record`).
-    ``SH``/``BE``: per-width caches, valid where ``GS``/``GB`` hold the current generation
-    (``SH`` also only while not before the step holding ``t``)."""
+    ``CA``/``CB``: the per-width caches (:func:`_caches`) of the first short instant from
+    ``t`` and from the shadow time for the width + the head's, each valid where its
+    generation is the current one (the first's changes at every event too)."""
     m: cython.Py_ssize_t = V.m
     procs: cython.longlong[::1] = V.procs
     durs: cython.longlong[::1] = V.durs
@@ -840,7 +955,6 @@ def _run(
     nr: cython.Py_ssize_t = 0  # tests recorded
     ok: cython.bint
     P: cython.Py_ssize_t = V.leaves
-    D: cython.Py_ssize_t = 2 * V.leaves  # the durations' tree in ST
     i: cython.Py_ssize_t
     j: cython.Py_ssize_t
     mw: cython.longlong
@@ -849,7 +963,6 @@ def _run(
     sa: cython.Py_ssize_t = 0  # the step holding the shadow time, for generation sa_gen
     sa_gen: cython.longlong = -1
     a: cython.Py_ssize_t
-    ta: cython.longlong
     k: cython.Py_ssize_t
     x: cython.Py_ssize_t
     e: cython.Py_ssize_t = 0
@@ -868,7 +981,10 @@ def _run(
     infl: cython.longlong = 0
     run_max: cython.longlong = 0
     prev_t: cython.longlong = t
-    gen: cython.longlong = GS[0] + 1  # slot 0 holds the last generation used
+    gen: cython.longlong = CB[0] + 1  # slot 0 holds the last generation used
+    # the generation of the first short instants from t: a new one at each event and
+    # whenever a block is inserted (slot 0 holds the last one used)
+    sgen: cython.longlong = CA[0] + 1
     delay: cython.longlong = 0
     settle: cython.longlong = stop  # no earlier instant's state is the no-slot plan's
     vp: cython.Py_ssize_t = 0  # no-slot starts before t (VS: sorted)
@@ -935,6 +1051,7 @@ def _run(
             L = _reserve_at(T, F, L, a, t, t + dq, q)
             a = _step(T, L, a, t)
             gen += 1
+            sgen += 1
             if rec:
                 starts0[h] = t
                 dec0[h] = t
@@ -971,8 +1088,7 @@ def _run(
             infl = max(infl, shadow + max(hd, 1))
         bes = False
         if now_free > 0:
-            ta = T[a]  # a first short instant found at an earlier event holds while no block
-            # was inserted since (the generation) and it is not before the step holding t
+            sgen += 1  # (the first short instants found at an earlier event were from its t)
             k = h
             while True:
                 # the next waiting job behind k no wider than now_free that may backfill: a
@@ -984,24 +1100,24 @@ def _run(
                 j = -1
                 i = 1 if k == h else k + 1 + P
                 while i < 2 * P:
-                    mw = ST[i]
+                    mw = ST[2 * i]
                     skip = mw > now_free
                     if not skip:
-                        if GS[mw] != gen or SH[mw] < ta:
-                            SH[mw] = _short(T, F, L, a, mw)
-                            GS[mw] = gen
-                        end = t + ST[D + i]
-                        if end > SH[mw]:
+                        if CA[2 * mw] != sgen:
+                            CA[2 * mw + 1] = _short(T, F, L, a, mw)
+                            CA[2 * mw] = sgen
+                        end = t + ST[2 * i + 1]
+                        if end > CA[2 * mw + 1]:
                             skip = True
                         elif end > shadow:  # and beside the head, at its least width
                             if hd > 0:
-                                if GB[mw] != gen:
+                                if CB[2 * mw] != gen:
                                     if sa_gen != gen:
                                         sa = _index(T, shadow, L)
                                         sa_gen = gen
-                                    BE[mw] = _short(T, F, L, sa, mw + hq)
-                                    GB[mw] = gen
-                                if min(end, h_end) > BE[mw]:
+                                    CB[2 * mw + 1] = _short(T, F, L, sa, mw + hq)
+                                    CB[2 * mw] = gen
+                                if min(end, h_end) > CB[2 * mw + 1]:
                                     skip = True
                                     bes = True
                             elif F[_index(T, shadow, L)] < mw + hq:
@@ -1023,34 +1139,37 @@ def _run(
                 k = j
                 q = procs[k]
                 dq = durs[k]
-                if GS[q] != gen or SH[q] < ta:
-                    SH[q] = _short(T, F, L, a, q)
-                    GS[q] = gen
-                until = SH[q]
                 end = t + dq
                 ok = True
-                if end > until:  # fewer than q free before it ends
-                    ok = False
-                elif end > shadow:  # would it take processors the head needs at its shadow?
-                    bes = True
-                    if hd > 0:
-                        if GB[q] != gen:
-                            if sa_gen != gen:
-                                sa = _index(T, shadow, L)
-                                sa_gen = gen
-                            BE[q] = _short(T, F, L, sa, q + hq)
-                            GB[q] = gen
-                        until = BE[q]
-                        if min(end, h_end) > until:
-                            ok = False
-                        elif rec:
-                            infl = max(infl, min(end, h_end))
-                    else:
-                        x = _index(T, shadow, L)
-                        if F[x] < q + hq:
-                            ok = False
-                        elif rec:
-                            infl = max(infl, shadow + 1)
+                # the search's test at the leaf of k was this job's own (its width and its
+                # duration): it passed.  The no-slot plan tests it again for what it records
+                if rec:
+                    if CA[2 * q] != sgen:
+                        CA[2 * q + 1] = _short(T, F, L, a, q)
+                        CA[2 * q] = sgen
+                    until = CA[2 * q + 1]
+                    if end > until:  # fewer than q free before it ends
+                        ok = False
+                    elif end > shadow:  # would it take processors the head needs at its shadow?
+                        bes = True
+                        if hd > 0:
+                            if CB[2 * q] != gen:
+                                if sa_gen != gen:
+                                    sa = _index(T, shadow, L)
+                                    sa_gen = gen
+                                CB[2 * q + 1] = _short(T, F, L, sa, q + hq)
+                                CB[2 * q] = gen
+                            until = CB[2 * q + 1]
+                            if min(end, h_end) > until:
+                                ok = False
+                            else:
+                                infl = max(infl, min(end, h_end))
+                        else:
+                            x = _index(T, shadow, L)
+                            if F[x] < q + hq:
+                                ok = False
+                            else:
+                                infl = max(infl, shadow + 1)
                 if ok:
                     if rec:  # the tests passed: their windows
                         infl = max(infl, max(end, t + 1))
@@ -1085,8 +1204,8 @@ def _run(
                     left -= 1
                     if end > t:  # the block took room from t on (a 0-second job takes none)
                         a = _step(T, L, a, t)
-                        ta = T[a]
                         gen += 1
+                        sgen += 1
                         now_free -= q
                         if now_free == 0:
                             break
@@ -1103,7 +1222,8 @@ def _run(
             run_max = max(run_max, max(infl, t))
             reach[e] = run_max
             e += 1
-    GS[0] = gen
+    CA[0] = sgen
+    CB[0] = gen
     if rec:
         E.events = e
         E.ntests = nr
@@ -1183,8 +1303,7 @@ def _run_depth(
     F: cython.longlong[::1],
     L: cython.Py_ssize_t,
     W: cython.longlong[::1],
-    SH: cython.longlong[::1],
-    GS: cython.longlong[::1],
+    CA: cython.longlong[::1],
     ST: cython.longlong[::1],
     H: cython.longlong[::1],
     hn: cython.Py_ssize_t,
@@ -1248,7 +1367,6 @@ def _run_depth(
     rec: cython.bint = mode != 0
     wr: cython.bint = mode >= 2
     P: cython.Py_ssize_t = V.leaves
-    D: cython.Py_ssize_t = 2 * V.leaves  # the durations' tree in ST
     i: cython.Py_ssize_t
     j: cython.Py_ssize_t
     k: cython.Py_ssize_t
@@ -1257,6 +1375,9 @@ def _run_depth(
     x: cython.Py_ssize_t
     e: cython.Py_ssize_t = 0
     mw: cython.longlong
+    skip: cython.bint
+    sh1: cython.longlong  # the first instant from t with no processor free
+    near_inf: cython.longlong = 4611686018427387903  # _INF - 1 (typed: compared in C)
     q: cython.longlong
     dq: cython.longlong
     ta: cython.longlong
@@ -1267,7 +1388,7 @@ def _run_depth(
     infl: cython.longlong = 0
     run_max: cython.longlong = 0
     prev_t: cython.longlong = t
-    gen: cython.longlong = GS[0] + 1  # slot 0 holds the last generation used
+    gen: cython.longlong = CA[0] + 1  # slot 0 holds the last generation used
     delay: cython.longlong = 0
     settle: cython.longlong = stop  # no earlier instant's state is the no-slot plan's
     vp: cython.Py_ssize_t = 0  # no-slot decisions before t (VD: sorted)
@@ -1338,7 +1459,7 @@ def _run_depth(
             if st > t:
                 hn = _push(H, hn, st)
             W[h] = 0
-            _gone(ST, P, h)
+            _gone3(ST, P, h)
             left -= 1
             h += 1
         if left == 0:
@@ -1359,18 +1480,27 @@ def _run_depth(
             while True:
                 j = -1
                 i = 1 if k < 0 else k + 1 + P
+                # the one-processor jobs fit exactly when they end by the first instant from
+                # t with no processor free (sh1): their range test is one comparison (_build3)
+                if CA[2] != gen or CA[3] < ta:
+                    CA[3] = _short(T, F, L, a, 1)
+                    CA[2] = gen
+                sh1 = min(CA[3], near_inf)  # (no job ends there)
                 while i < 2 * P:
-                    mw = ST[i]
-                    if mw <= now_free:
-                        if GS[mw] != gen or SH[mw] < ta:
-                            SH[mw] = _short(T, F, L, a, mw)
-                            GS[mw] = gen
-                        if t + ST[D + i] <= SH[mw]:
-                            if i >= P:
-                                j = i - P
-                                break
-                            i = 2 * i  # its left subtree first
-                            continue
+                    skip = t + ST[3 * i] > sh1
+                    if skip:
+                        mw = ST[3 * i + 1]  # the others, at their least width
+                        if mw <= now_free:
+                            if CA[2 * mw] != gen or CA[2 * mw + 1] < ta:
+                                CA[2 * mw + 1] = _short(T, F, L, a, mw)
+                                CA[2 * mw] = gen
+                            skip = t + ST[3 * i + 2] > CA[2 * mw + 1]
+                    if not skip:
+                        if i >= P:
+                            j = i - P
+                            break
+                        i = 2 * i  # its left subtree first
+                        continue
                     while i & 1:  # a right child: its parent's range is done
                         i >>= 1
                     if i == 0:
@@ -1381,11 +1511,11 @@ def _run_depth(
                 k = j
                 q = procs[k]
                 dq = durs[k]
-                if GS[q] != gen or SH[q] < ta:
-                    SH[q] = _short(T, F, L, a, q)
-                    GS[q] = gen
+                if CA[2 * q] != gen or CA[2 * q + 1] < ta:
+                    CA[2 * q + 1] = _short(T, F, L, a, q)
+                    CA[2 * q] = gen
                 end = t + dq
-                if end <= SH[q]:
+                if end <= CA[2 * q + 1]:
                     if rec:  # a test passed: its window
                         infl = max(infl, max(end, t + 1))
                         nw = _win(WA, WB, WX, nw, wr, t, max(end, t + 1), 0)
@@ -1405,7 +1535,7 @@ def _run_depth(
                                 delay += (t - starts0[k]) * q
                             settle = max(settle, max(t, starts0[k]) + max(dq, 1))
                     W[k] = 0
-                    _gone(ST, P, k)
+                    _gone3(ST, P, k)
                     left -= 1
                     if end > t:  # the block took room from t on (a 0-second job takes none)
                         a = _step(T, L, a, t)
@@ -1428,7 +1558,7 @@ def _run_depth(
             run_max = max(run_max, max(infl, t))
             reach[e] = run_max
             e += 1
-    GS[0] = gen
+    CA[0] = gen
     if rec:
         E.events = e
         E.nwin = nw
@@ -1452,9 +1582,12 @@ def _run_depth(
 
 
 def _caches(capacity: int):  # type: ignore[no-untyped-def]
-    """The per-width caches of :func:`_run` (``GS[0]`` keeps the generation)."""
-    size = capacity + 1
-    return buffer([], size), buffer([], size), buffer([], size), buffer([], size)
+    """The per-width caches of :func:`_run` and :func:`_run_depth`, each a buffer of pairs
+    (what one lookup reads side by side): for width ``w``, ``CA[2w + 1]`` the first short
+    instant from ``t``, found in generation ``CA[2w]``; ``CB[2w + 1]`` (EASY) the first short
+    instant from the shadow time for ``w`` + the head's width, found in generation
+    ``CB[2w]``.  ``CA[0]`` and ``CB[0]`` keep the last generations used."""
+    return buffer([], 2 * (capacity + 1)), buffer([], 2 * (capacity + 1))
 
 
 #: compiled: per thread, the buffers the no-slot plan is first recorded into (kept from one
@@ -1506,18 +1639,21 @@ def _record(E: EasyQueue, mode: int) -> None:
     if cython.compiled:
         F[len(E.base_times)] = -1  # (the stop of _short's scan)
     W = buffer([1] * E.m, E.m)
-    SH, BE, GS, GB = _caches(E.capacity)
-    ST = buffer([], 4 * E.leaves)
-    _build(ST, E.leaves, E.procs, E.durs, W, E.m)
+    CA, CB = _caches(E.capacity)
+    ST = _trees(E.leaves, 3 if E.depth else 2)
+    if E.depth:
+        _build3(ST, E.leaves, E.procs, E.durs, W, E.m)
+    else:
+        _build(ST, E.leaves, E.procs, E.durs, W, E.m)
     V = _Views(E, None)  # (E's buffers as they are now)
     C = buffer([], 4)
     X = buffer([], 0)  # (the starts of re-plans: a re-plan's only)
     if E.depth:
         H = buffer([], E.m + 1)
-        _run_depth(E, V, T, F, len(E.base_times), W, SH, GS, ST, H, 0, E.now, 0, E.m, mode, 0,
+        _run_depth(E, V, T, F, len(E.base_times), W, CA, ST, H, 0, E.now, 0, E.m, mode, 0,
                    C, X, X, X, X, 0)  # fmt: skip
     else:
-        _run(E, V, T, F, len(E.base_times), W, SH, BE, GS, GB, ST, E.now, 0, E.m, mode, 0, C,
+        _run(E, V, T, F, len(E.base_times), W, CA, CB, ST, E.now, 0, E.m, mode, 0, C,
              X, X, X, X, 0)  # fmt: skip
 
 
@@ -1528,8 +1664,8 @@ class Work:
         self.T = buffer([], E.size)
         self.F = buffer([], E.size)
         self.W = buffer([], E.m)
-        self.SH, self.BE, self.GS, self.GB = _caches(E.capacity)
-        self.ST = buffer([], 4 * E.leaves)
+        self.CA, self.CB = _caches(E.capacity)
+        self.ST = _trees(E.leaves, 3 if E.depth else 2)
         self.H = buffer([], E.m + 1)  # depth K: the starts of the reserved jobs, a min-heap
         #: re-plans played, events they played, re-plans stopped early because their
         #: state became the no-slot plan's, and because it became the last re-plan's
@@ -1699,7 +1835,6 @@ def _replan(
     tmp: cython.longlong[::1]
     x: cython.Py_ssize_t
     P: cython.Py_ssize_t = V.leaves
-    D: cython.Py_ssize_t = 2 * V.leaves
     before: cython.Py_ssize_t = m - V.left[r]  # jobs started before event r
     settle2: cython.longlong = 4611686018427387904  # _INF: no last re-plan
     had: cython.bint = V.last >= 0
@@ -1715,30 +1850,23 @@ def _replan(
         SC[x] = v0
         if ev[x] >= r:  # waiting at event r: in the trees (_build)
             W[x] = 1
-            ST[P + x] = procs[x]
-            ST[D + P + x] = durs[x]
+            ST[2 * (P + x)] = procs[x]
+            ST[2 * (P + x) + 1] = durs[x]
         else:
             W[x] = 0
-            ST[P + x] = 4611686018427387904  # _INF
-            ST[D + P + x] = 4611686018427387904
+            ST[2 * (P + x)] = 4611686018427387904  # _INF
+            ST[2 * (P + x) + 1] = 4611686018427387904
             if had:
                 sp = SP[x]
                 if sp != v0:
                     settle2 = max(settle2, max(sp, v0) + max(durs[x], 1))
         if not had:
             SP[x] = v0
-    for x in range(m, P):
-        ST[P + x] = 4611686018427387904
-        ST[D + P + x] = 4611686018427387904
-    x = P - 1
-    while x > 0:
-        ST[x] = min(ST[2 * x], ST[2 * x + 1])
-        ST[D + x] = min(ST[D + 2 * x], ST[D + 2 * x + 1])
-        x -= 1
+    _fill(ST, P, m)  # (the other nodes are _INF for good: _trees)
     for x in range(before):  # the earliest no-slot starts are those of the jobs before r
         SVC[x] = VS[x]
     out = _run(
-        E, V, T, F, L, W, V.SH, V.BE, V.GS, V.GB, ST, t, V.head[r], V.left[r], 0, e, V.C,
+        E, V, T, F, L, W, V.CA, V.CB, ST, t, V.head[r], V.left[r], 0, e, V.C,
         SC, SVC, SP, V.SVP, settle2,
     )  # fmt: skip
     tmp = V.SP
@@ -1791,7 +1919,7 @@ def _delay(
         return _replan(E, V, T, F, L, r, t, e)  # (it sets W and the trees up)
     for x in range(m):
         W[x] = 1 if ev[x] >= r else 0
-    _build(V.ST, V.leaves, V.procs, V.durs, W, m)
+    _build3(V.ST, V.leaves, V.procs, V.durs, W, m)
     # depth K: the jobs holding a reservation not yet started at the event
     H: cython.longlong[::1] = V.H
     starts0: cython.longlong[::1] = V.starts0
@@ -1858,7 +1986,7 @@ def _replan_depth(
     for x in range(before):  # the earliest no-slot decisions are those of the jobs before r
         SVC[x] = VD[x]
     out = _run_depth(
-        E, V, T, F, L, W, V.SH, V.GS, V.ST, H, hn, t, V.head[r], V.left[r], 0, e, V.C, SC, SVC,
+        E, V, T, F, L, W, V.CA, V.ST, H, hn, t, V.head[r], V.left[r], 0, e, V.C, SC, SVC,
         SP, V.SVP, settle2,
     )  # fmt: skip
     tmp = V.SP
@@ -1881,7 +2009,10 @@ def delay(
     make fail, :func:`restart`)."""
     V: _Views = w.views
     if V.E is not E:  # (buffers of the same sizes, for another queue: its last re-plan's
-        V = _Views(E, w)  # starts are not this queue's, and none are kept from now on)
+        # starts are not this queue's, and none are kept from now on; its trees may hold
+        # more jobs, and nodes above no job of this one must be _INF)
+        w.ST = _trees(E.leaves, 3 if E.depth else 2)
+        V = _Views(E, w)
         w.views = V
     return _delay(E, V, s, e, n)
 

@@ -190,3 +190,32 @@ def test_depth_re_plans_start_at_the_first_event_whose_tests_the_slot_may_fail(e
                 assert easy_kernel.delay(E, w, s, s + d, n) == q.price_naive(s, n, d)
         assert w.counts[2] + w.counts[3] > 0
     assert later > 50
+
+
+@pytest.mark.parametrize("policy", ["easy", "backfill-k=2", "backfill-k=4"])
+def test_queues_of_mostly_one_processor_jobs_price_as_figure_22(easy_kernel, policy):
+    """CTC-SP2's queues are two thirds one-processor jobs: the depth-K search keeps them in
+    trees of their own (a range of long one-processor jobs and short wide ones is skipped
+    whole), and a job the search finds starts without a second test.  Such queues, short
+    one-processor jobs among long ones and short wide jobs, price as Figure 22 at every
+    candidate start."""
+    for seed in range(2):
+        rng = random.Random(seed)
+        base, _ = deep_site(seed, jobs=1)
+        shapes = []
+        for _ in range(120):
+            r = rng.random()
+            if r < 0.65:
+                shapes.append((1, rng.choice((60, 300, 1800, 3 * 3600, 8 * 3600))))
+            elif r < 0.9:
+                shapes.append((rng.randint(2, base.capacity), rng.choice((60, 120, 600))))
+            else:
+                shapes.append((rng.randint(2, base.capacity), rng.randint(3600, 6 * 3600)))
+        q = SiteQuote(base, shapes, 0, policy)
+        assert q._easy is not None
+        moved = 0
+        for n, d in ((1, 900), (16, 2 * 3600)):
+            want = literal(q, n, d)
+            assert {o.start: o.delay for o in q.options(n, d)} == want
+            moved += sum(f > 0 for f in want.values())
+        assert moved > 10

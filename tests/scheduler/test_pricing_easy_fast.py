@@ -260,3 +260,32 @@ def test_the_quote_says_which_easy_kernel_runs():
     else:
         module, why = _native.load_compiled(NAME)
         assert status == ("compiled" if module is not None else f"pure: {why}")
+
+
+@pytest.mark.parametrize("policy", ["easy", "backfill-k=3"])
+def test_a_work_used_for_another_queue_prices_it_literally(easy_kernel, policy):
+    """A :class:`Work` built for a queue and then used for a shorter one (buffers large
+    enough, the same number of tree leaves): its trees are built anew for that queue — the
+    builds write only the leaves of the queue's jobs and the nodes above them, so the nodes
+    above the first queue's other jobs must not keep them (they would be backfilled)."""
+    base, shapes = deep_site(3, jobs=250)
+    long_q = SiteQuote(base, shapes, 0, policy)
+    short_q = SiteQuote(base, shapes[:140], 0, policy)  # (256 leaves both)
+    assert long_q._easy.leaves == short_q._easy.leaves
+    n, d = 16, 3600
+    for q in (long_q, short_q):
+        w = easy_kernel.Work(long_q._easy)
+        if q is short_q:  # the long queue's jobs left in its trees first: a re-plan that
+            for s in long_q.candidates():  # stopped early, jobs still waiting
+                if long_q.feasible(s, n, d):
+                    stops = w.counts[2] + w.counts[3]
+                    easy_kernel.delay(long_q._easy, w, s, s + d, n)
+                    if w.counts[2] + w.counts[3] > stops:
+                        break
+            assert w.counts[2] + w.counts[3] > 0
+        priced = 0
+        for s in q.candidates():
+            if q.feasible(s, n, d):
+                assert easy_kernel.delay(q._easy, w, s, s + d, n) == q.price_naive(s, n, d)
+                priced += 1
+        assert priced > 20
