@@ -2008,12 +2008,10 @@ def delay(
     for a slot of ``n`` processors, ``E.rn_for``; and then the first whose tests the slot may
     make fail, :func:`restart`)."""
     V: _Views = w.views
-    if V.E is not E:  # (buffers of the same sizes, for another queue: its last re-plan's
-        # starts are not this queue's, and none are kept from now on; its trees may hold
-        # more jobs, and nodes above no job of this one must be _INF)
-        w.ST = _trees(E.leaves, 3 if E.depth else 2)
-        V = _Views(E, w)
-        w.views = V
+    if V.E is not E:  # a Work made for another queue: buffers of this queue's sizes (a
+        # longer queue's would overrun the other's, unchecked), no last re-plan, fresh trees
+        w.__init__(E)
+        V = w.views
     return _delay(E, V, s, e, n)
 
 

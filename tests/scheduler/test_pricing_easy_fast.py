@@ -289,3 +289,27 @@ def test_a_work_used_for_another_queue_prices_it_literally(easy_kernel, policy):
                 assert easy_kernel.delay(q._easy, w, s, s + d, n) == q.price_naive(s, n, d)
                 priced += 1
         assert priced > 20
+
+
+@pytest.mark.parametrize("policy", ["easy", "backfill-k=3"])
+def test_a_work_built_for_a_shorter_queue_prices_a_longer_one_literally(easy_kernel, policy):
+    """The other way round: a :class:`Work` built for a short queue (smaller buffers, fewer
+    tree leaves) then used for a much longer one gets buffers of the longer queue's sizes —
+    with the short one's, the compiled kernel (no bounds checks) would write past them."""
+    base, shapes = deep_site(4, jobs=300)
+    short_q = SiteQuote(base, shapes[:20], 0, policy)
+    long_q = SiteQuote(base, shapes, 0, policy)
+    assert long_q._easy.size > short_q._easy.size and long_q._easy.m > 5 * short_q._easy.m
+    n, d = 16, 3600
+    w = easy_kernel.Work(short_q._easy)
+    for s in short_q.candidates()[:5]:
+        if short_q.feasible(s, n, d):
+            easy_kernel.delay(short_q._easy, w, s, s + d, n)
+    priced = 0
+    for s in long_q.candidates():
+        if long_q.feasible(s, n, d):
+            assert easy_kernel.delay(long_q._easy, w, s, s + d, n) == long_q.price_naive(s, n, d)
+            priced += 1
+    assert priced > 20
+    if easy_kernel.__file__.endswith(".so"):  # (the pure kernel's lists grow as needed)
+        assert len(w.T) >= long_q._easy.size and len(w.W) >= long_q._easy.m
