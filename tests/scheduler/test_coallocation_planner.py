@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -606,6 +607,65 @@ def test_leaf_pruning_keeps_the_optimum(case):
     expected = brute_force(t, r, 2)
     for prune in (True, False):
         _check_against(t, r, 2, expected, PlannerConfig(frames=1, prune_leaves=prune))
+
+
+def test_leaf_pruning_over_tight_links_keeps_the_optimum(monkeypatch):
+    """Links too thin for every path at once (tight): a leaf keeps its ``len(rc)`` cheapest
+    sites over loose routes and the tight routes cheaper than the last of them.  Random
+    stars and chains on 5-7 sites against brute force, pruned and not; the cases must both
+    drop tight routes and keep some (else the rule was not exercised)."""
+    import random
+
+    from scheduler.coallocation import ip_routes
+
+    seen = {"dropped": 0, "kept tight": 0}
+    nearest = ip_routes._nearest
+
+    def spy(sel, *args):
+        out = nearest(sel, *args)
+        loose = args[-1]
+        if loose is not None:
+            kept = np.isin(sel, out)
+            seen["dropped"] += int((~loose & ~kept).sum())
+            seen["kept tight"] += int((~loose & kept).sum())
+        return out
+
+    monkeypatch.setattr(ip_routes, "_nearest", spy)
+    for seed in range(40):
+        rng = random.Random(seed)
+        n_sites = rng.randint(5, 7)
+        names = [f"s{i}" for i in range(n_sites)] + ["x0"]
+        sites = [
+            {"name": f"s{i}", "domain": "D", "cpus": rng.randint(1, 6), "value": rng.randint(1, 4)}
+            for i in range(n_sites)
+        ]
+        pairs = set(rng.sample(list(itertools.combinations(names, 2)), rng.randint(4, 12)))
+        pairs |= set(zip(names, names[1:], strict=False))  # connected
+        links = [
+            {
+                "between": list(ab),
+                "bandwidth": rng.choice((1, 2, 3, 10)),
+                "value": rng.randint(1, 5),
+            }
+            for ab in sorted(pairs)
+        ]
+        topo = {
+            "sites": sites,
+            "exchange_points": [{"name": "x0", "domains": ["D"]}],
+            "links": links,
+        }
+        k = rng.randint(2, 3)
+        rsites = [(f"r{j}", rng.randint(1, 3)) for j in range(k)]
+        if rng.random() < 0.6:
+            rpaths = [("r0", f"r{j}", rng.randint(1, 3)) for j in range(1, k)]  # star
+        else:
+            rpaths = [(f"r{j}", f"r{j + 1}", rng.randint(1, 3)) for j in range(k - 1)]  # chain
+        t = load_topology(topo)
+        r = parse_request(req(rsites, rpaths))
+        expected = brute_force(t, r, 2)
+        for prune in (True, False):
+            _check_against(t, r, 2, expected, PlannerConfig(frames=1, prune_leaves=prune))
+    assert seen["dropped"] > 20 and seen["kept tight"] > 20, seen
 
 
 @pytest.mark.parametrize("cpus", [(16, 16, 16, 16), (16, 16, 16, 32), (16, 16, 32, 32)])
