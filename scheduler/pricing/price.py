@@ -165,6 +165,34 @@ class Option:
         }
 
 
+_new = object.__new__
+_SET_START = Option.start.__set__  # type: ignore[attr-defined]
+_SET_PROCS = Option.procs.__set__  # type: ignore[attr-defined]
+_SET_DURATION = Option.duration.__set__  # type: ignore[attr-defined]
+_SET_UNIT_COST = Option.unit_cost.__set__  # type: ignore[attr-defined]
+_SET_DELAY = Option.delay.__set__  # type: ignore[attr-defined]
+
+
+def _options(cands: list, fs: list, n: int, d: int, c: float) -> list[Option]:
+    """``[Option(s, n, d, c, f)]`` for each ``s`` of ``cands`` whose ``f`` is not None: the
+    same Options, each filled through its slots (a frozen dataclass's ``__init__`` sets each
+    field by name through ``object.__setattr__``: at ~1,500 starts of a deep FCFS queue
+    0.64 -> 0.35 ms)."""
+    if len(cands) != len(fs):
+        raise ValueError("as many prices as starts")
+    out = []
+    for s, f in zip(cands, fs):
+        if f is not None:
+            o = _new(Option)
+            _SET_START(o, s)
+            _SET_PROCS(o, n)
+            _SET_DURATION(o, d)
+            _SET_UNIT_COST(o, c)
+            _SET_DELAY(o, f)
+            out.append(o)
+    return out
+
+
 class SiteQuote:
     """A site at instant ``now``, ready to price slots.
 
@@ -381,8 +409,7 @@ class SiteQuote:
             )  # fmt: skip
         else:  # EASY or depth K: all starts in one call (the same tests as _price)
             fs = _E.prices(self._easy, cands, n, d)
-        c = self.unit_cost
-        return [Option(s, n, d, c, f) for s, f in zip(cands, fs, strict=True) if f is not None]
+        return _options(cands, fs, n, d, self.unit_cost)
 
 
 def choose(options: Sequence[Option], alpha: float) -> Option:
