@@ -1123,8 +1123,11 @@ def fcfs_delays(
     coff: cython.longlong[::1] = Q.coff
     CT: cython.longlong[::1] = Q.ct
     CF: cython.longlong[::1] = Q.cf
-    T: cython.longlong[::1] = buffer([], Q.size)
-    F: cython.longlong[::1] = buffer([], Q.size)
+    # (compiled: twice the room, the releases from a kept state placed from ``head`` on, so a
+    # new release can move the ones before it back into the consumed ones' room)
+    head: cython.Py_ssize_t = Q.size if cython.compiled else 0
+    T: cython.longlong[::1] = buffer([], 2 * Q.size)
+    F: cython.longlong[::1] = buffer([], 2 * Q.size)
     base_rise: cython.longlong = Q.rise
     shift: cython.Py_ssize_t = Q.shift
     every: cython.Py_ssize_t = 1 << shift
@@ -1254,18 +1257,18 @@ def fcfs_delays(
                 free = CF[o]
                 if cython.compiled:
                     for x in range(1, size):
-                        T[x - 1] = CT[o + x]
-                        F[x - 1] = CF[o + x] - CF[o + x - 1]
+                        T[head + x - 1] = CT[o + x]
+                        F[head + x - 1] = CF[o + x] - CF[o + x - 1]
                 else:
                     T[:] = CT[o + 1 : o + size]
                     F[:] = [CF[o + x] - CF[o + x - 1] for x in range(1, size)]
-                L = size - 1
-                b = 0
+                L = head + size - 1
+                b = head
                 L = _release(T, F, L, b, e, n)
                 dropping = s > floor
                 pre = 0
                 if dropping:
-                    x = 0
+                    x = b
                     while x < L and T[x] <= s:
                         pre += F[x]
                         x += 1
@@ -1495,8 +1498,8 @@ def fcfs_delays(
                         )
                         lo += mid
                         hi = 0 if mid < 4 else hi - 4
-                        if hi > 0 and T[L - 1] < stop:  # (a tenth are the latest)
-                            lo = L
+                        if hi > 0 and T[L - 1] <= stop:  # (a tenth are the latest, near
+                            lo = L - (T[L - 1] == stop)  # a tenth at the latest's instant)
                             hi = 0
                     if hi > 0:
                         while hi > 1:
@@ -1509,6 +1512,27 @@ def fcfs_delays(
                     lo = bisect_left(T, stop, b, L)
                 if lo < L and T[lo] == stop:
                     F[lo] += q
+                elif b > 0 and lo - b < 4:
+                    # among the first four (more than half land there): the releases before
+                    # it move one place forward, into a consumed release's room (compiled:
+                    # the four places written at once, without a branch or a call)
+                    if cython.compiled:
+                        mid = lo - b
+                        T[b - 1] = T[b] if mid > 0 else stop
+                        F[b - 1] = F[b] if mid > 0 else q
+                        T[b] = T[b + 1] if mid > 1 else (stop if mid == 1 else T[b])
+                        F[b] = F[b + 1] if mid > 1 else (q if mid == 1 else F[b])
+                        T[b + 1] = T[b + 2] if mid > 2 else (stop if mid == 2 else T[b + 1])
+                        F[b + 1] = F[b + 2] if mid > 2 else (q if mid == 2 else F[b + 1])
+                        T[b + 2] = stop if mid == 3 else T[b + 2]
+                        F[b + 2] = q if mid == 3 else F[b + 2]
+                    else:
+                        for x in range(b, lo):
+                            T[x - 1] = T[x]
+                            F[x - 1] = F[x]
+                        T[lo - 1] = stop
+                        F[lo - 1] = q
+                    b -= 1
                 elif cython.compiled:  # (_shift, written out: the loop's hottest call)
                     if lo < L:
                         x = (L - lo) * cython.sizeof(cython.longlong)
