@@ -1108,7 +1108,15 @@ def fcfs_delays(
     where a new one goes (a branchy binary search: now the first four are compared at once,
     the latest tested, and the search has no branches), and the states are kept and
     compared at every 32nd job (every 8th cost more in checks than the up to 31 more jobs
-    a re-plan now walks past where it could have stopped).
+    a re-plan now walks past where it could have stopped).  At a 2,750-queued instant
+    (1,366 starts re-planned on the releases, 646 k jobs: 447 starts that meet no state
+    walk 355 k of them) the new releases land: among the first four half of the time (so
+    the releases before it move one place forward, into the room of a consumed one: the
+    compiled build keeps the releases from the middle of buffers twice the size, with room
+    before them, and writes the four places at once), after or at the latest release a
+    fifth (the latter, a merge, found without the search too), and 44 % at an instant that
+    already has a release (a merge).  Perf then: the search over the rest (a third of the
+    releases) about a sixth of the time, memmove a tenth.
     """
     out: list = [None] * len(cands)
     m: cython.Py_ssize_t = Q.m
