@@ -187,6 +187,17 @@ MUTATIONS = {
         "                elif lo - b < 4:",
         1,
     ),
+    "new release at the last one's instant: the last one kept across re-plans": (
+        "        pstop = floor  # (the last new release's instant, at plo: none yet, no block ends"
+        " here)\n        plo = b\n",
+        '        if "pstop" not in locals():\n            pstop = floor\n            plo = b\n',
+        1,
+    ),
+    "new release at the last one's instant: its place not followed forward": (
+        "                    b -= 1\n                    plo = lo - 1\n",
+        "                    b -= 1\n",
+        1,
+    ),
     "hole of the plan: only its first step tested": (
         "    while x < L and T[x] < b:\n        if F[x] < least:",
         "    while False:\n        if F[x] < least:",
