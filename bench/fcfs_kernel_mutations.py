@@ -14,7 +14,10 @@ search stops at an earlier job, and the re-plan, exact from any job before the f
 moves, starts there): whether a job by the slot's start has a block meeting it, and the
 later jobs starting with a job among its spare processors.
 
-    .venv/bin/python bench/fcfs_kernel_mutations.py [--more 700]
+    .venv/bin/python bench/fcfs_kernel_mutations.py [--more 700] [--compiled]
+
+``--compiled``: the conditions of the compiled build's own branches (``if cython.compiled:``,
+where the pure source computes the same plainly), each mutant compiled with Cython.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 import scheduler.pricing.price as price_mod  # noqa: E402
 from scheduler.pricing import SiteQuote  # noqa: E402
+from tests.scheduler.native_helpers import deep_site  # noqa: E402
 from tests.scheduler.test_pricing_fcfs_fast import fcfs_site  # noqa: E402
 
 SOURCE = ROOT / "scheduler" / "pricing" / "_replan.py"
@@ -178,6 +182,22 @@ MUTATIONS = {
         "while k < m and starts[k] < e:",
         1,
     ),
+    "new release among the first: moved forward with no consumed one before": (
+        "                elif b > 0 and lo - b < 4:",
+        "                elif lo - b < 4:",
+        1,
+    ),
+    "new release at the last one's instant: the last one kept across re-plans": (
+        "        pstop = floor  # (the last new release's instant, at plo: none yet, no block ends"
+        " here)\n        plo = b\n",
+        '        if "pstop" not in locals():\n            pstop = floor\n            plo = b\n',
+        1,
+    ),
+    "new release at the last one's instant: its place not followed forward": (
+        "                    b -= 1\n                    plo = lo - 1\n",
+        "                    b -= 1\n",
+        1,
+    ),
     "hole of the plan: only its first step tested": (
         "    while x < L and T[x] < b:\n        if F[x] < least:",
         "    while False:\n        if F[x] < least:",
@@ -185,20 +205,79 @@ MUTATIONS = {
     ),
 }
 
+#: conditions of the compiled build only (``if cython.compiled:`` branches), each mutant
+#: compiled with Cython (``--compiled``; the pure source computes the same without them)
+COMPILED_MUTATIONS = {
+    "none (the kernel as it is)": ("", "", 0),
+    "new release moved forward past the first four too": (
+        "                elif b > 0 and lo - b < 4:",
+        "                elif b > 0 and lo - b < 5:",
+        1,
+    ),
+    "new release among the first four: the fourth place always written": (
+        "                        T[b + 2] = stop if mid == 3 else T[b + 2]",
+        "                        T[b + 2] = stop",
+        1,
+    ),
+    "new release among the first four: the second place never the new one": (
+        "T[b] = T[b + 1] if mid > 1 else (stop if mid == 1 else T[b])",
+        "T[b] = T[b + 1] if mid > 1 else T[b]",
+        1,
+    ),
+    "new release at the latest's instant: before it whatever its instant": (
+        "lo = L - (T[L - 1] == stop)",
+        "lo = L - 1",
+        1,
+    ),
+}
 
-def mutant(name: str, text: str, new: str, count: int, tmp: Path):  # type: ignore[no-untyped-def]
+
+def _source(name: str, text: str, new: str, count: int) -> str:
     source = SOURCE.read_text()
     if count:
         found = source.count(text)
         if found != count:
             raise SystemExit(f"{name!r}: the text occurs {found} times, not {count}")
         source = source.replace(text, new)
+    return source
+
+
+def mutant(name: str, text: str, new: str, count: int, tmp: Path):  # type: ignore[no-untyped-def]
     path = tmp / f"_replan_mutant_{abs(hash(name))}.py"
-    path.write_text(source)
+    path.write_text(_source(name, text, new, count))
     spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert not module.cython.compiled
+    return module
+
+
+def compiled_mutant(name: str, text: str, new: str, count: int, tmp: Path):  # type: ignore[no-untyped-def]
+    """The mutant compiled as ``setup.py`` compiles the kernel (Cython, -O2), imported."""
+    import os
+
+    from Cython.Build import cythonize
+    from setuptools import Extension, setup
+
+    stem = f"_replan_cmutant_{abs(hash(name))}"
+    (tmp / f"{stem}.py").write_text(_source(name, text, new, count))
+    cwd = Path.cwd()
+    os.chdir(tmp)  # (build_ext --inplace writes here)
+    try:
+        setup(
+            ext_modules=cythonize(
+                [Extension(stem, [f"{stem}.py"], extra_compile_args=["-O2", "-w"])],
+                compiler_directives={"language_level": 3, "binding": False,
+                                     "embedsignature": False},
+                quiet=True,
+            ),  # fmt: skip
+            script_args=["-q", "build_ext", "--inplace", "--build-temp", str(tmp / "build")],
+        )
+    finally:
+        os.chdir(cwd)
+    sys.path.insert(0, str(tmp))
+    module = importlib.import_module(stem)
+    assert not module.__file__.endswith(".py")  # (the extension, not the source)
     return module
 
 
@@ -222,26 +301,76 @@ def wrong_prices(module, seed: int, sites: int, shift: int) -> tuple[int, int]: 
         )  # fmt: skip
         try:
             got = module.fcfs_delays(Q, q.base.times, q.base.free, starts, n, d)
-        except IndexError:  # (read past the kept state: the test fails too)
+        except (IndexError, ValueError):  # (read past the kept state, or before the
+            # releases: the test fails too)
             got = [-1] * len(want)
         wrong += sum(a != b for a, b in zip(got, want, strict=True))
         total += len(want)
     return wrong, total
 
 
+def wrong_deep(module, seed: int) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+    """(wrong, priced) on the deep queue of tests/scheduler/test_pricing_fcfs_fast.py's
+    ``test_deep_queues_are_priced_as_by_the_prefix_kernel`` (600 jobs: long lists of
+    releases, which the small sites seldom have), against the module's prefix re-plan."""
+    price_mod._R = module
+    base, shapes = deep_site(seed, jobs=600, zeros=seed == 2)
+    q = SiteQuote(base, shapes, 0, "fcfs")
+    procs, durs = [p for p, _ in q.shapes], [dq for _, dq in q.shapes]
+    old = module.Queue(q.base.times, q.base.free, procs, durs, q.starts)
+    cands = q.candidates()
+    wrong = total = 0
+    for n, d in ((1, 600), (8, 3600), (32, 2 * 3600), (64, 900)):
+        want = module.delays(
+            old, q.base.times, q.base.free, q.plan.times, q.plan.free, cands, n, d, 0, True
+        )
+        for shift in (0, 3, 5):
+            Q = module.FcfsQueue(q.base.times, q.base.free, procs, durs, 0, shift, 64)
+            got = module.fcfs_delays(Q, q.base.times, q.base.free, cands, n, d)
+            wrong += sum(a != b for a, b in zip(got, want, strict=True))
+            total += len(want)
+    return wrong, total
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--more", type=int, default=700, help="more random sites per shift")
+    ap.add_argument(
+        "--compiled", action="store_true", help="the compiled build's own conditions (Cython)"
+    )
+    ap.add_argument("--only", help=argparse.SUPPRESS)  # (one compiled mutant, in a child)
     args = ap.parse_args()
-    print(f"{'condition dropped':<72} {'test sites':>16} {'more sites':>16}")
+    table, make = (COMPILED_MUTATIONS, compiled_mutant) if args.compiled else (MUTATIONS, mutant)
+    if args.only is None:
+        print(f"{'condition dropped':<72} {'test sites':>16} {'more sites':>16}"
+              f"{' ' * 6 + 'deep test queues' if args.compiled else ''}")  # fmt: skip
+    if args.compiled and args.only is None:
+        # each compiled mutant in a process of its own: one that writes past its buffers
+        # (no bounds checks) may crash it, which counts as failing
+        import subprocess
+
+        for name in table:
+            run = subprocess.run(
+                [sys.executable, __file__, "--compiled", "--more", str(args.more), "--only", name],
+                capture_output=True, text=True,
+            )  # fmt: skip
+            line = run.stdout.strip().splitlines()[-1:] if run.returncode == 0 else []
+            print(line[0] if line else f"{name:<72} crashed (exit {run.returncode})", flush=True)
+        return
     with tempfile.TemporaryDirectory() as tmp:
-        for name, (text, new, count) in MUTATIONS.items():
-            module = mutant(name, text, new, count, Path(tmp))
+        for name, (text, new, count) in table.items():
+            if args.only is not None and name != args.only:
+                continue
+            module = make(name, text, new, count, Path(tmp))
             test = [wrong_prices(module, 100 + shift, 700, shift) for shift in (0, 1, 3)]
             more = [wrong_prices(module, 9000 + shift, args.more, shift) for shift in (0, 1, 3)]
             tw, tt = sum(w for w, _ in test), sum(t for _, t in test)
             mw, mt = sum(w for w, _ in more), sum(t for _, t in more)
-            print(f"{name:<72} {tw:>6} of {tt:<7} {mw:>6} of {mt:<7}", flush=True)
+            deep = ""
+            if args.compiled:
+                dw = [wrong_deep(module, seed) for seed in (1, 2)]
+                deep = f" {sum(w for w, _ in dw):>6} of {sum(t for _, t in dw):<7}"
+            print(f"{name:<72} {tw:>6} of {tt:<7} {mw:>6} of {mt:<7}{deep}", flush=True)
 
 
 if __name__ == "__main__":

