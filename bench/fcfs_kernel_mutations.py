@@ -267,8 +267,11 @@ def compiled_mutant(name: str, text: str, new: str, count: int, tmp: Path):  # t
         setup(
             ext_modules=cythonize(
                 [Extension(stem, [f"{stem}.py"], extra_compile_args=["-O2", "-w"])],
-                compiler_directives={"language_level": 3, "binding": False,
-                                     "embedsignature": False},
+                compiler_directives={
+                    "language_level": 3,
+                    "binding": False,
+                    "embedsignature": False,
+                },
                 quiet=True,
             ),  # fmt: skip
             script_args=["-q", "build_ext", "--inplace", "--build-temp", str(tmp / "build")],

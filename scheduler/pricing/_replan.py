@@ -1513,7 +1513,9 @@ def fcfs_delays(
                     hi = L - b  # the answer is in [lo, lo + hi]
                     if hi >= 4:  # (most land among the first four: compared at once)
                         mid = (
-                            (T[lo] < stop) + (T[lo + 1] < stop) + (T[lo + 2] < stop)
+                            (T[lo] < stop)
+                            + (T[lo + 1] < stop)
+                            + (T[lo + 2] < stop)
                             + (T[lo + 3] < stop)
                         )
                         lo += mid

@@ -190,7 +190,7 @@ def _options(cands: list, fs: list, n: int, d: int, c: float) -> list[Option]:
     if len(cands) != len(fs):
         raise ValueError("as many prices as starts")
     out = []
-    for s, f in zip(cands, fs):
+    for s, f in zip(cands, fs, strict=True):
         if f is not None:
             o = _new(Option)
             _SET_START(o, s)

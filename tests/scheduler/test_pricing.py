@@ -281,3 +281,39 @@ def test_a_deep_archive_like_queue_is_priced_literally(policy):
             s: f for s in q.candidates() if (f := q.price_naive(s, n, d)) is not None
         }
         assert any(o.delay > 0 for o in options)
+
+
+def test_options_filled_through_their_slots_are_the_dataclass_options():
+    """``price._options`` builds Options without ``__init__`` (deep FCFS quotes): they must be
+    the very Options the dataclass builds — equal, same hash, repr and JSON, still frozen."""
+    import dataclasses
+
+    from scheduler.pricing import price
+
+    cands, fs = [0, 60, 120, 7200], [None, 3600, 0, 12]
+    got = price._options(cands, fs, 8, 1800, 1.5)
+    want = [
+        price.Option(s, 8, 1800, 1.5, f) for s, f in zip(cands, fs, strict=True) if f is not None
+    ]
+    assert got == want
+    assert [hash(o) for o in got] == [hash(o) for o in want]
+    assert [repr(o) for o in got] == [repr(o) for o in want]
+    assert [o.as_json() for o in got] == [o.as_json() for o in want]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        got[0].delay = 1
+    with pytest.raises(ValueError, match="as many prices as starts"):
+        price._options(cands, fs[:-1], 8, 1800, 1.5)
+
+
+def test_queue_shapes_of_other_types_are_made_int_pairs():
+    """``price._shapes`` takes a list of int pairs as it is and converts anything else."""
+    import numpy as np
+
+    from scheduler.pricing import price
+
+    plain = [(1, 60), (4, 3600)]
+    assert price._shapes(plain) == plain
+    odd = [[np.int64(2), 60.0], (True, np.int32(5))]
+    out = price._shapes(odd)
+    assert out == [(2, 60), (1, 5)]
+    assert all(type(x) is int for pair in out for x in pair) and all(type(p) is tuple for p in out)
