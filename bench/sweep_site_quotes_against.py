@@ -10,7 +10,8 @@ the option lists are compared.  Prints median / p95 / p99 / max per side, how ma
 took over 10 ms, and whether every option list is identical; then the same per band of queue
 length (200-400, 400-800, 800-1,600, 1,600+ queued jobs: under FCFS the queue grows to
 thousands of jobs, and ``--every`` samples every depth alike).  The timed quote starts from
-the replay index (``base_profile``, ``queued_shapes``), as a site page's does: by default
+the replay index, as a site page's does (this tree: ``scheduler.pricing.site.quote_at``; the
+commit: ``SiteQuote(index.base_profile(at), index.queued_shapes(at), ...)``): by default
 both sides read this tree's index; with ``--rev-index`` the commit's side reads the same
 replay through the commit's ``scheduler/cluster/replay.py`` (the whole site-page quote of
 each tree).
@@ -41,6 +42,7 @@ from scheduler.cluster import prepare_jobs  # noqa: E402
 from scheduler.cluster.replay import build_index  # noqa: E402
 from scheduler.io import load_trace  # noqa: E402
 from scheduler.pricing import price as new  # noqa: E402
+from scheduler.pricing.site import quote_at  # noqa: E402
 
 TRACE = ROOT.parent / "shared" / "data" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"
 
@@ -142,11 +144,15 @@ def main() -> None:
             for label, module in sides if i % 2 == 0 else sides[::-1]:
                 t0 = time.process_time()
                 ix = indexes[label]
-                base, shapes = ix.base_profile(at), ix.queued_shapes(at)
-                opts = module.SiteQuote(base, shapes, at, args.policy).options(32, 7200)
+                if module is new:  # this tree: as its site page does (site.quote_at)
+                    quote = quote_at(ix, at)
+                else:
+                    quote = module.SiteQuote(ix.base_profile(at), ix.queued_shapes(at), at,
+                                             args.policy)  # fmt: skip
+                opts = quote.options(32, 7200)
                 times[label].append((time.process_time() - t0) * 1e3)
                 res[label] = [(o.start, o.delay) for o in opts]
-                depth_here = len(shapes)
+                depth_here = len(quote.starts)
             depth.append(depth_here)
             same += res[args.rev] == res["this tree"]
         for label, ts in times.items():

@@ -91,6 +91,37 @@ class Profile:
         self._times: list[int] = [origin]
         self._free: list[int] = [capacity]
 
+    @classmethod
+    def of_blocks_from(
+        cls, capacity: int, origin: int, ends: list[int], procs: list[int]
+    ) -> Profile:
+        """The profile from ``origin`` on of blocks that all hold from ``origin`` to their
+        ``ends`` (each after ``origin``), ``procs`` processors each (>= 1; in all no more
+        than ``capacity``): what reserving each block over ``[origin, end)`` in turn gives,
+        built in one pass over the ends sorted (the running jobs of a site at an instant)."""
+        profile = cls(capacity, origin)
+        if len(ends) != len(procs):
+            raise ValueError("as many processor counts as ends")
+        if not ends:
+            return profile
+        if min(procs) < 1 or min(ends) <= origin:
+            raise ValueError("each block holds >= 1 processor and ends after the origin")
+        taken = sum(procs)
+        if taken > capacity:
+            raise ProfileError(
+                f"reserving {taken} processors at {origin}: only {capacity} on the machine"
+            )
+        times, free = profile._times, profile._free
+        free[0] = level = capacity - taken
+        for e, n in sorted(zip(ends, procs, strict=True)):
+            level += n  # (a step at each distinct end: the free count rises there)
+            if e == times[-1]:
+                free[-1] = level
+            else:
+                times.append(e)
+                free.append(level)
+        return profile
+
     # ---------------------------------------------------------------- reading
 
     @property

@@ -116,18 +116,22 @@ class ReplayIndex:
     def base_profile(self, t: int) -> Profile:
         """Free processors from ``t`` on with the running jobs' planned blocks (start +
         estimate): what a policy plans the queue on."""
-        profile = Profile(self.capacity, t)
         run = self.running(t)
         ends = self.start[run] + self.estimate[run]
-        for k, e in zip(run.tolist(), ends.tolist(), strict=True):
-            if e > t:
-                profile.reserve(t, e, int(self.procs[k]))
-        return profile
+        procs = self.procs[run]
+        # (a job running past its planned end holds no block, nor does a job of no processor)
+        live = (ends > t) & (procs > 0)
+        return Profile.of_blocks_from(self.capacity, t, ends[live].tolist(), procs[live].tolist())
 
     def queued_shapes(self, t: int) -> list[tuple[int, int]]:
         """``(processors, planned duration)`` of the queued jobs, in queue order."""
+        return list(zip(*self.queued_lists(t), strict=True))
+
+    def queued_lists(self, t: int) -> tuple[list[int], list[int]]:
+        """:meth:`queued_shapes` as two lists, the processors and the planned durations (what
+        :meth:`~scheduler.pricing.price.SiteQuote.from_queue` takes: no pair per job)."""
         q = self.queued(t)
-        return list(zip(self.procs[q].tolist(), self.estimate[q].tolist(), strict=True))
+        return self.procs[q].tolist(), self.estimate[q].tolist()
 
     @cached_property
     def _by_start(self) -> tuple[np.ndarray, np.ndarray]:

@@ -197,10 +197,10 @@ class EasyQueue:
         self.vd = buffer([], m)
         self.events = 0
         _play(self)
-        self.starts = list(self.starts0)[:m]
+        self.starts = self.starts0[:m].tolist() if cython.compiled else list(self.starts0)[:m]
         self.vs = buffer(sorted(self.starts), m)  # the no-slot starts, sorted
         #: the instants the no-slot starts were decided, sorted (EASY: the starts themselves)
-        self.vd = buffer(sorted(self.dec0[:m]), m)
+        self.vd = buffer(sorted(self.dec0[:m]), m) if depth else self.vs
         zeros = sorted(v for v, dq in zip(self.starts, durs, strict=True) if dq == 0)
         self.zeros = buffer(zeros, len(zeros))  # the starts of the jobs of no duration
         self.nzeros = len(zeros)
@@ -313,17 +313,17 @@ class _Views:
 @cython.boundscheck(False)
 def _index(T: cython.longlong[::1], t: cython.longlong, hi: cython.Py_ssize_t) -> cython.Py_ssize_t:
     """``bisect_right(T, t, 0, hi) - 1``: the step holding ``t``."""
-    lo: cython.Py_ssize_t = 0
-    mid: cython.Py_ssize_t
+    base: cython.Py_ssize_t = 0
+    half: cython.Py_ssize_t
     if not cython.compiled:
         return bisect_right(T, t, 0, hi) - 1
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if t < T[mid]:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo - 1
+    if hi <= 0:
+        return -1
+    while hi > 1:  # branchless: base stays the last step known not after t (or 0)
+        half = hi >> 1
+        base = base + half if T[base + half] <= t else base
+        hi -= half
+    return base - 1 if T[base] > t else base
 
 
 @cython.cfunc
@@ -409,20 +409,16 @@ def _reserve_at(
     q: cython.longlong,
 ) -> cython.Py_ssize_t:
     """:func:`_reserve` when step ``a`` holds ``t``."""
-    k: cython.Py_ssize_t
-    lo: cython.Py_ssize_t = a
-    hi: cython.Py_ssize_t = L
-    mid: cython.Py_ssize_t
+    k: cython.Py_ssize_t = a
+    n: cython.Py_ssize_t = L - a
+    half: cython.Py_ssize_t
     if stop <= t or q == 0:
         return L
-    if cython.compiled:  # k: the step holding stop - 1, from a on
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if stop - 1 < T[mid]:
-                hi = mid
-            else:
-                lo = mid + 1
-        k = lo - 1
+    if cython.compiled:  # k: the step holding stop - 1, from a (T[a] <= t) on, branchless
+        while n > 1:
+            half = n >> 1
+            k = k + half if T[k + half] < stop else k
+            n -= half
     else:
         k = bisect_right(T, stop - 1, a, L) - 1
     if cython.compiled:  # each region of steps moved once (_take_shifted)
@@ -669,7 +665,9 @@ def _trees(leaves: int, values: int):  # type: ignore[no-untyped-def]
     ``leaves`` leaves, every node _INF: the nodes above no job stay so, the builds write
     only the others."""
     size = 2 * values * leaves
-    return buffer([_INF] * size, size)
+    if cython.compiled:  # (repeated in C: no list of ``size`` ints to convert)
+        return array("q", [_INF]) * size
+    return [_INF] * size
 
 
 @cython.cfunc
@@ -1638,7 +1636,7 @@ def _record(E: EasyQueue, mode: int) -> None:
     F = buffer(E.base_free, E.size)
     if cython.compiled:
         F[len(E.base_times)] = -1  # (the stop of _short's scan)
-    W = buffer([1] * E.m, E.m)
+    W = array("q", [1]) * E.m if cython.compiled else [1] * E.m
     CA, CB = _caches(E.capacity)
     ST = _trees(E.leaves, 3 if E.depth else 2)
     if E.depth:

@@ -216,6 +216,13 @@ def _shapes(shapes: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
     return [(int(n), int(d)) for n, d in shapes]
 
 
+def _int_list(values: Sequence[int]) -> list[int]:
+    """``[int(v) for v in values]``, a list of ints taken as it is."""
+    if type(values) is list and {*map(type, values)} <= {int}:
+        return values
+    return [int(v) for v in values]
+
+
 class SiteQuote:
     """A site at instant ``now``, ready to price slots.
 
@@ -233,6 +240,44 @@ class SiteQuote:
         *,
         unit_cost: float = 1.0,
     ) -> None:
+        shapes = _shapes(shapes)
+        procs = list(map(itemgetter(0), shapes))
+        self._shape_list: list[tuple[int, int]] | None = shapes
+        self._setup(base, procs, list(map(itemgetter(1), shapes)), now, policy, unit_cost)
+
+    @classmethod
+    def from_queue(
+        cls,
+        base: Profile,
+        procs: Sequence[int],
+        durs: Sequence[int],
+        now: int,
+        policy: str = "conservative",
+        *,
+        unit_cost: float = 1.0,
+    ) -> SiteQuote:
+        """The quote of the queue given as two lists, the jobs' processors and planned
+        durations in queue order (as :meth:`~scheduler.cluster.replay.ReplayIndex.queued_lists`
+        gives them): the same quote as ``SiteQuote(base, list(zip(procs, durs)), ...)``,
+        without a pair per job (its :attr:`shapes` are made when asked)."""
+        procs, durs = _int_list(procs), _int_list(durs)
+        if len(procs) != len(durs):
+            raise ValueError(f"{len(procs)} processor counts for {len(durs)} durations")
+        self = cls.__new__(cls)
+        self._shape_list = None
+        self._setup(base, procs, durs, now, policy, unit_cost)
+        return self
+
+    @property
+    def shapes(self) -> list[tuple[int, int]]:
+        """``(processors, planned duration)`` of the queued jobs, in queue order."""
+        if self._shape_list is None:
+            self._shape_list = list(zip(self._procs, self._durs, strict=True))
+        return self._shape_list
+
+    def _setup(
+        self, base: Profile, procs: list, durs: list, now: int, policy: str, unit_cost: float
+    ) -> None:
         if not plannable(policy):
             raise ValueError(
                 f"policy must be one of {', '.join(PLANNERS)} or backfill-k=K; got {policy!r}"
@@ -241,9 +286,8 @@ class SiteQuote:
             raise ValueError(f"now ({now}) is before the profile's origin ({base.origin})")
         self.base = base.copy()
         self.base.advance(now)
-        self.shapes = _shapes(shapes)
-        procs = list(map(itemgetter(0), self.shapes))
-        self._durs = durs = list(map(itemgetter(1), self.shapes))
+        self._procs = procs
+        self._durs = durs
         self.now = now
         self.policy = policy
         self.unit_cost = unit_cost
@@ -256,7 +300,7 @@ class SiteQuote:
             # plan_easy, K = 1): such a queue (never a live site's, whose estimates are >= 1 s)
             # is re-planned in full
             self._kind = "simulate"
-        elif self._kind == "depth" and depth >= len(self.shapes):
+        elif self._kind == "depth" and depth >= len(procs):
             # every queued job holds a reservation: conservative backfilling's plan (the
             # prefix re-plan is the faster kernel for it)
             self._kind = "conservative"
@@ -388,8 +432,7 @@ class SiteQuote:
         (:class:`scheduler.pricing._replan.Queue`)."""
         if self._kernel_queue is None:
             self._kernel_queue = _R.Queue(
-                self.base.times, self.base.free, [q for q, _ in self.shapes],
-                [dq for _, dq in self.shapes], self.starts,
+                self.base.times, self.base.free, self._procs, self._durs, self.starts,
             )  # fmt: skip
         return self._kernel_queue
 

@@ -22,8 +22,8 @@ from .plan import plannable
 from .price import SiteQuote, choose
 
 __all__ = [
-    "QUOTE_POLICIES", "QuoteRequestError", "check_quotable", "price_list", "site_index",
-    "site_state", "state_at",
+    "QUOTE_POLICIES", "QuoteRequestError", "check_quotable", "price_list", "quote_at",
+    "site_index", "site_state", "state_at",
 ]  # fmt: skip
 
 HOUR = 3600.0
@@ -92,12 +92,18 @@ def state_at(index: ReplayIndex, at_hours: float) -> SiteState:
     at = index.origin + int(round(at_hours * HOUR))
 
     def build() -> SiteState:
-        quote = SiteQuote(index.base_profile(at), index.queued_shapes(at), at, index.policy)
+        quote = quote_at(index, at)
         return SiteState(quote, index.origin, at, len(index.running(at)), len(index.queued(at)))
 
     # the plan at an instant does not depend on the request: a second request at the same
     # instant reuses it (and what its quotes derived from it: prefixes, candidates)
     return index.remember(("quote", at), build, STATES_KEPT)
+
+
+def quote_at(index: ReplayIndex, at: int) -> SiteQuote:
+    """The site's quote at instant ``at`` (trace clock) from its replay index: the running jobs'
+    blocks and the queue, as two lists (no pair per queued job)."""
+    return SiteQuote.from_queue(index.base_profile(at), *index.queued_lists(at), at, index.policy)
 
 
 def site_state(trace: Trace, procs: int, policy: str, estimates: str, at_hours: float) -> SiteState:

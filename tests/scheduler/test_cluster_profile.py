@@ -27,6 +27,41 @@ def test_reserve_release_and_queries_by_hand():
     assert list(p.steps()) == [(0, None, 10)] and len(p) == 1
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(1, 64),
+    st.integers(0, 50),
+    st.lists(st.tuples(st.integers(1, 40), st.integers(1, 16)), max_size=12),
+)
+def test_blocks_from_the_origin_in_one_pass_are_the_blocks_reserved_in_turn(cap, t, blocks):
+    """``Profile.of_blocks_from`` (a site's running jobs at an instant, issue 21) is what
+    reserving each block over ``[origin, end)`` in turn gives, steps canonical; too many
+    processors in all raise, as the reserve that overflows does."""
+    ends = [t + length for length, _ in blocks]
+    procs = [n for _, n in blocks]
+    want = Profile(cap, t)
+    try:
+        for e, n in zip(ends, procs, strict=True):
+            want.reserve(t, e, n)
+    except ProfileError:
+        with pytest.raises(ProfileError, match="only"):
+            Profile.of_blocks_from(cap, t, ends, procs)
+        return
+    got = Profile.of_blocks_from(cap, t, ends, procs)
+    assert got == want
+    assert all(a < b for a, b in zip(got.times, got.times[1:], strict=False))
+    assert all(a != b for a, b in zip(got.free, got.free[1:], strict=False))
+
+
+def test_blocks_from_the_origin_refuse_what_reserving_would_not_build():
+    with pytest.raises(ValueError, match="as many"):
+        Profile.of_blocks_from(8, 0, [5, 6], [1])
+    with pytest.raises(ValueError, match=">= 1 processor and ends after the origin"):
+        Profile.of_blocks_from(8, 10, [10], [1])
+    with pytest.raises(ValueError, match=">= 1 processor"):
+        Profile.of_blocks_from(8, 0, [5], [0])
+
+
 def test_over_commit_and_over_release_raise_and_change_nothing():
     p = Profile(4)
     p.reserve(0, 10, 3)

@@ -11,6 +11,7 @@ from scheduler.cluster import prepare_jobs
 from scheduler.cluster.replay import build_index, load_index
 from scheduler.cluster.simulator import Simulator
 from scheduler.pricing.price import SiteQuote
+from scheduler.pricing.site import quote_at
 from scheduler.reservations.history import SiteHistory
 from scheduler.reservations.predictor import WaitPredictor
 from scheduler.traces.lublin import generate_lublin99
@@ -41,10 +42,15 @@ def test_index_state_equals_the_live_simulation(policy, seed):
         assert len(index.running(t)) == sim.running_count()
         live = SiteQuote.of(sim, t)
         fast = SiteQuote(index.base_profile(t), index.queued_shapes(t), t, policy)
+        page = quote_at(index, t)  # a site page's: the queue as two lists, shapes when asked
+        assert index.base_profile(t) == live.base == page.base
+        procs, durs = index.queued_lists(t)
+        assert list(zip(procs, durs, strict=True)) == live.shapes == index.queued_shapes(t)
         for n, d in ((1, 600), (16, 3600), (48, 7200), (64, 100)):
-            assert [(o.start, o.f) for o in fast.options(n, d)] == [
-                (o.start, o.f) for o in live.options(n, d)
-            ]
+            want = [(o.start, o.f) for o in live.options(n, d)]
+            assert [(o.start, o.f) for o in fast.options(n, d)] == want
+            assert [(o.start, o.f) for o in page.options(n, d)] == want
+        assert page.shapes == fast.shapes == live.shapes and page.starts == live.starts
         recorder = _Recorder()
         SiteHistory(sim, recorder).sync()
         assert index.started_by(t) == recorder.seen

@@ -317,3 +317,30 @@ def test_queue_shapes_of_other_types_are_made_int_pairs():
     out = price._shapes(odd)
     assert out == [(2, 60), (1, 5)]
     assert all(type(x) is int for pair in out for x in pair) and all(type(p) is tuple for p in out)
+
+
+@pytest.mark.parametrize("policy", ["fcfs", "easy", "conservative", "backfill-k=2"])
+def test_a_queue_given_as_two_lists_is_the_queue_given_as_pairs(policy):
+    """``SiteQuote.from_queue`` (a site page's quote, issue 21: no pair per queued job) is
+    the quote of the same queue as pairs — plan, prices, shapes — and takes other integer
+    sequences as ints; lists of different lengths are refused."""
+    import random
+
+    import numpy as np
+
+    rng = random.Random(7)
+    base = Profile(32, 0)
+    base.reserve(0, 5000, 20)
+    base.reserve(0, 900, 6)
+    shapes = [(rng.randint(1, 32), rng.randint(60, 8000)) for _ in range(40)]
+    procs, durs = [n for n, _ in shapes], [d for _, d in shapes]
+    want = SiteQuote(base, shapes, 0, policy)
+    for got in (
+        SiteQuote.from_queue(base, procs, durs, 0, policy),
+        SiteQuote.from_queue(base, np.array(procs), tuple(np.int32(d) for d in durs), 0, policy),
+    ):
+        assert got.starts == want.starts
+        assert got.options(8, 3600) == want.options(8, 3600)
+        assert got.shapes == shapes and all(type(x) is int for p in got.shapes for x in p)
+    with pytest.raises(ValueError, match="3 processor counts for 2 durations"):
+        SiteQuote.from_queue(base, [1, 2, 3], [60, 60], 0, policy)
