@@ -264,7 +264,8 @@ class SiteQuote:
         """The quote of the queue given as two lists, the jobs' processors and planned
         durations in queue order (as :meth:`~scheduler.cluster.replay.ReplayIndex.queued_lists`
         gives them): the same quote as ``SiteQuote(base, list(zip(procs, durs)), ...)``,
-        without a pair per job (its :attr:`shapes` are made when asked)."""
+        without a pair per job (its :attr:`shapes` are made when asked).  Lists of ints are
+        kept as given, not copied: do not change them afterwards."""
         procs, durs = _int_list(procs), _int_list(durs)
         if len(procs) != len(durs):
             raise ValueError(f"{len(procs)} processor counts for {len(durs)} durations")
