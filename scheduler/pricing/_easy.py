@@ -61,8 +61,8 @@ Why it is fast (exact):
   than ``n`` free, from ``t``, and from the shadow time for ``n`` + the head's width) stamped
   with a generation that changes whenever a block is inserted or the shadow is recomputed,
   as the planner's dicts do (a first short instant found at an earlier event holds while
-  it is not before ``t``: at most 2 comparisons per lookup, and ~? fewer scans); the
-  step holding ``t`` is followed, not searched; and the waiting jobs behind the head that
+  it is not before ``t``: at most 2 comparisons per lookup); the step holding ``t`` is
+  followed, not searched; and the waiting jobs behind the head that
   may backfill are found in two trees (least width, least duration over ranges of the queue)
   that skip a range when its least width does not fit now or beside the head for its
   shortest duration (then none of its jobs does) — the first search at an event from the
@@ -74,9 +74,16 @@ Why it is fast (exact):
   backfill ends by it, which bounds the search for the end of its block (~1 %).  The
   depth-K loop does the same (its caches change
   generation whenever a block is inserted, a placement's included, and a first short instant
-  holds from one event to the next while it is not before the step holding ``t``; its trees
-  keep the one-processor jobs apart, :func:`_build3`), follows the step holding ``t`` too
-  and inserts a placement's block at the step its earliest-start scan found.
+  holds from one event to the next while it is not before the step holding ``t``; they keep
+  the step found too, which bounds a backfill's block; its trees keep the one-processor jobs
+  apart, :func:`_build3`, in 32 bits, :func:`_trees3`), follows the step holding ``t`` too
+  and inserts a placement's block between the steps its earliest-start scan found.  A
+  depth-K re-plan sets its state up from the jobs decided before its restart event only
+  (the first of the no-slot plan's decision order, ``E.order``; the trees' leaves copied
+  whole from ``E.leaf3``).  Same process, interleaved, the kernel on CTC-SP2's 208 instants
+  with 400+ queued (K = 4, least of 3, two runs; a null A/B gave 1.00–1.01): the bounds
+  0.985 / 0.986 of the CPU before them, then the 32-bit trees 0.959 / 0.953, then the set-up
+  0.932 / 0.922, every price identical; EASY with 32-bit trees was 1.07 (kept in 64).
 * a quote prices all its candidate starts in one call (:func:`prices`: the fit beside the
   base, the hole test, the re-plan), on the buffers as typed views taken once per
   :class:`Work` (:class:`_Views`: a view costs a buffer request and a format check, and a
@@ -121,6 +128,10 @@ __all__ = ["EasyQueue", "buffer", "delay", "delays", "prices", "restart"]
 
 #: "never short" / "reads the rest of the profile" (past the last breakpoint all is free)
 _INF = 1 << 62  # (the C functions write the literal: a module global is a Python object)
+#: "none" in the depth-K trees over the waiting jobs (32-bit values: :func:`_trees3`)
+_TREE_INF = (1 << 32) - 1
+#: the longest planned duration the depth-K kernel takes (its trees hold durations in 32 bits)
+MAX_DURATION = _TREE_INF - 1
 
 
 def buffer(values: list, size: int):  # type: ignore[no-untyped-def]
@@ -166,6 +177,14 @@ class EasyQueue:
         for q in procs:
             if q > capacity:
                 raise ValueError(f"a job of {q} processors never fits {capacity}")
+        if depth and m and not (min(durs) >= 0 and max(durs) <= MAX_DURATION):
+            raise ValueError(
+                f"planned durations must be in 0..{MAX_DURATION} s (the depth-K kernel's "
+                "trees hold them in 32 bits; the door's bound is 100 years); got "
+                f"{min(durs)}..{max(durs)}"
+            )
+        if m and min(procs) < 0:
+            raise ValueError(f"a job of {min(procs)} processors")
         if depth < 0:
             raise ValueError(f"the reservation depth must be >= 1 (0: EASY); got {depth}")
         self.m = m
@@ -201,7 +220,14 @@ class EasyQueue:
         self.vs = buffer([], m)
         self.vd = buffer([], m)
         self.events = 0
+        #: depth K: the jobs in the order the no-slot plan decided them (by event), and the
+        #: leaves of the trees with every job waiting (:func:`_replan_depth`)
+        self.order = buffer([], m)
+        self.leaf3 = None
         _play(self)
+        if depth:
+            self.leaf3 = _trees3(m // 2 + 1)  # (3m values or more)
+            _order_leaves(self.ev, self.events, self.procs, self.durs, m, self.order, self.leaf3)
         self.starts = self.starts0[:m].tolist() if cython.compiled else list(self.starts0)[:m]
         self.vs = buffer(sorted(self.starts), m)  # the no-slot starts, sorted
         #: the instants the no-slot starts were decided, sorted (EASY: the starts themselves)
@@ -258,6 +284,9 @@ class _Views:
     CA: cython.longlong[::1]
     CB: cython.longlong[::1]
     ST: cython.longlong[::1]
+    S3: cython.uint[::1]
+    order: cython.longlong[::1]
+    leaf3: cython.uint[::1]
     H: cython.longlong[::1]
     C: cython.longlong[::1]
     SP: cython.longlong[::1]
@@ -265,6 +294,7 @@ class _Views:
     SC: cython.longlong[::1]
     SVC: cython.longlong[::1]
     last: cython.longlong
+    ends: cython.longlong[::1]
 
     def __init__(self, E: EasyQueue, w) -> None:  # type: ignore[no-untyped-def]
         self.E = E
@@ -294,6 +324,8 @@ class _Views:
         self.wx = E.wx
         self.vs = E.vs
         self.vd = E.vd
+        self.order = E.order
+        self.leaf3 = E.leaf3
         self.rn_n = -1  # (the reach for n processors not taken yet)
         if w is not None:
             self.T = w.T
@@ -302,6 +334,7 @@ class _Views:
             self.CA = w.CA
             self.CB = w.CB
             self.ST = w.ST
+            self.S3 = w.S3
             self.H = w.H
             self.C = w.counts
             self.SP = w.SP
@@ -309,6 +342,7 @@ class _Views:
             self.SC = w.SC
             self.SVC = w.SVC
         self.last = -1  # the end of the last re-plan's slot (-1: none yet)
+        self.ends = buffer([], 1)  # (:func:`_earliest_step`'s second result)
 
 
 @cython.cfunc
@@ -577,9 +611,11 @@ def _earliest_step(
     n: cython.longlong,
     d: cython.longlong,
     t: cython.longlong,
+    out: cython.longlong[::1],
 ) -> cython.Py_ssize_t:
     """:func:`_earliest` as the step holding the start: ``i`` (the start is ``t``), else the
-    step the start opens (the start is its first instant)."""
+    step the start opens (the start is its first instant).  ``out[0]``: the step after the
+    last one the window meets (``L``: none), a bound for :func:`_reserve_at`."""
     last: cython.Py_ssize_t = L - 1
     p: cython.Py_ssize_t = i
     end: cython.longlong = t + d
@@ -589,6 +625,7 @@ def _earliest_step(
             p = i
             end = T[i] + d
         elif i == last or T[i + 1] >= end:
+            out[0] = i + 1
             return p
         else:
             i += 1
@@ -682,14 +719,57 @@ def _fill(ST: cython.longlong[::1], P: cython.Py_ssize_t, m: cython.Py_ssize_t) 
             ST[2 * i + 1] = min(ST[4 * i + 1], ST[4 * i + 3])
 
 
-def _trees(leaves: int, values: int):  # type: ignore[no-untyped-def]
-    """A buffer for :func:`_build`'s (``values`` 2) or :func:`_build3`'s (3) trees over
-    ``leaves`` leaves, every node _INF: the nodes above no job stay so, the builds write
-    only the others."""
-    size = 2 * values * leaves
+def _trees(leaves: int):  # type: ignore[no-untyped-def]
+    """A buffer for :func:`_build`'s trees over ``leaves`` leaves, every node _INF: the nodes
+    above no job stay so, the build writes only the others."""
     if cython.compiled:  # (repeated in C: no list of ``size`` ints to convert)
-        return array("q", [_INF]) * size
-    return [_INF] * size
+        return array("q", [_INF]) * (4 * leaves)
+    return [_INF] * (4 * leaves)
+
+
+@cython.cfunc
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _order_leaves(
+    ev: cython.longlong[::1],
+    events: cython.Py_ssize_t,
+    procs: cython.longlong[::1],
+    durs: cython.longlong[::1],
+    m: cython.Py_ssize_t,
+    order: cython.longlong[::1],
+    leaf3: cython.uint[::1],
+) -> cython.void:
+    """``order``: the ``m`` jobs by the event that decided them (``ev``, below ``events``;
+    queue order within an event: a counting sort); ``leaf3``: the leaves of
+    :func:`_build3`'s trees with every job waiting, side by side (job ``k``'s at ``3k``)."""
+    x: cython.Py_ssize_t
+    count: cython.longlong[::1] = buffer([], events + 1)
+    for x in range(m):
+        count[ev[x] + 1] += 1
+    for x in range(events):
+        count[x + 1] += count[x]
+    for x in range(m):
+        order[count[ev[x]]] = x
+        count[ev[x]] += 1
+        if procs[x] == 1:
+            leaf3[3 * x] = durs[x]
+            leaf3[3 * x + 1] = 4294967295  # _TREE_INF
+            leaf3[3 * x + 2] = 4294967295
+        else:
+            leaf3[3 * x] = 4294967295
+            leaf3[3 * x + 1] = procs[x]
+            leaf3[3 * x + 2] = durs[x]
+
+
+def _trees3(leaves: int):  # type: ignore[no-untyped-def]
+    """The same for :func:`_build3`'s trees, in 32 bits (_TREE_INF: none): a node's three
+    values take 12 bytes, the trees over 1,024 leaves 24 KiB, within a 32 KiB L1 data cache
+    (in 64 bits, 48 KiB were not: their loads were a tenth of the depth-K loop at 400+
+    queued jobs).  Exact for widths and durations up to MAX_DURATION (EasyQueue refuses
+    longer: the door's bound, :data:`scheduler.bounds.MAX_SECONDS`, is shorter)."""
+    if cython.compiled:
+        return array("I", [_TREE_INF]) * (6 * leaves)
+    return [_TREE_INF] * (6 * leaves)
 
 
 @cython.cfunc
@@ -721,7 +801,7 @@ def _gone(ST: cython.longlong[::1], P: cython.Py_ssize_t, k: cython.Py_ssize_t) 
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _build3(
-    ST: cython.longlong[::1],
+    ST: cython.uint[::1],
     P: cython.Py_ssize_t,
     procs: cython.longlong[::1],
     durs: cython.longlong[::1],
@@ -731,20 +811,31 @@ def _build3(
     """:func:`_build`'s trees for the depth-K loop, the one-processor jobs apart (two thirds
     of CTC-SP2's queued jobs): node ``i`` holds at ``3i`` the least duration of the waiting
     one-processor jobs of its range, at ``3i + 1`` and ``3i + 2`` the least processors and
-    the least duration of the others (_INF: none).  The search's test of a range
+    the least duration of the others (_TREE_INF: none).  The search's test of a range
     (:func:`_run_depth`) is then exact for its one-processor jobs: a range of long
     one-processor jobs and short wide ones, which passes as one class (its least width fits
     now for its least duration, no job of it does), is skipped.  (Under EASY the test beside
     the head is what skips most ranges: the split saved nothing there.)"""
     i: cython.Py_ssize_t
-    inf: cython.longlong = 4611686018427387904  # _INF
-    lo: cython.Py_ssize_t = P
-    hi: cython.Py_ssize_t = P + m
-    for i in range(m):  # (the other leaves and the nodes above them only: _fill)
+    inf: cython.uint = 4294967295  # _TREE_INF
+    for i in range(m):  # (the other leaves and the nodes above them only: _fill3)
         if W[i] != 0:
             _leaf3(ST, P, i, procs[i], durs[i])
         else:
             _leaf3(ST, P, i, inf, inf)
+    _fill3(ST, P, m)
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _fill3(ST: cython.uint[::1], P: cython.Py_ssize_t, m: cython.Py_ssize_t) -> cython.void:
+    """The inner nodes of :func:`_build3`'s trees above the leaves of the ``m`` jobs, from
+    their leaves (level by level, as :func:`_fill`)."""
+    i: cython.Py_ssize_t
+    lo: cython.Py_ssize_t = P
+    hi: cython.Py_ssize_t = P + m
     while lo > 1:
         lo >>= 1
         hi = (hi + 1) >> 1
@@ -760,7 +851,7 @@ def _build3(
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _leaf3(
-    ST: cython.longlong[::1],
+    ST: cython.uint[::1],
     P: cython.Py_ssize_t,
     k: cython.Py_ssize_t,
     q: cython.longlong,
@@ -769,7 +860,7 @@ def _leaf3(
     """Leaf ``P + k`` of :func:`_build3`'s trees: job ``k`` of ``q`` processors for ``dq`` s
     (``q`` _INF: none)."""
     i: cython.Py_ssize_t = 3 * (P + k)
-    inf: cython.longlong = 4611686018427387904  # _INF
+    inf: cython.uint = 4294967295  # _TREE_INF
     if q == 1:
         ST[i] = dq
         ST[i + 1] = inf
@@ -785,12 +876,12 @@ def _leaf3(
 @cython.inline
 @cython.wraparound(False)
 @cython.boundscheck(False)
-def _gone3(ST: cython.longlong[::1], P: cython.Py_ssize_t, k: cython.Py_ssize_t) -> cython.void:
+def _gone3(ST: cython.uint[::1], P: cython.Py_ssize_t, k: cython.Py_ssize_t) -> cython.void:
     """:func:`_gone` in :func:`_build3`'s trees (those of the job's class)."""
     i: cython.Py_ssize_t = P + k
-    vw: cython.longlong
-    vd: cython.longlong
-    inf: cython.longlong = 4611686018427387904  # _INF (typed: compared in C)
+    vw: cython.uint
+    vd: cython.uint
+    inf: cython.uint = 4294967295  # _TREE_INF (typed: compared in C)
     if ST[3 * i] != inf:  # one processor
         ST[3 * i] = inf
         i >>= 1
@@ -1332,7 +1423,7 @@ def _run_depth(
     L: cython.Py_ssize_t,
     W: cython.longlong[::1],
     CA: cython.longlong[::1],
-    ST: cython.longlong[::1],
+    ST: cython.uint[::1],
     H: cython.longlong[::1],
     hn: cython.Py_ssize_t,
     t: cython.longlong,
@@ -1391,7 +1482,10 @@ def _run_depth(
     WA: cython.longlong[::1] = V.wa
     WB: cython.longlong[::1] = V.wb
     WX: cython.longlong[::1] = V.wx
+    ends: cython.longlong[::1] = V.ends
     nw: cython.Py_ssize_t = 0  # windows recorded
+    ci: cython.Py_ssize_t = 2 * (V.cap + 1)  # CA[ci + w]: the step of CA[2w + 1] (_caches)
+    js: cython.Py_ssize_t
     rec: cython.bint = mode != 0
     wr: cython.bint = mode >= 2
     P: cython.Py_ssize_t = V.leaves
@@ -1405,7 +1499,7 @@ def _run_depth(
     mw: cython.longlong
     skip: cython.bint
     sh1: cython.longlong  # the first instant from t with no processor free
-    near_inf: cython.longlong = 4611686018427387903  # _INF - 1 (typed: compared in C)
+    tree_near: cython.longlong = 4294967294  # _TREE_INF - 1 (typed: a C constant)
     q: cython.longlong
     dq: cython.longlong
     ta: cython.longlong
@@ -1462,12 +1556,12 @@ def _run_depth(
                 continue
             q = procs[h]
             dq = durs[h]
-            p = _earliest_step(T, F, L, a, q, dq, t)
+            p = _earliest_step(T, F, L, a, q, dq, t, ends)
             st = t if p == a else T[p]
             if rec:  # the window it was placed in: a test passed
                 infl = max(infl, st + max(dq, 1))
                 nw = _win(WA, WB, WX, nw, wr, st, st + max(dq, 1), 0)
-            L = _reserve_at(T, F, L, p, L, st, st + dq, q)
+            L = _reserve_at(T, F, L, p, ends[0], st, st + dq, q)
             a = _step(T, L, a, t)
             gen += 1  # (the profile changed: the first short instants found are stale)
             if rec:
@@ -1510,17 +1604,21 @@ def _run_depth(
                 i = 1 if k < 0 else k + 1 + P
                 # the one-processor jobs fit exactly when they end by the first instant from
                 # t with no processor free (sh1): their range test is one comparison (_build3)
-                if CA[2] != gen or CA[3] < ta:
-                    CA[3] = _short(T, F, L, a, 1)
+                if (CA[2] != gen) | (CA[3] < ta):  # (both read at once)
+                    js = _first_short(F, L, a, 1)
+                    CA[ci + 1] = js
+                    CA[3] = T[js] if js < L else 4611686018427387904  # _INF
                     CA[2] = gen
-                sh1 = min(CA[3], near_inf)  # (no job ends there)
+                sh1 = min(CA[3], t + tree_near)  # (no job in the trees ends past it)
                 while i < 2 * P:
                     skip = t + ST[3 * i] > sh1
                     if skip:
                         mw = ST[3 * i + 1]  # the others, at their least width
                         if mw <= now_free:
-                            if CA[2 * mw] != gen or CA[2 * mw + 1] < ta:
-                                CA[2 * mw + 1] = _short(T, F, L, a, mw)
+                            if (CA[2 * mw] != gen) | (CA[2 * mw + 1] < ta):
+                                js = _first_short(F, L, a, mw)
+                                CA[ci + mw] = js
+                                CA[2 * mw + 1] = T[js] if js < L else 4611686018427387904
                                 CA[2 * mw] = gen
                             skip = t + ST[3 * i + 2] > CA[2 * mw + 1]
                     if not skip:
@@ -1539,15 +1637,19 @@ def _run_depth(
                 k = j
                 q = procs[k]
                 dq = durs[k]
-                if CA[2 * q] != gen or CA[2 * q + 1] < ta:
-                    CA[2 * q + 1] = _short(T, F, L, a, q)
+                if (CA[2 * q] != gen) | (CA[2 * q + 1] < ta):
+                    js = _first_short(F, L, a, q)
+                    CA[ci + q] = js
+                    CA[2 * q + 1] = T[js] if js < L else 4611686018427387904  # _INF
                     CA[2 * q] = gen
                 end = t + dq
                 if end <= CA[2 * q + 1]:
                     if rec:  # a test passed: its window
                         infl = max(infl, max(end, t + 1))
                         nw = _win(WA, WB, WX, nw, wr, t, max(end, t + 1), 0)
-                    L = _reserve_at(T, F, L, a, L, t, end, q)
+                    # (it ends by the first short instant for q, the cache's: no later than
+                    # the step found there)
+                    L = _reserve_at(T, F, L, a, CA[ci + q], t, end, q)
                     if rec:
                         starts0[k] = t
                         dec0[k] = t
@@ -1670,17 +1772,18 @@ def _record(E: EasyQueue, mode: int) -> None:
         F[len(E.base_times)] = -1  # (the stop of _short's scan)
     W = array("q", [1]) * E.m if cython.compiled else [1] * E.m
     CA, CB = _caches(E.capacity)
-    ST = _trees(E.leaves, 3 if E.depth else 2)
     if E.depth:
-        _build3(ST, E.leaves, E.procs, E.durs, W, E.m)
+        S3 = _trees3(E.leaves)
+        _build3(S3, E.leaves, E.procs, E.durs, W, E.m)
     else:
+        ST = _trees(E.leaves)
         _build(ST, E.leaves, E.procs, E.durs, W, E.m)
     V = _Views(E, None)  # (E's buffers as they are now)
     C = buffer([], 4)
     X = buffer([], 0)  # (the starts of re-plans: a re-plan's only)
     if E.depth:
         H = buffer([], E.m + 1)
-        _run_depth(E, V, T, F, len(E.base_times), W, CA, ST, H, 0, E.now, 0, E.m, mode, 0,
+        _run_depth(E, V, T, F, len(E.base_times), W, CA, S3, H, 0, E.now, 0, E.m, mode, 0,
                    C, X, X, X, X, 0)  # fmt: skip
     else:
         _run(E, V, T, F, len(E.base_times), W, CA, CB, ST, E.now, 0, E.m, mode, 0, C,
@@ -1695,7 +1798,8 @@ class Work:
         self.F = buffer([], E.size + 3)  # (_first_short reads up to 3 steps past the -1)
         self.W = buffer([], E.m)
         self.CA, self.CB = _caches(E.capacity)
-        self.ST = _trees(E.leaves, 3 if E.depth else 2)
+        self.ST = None if E.depth else _trees(E.leaves)
+        self.S3 = _trees3(E.leaves) if E.depth else None
         self.H = buffer([], E.m + 1)  # depth K: the starts of the reserved jobs, a min-heap
         #: re-plans played, events they played, re-plans stopped early because their
         #: state became the no-slot plan's, and because it became the last re-plan's
@@ -1917,16 +2021,12 @@ def _delay(
 ) -> cython.longlong:
     """:func:`delay` on the views ``V`` of ``E`` and of a :class:`Work`."""
     off: cython.longlong[::1] = V.off
-    ev: cython.longlong[::1] = V.ev
     PT: cython.longlong[::1] = V.pt
     PF: cython.longlong[::1] = V.pf
     T: cython.longlong[::1] = V.T
     F: cython.longlong[::1] = V.F
-    W: cython.longlong[::1] = V.W
-    m: cython.Py_ssize_t = V.m
     r: cython.Py_ssize_t = _restart(E, V, s, e, n)
     o: cython.Py_ssize_t
-    x: cython.Py_ssize_t
     L: cython.Py_ssize_t
     t: cython.longlong
     if r == E.events:
@@ -1947,25 +2047,7 @@ def _delay(
         else:  # the next instant after the event before, on the profile with the slot
             t = T[_index(T, V.prev[r], L) + 1]
         return _replan(E, V, T, F, L, r, t, e)  # (it sets W and the trees up)
-    for x in range(m):
-        W[x] = 1 if ev[x] >= r else 0
-    _build3(V.ST, V.leaves, V.procs, V.durs, W, m)
-    # depth K: the jobs holding a reservation not yet started at the event
-    H: cython.longlong[::1] = V.H
-    starts0: cython.longlong[::1] = V.starts0
-    before: cython.longlong = V.prev[r]
-    hn: cython.Py_ssize_t = 0
-    for x in range(m):
-        if ev[x] < r and starts0[x] > before:
-            hn = _push(H, hn, starts0[x])
-    if r == 0:
-        t = V.now
-    else:  # the next instant after the event before, on the profile with the slot
-        x = _index(T, before, L) + 1
-        t = T[x] if x < L else 4611686018427387904  # _INF
-        if hn > 0 and H[0] < t:
-            t = H[0]
-    return _replan_depth(E, V, T, F, L, W, H, hn, r, t, e)
+    return _replan_depth(E, V, T, F, L, r, e)  # (it sets W, the trees and the heap up)
 
 
 @cython.cfunc
@@ -1977,46 +2059,84 @@ def _replan_depth(
     T: cython.longlong[::1],
     F: cython.longlong[::1],
     L: cython.Py_ssize_t,
-    W: cython.longlong[::1],
-    H: cython.longlong[::1],
-    hn: cython.Py_ssize_t,
     r: cython.Py_ssize_t,
-    t: cython.longlong,
     e: cython.longlong,
 ) -> cython.longlong:
     """Depth K: :func:`_run_depth` from event ``r``'s state (``T``/``F``: with the slot,
-    which ends at ``e``; ``H[:hn]`` the reservations held) at ``t``, stopping at the no-slot
-    plan's state or at the last re-plan's; its starts and decisions are kept as the last
-    re-plan's."""
+    which ends at ``e``), stopping at the no-slot plan's state or at the last re-plan's; its
+    starts and decisions are kept as the last re-plan's.  The jobs decided before event ``r``
+    are the first ``m - left[r]`` of the no-slot plan's decision order (``E.order``): only they
+    are visited to set the state up — out of the waiting flags and the trees (copied whole
+    from ``E.leaf3``, every job waiting), into the heap of reservations held when their start
+    is after the event before, and into the last re-plan's settle time."""
     m: cython.Py_ssize_t = V.m
+    P: cython.Py_ssize_t = V.leaves
     starts0: cython.longlong[::1] = V.starts0
-    ev: cython.longlong[::1] = V.ev
     durs: cython.longlong[::1] = V.durs
+    order: cython.longlong[::1] = V.order
     VD: cython.longlong[::1] = V.vd
+    W: cython.longlong[::1] = V.W
+    H: cython.longlong[::1] = V.H
+    S3: cython.uint[::1] = V.S3
     SC: cython.longlong[::1] = V.SC
     SP: cython.longlong[::1] = V.SP
     SVC: cython.longlong[::1] = V.SVC
     tmp: cython.longlong[::1]
     x: cython.Py_ssize_t
-    before: cython.Py_ssize_t = m - V.left[r]  # jobs decided before event r
+    y: cython.Py_ssize_t
+    s0: cython.longlong
+    t: cython.longlong
+    decided: cython.Py_ssize_t = m - V.left[r]  # jobs decided before event r
+    prev: cython.longlong = V.prev[r]  # the instant of the event before
+    had: cython.bint = V.last >= 0
+    hn: cython.Py_ssize_t = 0
     settle2: cython.longlong = 4611686018427387904  # _INF: no last re-plan
     out: cython.longlong
+    if cython.compiled:
+        if m > 0:
+            memmove(cython.address(S3[3 * P]), cython.address(V.leaf3[0]),
+                    3 * m * cython.sizeof(cython.uint))  # fmt: skip
+            memmove(cython.address(SC[0]), cython.address(starts0[0]),
+                    m * cython.sizeof(cython.longlong))  # fmt: skip
+            if not had:
+                memmove(cython.address(SP[0]), cython.address(starts0[0]),
+                        m * cython.sizeof(cython.longlong))  # fmt: skip
+            if decided > 0:  # the earliest no-slot decisions are those of the jobs before r
+                memmove(cython.address(SVC[0]), cython.address(VD[0]),
+                        decided * cython.sizeof(cython.longlong))  # fmt: skip
+    else:
+        S3[3 * P : 3 * (P + m)] = V.leaf3[: 3 * m]
+        SC[:m] = starts0[:m]
+        if not had:
+            SP[:m] = starts0[:m]
+        SVC[:decided] = VD[:decided]
     for x in range(m):
-        SC[x] = starts0[x]
-    if V.last >= 0:
+        W[x] = 1
+    if had:
         # its state may be this one's once both slots are over and the jobs decided before
         # event r (at their no-slot starts) have ended where the last re-plan started them
         settle2 = max(e, V.last)
-        for x in range(m):
-            if ev[x] < r and SP[x] != starts0[x]:
-                settle2 = max(settle2, max(SP[x], starts0[x]) + max(durs[x], 1))
-    else:
-        for x in range(m):
-            SP[x] = starts0[x]
-    for x in range(before):  # the earliest no-slot decisions are those of the jobs before r
-        SVC[x] = VD[x]
+    for y in range(decided):
+        x = order[y]
+        W[x] = 0
+        S3[3 * (P + x)] = 4294967295  # _TREE_INF
+        S3[3 * (P + x) + 1] = 4294967295
+        S3[3 * (P + x) + 2] = 4294967295
+        s0 = starts0[x]
+        if s0 > prev:  # a reservation held, not yet started at the event
+            hn = _push(H, hn, s0)
+        if had and SP[x] != s0:
+            settle2 = max(settle2, max(SP[x], s0) + max(durs[x], 1))
+    _fill3(S3, P, m)
+    if r == 0:
+        t = V.now
+    else:  # the next instant after the event before, on the profile with the slot
+        x = _index(T, prev, L) + 1
+        t = T[x] if x < L else 4611686018427387904  # _INF
+        if hn > 0 and H[0] < t:
+            t = H[0]
     out = _run_depth(
-        E, V, T, F, L, W, V.CA, V.ST, H, hn, t, V.head[r], V.left[r], 0, e, V.C, SC, SVC,
+        E, V, T, F, L, W, V.CA, S3, H, hn, t, V.head[r], V.left[r], 0, e, V.C, SC, SVC,
         SP, V.SVP, settle2,
     )  # fmt: skip
     tmp = V.SP

@@ -219,3 +219,62 @@ def test_queues_of_mostly_one_processor_jobs_price_as_figure_22(easy_kernel, pol
             assert {o.start: o.delay for o in q.options(n, d)} == want
             moved += sum(f > 0 for f in want.values())
         assert moved > 10
+
+
+@pytest.mark.parametrize("depth", [2, 3])
+def test_durations_at_the_32_bit_bound_of_the_depth_trees_price_as_figure_22(easy_kernel, depth):
+    """The depth-K trees hold widths and durations in 32 bits (_TREE_INF = 2**32 - 1: none),
+    so planned durations up to 2**32 - 2 s (the door allows 100 years, 3.2e9 s) must be
+    searched exactly: one-processor and wide jobs of 2**31 - 1 .. 2**32 - 2 s among ordinary
+    ones plan as the simulator and price as Figure 22 (searching with a 31-bit bound skips
+    a long one-processor job that fits now, and plans wrong)."""
+    rng = random.Random(32 + depth)
+    big = (2**31 - 1, 2**31, 2**31 + 12345, 2**32 - 3, 2**32 - 2)
+    compared = backfilled_big = 0
+    for _ in range(120):
+        base, shapes, now = _random_site(rng)
+        shapes = [(n, rng.choice(big) if rng.random() < 0.3 else d) for n, d in shapes]
+        shapes.append((1, rng.choice(big)))
+        q = SiteQuote(base, shapes, now, f"backfill-k={depth}")
+        starts = plan_with_policy(f"backfill-k={depth}", base.copy(), shapes, now)
+        assert q.starts == starts
+        if q._easy is None:  # K >= the queue: conservative backfilling's prefix re-plan
+            continue
+        backfilled_big += sum(
+            d >= 2**31 and v == now and k >= depth for k, ((_, d), v) in
+            enumerate(zip(shapes, starts, strict=True))
+        )  # fmt: skip
+        n, d = rng.randint(1, base.capacity), rng.randint(1, 40)
+        want = literal(q, n, d)
+        assert {o.start: o.delay for o in q.options(n, d)} == want
+        compared += len(want)
+    assert compared > 300 and backfilled_big > 5
+
+
+def test_the_depth_kernel_refuses_durations_its_trees_cannot_hold(easy_kernel):
+    """Past 2**32 - 2 s (68 years beyond the door's bound) or below 0, a depth-K queue is
+    refused with the bound named; EASY's trees are 64-bit and take it."""
+    base, _ = deep_site(0, jobs=1)
+    for bad in (2**32 - 1, 2**40, -1):
+        with pytest.raises(ValueError, match="planned durations must be in 0..4294967294"):
+            easy_kernel.EasyQueue(base.times, base.free, base.capacity, [1, 2], [60, bad], 0, 2)
+    E = easy_kernel.EasyQueue(base.times, base.free, base.capacity, [1, 2], [60, 2**40], 0, 0)
+    assert len(E.starts) == 2
+
+
+def test_the_depth_kernels_decision_order_lists_the_jobs_decided_before_each_event(easy_kernel):
+    """A depth-K re-plan from event r visits only the jobs decided before r to set its state
+    up: the first m - left[r] of E.order, which must be exactly those whose deciding event
+    (E.ev) is before r, for every r, in queue order within an event."""
+    for seed, depth in ((1, 2), (2, 4), (3, 8)):
+        base, shapes = deep_site(seed, jobs=150)
+        procs, durs = [n for n, _ in shapes], [d for _, d in shapes]
+        E = easy_kernel.EasyQueue(base.times, base.free, base.capacity, procs, durs, 0, depth)
+        m = len(procs)
+        order = [E.order[i] for i in range(m)]
+        ev = [E.ev[x] for x in range(m)]
+        assert sorted(order) == list(range(m))
+        assert [(ev[x], x) for x in order] == sorted((ev[x], x) for x in range(m))
+        for r in range(E.events + 1):
+            decided = m - E.left[r]
+            assert set(order[:decided]) == {x for x in range(m) if ev[x] < r}
