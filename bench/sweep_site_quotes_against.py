@@ -2,8 +2,10 @@
 21: absolute CPU times on a shared machine drift with its load; a same-run ratio does not).
 
 The commit's ``scheduler/pricing/price.py`` is loaded from git beside this tree's, and its two
-quote kernels (``_easy.py``, ``_replan.py``) are compiled from its sources into a temporary
-directory (Cython, as ``setup.py`` does) and given to it; then, at every submission instant
+quote kernels (``_easy.py``, ``_replan.py``) are built from its sources into a temporary
+directory exactly as ``make setup`` built them for that commit (the same stamped copy, module
+name and flags: the same machine code, so the same layout; see :func:`old_price`) and given
+to it; then, at every submission instant
 with ``--deep`` or more queued jobs (every ``--every``-th of them), both quote
 (``SiteQuote(...).options(32 p, 2 h)``, CPU time), the two alternating which goes first, and
 the option lists are compared.  Prints median / p95 / p99 / max per side, how many quotes
@@ -16,6 +18,10 @@ both sides read this tree's index; with ``--rev-index`` the commit's side reads 
 replay through the commit's ``scheduler/cluster/replay.py`` (the whole site-page quote of
 each tree).
 
+``--rev HEAD`` is the null comparison (the same code on both sides): p99 ratio 0.99 on
+EASY (session 2026-11-27 (4)); built without the stamp line, the commit's side had run 6 %
+faster than the installed build of the same source, a bias in every earlier ratio.
+
 With ``--repeat K`` each instant is quoted K times per side (the sides alternating) and the
 least CPU time kept: a p99 over single runs moves by several per cent with bursts of other
 load on a shared machine, the least of three does not.
@@ -27,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import hashlib
 import importlib.util
 import os
 import statistics
@@ -66,27 +73,43 @@ def _load(name: str, path: Path):  # type: ignore[no-untyped-def]
 
 
 def old_price(rev: str, tmp: Path):  # type: ignore[no-untyped-def]
-    """``rev``'s price.py, with ``rev``'s kernels compiled in ``tmp``."""
+    """``rev``'s price.py, with ``rev``'s kernels built in ``tmp`` as ``make setup`` built them
+    for that commit: the same stamped copy (``build/native/<path>`` with its
+    ``__source_sha256__`` line, setup.py's), module name, directives and flags, so the same
+    machine code (checked here: ``objdump -d`` of this tree's own build made so is the
+    installed one's).  Layout matters: the same source built without the stamp line (which
+    shifts the hot loops by a few bytes) ran 6 % faster or 2 % slower than the installed
+    build, kernel by kernel, in the same process (issue 21, session 2026-11-27 (4))."""
     from Cython.Build import cythonize
     from setuptools import Extension, setup
 
-    names = {"_easy": "_easy_rev", "_replan": "_replan_rev"}
-    for src, dst in names.items():
-        (tmp / f"{dst}.py").write_text(_show(rev, f"scheduler/pricing/{src}.py"))
-    exts = [
-        Extension(dst, [str(tmp / f"{dst}.py")], extra_compile_args=["-O2"])
-        for dst in names.values()
-    ]
+    paths = {"_E": "scheduler/pricing/_easy.py", "_R": "scheduler/pricing/_replan.py"}
+    exts = []
+    for path in paths.values():
+        text = _show(rev, path)
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        copy = tmp / "build" / "native" / path
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        copy.write_text(text + f'\n__source_sha256__ = "{digest}"\n')
+        (tmp / path).parent.mkdir(parents=True, exist_ok=True)  # (where --inplace puts it)
+        name = path.removesuffix(".py").replace("/", ".")
+        exts.append(Extension(name, [f"build/native/{path}"], extra_compile_args=["-O2"]))
     directives = {"language_level": 3, "binding": False, "embedsignature": False}
     setup(
         ext_modules=cythonize(exts, compiler_directives=directives, quiet=True),
-        script_args=["-q", "build_ext", "--inplace", "--build-temp", str(tmp / "build")],
+        script_args=["-q", "build_ext", "--inplace", "--build-temp", str(tmp / "btmp")],
     )
     (tmp / "price_rev.py").write_text(_show(rev, "scheduler/pricing/price.py"))
-    sys.path.insert(0, str(tmp))
     module = _load("scheduler.pricing.price_rev", tmp / "price_rev.py")
-    module._E = __import__("_easy_rev")
-    module._R = __import__("_replan_rev")
+    for attr, path in paths.items():  # (loaded under their own names, not registered)
+        stem = Path(path).stem
+        built = sorted(tmp.rglob(f"{stem}.cpython-*.so")) + sorted(tmp.rglob(f"{stem}.*.pyd"))
+        spec = importlib.util.spec_from_file_location(
+            path.removesuffix(".py").replace("/", "."), built[0]
+        )
+        kernel = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(kernel)
+        setattr(module, attr, kernel)
     return module
 
 

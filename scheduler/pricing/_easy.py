@@ -78,12 +78,15 @@ Why it is fast (exact):
   the step found too, which bounds a backfill's block; its trees keep the one-processor jobs
   apart, :func:`_build3`, in 32 bits, :func:`_trees3`), follows the step holding ``t`` too
   and inserts a placement's block between the steps its earliest-start scan found.  A
-  depth-K re-plan sets its state up from the jobs decided before its restart event only
-  (the first of the no-slot plan's decision order, ``E.order``; the trees' leaves copied
-  whole from ``E.leaf3``).  Same process, interleaved, the kernel on CTC-SP2's 208 instants
-  with 400+ queued (K = 4, least of 3, two runs; a null A/B gave 1.00–1.01): the bounds
-  0.985 / 0.986 of the CPU before them, then the 32-bit trees 0.959 / 0.953, then the set-up
-  0.932 / 0.922, every price identical; EASY with 32-bit trees was 1.07 (kept in 64).
+  depth-K re-plan (and an EASY one, :func:`_replan`) sets its state up from the jobs
+  decided before its restart event only (the first of the no-slot plan's decision order,
+  ``E.order``; the trees' leaves copied whole from ``E.leaf3``, ``E.leaf2``).  Same
+  process, interleaved, the kernel on CTC-SP2's 208 instants with 400+ queued (K = 4, least
+  of 3, two runs): the bounds 0.985 / 0.986 of the CPU before them, then the 32-bit trees
+  0.959 / 0.953, then the set-up 0.932 / 0.922, every price identical; EASY with 32-bit
+  trees was 1.05-1.07 (kept in 64).  Such figures carry the code layout's luck: the same
+  source built with a line more at its end (which shifts the hot loops by a few bytes) ran
+  2-6 % faster or slower, kernel by kernel.
 * a quote prices all its candidate starts in one call (:func:`prices`: the fit beside the
   base, the hole test, the re-plan), on the buffers as typed views taken once per
   :class:`Work` (:class:`_Views`: a view costs a buffer request and a format check, and a
@@ -224,10 +227,13 @@ class EasyQueue:
         #: leaves of the trees with every job waiting (:func:`_replan_depth`)
         self.order = buffer([], m)
         self.leaf3 = None
+        self.leaf2 = None
         _play(self)
-        if depth:
-            self.leaf3 = _trees3(m // 2 + 1)  # (3m values or more)
-            _order_leaves(self.ev, self.events, self.procs, self.durs, m, self.order, self.leaf3)
+        # depth K: _build3's leaves; EASY: _build's, (width, duration) side by side
+        self.leaf3 = _trees3(m // 2 + 1 if depth else 0)  # (3m values or more)
+        self.leaf2 = buffer([], 0 if depth else 2 * m)
+        _order_leaves(self.ev, self.events, self.procs, self.durs, m, self.order, self.leaf3,
+                      self.leaf2, depth > 0)  # fmt: skip
         self.starts = self.starts0[:m].tolist() if cython.compiled else list(self.starts0)[:m]
         self.vs = buffer(sorted(self.starts), m)  # the no-slot starts, sorted
         #: the instants the no-slot starts were decided, sorted (EASY: the starts themselves)
@@ -287,6 +293,7 @@ class _Views:
     S3: cython.uint[::1]
     order: cython.longlong[::1]
     leaf3: cython.uint[::1]
+    leaf2: cython.longlong[::1]
     H: cython.longlong[::1]
     C: cython.longlong[::1]
     SP: cython.longlong[::1]
@@ -326,6 +333,7 @@ class _Views:
         self.vd = E.vd
         self.order = E.order
         self.leaf3 = E.leaf3
+        self.leaf2 = E.leaf2
         self.rn_n = -1  # (the reach for n processors not taken yet)
         if w is not None:
             self.T = w.T
@@ -738,10 +746,13 @@ def _order_leaves(
     m: cython.Py_ssize_t,
     order: cython.longlong[::1],
     leaf3: cython.uint[::1],
+    leaf2: cython.longlong[::1],
+    three: cython.bint,
 ) -> cython.void:
     """``order``: the ``m`` jobs by the event that decided them (``ev``, below ``events``;
-    queue order within an event: a counting sort); ``leaf3``: the leaves of
-    :func:`_build3`'s trees with every job waiting, side by side (job ``k``'s at ``3k``)."""
+    queue order within an event: a counting sort); the leaves of the trees with every job
+    waiting, side by side: ``three`` (depth K), ``leaf3`` (:func:`_build3`'s, job ``k``'s at
+    ``3k``), else ``leaf2`` (:func:`_build`'s, at ``2k``)."""
     x: cython.Py_ssize_t
     count: cython.longlong[::1] = buffer([], events + 1)
     for x in range(m):
@@ -751,6 +762,12 @@ def _order_leaves(
     for x in range(m):
         order[count[ev[x]]] = x
         count[ev[x]] += 1
+    if not three:
+        for x in range(m):
+            leaf2[2 * x] = procs[x]
+            leaf2[2 * x + 1] = durs[x]
+        return
+    for x in range(m):
         if procs[x] == 1:
             leaf3[3 * x] = durs[x]
             leaf3[3 * x + 1] = 4294967295  # _TREE_INF
@@ -1953,13 +1970,14 @@ def _replan(
 ) -> cython.longlong:
     """EASY: :func:`_run` from event ``r``'s state (``T``/``F``: with the slot, which ends at
     ``e``) at ``t``, stopping at the no-slot plan's state or at the last re-plan's; its starts
-    are kept as the last re-plan's.  The waiting flags, the trees (:func:`_build`), the
-    starts and the last re-plan's settle time are set up in one pass over the queue."""
+    are kept as the last re-plan's.  As at depth K (:func:`_replan_depth`), only the jobs
+    started before event ``r`` (the first ``m - left[r]`` of ``E.order``) are visited to set
+    the state up: the leaves of the trees (:func:`_build`) are copied whole from
+    ``E.leaf2``, theirs cleared."""
     m: cython.Py_ssize_t = V.m
     starts0: cython.longlong[::1] = V.starts0
-    ev: cython.longlong[::1] = V.ev
-    procs: cython.longlong[::1] = V.procs
     durs: cython.longlong[::1] = V.durs
+    order: cython.longlong[::1] = V.order
     VS: cython.longlong[::1] = V.vs
     W: cython.longlong[::1] = V.W
     ST: cython.longlong[::1] = V.ST
@@ -1968,6 +1986,7 @@ def _replan(
     SVC: cython.longlong[::1] = V.SVC
     tmp: cython.longlong[::1]
     x: cython.Py_ssize_t
+    y: cython.Py_ssize_t
     P: cython.Py_ssize_t = V.leaves
     before: cython.Py_ssize_t = m - V.left[r]  # jobs started before event r
     settle2: cython.longlong = 4611686018427387904  # _INF: no last re-plan
@@ -1975,30 +1994,41 @@ def _replan(
     v0: cython.longlong
     sp: cython.longlong
     out: cython.longlong
+    if cython.compiled:
+        if m > 0:
+            memmove(cython.address(ST[2 * P]), cython.address(V.leaf2[0]),
+                    2 * m * cython.sizeof(cython.longlong))  # fmt: skip
+            memmove(cython.address(SC[0]), cython.address(starts0[0]),
+                    m * cython.sizeof(cython.longlong))  # fmt: skip
+            if not had:
+                memmove(cython.address(SP[0]), cython.address(starts0[0]),
+                        m * cython.sizeof(cython.longlong))  # fmt: skip
+            if before > 0:  # the earliest no-slot starts are those of the jobs before r
+                memmove(cython.address(SVC[0]), cython.address(VS[0]),
+                        before * cython.sizeof(cython.longlong))  # fmt: skip
+    else:
+        ST[2 * P : 2 * (P + m)] = V.leaf2[: 2 * m]
+        SC[:m] = starts0[:m]
+        if not had:
+            SP[:m] = starts0[:m]
+        SVC[:before] = VS[:before]
+    for x in range(m):
+        W[x] = 1
     if had:
         # its state may be this one's once both slots are over and the jobs started before
         # event r (at their no-slot starts) have ended where the last re-plan started them
         settle2 = max(e, V.last)
-    for x in range(m):
-        v0 = starts0[x]
-        SC[x] = v0
-        if ev[x] >= r:  # waiting at event r: in the trees (_build)
-            W[x] = 1
-            ST[2 * (P + x)] = procs[x]
-            ST[2 * (P + x) + 1] = durs[x]
-        else:
-            W[x] = 0
-            ST[2 * (P + x)] = 4611686018427387904  # _INF
-            ST[2 * (P + x) + 1] = 4611686018427387904
-            if had:
-                sp = SP[x]
-                if sp != v0:
-                    settle2 = max(settle2, max(sp, v0) + max(durs[x], 1))
-        if not had:
-            SP[x] = v0
+    for y in range(before):
+        x = order[y]
+        W[x] = 0
+        ST[2 * (P + x)] = 4611686018427387904  # _INF
+        ST[2 * (P + x) + 1] = 4611686018427387904
+        if had:
+            v0 = starts0[x]
+            sp = SP[x]
+            if sp != v0:
+                settle2 = max(settle2, max(sp, v0) + max(durs[x], 1))
     _fill(ST, P, m)  # (the other nodes are _INF for good: _trees)
-    for x in range(before):  # the earliest no-slot starts are those of the jobs before r
-        SVC[x] = VS[x]
     out = _run(
         E, V, T, F, L, W, V.CA, V.CB, ST, t, V.head[r], V.left[r], 0, e, V.C,
         SC, SVC, SP, V.SVP, settle2,

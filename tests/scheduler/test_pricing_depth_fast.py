@@ -262,11 +262,12 @@ def test_the_depth_kernel_refuses_durations_its_trees_cannot_hold(easy_kernel):
     assert len(E.starts) == 2
 
 
-def test_the_depth_kernels_decision_order_lists_the_jobs_decided_before_each_event(easy_kernel):
-    """A depth-K re-plan from event r visits only the jobs decided before r to set its state
-    up: the first m - left[r] of E.order, which must be exactly those whose deciding event
-    (E.ev) is before r, for every r, in queue order within an event."""
-    for seed, depth in ((1, 2), (2, 4), (3, 8)):
+def test_the_kernels_decision_order_lists_the_jobs_decided_before_each_event(easy_kernel):
+    """An EASY or depth-K re-plan from event r visits only the jobs decided (started, or
+    placed) before r to set its state up: the first m - left[r] of E.order, which must be
+    exactly those whose deciding event (E.ev) is before r, for every r, in queue order
+    within an event."""
+    for seed, depth in ((1, 2), (2, 4), (3, 8), (4, 0), (5, 0)):
         base, shapes = deep_site(seed, jobs=150)
         procs, durs = [n for n, _ in shapes], [d for _, d in shapes]
         E = easy_kernel.EasyQueue(base.times, base.free, base.capacity, procs, durs, 0, depth)
