@@ -768,14 +768,7 @@ def _order_leaves(
             leaf2[2 * x + 1] = durs[x]
         return
     for x in range(m):
-        if procs[x] == 1:
-            leaf3[3 * x] = durs[x]
-            leaf3[3 * x + 1] = 4294967295  # _TREE_INF
-            leaf3[3 * x + 2] = 4294967295
-        else:
-            leaf3[3 * x] = 4294967295
-            leaf3[3 * x + 1] = procs[x]
-            leaf3[3 * x + 2] = durs[x]
+        _leaf3(leaf3, 0, x, procs[x], durs[x])
 
 
 def _trees3(leaves: int):  # type: ignore[no-untyped-def]
@@ -1956,6 +1949,41 @@ def restart(E: EasyQueue, s: cython.longlong, e: cython.longlong, n: cython.long
 
 
 @cython.cfunc
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _set_starts(
+    V: _Views, had: cython.bint, before: cython.Py_ssize_t, SV: cython.longlong[::1]
+) -> cython.void:
+    """A re-plan's lists before it plays (:func:`_replan`, :func:`_replan_depth`): its starts
+    ``SC`` the no-slot plan's (and the last re-plan's ``SP`` too, when there is none), the
+    first ``before`` of its sorted decisions ``SVC`` the no-slot plan's (``SV``: its starts
+    under EASY, its decision instants at depth K), and every job waiting (``W``; the caller
+    clears the ones decided before the restart event)."""
+    m: cython.Py_ssize_t = V.m
+    starts0: cython.longlong[::1] = V.starts0
+    W: cython.longlong[::1] = V.W
+    SC: cython.longlong[::1] = V.SC
+    SP: cython.longlong[::1] = V.SP
+    SVC: cython.longlong[::1] = V.SVC
+    x: cython.Py_ssize_t
+    size: cython.Py_ssize_t = cython.sizeof(cython.longlong)
+    if not cython.compiled:
+        SC[:m] = starts0[:m]
+        if not had:
+            SP[:m] = starts0[:m]
+        SVC[:before] = SV[:before]
+    elif m > 0:
+        memmove(cython.address(SC[0]), cython.address(starts0[0]), m * size)
+        if not had:
+            memmove(cython.address(SP[0]), cython.address(starts0[0]), m * size)
+        if before > 0:
+            memmove(cython.address(SVC[0]), cython.address(SV[0]), before * size)
+    for x in range(m):
+        W[x] = 1
+
+
+@cython.cfunc
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _replan(
@@ -1994,26 +2022,12 @@ def _replan(
     v0: cython.longlong
     sp: cython.longlong
     out: cython.longlong
-    if cython.compiled:
-        if m > 0:
-            memmove(cython.address(ST[2 * P]), cython.address(V.leaf2[0]),
-                    2 * m * cython.sizeof(cython.longlong))  # fmt: skip
-            memmove(cython.address(SC[0]), cython.address(starts0[0]),
-                    m * cython.sizeof(cython.longlong))  # fmt: skip
-            if not had:
-                memmove(cython.address(SP[0]), cython.address(starts0[0]),
-                        m * cython.sizeof(cython.longlong))  # fmt: skip
-            if before > 0:  # the earliest no-slot starts are those of the jobs before r
-                memmove(cython.address(SVC[0]), cython.address(VS[0]),
-                        before * cython.sizeof(cython.longlong))  # fmt: skip
-    else:
+    if not cython.compiled:
         ST[2 * P : 2 * (P + m)] = V.leaf2[: 2 * m]
-        SC[:m] = starts0[:m]
-        if not had:
-            SP[:m] = starts0[:m]
-        SVC[:before] = VS[:before]
-    for x in range(m):
-        W[x] = 1
+    elif m > 0:
+        memmove(cython.address(ST[2 * P]), cython.address(V.leaf2[0]),
+                2 * m * cython.sizeof(cython.longlong))  # fmt: skip
+    _set_starts(V, had, before, VS)  # (the earliest no-slot starts: the jobs' before r)
     if had:
         # its state may be this one's once both slots are over and the jobs started before
         # event r (at their no-slot starts) have ended where the last re-plan started them
@@ -2122,26 +2136,12 @@ def _replan_depth(
     hn: cython.Py_ssize_t = 0
     settle2: cython.longlong = 4611686018427387904  # _INF: no last re-plan
     out: cython.longlong
-    if cython.compiled:
-        if m > 0:
-            memmove(cython.address(S3[3 * P]), cython.address(V.leaf3[0]),
-                    3 * m * cython.sizeof(cython.uint))  # fmt: skip
-            memmove(cython.address(SC[0]), cython.address(starts0[0]),
-                    m * cython.sizeof(cython.longlong))  # fmt: skip
-            if not had:
-                memmove(cython.address(SP[0]), cython.address(starts0[0]),
-                        m * cython.sizeof(cython.longlong))  # fmt: skip
-            if decided > 0:  # the earliest no-slot decisions are those of the jobs before r
-                memmove(cython.address(SVC[0]), cython.address(VD[0]),
-                        decided * cython.sizeof(cython.longlong))  # fmt: skip
-    else:
+    if not cython.compiled:
         S3[3 * P : 3 * (P + m)] = V.leaf3[: 3 * m]
-        SC[:m] = starts0[:m]
-        if not had:
-            SP[:m] = starts0[:m]
-        SVC[:decided] = VD[:decided]
-    for x in range(m):
-        W[x] = 1
+    elif m > 0:
+        memmove(cython.address(S3[3 * P]), cython.address(V.leaf3[0]),
+                3 * m * cython.sizeof(cython.uint))  # fmt: skip
+    _set_starts(V, had, decided, VD)  # (the earliest no-slot decisions: the jobs' before r)
     if had:
         # its state may be this one's once both slots are over and the jobs decided before
         # event r (at their no-slot starts) have ended where the last re-plan started them
