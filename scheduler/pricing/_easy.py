@@ -62,11 +62,11 @@ Why it is fast (exact):
   with a generation that changes whenever a block is inserted or the shadow is recomputed,
   as the planner's dicts do (a first short instant found at an earlier event holds while
   it is not before ``t``: at most 2 comparisons per lookup); the step holding ``t`` is
-  followed, not searched; and the waiting jobs behind the head that
-  may backfill are found in two trees (least width, least duration over ranges of the queue)
-  that skip a range when its least width does not fit now or beside the head for its
-  shortest duration (then none of its jobs does) — the first search at an event from the
-  root, which ends it when nothing may backfill.  Compiled, the profile's
+  followed, not searched; and the waiting jobs behind the head that may backfill are found
+  in two trees (least width, least duration over ranges of the queue; eight children a
+  node, :func:`_build`) that skip a range when its least width does not fit now or beside
+  the head for its shortest duration (then none of its jobs does) — the first search at an
+  event from the root, which ends it when nothing may backfill.  Compiled, the profile's
   free counts end with a -1 past the last step, where the scan for a first short instant
   stops (no bound check per step); it tests four steps at a time (the least of them) and
   finds the short one of the four without a branch (:func:`_first_short`; issue 21, 400+
@@ -200,7 +200,9 @@ class EasyQueue:
         self.durs = buffer(list(durs), m)
         self.size = len(base_times) + 2 * m + 4  # room for any plan's profile (+ the slot)
         self.cap_events = self.size + 2  # every event is a breakpoint, visited once
-        self.leaves = 1 << max(m - 1, 0).bit_length()  # the width tree's leaves (>= m)
+        # the trees' leaves (>= m): depth K, a power of 2 (binary trees, _build3); EASY, a
+        # power of 8 (eight children a node, _build)
+        self.leaves = 1 << max(m - 1, 0).bit_length() if depth else 8 ** _levels(m)
         self.starts0 = buffer([], m)
         self.dec0 = buffer([], m)  # the instant each job's start was decided (its event's)
         self.ev = buffer([], m)
@@ -695,8 +697,19 @@ def _build(
     """Two trees over the waiting jobs, interleaved in one buffer (a node's two values side
     by side, one cache line): leaf ``P + k`` holds job ``k``'s processors at ``2(P + k)``
     while it waits (else _INF) and its duration at ``2(P + k) + 1``; each node ``i`` the
-    least of its children's, at ``2i`` and ``2i + 1``.  Only the leaves of the ``m`` jobs
-    and the nodes above them are written: the others are _INF for good (:func:`_trees`)."""
+    least of its eight children's (nodes ``8i .. 8i + 7``; the root is node 1, ``P`` a power
+    of 8), at ``2i`` and ``2i + 1``.  Only the leaves of the ``m`` jobs and the nodes above
+    them are written: the others are _INF for good (:func:`_trees`).
+
+    Eight children, not two (issue 21): a search finds its job ~1.2 times an event at 400+
+    queued jobs, and on the way down it tests a node's children from the first until one
+    passes.  Binary, 23.5 node tests an event, 16.0 of them past the width test (which reads
+    the per-width cache: two dependent loads and a branch hard to predict); eight children,
+    27.1 and 8.4 — the other 18.7 fail on the width alone, a load and a compare (CTC-SP2 at
+    338 processors, the 63 instants with 400+ queued, 3.5 million events, counted in an
+    instrumented build).  Same process, interleaved, least of 3 a quote: 0.89-0.92 of the
+    binary trees' CPU (four children: 0.93-0.95; sixteen, with an early stop in
+    :func:`_gone`: 1.03-1.07), every price the same."""
     i: cython.Py_ssize_t
     for i in range(m):
         if W[i] != 0:
@@ -713,6 +726,30 @@ def _build(
 @cython.inline
 @cython.wraparound(False)
 @cython.boundscheck(False)
+def _least8(ST: cython.longlong[::1], o: cython.Py_ssize_t) -> cython.longlong:
+    """The least of ``ST[o], ST[o + 2], .., ST[o + 14]`` (one of the two values of a node's
+    eight children, :func:`_build`), as pairs of pairs: three mins deep, not a chain of
+    seven (written as a loop, the EASY quote took ~8 % more CPU)."""
+    return min(
+        min(min(ST[o], ST[o + 2]), min(ST[o + 4], ST[o + 6])),
+        min(min(ST[o + 8], ST[o + 10]), min(ST[o + 12], ST[o + 14])),
+    )
+
+
+def _levels(m: int) -> int:
+    """How many levels :func:`_build`'s trees have below the root for ``m`` jobs: the least
+    ``h`` with ``8**h >= m``."""
+    h = 0
+    while 8**h < m:
+        h += 1
+    return h
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.inline
+@cython.wraparound(False)
+@cython.boundscheck(False)
 def _fill(ST: cython.longlong[::1], P: cython.Py_ssize_t, m: cython.Py_ssize_t) -> cython.void:
     """The inner nodes of :func:`_build`'s trees above the leaves of the ``m`` jobs, from
     their leaves (level by level: the parents of nodes ``lo .. hi - 1``)."""
@@ -720,19 +757,22 @@ def _fill(ST: cython.longlong[::1], P: cython.Py_ssize_t, m: cython.Py_ssize_t) 
     lo: cython.Py_ssize_t = P
     hi: cython.Py_ssize_t = P + m
     while lo > 1:
-        lo >>= 1
-        hi = (hi + 1) >> 1
+        lo >>= 3
+        hi = (hi + 7) >> 3
         for i in range(lo, hi):
-            ST[2 * i] = min(ST[4 * i], ST[4 * i + 2])
-            ST[2 * i + 1] = min(ST[4 * i + 1], ST[4 * i + 3])
+            ST[2 * i] = _least8(ST, 16 * i)
+            ST[2 * i + 1] = _least8(ST, 16 * i + 1)
 
 
-def _trees(leaves: int):  # type: ignore[no-untyped-def]
-    """A buffer for :func:`_build`'s trees over ``leaves`` leaves, every node _INF: the nodes
-    above no job stay so, the build writes only the others."""
+def _trees(leaves: int, m: int):  # type: ignore[no-untyped-def]
+    """A buffer for :func:`_build`'s trees over ``leaves`` leaves for ``m`` jobs, every node
+    _INF: the nodes above no job stay so, the build writes only the others.  Its nodes are
+    the ones below ``P + m + 8`` (``P`` = ``leaves``): the inner ones are below ``P / 4``,
+    and a search or an update reads the leaves of a job's siblings, up to the eighth."""
+    size = 2 * (leaves + m + 8)
     if cython.compiled:  # (repeated in C: no list of ``size`` ints to convert)
-        return array("q", [_INF]) * (4 * leaves)
-    return [_INF] * (4 * leaves)
+        return array("q", [_INF]) * size
+    return [_INF] * size
 
 
 @cython.cfunc
@@ -795,15 +835,15 @@ def _gone(ST: cython.longlong[::1], P: cython.Py_ssize_t, k: cython.Py_ssize_t) 
     vd: cython.longlong
     ST[2 * i] = 4611686018427387904  # _INF
     ST[2 * i + 1] = 4611686018427387904
-    i >>= 1
+    i >>= 3
     while i > 0:
-        vw = min(ST[4 * i], ST[4 * i + 2])
-        vd = min(ST[4 * i + 1], ST[4 * i + 3])
+        vw = _least8(ST, 16 * i)
+        vd = _least8(ST, 16 * i + 1)
         if vw == ST[2 * i] and vd == ST[2 * i + 1]:
             break
         ST[2 * i] = vw
         ST[2 * i + 1] = vd
-        i >>= 1
+        i >>= 3
 
 
 @cython.cfunc
@@ -1252,11 +1292,11 @@ def _run(
                         if i >= P:
                             j = i - P
                             break
-                        i = 2 * i  # its left subtree first
+                        i = 8 * i  # its first subtree first
                         continue
-                    while i & 1:  # a right child: its parent's range is done
-                        i >>= 1
-                    if i == 0:
+                    while (i & 7) == 7:  # a last child: its parent's range is done
+                        i >>= 3
+                    if i == 1:
                         break
                     i += 1
                 if j < 0:
@@ -1786,7 +1826,7 @@ def _record(E: EasyQueue, mode: int) -> None:
         S3 = _trees3(E.leaves)
         _build3(S3, E.leaves, E.procs, E.durs, W, E.m)
     else:
-        ST = _trees(E.leaves)
+        ST = _trees(E.leaves, E.m)
         _build(ST, E.leaves, E.procs, E.durs, W, E.m)
     V = _Views(E, None)  # (E's buffers as they are now)
     C = buffer([], 4)
@@ -1808,7 +1848,7 @@ class Work:
         self.F = buffer([], E.size + 3)  # (_first_short reads up to 3 steps past the -1)
         self.W = buffer([], E.m)
         self.CA, self.CB = _caches(E.capacity)
-        self.ST = None if E.depth else _trees(E.leaves)
+        self.ST = None if E.depth else _trees(E.leaves, E.m)
         self.S3 = _trees3(E.leaves) if E.depth else None
         self.H = buffer([], E.m + 1)  # depth K: the starts of the reserved jobs, a min-heap
         #: re-plans played, events they played, re-plans stopped early because their

@@ -50,6 +50,26 @@ def test_every_easy_option_of_a_200_job_queue_is_the_literal_price(easy_kernel, 
     assert restarted > 10
 
 
+@pytest.mark.parametrize("jobs", [1, 2, 7, 8, 9, 63, 64, 65, 71, 130])
+def test_queues_around_the_trees_powers_of_eight_are_priced_literally(easy_kernel, jobs):
+    """The EASY trees have eight children a node over a power of 8 of leaves (``_build``):
+    one job, and one under, at and over a power of 8, where the last group of eight leaves
+    holds from one job to eight.  Every option is Figure 22's, the no-slot plan is
+    ``plan_easy``'s.  The pure kernel's trees are a list of exactly ``_trees``' size, so a
+    search or an update reading past the last group's siblings raises there."""
+    base, shapes = deep_site(100 + jobs, jobs=jobs, cap=32)
+    q = SiteQuote(base, shapes, 0, "easy")
+    E = q._easy
+    assert E.leaves >= jobs and (E.leaves == 1 or E.leaves // 8 < jobs)
+    assert E.starts == plan_easy(base.copy(), shapes, 0)
+    moved = 0
+    for n, d in ((1, 600), (8, 3600), (32, 2 * 3600)):
+        want = literal(q, n, d)
+        assert {o.start: o.delay for o in q.options(n, d)} == want
+        moved += sum(f > 0 for f in want.values())
+    assert moved > (0 if jobs < 8 else 5)  # (the re-plans do search the trees)
+
+
 def test_the_kernels_no_slot_plan_is_plan_easy(easy_kernel):
     """The plan the snapshots are taken from is :func:`plan_easy`'s, start for start, and the
     reach of the events never decreases."""
