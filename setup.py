@@ -1,4 +1,4 @@
-"""Build the engine's compiled modules (issue 21): ``python setup.py build_ext --inplace``.
+"""Build the engine's compiled modules: ``python setup.py build_ext --inplace``.
 
 Everything else about the package is in ``pyproject.toml``.  Each module of
 ``NATIVE_MODULES`` is plain Python in Cython's pure-Python mode; it is compiled from a copy

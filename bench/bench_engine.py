@@ -468,7 +468,7 @@ def main(argv: list[str] | None = None) -> int:
 
     # ---- depth K
     if path and not args.no_depth:
-        from scheduler.cluster import POLICIES as ENGINE_POLICIES
+        from scheduler.cluster import BUILTIN as ENGINE_POLICIES
 
         if "backfill-k" in ENGINE_POLICIES:
             print("\nbackfill-k on CTC-SP2 at 430 (simulation only, CPU s):")

@@ -10,23 +10,20 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 
-class Site(models.Model):
-    class LocalPolicy(models.TextChoices):
-        FCFS = "fcfs", "FCFS"
-        EASY = "easy", "EASY (aggressive) backfilling"
-        CONSERVATIVE = "conservative", "conservative backfilling"
-        DEPTH_2 = "backfill-k=2", "backfilling with reservation depth 2"
-        DEPTH_4 = "backfill-k=4", "backfilling with reservation depth 4"
-        DEPTH_8 = "backfill-k=8", "backfilling with reservation depth 8"
-        DEPTH_16 = "backfill-k=16", "backfilling with reservation depth 16"
-        FAIRSHARE = "fairshare", "Maui-style fair share"
-        FAIRSHARE_CB = "fairshare-cb", "fair share + backfilling"
+def local_policy_choices() -> list[tuple[str, str]]:
+    """The engine's built-in policies, from its one registry (a callable: the migration
+    names this function, not the list, so a new policy needs no migration)."""
+    from scheduler.cluster.registry import policy_choices
 
+    return policy_choices()
+
+
+class Site(models.Model):
     name = models.SlugField(max_length=64, unique=True)
     description = models.CharField(max_length=200, blank=True)
     processors = models.PositiveIntegerField(validators=[MinValueValidator(1)])
     local_policy = models.CharField(
-        max_length=16, choices=LocalPolicy.choices, default=LocalPolicy.CONSERVATIVE
+        max_length=32, choices=local_policy_choices, default="conservative"
     )
     trace = models.ForeignKey(
         "inputs.Trace",

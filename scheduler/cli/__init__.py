@@ -250,7 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _one_blas_thread(argv: list[str] | None) -> None:
     """``simulate`` does no linear algebra: unless told otherwise, numpy's OpenBLAS starts one
-    thread instead of a pool, which spares ~40 ms of CPU at its import (a third of it; issue 21).
+    thread instead of a pool, which spares ~40 ms of CPU at its import (a third of it).
     Only before numpy is loaded: in a process that has it, nothing (children included) changes."""
     first = (sys.argv[1:] if argv is None else argv)[:1]
     if first == ["simulate"] and "numpy" not in sys.modules:

@@ -1,4 +1,4 @@
-"""The ``convert`` subcommand: other workload formats → SWF (issue 22).
+"""The ``convert`` subcommand: other workload formats → SWF.
 
     python -m scheduler convert sacct FILE -o out.swf [--procs N] [--report report.json]
 

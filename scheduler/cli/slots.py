@@ -1,4 +1,4 @@
-"""The ``slots`` subcommand of ``python -m scheduler`` (issue 4 item 7; a stable contract).
+"""The ``slots`` subcommand of ``python -m scheduler`` (a stable contract).
 
     python -m scheduler slots TRACE --procs N [--estimates accurate|requested] --at T
                               --out slots.json

@@ -1,4 +1,4 @@
-"""The workflow subcommands of ``python -m scheduler`` (issue 4 item 7; a stable contract).
+"""The workflow subcommands of ``python -m scheduler`` (a stable contract).
 
     python -m scheduler workflow-info FILE [--default-runtime S]
     python -m scheduler generate-workflow --model {layered,cybershake,montage} [model options]
@@ -11,7 +11,7 @@ runtime / critical path; null when the critical path is 0); more keys follow (se
 ``scheduler.workflows.metrics.summarize``).  ``generate-workflow`` writes the native JSON
 format.  Bad input exits with status 2 and a message naming the file and the line or JSON path.
 
-It lives with the CLI (issue 21, the house): the workflow package knows nothing of argparse, and
+It lives with the CLI (the house): the workflow package knows nothing of argparse, and
 the parsers and generators load only when a workflow command runs, not on every command's
 start-up.
 """
@@ -116,13 +116,17 @@ def add_workflow_commands(sub: Any) -> None:
     g.add_argument("--parents", type=float, default=2.0, help="mean parents per task")
     g.add_argument("--max-procs", type=int, default=None, help="clip processor counts")
     g.add_argument("--mean-data", type=float, default=0.0, help="mean bytes per edge")
-    g = p.add_argument_group("cybershake (thesis §4.8) and montage (seed 003)")
+    g = p.add_argument_group(
+        "cybershake (thesis §4.8) and montage (Singh, Kesselman & Deelman 2005)"
+    )
     g.add_argument("--pairs", type=int, default=4017, help="synthSGT/peakValCal pairs")
     g.add_argument("--edge-data", type=int, default=0, help="bytes on every CyberShake edge")
     g.add_argument("--images", type=int, default=166, help="Montage input images")
     g.add_argument("--jpeg", action="store_true", help="Montage: add mShrink and mJPEG")
     g.add_argument("--jitter", type=float, default=0.0, help="runtime spread in [0, 1)")
-    g = p.add_argument_group("clustering (seed 003 §4.2-4.3)").add_mutually_exclusive_group()
+    g = p.add_argument_group(
+        "clustering (Singh, Kesselman & Deelman 2005, §4.2-4.3)"
+    ).add_mutually_exclusive_group()
     g.add_argument("--clusters-per-level", type=int, default=None, metavar="K")
     g.add_argument("--tasks-per-cluster", type=int, default=None, metavar="M")
     p.set_defaults(func=cmd_generate_workflow)

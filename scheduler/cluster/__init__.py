@@ -1,17 +1,17 @@
-"""One space-shared cluster: availability profile, batch policies, event simulator (SPEC §2).
+"""One space-shared cluster: availability profile, batch policies, event simulator.
 
 * :class:`Profile` — free processors over time; the shared core of slots, pricing, VAR and
-  provisioning (DESIGN.md);
+  provisioning;
 * policies ``fcfs``, ``easy``, ``conservative``, ``backfill-k[=K]`` (reservation depth K),
-  ``fairshare``, ``fairshare-cb`` (one module each, behind :class:`Policy`; listed in
-  :mod:`.policies`);
+  ``fairshare``, ``fairshare-cb`` (one module each, behind :class:`Policy`; listed with their
+  labels, parameters and accelerations in :mod:`.registry`);
 * :class:`Simulator` / :func:`simulate` — the event-driven replay of an SWF trace.
 """
 
 from .jobs import DROP_REASONS, ESTIMATE_MODES, Reservation, SimJob, job_procs, prepare_jobs
-from .policies import POLICIES, POLICY_LABELS, get_policy
-from .policy import Policy
+from .policy import ClusterState, Policy, PolicyError
 from .profile import Profile, ProfileError
+from .registry import BUILTIN, PolicyEntry, PolicyRef, policy_choices, policy_label, resolve
 from .result import BSLD_TAU, SCHEDULE_HEADER, SimulationResult
 from .simulator import Simulator, simulate
 
@@ -28,8 +28,11 @@ __all__ = [
     "BSLD_TAU",
     "DROP_REASONS",
     "ESTIMATE_MODES",
-    "POLICIES",
-    "POLICY_LABELS",
+    "BUILTIN",
+    "ClusterState",
+    "PolicyEntry",
+    "PolicyError",
+    "PolicyRef",
     "SCHEDULE_HEADER",
     "Policy",
     "Profile",
@@ -38,9 +41,11 @@ __all__ = [
     "SimJob",
     "SimulationResult",
     "Simulator",
-    "get_policy",
     "job_procs",
     "native_status",
+    "policy_choices",
+    "policy_label",
     "prepare_jobs",
+    "resolve",
     "simulate",
 ]

@@ -1,4 +1,4 @@
-"""Conservative backfilling (SPEC §2; Mu'alem & Feitelson 2001, section 3).
+"""Conservative backfilling (Mu'alem & Feitelson 2001, section 3).
 
 Every queued job holds a reservation (a block in the profile).  An arriving job gets the
 earliest start that delays no existing reservation — the profile's
@@ -26,7 +26,7 @@ neither is thrown away on a move.  Every shortcut is exact: tests compare with a
 re-placement of every job (tests/scheduler/test_cluster_properties.py).
 
 The pass itself is :func:`scheduler.cluster._kernel.compress`, compiled when a build exists
-(issue 21; see :mod:`scheduler._native`).  A whole run of plain conservative backfilling (no
+(see :mod:`scheduler._native`).  A whole run of plain conservative backfilling (no
 reservation, nothing but the trace) does not come here:
 :func:`scheduler.cluster._loop.run_conservative` makes the same decisions in one compiled loop
 (see :mod:`scheduler.cluster.simulator`).
@@ -37,7 +37,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable
 
-from .policy import Policy, register_policy
+from .policy import ClusterState, Policy
 from .profile import _K, Profile
 
 __all__ = ["Conservative", "plan_in_order"]
@@ -46,7 +46,7 @@ __all__ = ["Conservative", "plan_in_order"]
 def plan_in_order(profile: Profile, shapes: Iterable[tuple[int, int]], t: int) -> list[int]:
     """Place jobs ``(processors, duration)`` one after the other, each at its earliest start
     ``>= t`` (conservative backfilling from scratch); inserts their blocks into ``profile`` and
-    returns the starts.  Pricing (SPEC §5) compares two such plans, with and without a slot."""
+    returns the starts.  Pricing compares two such plans, with and without a slot."""
     out = []
     for n, d in shapes:
         s = profile.earliest_start(n, d, t)
@@ -57,18 +57,20 @@ def plan_in_order(profile: Profile, shapes: Iterable[tuple[int, int]], t: int) -
     return out
 
 
-@register_policy
 class Conservative(Policy):
     name = "conservative"
 
-    def __init__(self, sim) -> None:  # type: ignore[no-untyped-def]
-        super().__init__(sim)
+    def __init__(self, state: ClusterState) -> None:
+        super().__init__(state)
         self._plan: dict[int, int] = {}  # queued job -> planned start
         self._starts: list[tuple[int, int]] = []  # heap of (planned start, job), lazy
         self._dirty = False
         self._shapes: list[tuple[int, int, int]] = []  # (job, procs, estimate), queue order
         #: when a dict, the start each job was given on arrival (off by default)
         self.arrival_log: dict[int, int] | None = None
+
+    def untouched(self) -> bool:
+        return not self.queue and not self._plan and self.arrival_log is None
 
     def planned_start(self, k: int) -> int | None:
         return self._plan.get(k)

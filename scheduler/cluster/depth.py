@@ -1,4 +1,4 @@
-"""Backfilling with a reservation depth K (issue 22 item 6; Chiang, Arpaci-Dusseau and Vernon,
+"""Backfilling with a reservation depth K (Chiang, Arpaci-Dusseau and Vernon,
 JSSPP 2002; Srinivasan et al., "Selective reservation strategies for backfill job scheduling",
 JSSPP 2002).
 
@@ -16,8 +16,9 @@ jobs entering the first K are placed (and start if placed now); then the jobs be
 queue order, start if their processors are free over ``[now, now + estimate)`` with all blocks
 in place.
 
-Policy names: ``backfill-k`` (K = :data:`DEFAULT_DEPTH`) and ``backfill-k=K`` with K an integer
->= 1 or ``inf`` (:func:`parse_depth_name`); e.g. ``backfill-k=1`` schedules as ``easy``.
+Policy names (read by :func:`scheduler.cluster.registry.resolve`): ``backfill-k``
+(K = :data:`DEFAULT_DEPTH`) and ``backfill-k=K`` with K an integer >= 1 or ``inf``; e.g.
+``backfill-k=1`` schedules as ``easy``.
 """
 
 from __future__ import annotations
@@ -25,32 +26,12 @@ from __future__ import annotations
 import heapq
 
 from .conservative import Conservative
+from .policy import ClusterState
 
-__all__ = ["BackfillDepth", "DEFAULT_DEPTH", "depth_policy", "parse_depth_name"]
+__all__ = ["BackfillDepth", "DEFAULT_DEPTH", "depth_policy"]
 
 DEFAULT_DEPTH = 4
 _MAX_DEPTH = 10**7
-
-
-def parse_depth_name(name: str) -> int | None | bool:
-    """``backfill-k`` -> DEFAULT_DEPTH, ``backfill-k=8`` -> 8, ``backfill-k=inf`` -> None;
-    False if ``name`` is not a depth policy name.  Raises ValueError for a bad K."""
-    if not isinstance(name, str) or not name.startswith(BackfillDepth.name):
-        return False
-    rest = name[len(BackfillDepth.name) :]
-    if rest == "":
-        return DEFAULT_DEPTH
-    if not rest.startswith("="):
-        return False
-    k = rest[1:].strip().lower()
-    if k in ("inf", "infinity", "∞"):
-        return None
-    if not k.isdigit() or len(k) > 8 or not 1 <= int(k) <= _MAX_DEPTH:
-        raise ValueError(
-            f"policy {name!r}: the reservation depth K must be an integer in 1..{_MAX_DEPTH} "
-            "or 'inf'"
-        )
-    return int(k)
 
 
 _CLASSES: dict[int | None, type[BackfillDepth]] = {}
@@ -75,10 +56,13 @@ class BackfillDepth(Conservative):
     #: how many queued jobs hold a reservation (None: all, i.e. conservative backfilling)
     depth: int | None = DEFAULT_DEPTH
 
-    def __init__(self, sim) -> None:  # type: ignore[no-untyped-def]
-        super().__init__(sim)
+    def __init__(self, state: ClusterState) -> None:
+        super().__init__(state)
         self._rest: list[int] = []  # queued jobs without a reservation, queue order
         # self._shapes (from Conservative): the reserved jobs, queue order
+
+    def untouched(self) -> bool:
+        return False  # no whole-run acceleration of its own (see the registry)
 
     def _full(self) -> bool:
         return self.depth is not None and len(self._shapes) >= self.depth

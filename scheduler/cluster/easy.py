@@ -1,4 +1,4 @@
-"""EASY (aggressive) backfilling (SPEC §2; Lifka 1995, Mu'alem & Feitelson 2001).
+"""EASY (aggressive) backfilling (Lifka 1995, Mu'alem & Feitelson 2001).
 
 Only the first queued job holds a reservation, at its *shadow time*: the earliest instant the
 profile (running jobs' estimates and fixed reservations) gives it its processors for its
@@ -8,8 +8,8 @@ one profile question: with the head's block at the shadow time, are the job's pr
 free over ``[now, now + estimate)``?  (Asked without inserting the block: two range minima;
 without fixed reservations ahead, free processors never decrease, and these become classic
 EASY's O(1) tests on the free count now and the "extra" processors at the shadow time.)  With
-fixed reservations in the profile this also accounts for them in the shadow time, as issue 3
-asks.
+fixed reservations in the profile this also accounts for them in the shadow time.
+
 
 Arrivals alone change nothing for jobs already examined (nothing was freed, and a job that
 did not fit cannot fit later without a release), so at such instants only the newcomers are
@@ -23,21 +23,23 @@ A whole run of plain EASY (no reservation, nothing but the trace) does not come 
 
 from __future__ import annotations
 
-from .policy import Policy, register_policy
+from .policy import ClusterState, Policy
 
 __all__ = ["EASY"]
 
 
-@register_policy
 class EASY(Policy):
     name = "easy"
 
-    def __init__(self, sim) -> None:  # type: ignore[no-untyped-def]
-        super().__init__(sim)
+    def __init__(self, state: ClusterState) -> None:
+        super().__init__(state)
         self._examined = 0  # queue[:_examined] were examined since the last release
         #: when a dict, the shadow time each job got when it first headed the queue and did not
         #: fit (for checking that EASY never delays the head past it; off by default)
         self.shadow_log: dict[int, int] | None = None
+
+    def untouched(self) -> bool:
+        return not self.queue and not self._examined and self.shadow_log is None
 
     def schedule(self, now: int, changed: bool) -> list[int]:
         q = self.queue

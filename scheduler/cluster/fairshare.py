@@ -1,4 +1,6 @@
-"""Maui-style priority ("fair share") policy, with and without backfilling (SPEC §8; seed 003 §2).
+"""Maui-style priority ("fair share"), with and without backfilling.
+
+As simulated by Singh, Kesselman & Deelman 2005, §2.
 
 Seed 003 simulates three local policies in the Maui simulator: FIFO, a "fair share" variant that
 orders the queue by a weighted priority, and the same priority with conservative backfilling in
@@ -40,7 +42,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 
-from .policy import Policy, register_policy
+from .policy import ClusterState, Policy
 
 __all__ = ["FairShare", "FairShareBackfill", "FairShareWeights"]
 
@@ -49,7 +51,7 @@ __all__ = ["FairShare", "FairShareBackfill", "FairShareWeights"]
 class FairShareWeights:
     """Weights and fair-share window of the priority (defaults: ours, Maui-style).
 
-    Maui's defaults weigh queue time only; seed 003 enables fair share, service (queue time,
+    Maui's defaults weigh queue time only; Singh et al. 2005 enable fair share, service (queue time,
     expansion factor, bypass) and resources without giving numbers.  Ours, in "minutes of
     queue time" as the common unit: 1 per minute queued; 10 per unit of expansion factor, with
     jobs under 15 min counted as 15 min (Maui's XFMINWCLIMIT, so that 3-second workflow tasks do
@@ -88,17 +90,15 @@ class FairShareWeights:
         return asdict(self)
 
 
-@register_policy
 class FairShare(Policy):
-    """Maui-style weighted priority, strict priority order (seed 003's "fair share")."""
+    """Maui-style weighted priority, strict priority order (the "fair share" of
+    Singh, Kesselman & Deelman 2005)."""
 
     name = "fairshare"
     backfill = False
 
-    def __init__(self, sim, weights: FairShareWeights | None = None) -> None:  # type: ignore[no-untyped-def]
-        super().__init__(sim)
-        self.submit_time = sim.submit_time  # appended in place by Simulator.submit
-        self.jobs = sim.jobs
+    def __init__(self, state: ClusterState, weights: FairShareWeights | None = None) -> None:
+        super().__init__(state)
         self.weights = weights or FairShareWeights()
         # All state in flat containers of immutable values: Simulator.fork copies each
         # container once, so a nested mutable value would be shared between twins.
@@ -117,7 +117,8 @@ class FairShare(Policy):
 
     def rank_last(self, k: int) -> None:
         """Rank job ``k`` below every other job, whatever its priority: a probe for the start
-        of an advance reservation, which must delay no queued job (seed 003 §3.1)."""
+        of an advance reservation, which must delay no queued job
+        (Singh, Kesselman & Deelman 2005, §3.1)."""
         self._last[k] = True
 
     # ---------------------------------------------------------------- fair-share usage
@@ -141,7 +142,8 @@ class FairShare(Policy):
             i += 1
 
     def usage_shares(self, now: int) -> dict[int, float]:
-        """Decayed windowed usage of each user as a percentage of everyone's (seed 003 §2)."""
+        """Decayed windowed usage of each user as a percentage of everyone's
+        (Singh, Kesselman & Deelman 2005, §2)."""
         w = self.weights
         width, depth, decay = w.fs_interval, w.fs_depth, w.fs_decay
         current = now // width
@@ -289,7 +291,6 @@ class FairShare(Policy):
         return started
 
 
-@register_policy
 class FairShareBackfill(FairShare):
     """The same priority with conservative backfilling, ``reservation_depth`` jobs protected."""
 

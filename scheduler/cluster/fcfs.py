@@ -1,4 +1,4 @@
-"""FCFS: strict queue order, no backfilling (SPEC §2).
+"""FCFS: strict queue order, no backfilling.
 
 The head of the queue starts as soon as its processors are free for its whole estimate (so
 fixed reservations are never over-committed); nobody overtakes it.
@@ -9,17 +9,16 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable
 
-from .policy import Policy, register_policy
+from .policy import ClusterState, Policy
 
 __all__ = ["FCFS", "replay_fcfs"]
 
 
-@register_policy
 class FCFS(Policy):
     name = "fcfs"
 
-    def __init__(self, sim) -> None:  # type: ignore[no-untyped-def]
-        super().__init__(sim)
+    def __init__(self, state: ClusterState) -> None:
+        super().__init__(state)
         self._blocked = False  # the head did not fit and nothing has freed since
 
     def schedule(self, now: int, changed: bool) -> list[int]:

@@ -1,15 +1,15 @@
-"""Jobs as the cluster simulator sees them, built from SWF records (SPEC §2, issue 3).
+"""Jobs as the cluster simulator sees them, built from SWF records.
 
 Field mapping (Standard Workload Format, Chapin et al. 1999): submit = field 2, runtime =
 field 4, processors = field 8 (requested) if > 0 else field 5 (allocated), requested time =
 field 9; user, group, queue and partition are kept for later policies (fair share, usage
 policies).
 
-Estimate modes (SPEC §2):
+Estimate modes:
 
 * ``accurate`` — the scheduler plans with the actual runtime;
 * ``requested`` — it plans with the requested time; a job that would run longer is killed at
-  its request (SPEC §1: "a job never runs past its request"); a job without a requested time
+  its request ("a job never runs past its request"); a job without a requested time
   (field 9 missing, i.e. -1, or 0) is planned with its actual runtime.
 
 Plans reserve at least one second (:class:`~scheduler.cluster.simulator.Simulator` plans a job
@@ -68,7 +68,7 @@ class SimJob(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class Reservation:
-    """A fixed block: ``procs`` processors over ``[start, start + duration)`` (SPEC §1).
+    """A fixed block: ``procs`` processors over ``[start, start + duration)``.
 
     Every policy honours it: the machine is never over-committed, conservative backfilling
     plans around it and EASY counts it in the shadow time.
@@ -90,7 +90,7 @@ class Reservation:
 
 
 def job_procs(job: SWFJob) -> int:
-    """Processors of an SWF job for simulation: field 8 if > 0, else field 5 (issue 3)."""
+    """Processors of an SWF job for simulation: field 8 if > 0, else field 5."""
     return job.req_procs if job.req_procs > 0 else job.alloc_procs
 
 

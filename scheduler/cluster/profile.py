@@ -1,7 +1,7 @@
-"""The availability profile: free processors of one machine over time (SPEC §2, DESIGN.md).
+"""The availability profile: free processors of one machine over time.
 
 This is the shared core of the engine.  The batch policies (FCFS, EASY and conservative
-backfilling, Mu'alem & Feitelson 2001) plan with it, and slot advertisement (SPEC §3), pricing
+backfilling, Mu'alem & Feitelson 2001) plan with it, and slot advertisement, pricing
 (§5), virtual advance reservations (§6) and provisioning (§7) reuse it: a hole of a conservative
 plan is a step of this function, a price is the difference between two profiles, a provisioned
 slot is a block inserted into it.
@@ -22,7 +22,7 @@ only the steps inside the block it inserts or removes.  Nothing is ever rescanne
 
 The loops of updating and searching (:meth:`~Profile.reserve`, :meth:`~Profile.release`,
 :meth:`~Profile.move`, :meth:`~Profile.earliest_start`, :meth:`~Profile.earliest_move`) live
-in :mod:`scheduler.cluster._kernel`, which ``make setup`` compiles with Cython (issue 21; the
+in :mod:`scheduler.cluster._kernel`, which ``make setup`` compiles with Cython (the
 same source runs as Python without a build: :func:`scheduler.cluster.native_status` says
 which).  Times and counts are ints (numpy integers are converted; a float raises
 :class:`TypeError`), within 64 bits.
@@ -236,7 +236,8 @@ class Profile:
 
     def breakpoints(self, a: int | None = None, b: int | None = None) -> list[int]:
         """Instants in ``[a, b)`` where availability changes (``a`` itself excluded unless it
-        is a breakpoint).  These are the candidate starts of pricing query (18), SPEC §5."""
+        is a breakpoint).  These are the candidate starts of pricing query (18)
+        (Singh 2008 thesis, §5.2)."""
         times = self._times
         i = 0 if a is None else bisect_left(times, a)
         j = len(times) if b is None else bisect_left(times, b)

@@ -2,7 +2,7 @@
 
 Site pages answer "price a reservation" and "when would my job start?" at an instant of the
 site's trace.  Replaying the trace up to that instant on every request took seconds on an
-archive trace (issue 21).  But the replay is deterministic: one full run of the simulator gives
+archive trace.  But the replay is deterministic: one full run of the simulator gives
 every job's start, and the state at any instant ``t`` follows from it — the jobs running at
 ``t`` (started at or before ``t``, not yet ended) and the jobs queued at ``t`` (submitted at or
 before ``t``, started after it), in queue order.  That is all a quote needs (it re-plans the
@@ -86,7 +86,7 @@ class ReplayIndex:
     def _spans(self) -> tuple[int, int]:
         """The longest run and the longest wait of the jobs that start (0 when none):
         a job running at ``t`` started after ``t`` less the first, one waiting at ``t`` was
-        submitted after ``t`` less the second — what bounds the jobs looked at (issue 21:
+        submitted after ``t`` less the second — what bounds the jobs looked at (
         not the whole trace at every instant)."""
         started = self.start >= 0
         if not started.any():

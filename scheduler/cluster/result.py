@@ -1,4 +1,4 @@
-"""What a cluster simulation produces (SPEC §2 "Outputs", issue 3 item 5).
+"""What a cluster simulation produces.
 
 * the schedule: job id, submit, start, end, processors, wait;
 * a summary: mean and median wait, mean bounded slowdown (τ = 10 s), utilization over the trace

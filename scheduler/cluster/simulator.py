@@ -1,4 +1,4 @@
-"""Event-driven simulation of one space-shared cluster replaying a workload (SPEC §2).
+"""Event-driven simulation of one space-shared cluster replaying a workload.
 
 Events are job submissions, job completions and reservation ends.  At one instant completions
 are handled first (an early end gives the unused rest of the job's block back to the profile),
@@ -10,15 +10,14 @@ decides, once, which queued jobs start.  Time is integer seconds, as in the trac
 (:attr:`Simulator.profile`, :meth:`Simulator.planned_start`), add reservations or submit jobs,
 and continue.  :func:`simulate` is the one-call form.
 
-A whole run with nothing but the trace — plain FCFS, EASY or conservative backfilling from an
-empty machine: no fixed reservation, no scheduling interval, nothing submitted on the fly, no
-``until`` — does not need the general loop's hooks: :meth:`Simulator.run` hands it to one
-loop (:mod:`scheduler.cluster._loop`, compiled by ``make setup``; as Python it is slower than
-the event loop and is not taken) that makes the same decisions, instant by instant, and
-leaves the simulator in the same final state (tests/scheduler/test_cluster_loop.py compares
-them job by job).  Every other run — and every other policy — takes the event loop.
+A whole run with nothing but the trace — from an empty machine, no fixed reservation, no
+scheduling interval, nothing submitted on the fly, no ``until`` — does not need the general
+loop's hooks: :meth:`Simulator.run` offers it to the whole-run accelerations the registry lists
+for the policy (:mod:`scheduler.cluster.whole_run`), which make the same decisions, instant by
+instant, and leave the simulator in the same final state (tests/scheduler/test_accelerations.py
+compares them job by job).  Every other run — and every other policy — takes the event loop.
 
-References: SPEC §2; A. W. Mu'alem and D. G. Feitelson, IEEE TPDS 12(6), 2001.
+References: A. W. Mu'alem and D. G. Feitelson, IEEE TPDS 12(6), 2001.
 """
 
 from __future__ import annotations
@@ -30,17 +29,13 @@ from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter, eq, gt, le
 from typing import TYPE_CHECKING
 
-from scheduler._native import load as _load_native
-
 from ._gc import gc_paused
-from .conservative import Conservative
-from .easy import EASY
-from .fcfs import FCFS, replay_fcfs
 from .jobs import Reservation, SimJob, prepare_jobs
-from .policies import get_policy
-from .policy import Policy
+from .policy import ClusterState, Policy, PolicyError
 from .profile import Profile, ProfileError
+from .registry import PolicyEntry, PolicyRef, resolve
 from .result import SimulationResult
+from .whole_run import PROGRESS_EVERY
 
 if TYPE_CHECKING:
     from ..traces.swf import SWFJob, Trace
@@ -48,15 +43,12 @@ if TYPE_CHECKING:
 __all__ = ["Simulator", "simulate"]
 
 _INF = float("inf")
-_PROGRESS_EVERY = 8192  # instants between progress callbacks
-
-#: the whole-run loops (scheduler/cluster/_loop.py), compiled when a build of that very source
-#: exists (see scheduler/_native.py)
-_L = _load_native("scheduler.cluster._loop")
 
 
 class Simulator:
-    """One cluster of ``procs`` processors under ``policy`` ("fcfs", "easy", "conservative").
+    """One cluster of ``procs`` processors under ``policy`` (a registry name such as "easy" or
+    "backfill-k=8", a user policy file "mine.py:MyPolicy", or a resolved
+    :class:`~scheduler.cluster.registry.PolicyRef`).
 
     ``jobs`` are :class:`~scheduler.cluster.jobs.SimJob` in queue order (see
     :func:`~scheduler.cluster.jobs.prepare_jobs`); ``reservations`` are fixed blocks honoured
@@ -67,16 +59,18 @@ class Simulator:
         self,
         jobs: Sequence[SimJob],
         procs: int,
-        policy: str,
+        policy: str | PolicyRef | PolicyEntry,
         *,
         reservations: Iterable[Reservation] = (),
         origin: int | None = None,
         interval: int = 0,
+        estimates: str = "",
     ) -> None:
         if isinstance(procs, bool) or not isinstance(procs, int) or procs < 1:
             raise ValueError(f"procs must be an int >= 1, got {procs!r}")
-        _check_interval(interval, policy)
-        policy_cls = get_policy(policy)
+        #: the policy's registry entry and parameter
+        self.policy_ref = ref = resolve(policy)
+        _check_interval(interval, ref)
         self.jobs: list[SimJob] = list(jobs)
         self.capacity = procs
         self.submit_time = [j.submit for j in self.jobs]
@@ -105,7 +99,11 @@ class Simulator:
         self._early: dict[int, tuple[tuple[int, int], ...]] = {}
         for r in resv:
             self.add_reservation(r)
-        self.policy: Policy = policy_cls(self)
+        state = ClusterState(
+            procs, self.profile, self.procs, self.estimate, self.submit_time, self.jobs,
+            self.reservation_ends, estimates,
+        )  # fmt: skip
+        self.policy: Policy = ref.make(state)
         self._completions: list[tuple[int, int]] = []  # heap of (end, job)
         self._next_arrival = 0  # next trace job (index) to arrive
         self._trace_jobs = len(self.jobs)
@@ -229,7 +227,7 @@ class Simulator:
     def fork(self) -> Simulator:
         """An independent copy (same time, plan, queue and future): running either one further
         leaves the other untouched. Used to submit a workflow into a site's live simulation at
-        several submission times without replaying the trace each time (SPEC §4 best effort).
+        several submission times without replaying the trace each time (best effort).
 
         The simulator and its policy keep their state in plain containers (lists, arrays,
         dicts, sets, heaps of immutable items, the :class:`Profile`); each container is copied
@@ -244,8 +242,9 @@ class Simulator:
 
     def pessimistic(self) -> Simulator:
         """A fork in which every job runs its planned duration (its estimate) and nothing
-        arrives after now: the future as the scheduler itself can foresee it (seed 003 §3.1:
-        an advance reservation is placed "by simulating with requested = actual times")."""
+        arrives after now: the future as the scheduler itself can foresee it (Singh, Kesselman
+        & Deelman 2005, §3.1: an advance reservation is placed "by simulating with requested =
+        actual times")."""
         f = self.fork()
         f.runtime[:] = f.estimate  # runtime <= estimate; estimate >= 1
         f._completions[:] = [(f.start[k] + f.estimate[k], k) for _, k in f._completions]
@@ -333,109 +332,31 @@ class Simulator:
         loop, see the module's docstring, the simulator is then as it was before ``run``).
         """
         with gc_paused():
-            if until is None and self._fcfs_alone():
-                self._run_fcfs(progress)
-            elif until is None and (loop := self._whole_run()) is not None:
-                self._run_whole(loop, progress)
+            if until is None and self._plain_from_start():
+                for accelerated in self.policy_ref.entry.whole_runs:
+                    if accelerated(self, progress):
+                        break
+                else:
+                    self._run(until, progress)
             else:
                 self._run(until, progress)
         self.finished = until is None or self.next_event_time() is None
         return self
 
-    def _fcfs_alone(self) -> bool:
-        """FCFS from an empty machine with nothing but the trace: :func:`replay_fcfs` gives the
-        same starts and samples without the profile (its blocks are never read)."""
+    def _plain_from_start(self) -> bool:
+        """Nothing has happened yet and nothing but the trace will: a run a whole-run
+        acceleration may take (see the module's docstring)."""
         return (
-            type(self.policy) is FCFS
-            and not self.interval
+            not self.interval
             and not self.reservation_ends
             and not self._early
             and not self._extra
             and not self._completions
-            and not self.policy.queue
             and self._next_arrival == 0
             and self._trace_jobs == len(self.jobs)
             and len(self.profile) == 1
+            and self.policy.untouched()
         )
-
-    def _run_fcfs(self, progress: Callable[[float, str], None] | None) -> None:
-        n = self._trace_jobs
-        sub = self.submit_time
-        if _L.COMPILED and n and _L.fits(sub[0], sub, self.runtime, self.runtime):
-            start, series, last = _L.replay_fcfs(
-                sub, self.runtime, self.procs, self.capacity, progress, _PROGRESS_EVERY
-            )  # nothing changed before here: a cancellation leaves the initial state
-            self.start[:] = start
-            self._series.extend(series)
-            self._next_arrival = n
-            self.busy = 0
-            self.profile.times[0] = last
-            self.now = last
-            return
-        try:
-            last = replay_fcfs(
-                self.submit_time, self.runtime, self.procs, self.capacity, self.start,
-                self._series.extend, progress, _PROGRESS_EVERY,
-            )  # fmt: skip
-        except BaseException:  # e.g. a cancellation from progress: back to the initial state
-            self.start[:] = [-1] * n
-            del self._series[:]
-            raise
-        self._next_arrival = n
-        self.busy = 0
-        if last is not None:
-            self.profile.times[0] = last  # every block has ended: the profile is one step
-            self.now = last
-
-    def _whole_run(self):  # type: ignore[no-untyped-def]
-        """The whole-run loop of :mod:`scheduler.cluster._loop` that makes this run's decisions
-        (None: the event loop): plain conservative or EASY backfilling from an empty machine
-        with nothing but the trace — no fixed reservation, nothing submitted on the fly, no
-        arrival or shadow log, every instant within the loop's 64-bit keys — when compiled."""
-        policy = self.policy
-        kind = type(policy)
-        if kind is Conservative:
-            if policy.arrival_log is not None or policy._plan:
-                return None
-            loop = _L.run_conservative
-        elif kind is EASY:
-            if policy.shadow_log is not None or policy._examined:
-                return None
-            loop = _L.run_easy
-        else:
-            return None
-        plain = (
-            _L.COMPILED  # run as Python, the loop is slower than the event loop
-            and not self.interval
-            and not self.reservation_ends
-            and not self._early
-            and not self._extra
-            and not self._completions
-            and not policy.queue
-            and self._next_arrival == 0
-            and self._trace_jobs == len(self.jobs)
-            and len(self.profile) == 1
-            and _L.fits(self.now, self.submit_time, self.runtime, self.estimate)
-        )
-        return loop if plain else None
-
-    def _run_whole(self, loop, progress: Callable[[float, str], None] | None) -> None:  # type: ignore[no-untyped-def]
-        profile = self.profile
-        start, series, times, free, last, *rest = loop(
-            self.submit_time, self.runtime, self.estimate, self.procs, profile.times,
-            profile.free, self.capacity, progress, _PROGRESS_EVERY,
-        )  # fmt: skip
-        # nothing was changed before here: a cancellation from progress leaves the initial state
-        self.start[:] = start
-        self._series.extend(series)
-        profile.times[:] = times  # one step, at the last instant: every block has ended
-        profile.free[:] = free
-        self._next_arrival = self._trace_jobs
-        self.busy = 0
-        if last is not None:
-            self.now = last
-        if rest:  # EASY: how many queued jobs it had examined
-            self.policy._examined = rest[0]
 
     def _run(self, until: int | None, progress: Callable[[float, str], None] | None) -> None:
         submit_time, runtime, estimate, procs = (
@@ -522,7 +443,7 @@ class Simulator:
                     heappush(completions, (t + runtime[k], k))
                 record((t, busy, len(queue) if count_waiting is None else count_waiting()))
                 instants += 1
-                if progress is not None and instants % _PROGRESS_EVERY == 0:
+                if progress is not None and instants % PROGRESS_EVERY == 0:
                     progress(a / n_trace if n_trace else 1.0, f"{a} of {n_trace} jobs submitted")
         finally:
             self._next_arrival = a
@@ -534,25 +455,22 @@ class Simulator:
     ) -> SimulationResult:
         """The schedule and series so far (jobs that have not started are left out)."""
         return SimulationResult.build(
-            self, policy=policy or self.policy.name, estimates=estimates, dropped=dropped or {}
-        )
+            self, policy=policy or self.policy_ref.text, estimates=estimates,
+            dropped=dropped or {},
+        )  # fmt: skip
 
 
-#: Policies that decide afresh at every call (no plan of future starts), so that their
-#: decisions can wait for a tick: a planning policy (conservative, EASY's shadow) would start
-#: jobs at instants between ticks.
-INTERVAL_POLICIES = frozenset({"fcfs", "fairshare", "fairshare-cb"})
-
-
-def _check_interval(interval: int, policy: str) -> None:
-    """Seed 003 §3.2: the (Maui) scheduler "only makes scheduling decisions at periodic
-    intervals" — ``interval`` seconds, 0 for a decision at every event."""
+def _check_interval(interval: int, policy: PolicyRef) -> None:
+    """A scheduler that "only makes scheduling decisions at periodic intervals" (Maui, as in
+    Singh, Kesselman & Deelman 2005, §3.2) — ``interval`` seconds, 0 for a decision at every
+    event.  Only a policy that decides afresh at every call can wait for a tick: a planning
+    policy (conservative, EASY's shadow) would start jobs at instants between ticks."""
     if isinstance(interval, bool) or not isinstance(interval, int) or interval < 0:
         raise ValueError(f"interval must be an int >= 0 (seconds), got {interval!r}")
-    if interval and policy not in INTERVAL_POLICIES:
-        raise ValueError(
-            f"a scheduling interval needs a policy that decides afresh "
-            f"({', '.join(sorted(INTERVAL_POLICIES))}), not {policy!r}"
+    if interval and not policy.entry.decides_afresh:
+        raise PolicyError(
+            f"a scheduling interval needs a policy that decides afresh at every decision "
+            f"(e.g. fcfs, fairshare, fairshare-cb), not {policy.text!r}"
         )
 
 
@@ -587,7 +505,7 @@ def _overrides(policy: Policy, method: str) -> bool:
 def simulate(
     trace: Trace | Iterable[SWFJob],
     procs: int | None = None,
-    policy: str = "easy",
+    policy: str | PolicyRef = "easy",
     estimates: str = "requested",
     *,
     reservations: Iterable[Reservation] = (),
@@ -606,8 +524,8 @@ def simulate(
         if limit < 0:
             raise ValueError(f"limit must be >= 0, got {limit}")
         jobs = list(jobs)[:limit]
-    get_policy(policy)
+    ref = resolve(policy)
     sim_jobs, dropped = prepare_jobs(jobs, procs, estimates)
-    sim = Simulator(sim_jobs, procs, policy, reservations=reservations)
+    sim = Simulator(sim_jobs, procs, ref, reservations=reservations, estimates=estimates)
     sim.run(progress=progress)
-    return sim.result(policy=policy, estimates=estimates, dropped=dropped)
+    return sim.result(policy=ref.text, estimates=estimates, dropped=dropped)

@@ -1,6 +1,6 @@
 """Experiment kind ``cluster-sim``: one trace under several batch policies side by side.
 
-SPEC §2: replay an SWF trace on one space-shared cluster under FCFS, EASY (aggressive) and
+Replay an SWF trace on one space-shared cluster under FCFS, EASY (aggressive) and
 conservative backfilling (Mu'alem & Feitelson 2001), planning with accurate or with requested
 runtimes, optionally at a raised load (thesis §4.7 shifted copy, or §5.3 duplicated jobs).
 Charts: wait and bounded-slowdown CDFs per (policy, estimates), utilization and queue length
@@ -14,40 +14,52 @@ from typing import Any
 
 import numpy as np
 
-from ..cluster import ESTIMATE_MODES, prepare_jobs
+from ..cluster import ESTIMATE_MODES, PolicyError, policy_label, prepare_jobs, resolve
 from ..cluster.simulator import Simulator
 from ..traces.load import duplicate_jobs, offered_load, shifted_copy
 from ._facts import check_trace_facts
 from .base import ExperimentKind, InputSpec, Preset, chart, register, series, table
 from .claims import of
-from .schema import Param
+from .schema import Param, ParamError, split_list, validate_params
 
-POLICY_TITLES = {
-    "fcfs": "FCFS",
-    "easy": "EASY",
-    "conservative": "Conservative",
-    "fairshare": "Fair share",
-    "fairshare-cb": "Fair share + backfilling",
-}
-#: boolean parameter -> policy
-POLICY_PARAMS = {
-    "fcfs": "fcfs",
-    "easy": "easy",
-    "conservative": "conservative",
-    "fairshare": "fairshare",
-    "fairshare_cb": "fairshare-cb",
-}
 DAY = 86400.0
+DEFAULT_POLICIES = "fcfs, easy, conservative"
+#: the policy ticks of runs stored before ``policies``: tick -> (policy, its old default)
+LEGACY_TICKS = {
+    "fcfs": ("fcfs", True),
+    "easy": ("easy", True),
+    "conservative": ("conservative", True),
+    "fairshare": ("fairshare", False),
+    "fairshare_cb": ("fairshare-cb", False),
+    "backfill_k": ("backfill-k", False),
+}
 
 
-def _title(policy: str) -> str:
-    if policy.startswith("backfill-k="):  # reservation depth K (issue 22 item 6)
-        return f"Backfilling, depth K = {policy.partition('=')[2]}"
-    return POLICY_TITLES[policy]
+def policy_list(text: str) -> list[str]:
+    """The policies of a run: comma-separated registry names (``backfill-k=8`` with its
+    parameter), each checked by the registry as the run will build it, in the order given,
+    duplicates refused.  Policy files are not taken here (a form could name any file on the
+    server): run them with ``python -m scheduler simulate --policy file.py:Class``."""
+    names = split_list(text, "policies", max_items=12)
+    if not names:
+        raise ParamError({"policies": "choose at least one policy"})
+    out: list[str] = []
+    for name in names:
+        if ":" in name:
+            raise ParamError({"policies": f"{name[:60]!r}: give registry names (policy files "
+                                          "run from the command line)"})  # fmt: skip
+        try:
+            ref = resolve(name)
+        except PolicyError as exc:
+            raise ParamError({"policies": str(exc)}) from None
+        if ref.text in out:
+            raise ParamError({"policies": f"{ref.text} is named twice"})
+        out.append(ref.text)
+    return out
 
 
 def _label(policy: str, estimates: str) -> str:
-    return f"{_title(policy)}, {estimates}"
+    return f"{policy_label(policy)}, {estimates}"
 
 
 def _cdf(values: np.ndarray, points: int, floor: float) -> list[list[float]]:
@@ -67,37 +79,22 @@ class ClusterSim(ExperimentKind):
         "policies and runtime-estimate modes, and compares waits, bounded slowdowns, "
         "utilization and queue length."
     )
-    reproduces = "SPEC §2 (batch-cluster simulation used by every thesis experiment)"
+    reproduces = (
+        "the batch-cluster simulation every thesis experiment uses (Mu'alem & Feitelson 2001)"
+    )
     params = (
         Param(
             "procs", "int", 0, min=0, max=10_000_000, label="machine processors",
             help="0 takes MaxProcs from the trace header (the thesis simulated CTC-SP2 with "
             "430, where the header says 338).",
         ),
-        Param("fcfs", "bool", True, label="FCFS", help="Strict queue order."),
-        Param("easy", "bool", True, label="EASY backfilling", help="Aggressive backfilling."),
         Param(
-            "conservative", "bool", True, label="conservative backfilling",
-            help="Every queued job holds a reservation.",
-        ),
-        Param(
-            "fairshare", "bool", False, label="Maui-style fair share",
-            help="Priority from fair share (users' decayed usage), queue time, expansion factor, "
-            "bypass count and size, no backfilling (seed 003; weights in "
-            "scheduler/cluster/fairshare.py).",
-        ),
-        Param(
-            "fairshare_cb", "bool", False, label="fair share + backfilling",
-            help="The same priority with conservative backfilling of the top 50 jobs (seed 003).",
-        ),
-        Param(
-            "backfill_k", "bool", False, label="backfilling with reservation depth K",
-            help="The first K queued jobs hold reservations, the others backfill "
-            "(K = 1 is EASY, K = 0 here means unbounded: conservative).",
-        ),
-        Param(
-            "depth", "int", 4, min=0, max=1_000_000, label="reservation depth K",
-            help="Used by 'backfilling with reservation depth K'; 0 = unbounded.",
+            "policies", "str", DEFAULT_POLICIES, label="policies",
+            help="Comma-separated: fcfs, easy, conservative, backfill-k=K (the first K queued "
+            "jobs hold reservations; K = 1 is EASY, K = inf conservative), fairshare (Maui-style "
+            "priority from users' decayed usage, queue time, expansion factor, bypass and size), "
+            "fairshare-cb (the same with backfilling of the top 50 jobs).",
+            parse=policy_list,
         ),
         Param(
             "accurate", "bool", True, label="accurate estimates",
@@ -152,9 +149,33 @@ class ClusterSim(ExperimentKind):
         ),
     )  # fmt: skip
 
+    def validate(self, params: dict[str, Any] | None) -> dict[str, Any]:
+        """The schema's checks, the estimate modes (one at least), and the policy ticks of
+        runs stored before ``policies`` (``fcfs``, ``easy``, ``conservative``, ``fairshare``,
+        ``fairshare_cb``, ``backfill_k`` with ``depth``) read as that list."""
+        given = dict(params or {})
+        if "policies" not in given and LEGACY_TICKS.keys() & given.keys():
+            ticked = []
+            for key, (policy, default) in LEGACY_TICKS.items():
+                value = given.pop(key, default)
+                try:
+                    on = Param(key, "bool", default).clean(value)
+                except ValueError as exc:
+                    raise ParamError({key: str(exc)}) from None
+                if on and key == "backfill_k":
+                    policy = f"backfill-k={given.get('depth', 4) or 'inf'}"
+                if on:
+                    ticked.append(policy)
+            given.pop("depth", None)
+            given["policies"] = ", ".join(ticked)
+        out = validate_params(self.params, given)
+        if not (out["accurate"] or out["requested"]):
+            raise ParamError({"accurate": "choose at least one estimate mode"})
+        return out
+
     def check_facts(self, params: dict[str, Any], facts: dict[str, list[dict[str, Any]]]) -> None:
         """No machine size, or no job that fits it: refused at submit as the run refuses them
-        (issue 20)."""
+        ."""
         for fact in facts.get("traces", [])[:1]:
             check_trace_facts(fact, params["procs"], first_jobs=params["limit"])
 
@@ -162,14 +183,8 @@ class ClusterSim(ExperimentKind):
         self, params: dict[str, Any], inputs: dict[str, list[Any]], seed: int, progress
     ) -> dict[str, Any]:
         trace = inputs["traces"][0]
-        policies = [pol for name, pol in POLICY_PARAMS.items() if params[name]]
-        if params.get("backfill_k"):
-            policies.append(f"backfill-k={params.get('depth') or 'inf'}")
+        policies = policy_list(params["policies"])
         modes = [m for m in ESTIMATE_MODES if params[m]]
-        if not policies or not modes:
-            from .schema import ParamError
-
-            raise ParamError({"fcfs": "choose at least one policy and one estimate mode"})
         procs = params["procs"] or trace.machine_procs
         progress(0.01, "preparing the workload")
         if params["limit"]:
@@ -184,14 +199,10 @@ class ClusterSim(ExperimentKind):
         dropped: dict[str, int] = {}
         prepared = {}
         if not procs:
-            from .schema import ParamError
-
             raise ParamError({"procs": "the trace has no machine size: give the processors"})
         for mode in modes:
             prepared[mode], dropped = prepare_jobs(trace.jobs, procs, mode)
         if not any(prepared.values()):  # nothing to simulate: say so instead of empty charts
-            from .schema import ParamError
-
             raise ParamError({"procs": f"no job of the trace fits {procs:,} processors"})
         for r, (pol, mode) in enumerate(configs):
             lo, width = 0.05 + 0.85 * r / len(configs), 0.85 / len(configs)
@@ -203,7 +214,7 @@ class ClusterSim(ExperimentKind):
             ) -> None:
                 progress(lo + width * f, f"{label}: {msg}")
 
-            sim = Simulator(prepared[mode], procs, pol).run(progress=report)
+            sim = Simulator(prepared[mode], procs, pol, estimates=mode).run(progress=report)
             results.append(sim.result(policy=pol, estimates=mode, dropped=dropped))
         progress(0.92, "charts")
         return self._report(trace, procs, params, configs, results, dropped, progress)
@@ -241,7 +252,7 @@ class ClusterSim(ExperimentKind):
             mean_wait.append([label, s["mean_wait"]])
             rows.append(
                 [
-                    _title(pol), mode, s["jobs"], s["killed"], s["mean_wait"],
+                    policy_label(pol), mode, s["jobs"], s["killed"], s["mean_wait"],
                     s["median_wait"], s["mean_bounded_slowdown"], s["utilization"],
                     s["makespan"],
                 ]
@@ -286,7 +297,7 @@ class ClusterSim(ExperimentKind):
             "mean bounded slowdown", "utilization", "makespan (s)",
         ]  # fmt: skip
         progress(1.0, "done")
-        # Key results (issue 20): how the configurations compare on wait and slowdown
+        # Key results: how the configurations compare on wait and slowdown
         combos = [f"{pol}_{mode}" for pol, mode in configs]
         if len(combos) == 1:
             metrics = ("mean_wait", "median_wait", "mean_bounded_slowdown", "utilization")

@@ -1,5 +1,5 @@
 """Experiment kind ``pricing``: reservations bought at adaptive prices in a whole trace
-(thesis ch. 5, §5.3, Figures 23–31; SPEC §5).
+(thesis ch. 5, §5.3, Figures 23–31).
 
 A seeded fraction of the trace's jobs (thesis: 10 %) buy reservations: at its submit time such
 a job asks query (18) for a slot of its processors and planned duration, and picks a start by
@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..cluster import prepare_jobs
+from ..cluster import policy_choices, prepare_jobs
 from ..pricing.workload import PricingRun, run_pricing
 from ..traces.load import duplicate_jobs, offered_load
 from ._facts import check_trace_facts
@@ -37,7 +37,8 @@ from .schema import Param, ParamError, alpha_list
 
 HOUR = 3600.0
 DAY = 86400.0
-POLICIES = ("conservative", "easy", "backfill-k=2", "backfill-k=4", "backfill-k=8")
+#: the site policies a quote can re-plan, from the registry
+POLICIES = tuple(text for text, _ in policy_choices((2, 4, 8), quotable=True))
 
 # Where our set-up departs from thesis ch. 5 (§5.3), and why a result differs: one entry per
 # deviation, each with the place in the thesis and the cause (shown on the Reproductions page).
@@ -151,7 +152,7 @@ class Pricing(ExperimentKind):
         "between price and earliness; compares prices and waits of reservations and best-effort "
         "jobs, against the same trace without reservations."
     )
-    reproduces = "thesis ch. 5, Figures 23–31 (SPEC §5)"
+    reproduces = "thesis ch. 5, Figures 23–31"
     params = (
         Param("procs", "int", 0, min=0, max=10_000_000, label="machine processors",
               help="0 takes MaxProcs from the trace header (thesis: CTC-SP2 430, SDSC-SP2 128)."),
@@ -269,7 +270,7 @@ class Pricing(ExperimentKind):
 
     def check_facts(self, params: dict[str, Any], facts: dict[str, list[dict[str, Any]]]) -> None:
         """No machine size, no job that fits it, "requested" estimates on a trace without
-        requested times: refused at submit as the run refuses them (issue 20)."""
+        requested times: refused at submit as the run refuses them."""
         for fact in facts.get("traces", [])[:1]:
             check_trace_facts(
                 fact, params["procs"], estimates=params["estimates"], first_days=params["days"]
@@ -294,7 +295,7 @@ class Pricing(ExperimentKind):
         if params["extra_load"] > 0:
             trace = duplicate_jobs(trace, params["extra_load"], seed=seed + 17)
         if params["days"] and trace.jobs:
-            # the window is the trace's: its jobs, drop counts and offered load (issue 20)
+            # the window is the trace's: its jobs, drop counts and offered load
             end = min(j.submit for j in trace.jobs) + params["days"] * DAY
             trace = dataclasses.replace(trace, jobs=tuple(j for j in trace.jobs if j.submit < end))
         jobs, dropped = prepare_jobs(trace.jobs, procs, params["estimates"])
@@ -414,7 +415,7 @@ class Pricing(ExperimentKind):
         return {
             "summary": summary,
             "summary_labels": labels,
-            # Key results (issue 20): price and waits at the lowest and highest α
+            # Key results: price and waits at the lowest and highest α
             "key": [f"{m}_{k}" for k in ends for m in ("price_su", "resv_wait_h", "be_wait_h")],
             "tables": [
                 table("per-alpha", "Prices and waits per trade-off factor", columns, rows),

@@ -1,5 +1,5 @@
 """Experiment kind ``provisioning-impact``: none vs advance reservation vs dynamic provisioning
-for Montage and its clusterings (SPEC §8; seed 003 Figures 7–13, Tables 1–2).
+for Montage and its clusterings (Singh, Kesselman & Deelman 2005, Figures 7–13, Tables 1–2).
 
 A window of an SWF trace (seed: 10 days of the NCSA TeraGrid cluster, 890 processors; here any
 trace — the benchmark uses SDSC-SP2 with its jobs widened by 890/128) is replayed under FIFO,
@@ -52,8 +52,9 @@ MINUTE = 60.0
 #: maximum (DEVIATIONS["task-walltime"]).
 SEED003 = {"montage": "seed003", "interval": 60, "fs_weight": 1.0, "task_walltime_hours": 24.0}
 
-#: Every place where this kind's set-up departs from seed 003, with the place in the seed and
-#: what it changes (shown beside a "differs" verdict).  Measured with the seed003-fig7 preset
+#: Every place where this kind's set-up departs from Singh, Kesselman & Deelman 2005, with
+#: the place in the paper and what it changes (shown beside a "differs" verdict).  Measured
+#: with the seed003-fig7 preset
 #: (SDSC-SP2, 60-s interval, the seed's Montage, usage weight 1, tasks asking 24 h): without
 #: provisioning FIFO / fair share / backfilling 3,445 / 2,898 / 936 min, FIFO advance
 #: reservation 2,794 min and dynamic provisioning 917 min on 100 processors, against the
@@ -191,7 +192,7 @@ class ProvisioningImpact(ExperimentKind):
         "without provisioning, with the best advance reservation and with the same request as "
         "a pilot job; requests are chosen by utilization^x / completion."
     )
-    reproduces = "Seed 003 (Singh, Kesselman, Deelman), Figures 7–13, Tables 1–2; SPEC §8"
+    reproduces = "Singh, Kesselman & Deelman 2005, Figures 7–13, Tables 1–2"
     params = (
         Param("procs", "int", 890, min=1, max=1_000_000, label="cluster processors",
               help="The seed's NCSA TeraGrid cluster had 890."),
@@ -602,7 +603,7 @@ def _report(params, opt, infos, rows, fig7, njobs, submit_offset) -> dict[str, A
               ["policy", "family", "parameter", "x", "processors", "utilization (%)",
                "AR completion (min)", "DP completion (min)"], sel_rows),
     ]  # fmt: skip
-    # Key results (issue 20): the workflow's completion time without provisioning, with an
+    # Key results: the workflow's completion time without provisioning, with an
     # advance reservation and with dynamic provisioning, and the mean reductions they bring
     pols = list(dict.fromkeys(k.rsplit("_", 1)[0].replace("-", "_") for k in red))
     key = [f"{pols[0]}_{m}" for m in ("none_min", "ar_min", "dp_min")] if pols else []

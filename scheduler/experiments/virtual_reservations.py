@@ -1,5 +1,5 @@
 """Experiment kind ``virtual-reservations``: VAR vs adaptive reservations vs both combined
-(thesis ch. 6, Figures 36, 38–49; SPEC §6).
+(thesis ch. 6, Figures 36, 38–49).
 
 Once a day, at a fixed hour, for each request ``(n, D, start in h)`` (thesis: 32/64 nodes ×
 1/4 h × 1/4/8 h, 12 requests, 30 days) against a site replaying its trace under its policy:
@@ -24,7 +24,7 @@ from collections import defaultdict
 from typing import Any
 
 from ..bounds import MAX_HOURS, MAX_PROCS
-from ..cluster import prepare_jobs
+from ..cluster import policy_choices, prepare_jobs
 from ..reservations.combined import PENALTY
 from ..reservations.predictor import WaitPredictor
 from ..reservations.study import HOUR, Case, Request, StudyRun, issue_times, run_study
@@ -77,7 +77,7 @@ class VirtualReservations(ExperimentKind):
         """A warm-up as long as the trace leaves no day to issue requests on (the run's own
         refusal, from the trace's summary at submit)."""
         for t in facts.get("traces", [])[:1]:
-            # issue 20: no machine size, no job that fits, sizes wider than the machine,
+            # no machine size, no job that fits, sizes wider than the machine,
             # "requested" estimates without requested times
             check_trace_facts(t, params["procs"], estimates=params["estimates"])
             machine = params["procs"] or t.get("machine_procs") or 0
@@ -103,13 +103,13 @@ class VirtualReservations(ExperimentKind):
         "both and cancels the costlier. Compares normalised cost, success rate and how often "
         "each is cheaper, per request type."
     )
-    reproduces = "thesis ch. 6, Figures 36, 38–49 (SPEC §6)"
+    reproduces = "thesis ch. 6, Figures 36, 38–49"
     params = (
         Param("procs", "int", 0, min=0, max=10_000_000, label="machine processors",
               help="0 takes MaxProcs from the trace header (CTC-SP2: 338 batch, the thesis's "
               "ch. 5 used 430; SDSC-SP2 128)."),
         Param("policy", "choice", "conservative",
-              choices=("conservative", "easy", "backfill-k=2", "backfill-k=4", "backfill-k=8"),
+              choices=tuple(text for text, _ in policy_choices((2, 4, 8), quotable=True)),
               label="site policy π", help="The thesis assumed conservative backfilling (§6.2); "
               "backfill-k=K: the first K queued jobs hold reservations."),
         Param("estimates", "choice", "requested", choices=("requested", "accurate"),
@@ -350,7 +350,7 @@ class VirtualReservations(ExperimentKind):
             "VAR cost", "AR cost", "combined cost",
             "VAR cheaper %", "AR cheaper %", "equal %", "VAR mean probability",
         ]  # fmt: skip
-        # Key results (issue 20): success rate and normalised cost of VAR, adaptive and
+        # Key results: success rate and normalised cost of VAR, adaptive and
         # combined (a cost is absent when an arm never succeeded)
         key = [f"{a}_success_pct" for a in ARMS] + [f"{a}_cost" for a in ARMS]
         key = [k for k in key + ["var_cheaper_pct"] if summary.get(k) is not None][:6]

@@ -1,4 +1,4 @@
-"""Adaptive reservation pricing (thesis ch. 5; SPEC §5): the price of a slot is the delay it
+"""Adaptive reservation pricing (thesis ch. 5): the price of a slot is the delay it
 causes to the queued best-effort jobs (Figure 22), offered over the candidate starts of the
 current plan (queries 17–19) and chosen by the user's trade-off α (eq. 20)."""
 

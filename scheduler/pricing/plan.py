@@ -1,4 +1,4 @@
-"""Plans of a site's queue under its policy, as the pricing algorithm sees them (SPEC §5).
+"""Plans of a site's queue under its policy, as the pricing algorithm sees them.
 
 Figure 22 of the thesis prices a slot by scheduling the queued best-effort jobs with the site's
 policy π twice — without and with the slot — and comparing their start times.  Both plans start
@@ -22,7 +22,7 @@ site can promise now.
   (:mod:`scheduler.cluster.easy`) on a copy of the profile.
 
 Both insert the jobs' blocks into the profile they are given and return the starts in queue
-order.  References: thesis §5.1 (Figure 22), §5.3 (Figure 29, CB against AB); SPEC §2, §5.
+order.  References: thesis §5.1 (Figure 22), §5.3 (Figure 29, CB against AB).
 """
 
 from __future__ import annotations
@@ -32,8 +32,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..cluster.depth import parse_depth_name
+from ..cluster.policy import PolicyError
 from ..cluster.profile import Profile
+from ..cluster.registry import resolve
 
 __all__ = [
     "PLANNERS", "plan_conservative", "plan_easy", "plan_fcfs", "plan_queue", "plan_with_policy",
@@ -188,17 +189,17 @@ def _first_short(times: list[int], free: list[int], t: int, widths: np.ndarray) 
     return np.where(k < len(at), at[np.minimum(k, len(at) - 1)], _FAR)
 
 
+#: the planners that accelerate playing a policy forward (:func:`plan_with_policy`, the
+#: reference), by the registry's quote family; proven equal by tests/scheduler/test_pricing*.py
 PLANNERS = {"conservative": plan_conservative, "easy": plan_easy, "fcfs": plan_fcfs}
 
 
 def plannable(policy: str) -> bool:
-    """Whether the pricing algorithm can plan a queue under ``policy``: fcfs, easy,
-    conservative, or backfilling with a reservation depth (``backfill-k[=K]``)."""
-    if policy in PLANNERS:
-        return True
+    """Whether the pricing algorithm can plan a queue under ``policy``: a policy the registry
+    gives a quote kernel (fcfs, easy, conservative, backfill-k[=K])."""
     try:
-        return parse_depth_name(policy) is not False
-    except ValueError:
+        return resolve(policy).quote_kind is not None
+    except PolicyError:
         return False
 
 

@@ -1,5 +1,5 @@
 """Adaptive pricing of slots: the externality a reservation causes to queued best-effort jobs
-(thesis ch. 5, Figure 22; SPEC §5).
+(thesis ch. 5, Figure 22).
 
 A slot ``(s, n, d)`` — ``n`` processors over ``[s, s + d)`` — may be provisioned when it needs no
 running job preempted and overlaps no granted reservation (queued jobs are ignored in deciding
@@ -73,7 +73,7 @@ for 1 s and ends it at once, which the kernel does not model; a live site's esti
 0).
 :meth:`SiteQuote.price_naive` is the literal Figure 22; tests check that all agree.
 
-Cost (issue 21, ``bench/bench_site_pages.py``): a quote re-plans, for every candidate start
+Cost (``bench/bench_site_pages.py``): a quote re-plans, for every candidate start
 whose slot meets the plan, the queue from the first job the slot meets; at 200+ queued jobs
 (CTC-SP2 at 338 processors) that is ~120 candidates × ~200 jobs, about half of which really
 move (68 later, 42 earlier on average): little to skip, so the loop is compiled.  Under FCFS
@@ -117,8 +117,9 @@ from itertools import chain
 from operator import add, itemgetter
 
 from .._native import load as _load_native
-from ..cluster.depth import parse_depth_name
+from ..cluster.policy import PolicyError
 from ..cluster.profile import Profile
+from ..cluster.registry import resolve
 from .plan import PLANNERS, plan_queue, plannable
 
 #: the re-plan kernel (scheduler/pricing/_replan.py), compiled when a build of that very
@@ -133,19 +134,17 @@ SECONDS_PER_SU = 3600  # 1 SU = 1 processor-hour
 
 
 def _plan_kind(policy: str) -> tuple[str, int]:
-    """How a quote plans ``policy``'s queue: ``("conservative" | "fcfs", 0)`` — the prefix
-    re-plan (:mod:`scheduler.pricing._replan`); ``("easy", 0)`` or ``("depth", K)`` — the
-    snapshot re-plan (:mod:`scheduler.pricing._easy`).  Depth K = 1 plans as EASY and K = ∞
-    as conservative backfilling (tests/scheduler/test_pricing_depth.py checks both ends) —
-    for queues without jobs of no duration, see :class:`SiteQuote`."""
-    if policy in ("conservative", "fcfs", "easy"):
-        return policy, 0
-    depth = parse_depth_name(policy)
-    if depth is None:
-        return "conservative", 0
-    if depth is False:
+    """How a quote plans ``policy``'s queue: the registry's quote kernel for it
+    (:attr:`~scheduler.cluster.registry.PolicyRef.quote_kind`): ``("conservative" | "fcfs",
+    0)`` — the prefix re-plan (:mod:`scheduler.pricing._replan`); ``("easy", 0)`` or
+    ``("depth", K)`` — the snapshot re-plan (:mod:`scheduler.pricing._easy`)."""
+    try:
+        kind = resolve(policy).quote_kind
+    except PolicyError:
+        kind = None
+    if kind is None:
         raise ValueError(f"not a plannable policy: {policy!r}")
-    return ("easy", 0) if depth == 1 else ("depth", depth)
+    return kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -362,10 +361,7 @@ class SiteQuote:
         at = sim.now if now is None else now
         if at < sim.now:
             raise ValueError(f"the simulation is already at {sim.now}, after {at}")
-        name = policy.name
-        if hasattr(policy, "depth") and name != "conservative":  # depth K: name it with its K
-            name = f"{name}={'inf' if policy.depth is None else policy.depth}"
-        return cls(base, shapes, at, name, unit_cost=unit_cost)
+        return cls(base, shapes, at, sim.policy_ref.text, unit_cost=unit_cost)
 
     # ------------------------------------------------------------------ checks
 

@@ -1,5 +1,5 @@
 """A site's price list for one reservation request: what a site would show its users (thesis
-§5.2, queries 18 and 19; SPEC §5).
+§5.2, queries 18 and 19).
 
 :func:`site_index` replays the site's trace once under its policy and indexes every job's start
 (:mod:`scheduler.cluster.replay`); :func:`state_at` gives the site at any instant from it;

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..cluster import prepare_jobs
-from ..cluster.policies import get_policy
+from ..cluster.registry import resolve
 from ..cluster.replay import ReplayIndex, build_index
 from ..results import chart, series, table
 from ..traces.swf import Trace
@@ -68,7 +68,7 @@ def prediction_index(trace: Trace, procs: int, policy: str, estimates: str) -> R
     requested times when the trace has them."""
     errors: dict[str, str] = {}
     try:
-        get_policy(policy)
+        resolve(policy)
     except ValueError as exc:
         errors["policy"] = str(exc)
     if estimates == "auto":

@@ -11,8 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from scheduler.cluster import POLICIES, Reservation, Simulator, get_policy, prepare_jobs, simulate
-from scheduler.cluster.depth import BackfillDepth, parse_depth_name
+from scheduler.cluster import (
+    BUILTIN,
+    PolicyError,
+    Reservation,
+    Simulator,
+    prepare_jobs,
+    resolve,
+    simulate,
+)
+from scheduler.cluster.depth import BackfillDepth
 from scheduler.traces.lublin import generate_lublin99
 from scheduler.traces.swf import SWFJob, read_swf
 from tests.conftest import require
@@ -28,18 +36,22 @@ def starts_of(jobs, procs: int, policy: str, estimates: str, reservations=()) ->
 
 
 def test_names() -> None:
-    assert "backfill-k" in POLICIES
-    assert parse_depth_name("backfill-k") == 4
-    assert parse_depth_name("backfill-k=1") == 1
-    assert parse_depth_name("backfill-k=inf") is None
-    assert parse_depth_name("easy") is False
-    assert get_policy("backfill-k=16").depth == 16
-    assert issubclass(get_policy("backfill-k=inf"), BackfillDepth)
+    assert "backfill-k" in BUILTIN
+    assert resolve("backfill-k").value == 4
+    assert resolve("backfill-k=1").value == 1
+    assert resolve("backfill-k=inf").value is None
+    assert resolve("easy").value is None and resolve("easy").entry.param is None
+    assert resolve("backfill-k=16").text == "backfill-k=16"
+    assert resolve("backfill-k = 8").text == "backfill-k=8"
+    sim = Simulator([], 4, "backfill-k=inf")
+    assert isinstance(sim.policy, BackfillDepth) and sim.policy.depth is None
     for bad in ("backfill-k=0", "backfill-k=-3", "backfill-k=1e9", "backfill-k=x"):
-        with pytest.raises(ValueError, match="reservation depth K"):
-            get_policy(bad)
-    with pytest.raises(ValueError, match="unknown policy"):
-        get_policy("backfill-kk")
+        with pytest.raises(PolicyError, match="reservation depth K"):
+            resolve(bad)
+    with pytest.raises(PolicyError, match="unknown policy"):
+        resolve("backfill-kk")
+    with pytest.raises(PolicyError, match="takes no parameter"):
+        resolve("easy=3")
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -119,16 +131,17 @@ def test_cluster_sim_kind_offers_the_depth() -> None:
     from scheduler.experiments import run_experiment
 
     trace = generate_lublin99(jobs=500, procs=32, seed=1)
-    params = {"procs": 32, "fcfs": False, "easy": True, "conservative": True, "accurate": False}
+    params = {"procs": 32, "accurate": False}
     result = run_experiment(
-        "cluster-sim", {**params, "backfill_k": True, "depth": 1}, {"traces": [trace]}, seed=0
-    )
+        "cluster-sim", {**params, "policies": "easy, conservative, backfill-k=1"},
+        {"traces": [trace]}, seed=0,
+    )  # fmt: skip
     (summary,) = [t for t in result["tables"] if t["id"] == "summary"]
     rows = {row[0]: row[2:] for row in summary["rows"]}
     assert rows["Backfilling, depth K = 1"] == rows["EASY"]
-    result = run_experiment(
-        "cluster-sim", {**params, "backfill_k": True, "depth": 0}, {"traces": [trace]}, seed=0
-    )
+    # a run stored before the `policies` parameter: its ticks read as that list
+    legacy = {"fcfs": False, "easy": True, "conservative": True, "backfill_k": True, "depth": 0}
+    result = run_experiment("cluster-sim", {**params, **legacy}, {"traces": [trace]}, seed=0)
     (summary,) = [t for t in result["tables"] if t["id"] == "summary"]
     rows = {row[0]: row[2:] for row in summary["rows"]}
     assert rows["Backfilling, depth K = inf"] == rows["Conservative"]

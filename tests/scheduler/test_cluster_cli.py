@@ -81,7 +81,7 @@ def test_simulate_limit_and_gzip(tmp_path):
     [
         (["--procs", "0"], "--procs must be >= 1"),
         (["--procs", "5", "--limit", "0"], "--limit must be >= 1"),
-        (["--procs", "5", "--policy", "sjf"], "invalid choice"),
+        (["--procs", "5", "--policy", "sjf"], "unknown policy 'sjf'"),
         (["--procs", "5", "--estimates", "guess"], "invalid choice"),
     ],
 )
@@ -279,17 +279,17 @@ def test_prepare_table_equals_prepare_jobs(seed, estimates):
 def test_fcfs_replay_equals_the_event_loop(monkeypatch, seed, procs):
     """``replay_fcfs`` (what ``Simulator.run`` does for plain FCFS) and the general event loop
     give the same starts, the same samples and the same final state."""
-    from scheduler.cluster import simulator as simulator_module
+    from scheduler.cluster import whole_run as loops_module
     from scheduler.cluster.jobs import prepare_jobs
     from scheduler.cluster.simulator import Simulator
 
     jobs, _ = prepare_jobs(read_swf(io.BytesIO(_workload(seed))).jobs, 64, "requested")
     assert any(j.runtime == 0 for j in jobs)
     taken: list[int] = []
-    real = simulator_module.replay_fcfs
-    monkeypatch.setattr(simulator_module, "replay_fcfs", lambda *a: taken.append(1) or real(*a))
+    real = loops_module.replay_fcfs
+    monkeypatch.setattr(loops_module, "replay_fcfs", lambda *a: taken.append(1) or real(*a))
     # the Python replay (compiled, the whole-run loop replays: tests/scheduler/test_cluster_loop.py)
-    monkeypatch.setattr(simulator_module, "_L", SimpleNamespace(COMPILED=False))
+    monkeypatch.setattr(loops_module, "_L", SimpleNamespace(COMPILED=False))
     fast = Simulator(jobs, procs, "fcfs").run()
     assert taken == [1]
     slow = Simulator(jobs, procs, "fcfs")

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scheduler.cluster import simulator as simulator_module
+from scheduler.cluster import whole_run as loops_module
 from scheduler.cluster.jobs import Reservation, SimJob, prepare_jobs
 from scheduler.cluster.simulator import Simulator
 from scheduler.traces.swf import SWFJob, read_swf
@@ -54,7 +54,7 @@ def loop(request, monkeypatch):
         calls=calls,
         name=request.param,
     )
-    monkeypatch.setattr(simulator_module, "_L", fake)
+    monkeypatch.setattr(loops_module, "_L", fake)
     return fake
 
 
@@ -180,14 +180,14 @@ def test_small_random_traces_equal_the_event_loop(case, estimates):
         fake = SimpleNamespace(COMPILED=True, fits=module.fits, **{
             f: getattr(module, f) for f in ("run_conservative", "run_easy", "replay_fcfs")
         })  # fmt: skip
-        saved = simulator_module._L
-        simulator_module._L = fake
+        saved = loops_module._L
+        loops_module._L = fake
         try:
             for policy in ("conservative", "easy", "fcfs"):
                 fast = Simulator(jobs, procs, policy).run()
                 assert_same_run(fast, event_loop(jobs, procs, policy), policy), name
         finally:
-            simulator_module._L = saved
+            loops_module._L = saved
 
 
 def _compiled_or_none():  # type: ignore[no-untyped-def]
@@ -285,7 +285,7 @@ def test_the_loops_take_only_plain_runs(loop):
         Simulator(jobs, procs, "conservative", interval=60)
     ticking = Simulator(jobs, procs, "conservative")
     ticking.interval = 60  # (refused by the constructor for conservative; the hook checks too)
-    assert ticking._whole_run() is None
+    assert not ticking._plain_from_start()
     assert not taken(lambda: Simulator(jobs, procs, "fcfs", interval=60))
     # other policies, a subclass of conservative (depth K), an arrival log
     for policy in ("backfill-k=inf", "backfill-k=1", "backfill-k=3", "fairshare", "fairshare-cb"):
@@ -330,6 +330,6 @@ def test_the_loops_take_only_plain_runs(loop):
 
 def test_the_simulator_takes_the_loops_only_compiled():
     """As Python the loops are slower than the event loop: ``run`` takes them only compiled."""
-    assert simulator_module._L.COMPILED == (simulator_module._L.__file__.endswith((".so", ".pyd")))
+    assert loops_module._L.COMPILED == (loops_module._L.__file__.endswith((".so", ".pyd")))
     pure_loop = pure(NAME)
     assert pure_loop.COMPILED is False

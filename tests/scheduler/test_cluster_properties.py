@@ -271,13 +271,11 @@ def test_pruned_compression_equals_the_plain_re_placement(w):
     """Conservative._compress skips jobs by exact rules (the step before the start too full,
     running maxima, per-shape lower bounds on the earliest window kept across moves); its
     plan and profile must equal re-placing every queued job, round after round."""
-    from types import SimpleNamespace
-
     from scheduler.cluster.conservative import Conservative, plan_in_order
+    from scheduler.cluster.policy import ClusterState
 
     prof, running, shapes, ends = w
-    sim = SimpleNamespace(procs=[], estimate=[], reservation_ends=[], profile=prof)
-    policy = Conservative(sim)
+    policy = Conservative(ClusterState(prof.capacity, prof, [], [], [], [], []))
     starts = plan_in_order(prof, [(n, d) for _, n, d in shapes], 0)
     policy._shapes = list(shapes)
     policy._plan = {k: s for (k, _, _), s in zip(shapes, starts, strict=True)}

@@ -9,7 +9,8 @@ import random
 import pytest
 
 from scheduler.cluster.jobs import SimJob
-from scheduler.cluster.simulator import INTERVAL_POLICIES, Simulator
+from scheduler.cluster.registry import BUILTIN
+from scheduler.cluster.simulator import Simulator
 from scheduler.provisioning.impact import pilot_start, run_without_provisioning, site_at
 from scheduler.provisioning.listsched import TimedDag, list_schedule, timed_dag
 from scheduler.workflows import Task, Workflow
@@ -45,7 +46,7 @@ def test_ticks_count_from_the_origin():
     assert sim.start == [10, 20]
 
 
-@pytest.mark.parametrize("policy", sorted(INTERVAL_POLICIES))
+@pytest.mark.parametrize("policy", sorted(name for name, e in BUILTIN.items() if e.decides_afresh))
 @pytest.mark.parametrize("seed", range(6))
 def test_starts_only_at_ticks_and_interval_zero_unchanged(policy, seed):
     rng = random.Random(seed)

@@ -34,6 +34,7 @@ FLOORS = {
     "scheduler.labels": 0,  # the label registry (imports nothing of the engine)
     "scheduler.traces": 0,
     "scheduler.cluster": 1,
+    "scheduler.policies": 1,  # the public policy API (re-exports scheduler.cluster)
     "scheduler.slots": 2,
     "scheduler.pricing": 2,
     "scheduler.reservations": 2,
