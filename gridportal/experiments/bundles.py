@@ -39,8 +39,7 @@ from django.core.files.base import ContentFile
 from django.db import transaction
 from django.utils import timezone
 
-import scheduler
-from scheduler.experiments.reproduce_report import svg_chart
+from scheduler import engine
 
 from .export import result_csv
 from .jobarray import check_result
@@ -60,7 +59,7 @@ _DATE = (2020, 1, 1, 0, 0, 0)
 
 
 def engine_version() -> str:
-    return getattr(scheduler, "__version__", "0.1.0")
+    return engine.engine_version()
 
 
 def _safe_id(text: str) -> str:
@@ -114,7 +113,7 @@ class _Crate:
                          fmt="text/csv", about=f"data of {spec.get('title', cid)}")
             )  # fmt: skip
             try:
-                svg = svg_chart(spec)
+                svg = engine.svg_chart(spec)
             except Exception:  # a chart type the SVG drawer does not know: data only
                 svg = ""
             if svg:
