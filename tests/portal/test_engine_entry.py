@@ -1,11 +1,14 @@
 """The portal reaches the engine through one door, ``scheduler.engine`` (DESIGN.md "Layers run
 one way"): no module of ``gridportal/`` imports another module of ``scheduler``, at module
-level, inside a function or under ``if TYPE_CHECKING:``.  Read with ``ast``; needs no Django.
+level, inside a function or under ``if TYPE_CHECKING:``.  Read with ``ast``; needs no Django
+(but for the last test, which starts the portal in a child process).
 """
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -116,3 +119,18 @@ from .models import Site
             "scheduler.cluster",
         ]
     )
+
+
+def test_the_portal_starts_without_loading_the_experiment_kinds() -> None:
+    """Start-up stays cheap: URLs, views, API and tasks import, the catalogue (every kind,
+    about a second) loads on the first request or run that needs it."""
+    code = (
+        "import os, sys, django\n"
+        "os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'gridportal.settings')\n"
+        "django.setup()\n"
+        "import gridportal.urls, gridportal.experiments.tasks\n"
+        "from django.urls import get_resolver\n"
+        "get_resolver().url_patterns\n"
+        "assert 'scheduler.experiments' not in sys.modules, 'the catalogue loaded at start-up'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=300, cwd=ROOT)
