@@ -9,7 +9,7 @@ from django.conf import settings
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
-from scheduler.jsonvalues import JSONLimitError, loads_strict
+from scheduler.engine import JSONLimitError, json_loads_strict
 
 __all__ = ["BoundedJSONParser"]
 
@@ -26,6 +26,6 @@ class BoundedJSONParser(JSONParser):
         except (UnicodeDecodeError, LookupError) as exc:
             raise ParseError(f"JSON parse error - the body is not {encoding} text: {exc}") from None
         try:
-            return loads_strict(text)
+            return json_loads_strict(text)
         except JSONLimitError as exc:
             raise ParseError(f"JSON parse error - {exc}") from None

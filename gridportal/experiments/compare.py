@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 
-from scheduler.experiments.base import table
+from scheduler.engine import table
 
 from .models import Experiment
 

@@ -24,7 +24,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from scheduler import experiments as catalogue
+from scheduler import engine
 
 from .models import Experiment, Sweep, SweepRun
 from .services import run_inputs_of
@@ -213,7 +213,7 @@ def check_result(name: str, doc: Any, exp: Experiment) -> dict[str, Any]:
     if not isinstance(doc["tables"], list) or not isinstance(doc.get("summary_labels", {}), dict):
         raise ValidationError({"file": [f"{name}: tables must be a list"]})
     for spec in doc["charts"]:
-        if not isinstance(spec, dict) or spec.get("type") not in catalogue.base.CHART_TYPES:
+        if not isinstance(spec, dict) or spec.get("type") not in engine.CHART_TYPES:
             raise ValidationError({"file": [f"{name}: a chart has no known type"]})
     for key, value in doc["summary"].items():
         if value is not None and not isinstance(value, int | float | str):

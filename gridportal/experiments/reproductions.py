@@ -19,8 +19,7 @@ from django.core.exceptions import ValidationError
 
 from gridportal.inputs.models import Trace
 from gridportal.ownership import visible_to
-from scheduler.experiments import reproduce as engine
-from scheduler.experiments.claims import deviations
+from scheduler import engine
 
 from .models import Experiment
 from .services import experiment_create
@@ -130,7 +129,7 @@ def reproduction_rows(*, user, kind: str | None = None) -> list[Row]:
             found.append((rep, done, active, traces, missing))
     rows = []
     for rep, done, active, traces, missing in found:
-        verdict, checks = engine.verdict(rep.preset, results.get(rep.key), results)
+        verdict, checks = engine.reproduction_verdict(rep.preset, results.get(rep.key), results)
         rows.append(Row(rep, done, active, verdict, [c.as_json() for c in checks], traces, missing))
     return rows
 
@@ -147,14 +146,14 @@ def reproduction_board(*, user, kind: str | None = None) -> dict[str, Any]:
     """The scoreboard: rows, seed × figure with counts per seed, and each kind's declared
     deviations (issue 18)."""
     rows = reproduction_rows(user=user, kind=kind)
-    board = engine.scoreboard(
+    board = engine.reproduction_scoreboard(
         [{"kind": r.rep.kind.name, "preset": r.rep.preset.name, "checks": row_checks(r)}
          for r in rows]
     )  # fmt: skip
     devs: dict[str, dict[str, dict[str, str]]] = {}
     for r in rows:
         if r.rep.kind.name not in devs:
-            devs[r.rep.kind.name] = deviations(r.rep.kind)
+            devs[r.rep.kind.name] = engine.claim_deviations(r.rep.kind)
     return {"rows": rows, "scoreboard": board,
             "deviations": {k: v for k, v in devs.items() if v}}  # fmt: skip
 
@@ -219,7 +218,9 @@ def reproduction_reference(*, experiment: Experiment) -> dict[str, Any] | None:
             return {"kind": rep.kind.name, "preset": rep.preset.name, "verdict": "not run",
                     "checks": [], "summary": {}, "charts": {}}  # fmt: skip
         result = Experiment.objects.values_list("result", flat=True).get(pk=experiment.pk)
-        verdict, checks = engine.verdict(rep.preset, result, _other_results(experiment, rep))
+        verdict, checks = engine.reproduction_verdict(
+            rep.preset, result, _other_results(experiment, rep)
+        )
         refs = engine.reference_rows(rep.preset, result)
         return {
             "kind": rep.kind.name,

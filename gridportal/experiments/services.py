@@ -18,8 +18,8 @@ from django.utils import timezone
 
 from gridportal.inputs.services import trace_open, workflow_open
 from gridportal.limits import LimitExceeded, child_report, run_limited
-from scheduler import experiments as catalogue
-from scheduler.io import SWFError, load_input
+from scheduler import engine
+from scheduler.engine import SWFError, load_input
 
 from .models import Experiment
 
@@ -61,7 +61,7 @@ class RunInputs:
             out["topology"] = list(self.topologies)
         return out
 
-    def for_kind(self, spec: catalogue.ExperimentKind) -> dict[str, list]:
+    def for_kind(self, spec: engine.ExperimentKind) -> dict[str, list]:
         """Inputs by the kind's input names; inputs of a kind it does not declare are errors."""
         given = self.by_kind()
         declared = {i.kind for i in spec.inputs}
@@ -98,20 +98,20 @@ def input_facts_of(by_name: dict[str, list]) -> dict[str, list[dict[str, Any]]]:
 
 def validate_run(
     *, kind: str, params: dict[str, Any] | None, inputs: RunInputs, seed: int = 0
-) -> tuple[catalogue.ExperimentKind, dict[str, Any]]:
+) -> tuple[engine.ExperimentKind, dict[str, Any]]:
     """Check a run against the kind's schema and declared inputs; errors name the field."""
     try:
-        spec = catalogue.get_kind(kind)
+        spec = engine.get_kind(kind)
     except KeyError as exc:
         raise ValidationError({"kind": [str(exc.args[0])]}) from None
     try:
         clean = spec.validate(params)
-    except catalogue.ParamError as exc:
+    except engine.ParamError as exc:
         raise ValidationError({"params": [f"{k}: {v}" for k, v in exc.errors.items()]}) from None
     by_name = inputs.for_kind(spec)
     try:
-        catalogue.base.check_inputs(spec, by_name)
-    except catalogue.InputError as exc:
+        engine.check_inputs(spec, by_name)
+    except engine.InputError as exc:
         failing = next(
             (FIELD[i.kind] for i in spec.inputs if not i.min <= len(by_name[i.name]) <= i.max),
             "inputs",
@@ -119,7 +119,7 @@ def validate_run(
         raise ValidationError({failing: [str(exc)]}) from None
     try:  # what the run would refuse given its inputs (a window past the trace, say)
         spec.check_facts(clean, input_facts_of(by_name))
-    except catalogue.ParamError as exc:
+    except engine.ParamError as exc:
         raise ValidationError({"params": [f"{k}: {v}" for k, v in exc.errors.items()]}) from None
     for doc in inputs.policies:
         try:
@@ -298,7 +298,7 @@ def _inputs_for(exp: Experiment) -> dict[str, list[Any]]:
         [load_input("policies", doc) for doc in stored.policies],
         list(stored.topologies),  # the kind reads the (validated) document itself
     )
-    return loaded.for_kind(catalogue.get_kind(exp.kind))
+    return loaded.for_kind(engine.get_kind(exp.kind))
 
 
 def _progress_reporter(exp_id: int):
@@ -309,7 +309,7 @@ def _progress_reporter(exp_id: int):
             pk=exp_id, status=Experiment.Status.RUNNING
         ).update(progress=max(0.0, min(1.0, fraction)), message=message[:200])
         if not still_running:
-            raise catalogue.Cancelled()
+            raise engine.Cancelled()
 
     return progress
 
@@ -325,7 +325,7 @@ def _engine_run(kind: str, params: dict, inputs: dict, seed: int):
         last[0] = now
         child_report((float(fraction), str(message)))
 
-    return catalogue.run_experiment(kind, params, inputs, seed=seed, progress=progress)
+    return engine.run_experiment(kind, params, inputs, seed=seed, progress=progress)
 
 
 def _finish(exp_id: int, **fields: Any) -> None:
@@ -408,13 +408,13 @@ def experiment_execute(*, experiment_id: int, token: str = "") -> str:
             what="the run",
             on_report=lambda report: store_progress(*report),
         )
-    except catalogue.Cancelled:
+    except engine.Cancelled:
         return Experiment.Status.CANCELLED
     except LimitExceeded as exc:
         log.warning("experiment %s stopped: %s", exp.id, exc.message)
         _finish(exp.id, status=Experiment.Status.FAILED, error=exc.message, message="failed")
         return Experiment.Status.FAILED
-    except (catalogue.ParamError, catalogue.InputError, SWFError, ValueError) as exc:
+    except (engine.ParamError, engine.InputError, SWFError, ValueError) as exc:
         _finish(exp.id, status=Experiment.Status.FAILED, error=str(exc), message="failed")
         return Experiment.Status.FAILED
     except (OperationalError, InterfaceError):

@@ -21,7 +21,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count, Sum
 
-from scheduler import experiments as catalogue
+from scheduler import engine
 
 from .models import Experiment, Sweep, SweepRun
 from .services import (
@@ -59,7 +59,7 @@ def _range_values(spec: dict[str, Any], where: str) -> list[float]:
     return [round(start + i * step, 10) for i in range(count)]
 
 
-def expand_vary(spec: catalogue.ExperimentKind, vary: Any) -> list[dict[str, Any]]:
+def expand_vary(spec: engine.ExperimentKind, vary: Any) -> list[dict[str, Any]]:
     """Normalise ``vary`` to ``[{"param", "values"}]`` with values cleaned by the schema."""
     if not isinstance(vary, list) or not 1 <= len(vary) <= 2:
         raise ValidationError({"vary": ["give one or two parameters to vary"]})
@@ -191,7 +191,7 @@ def _run_for(owner, spec, params, seed, inputs: RunInputs, name) -> tuple[Experi
     try:
         clean = spec.validate(params)
         spec.check_facts(clean, input_facts_of(inputs.for_kind(spec)))
-    except catalogue.ParamError as exc:
+    except engine.ParamError as exc:
         raise ValidationError({"vary": [f"{k}: {v}" for k, v in exc.errors.items()]}) from None
     key = run_fingerprint(kind=spec.name, params=clean, seed=seed, inputs=inputs)
     existing = (
@@ -359,9 +359,7 @@ def sweep_aggregate(sweep: Sweep) -> dict[str, Any]:
             "repetitions": "repetitions per point",
         },
         "tables": [
-            catalogue.base.table(
-                "points", "Mean, standard deviation and n per point", columns, table_rows
-            )
+            engine.table("points", "Mean, standard deviation and n per point", columns, table_rows)
         ],
         "charts": charts,
     }
@@ -390,8 +388,8 @@ def _metric_chart(metric, label, names, points, stats) -> dict[str, Any]:
             pts.append([x if numeric else str(x), _round(mean)])
             errs.append(_round(sd))
         title = metric if key is None else f"{names[1]}={key}"
-        series.append(catalogue.base.series(title, pts, errs))
-    return catalogue.base.chart(
+        series.append(engine.series(title, pts, errs))
+    return engine.chart(
         f"sweep-{metric}",
         "line" if numeric else "bar",
         f"{label} vs {x_name}",

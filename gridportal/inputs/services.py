@@ -14,20 +14,24 @@ from django.core.files.base import ContentFile, File
 from django.db import transaction
 
 from gridportal.limits import LimitExceeded, heavy_slot, run_limited
-from scheduler.io import SWFError, load_trace
-from scheduler.traces.sacct import SacctError, looks_like_sacct, sacct_to_swf
-from scheduler.traces.stats import SummarySink, header_machine
-from scheduler.traces.swf import scan_swf
-from scheduler.workflows import (
+from scheduler.engine import (
+    SacctError,
+    SummarySink,
+    SWFError,
     WorkflowError,
-    dumps_native,
+    detect_workflow_format,
+    dumps_workflow,
     generate_cybershake,
     generate_layered,
     generate_montage,
+    header_machine,
+    load_trace,
     load_workflow,
-    summarize,
+    looks_like_sacct,
+    sacct_to_swf,
+    scan_swf,
+    summarize_workflow,
 )
-from scheduler.workflows.loader import detect_format
 
 from .models import Trace, Workflow
 
@@ -335,7 +339,7 @@ WORKFLOW_GENERATORS = {
 
 
 def _workflow_format(data: bytes) -> str:
-    fmt = detect_format(data)
+    fmt = detect_workflow_format(data)
     if fmt in ("dax", "yaml"):
         return {"dax": "dax", "yaml": "pegasus-yaml"}[fmt]
     return "native" if b'"gridportal-workflow"' in data[:4096] else "wfformat"
@@ -397,7 +401,7 @@ def _workflow_facts(data: bytes, filename: str) -> dict:
     except (LookupError, UnicodeError, RecursionError) as exc:
         # e.g. an XML declaration naming an unknown encoding: the user's file, not a server error
         raise ValidationError({"file": [f"{filename}: file: cannot be read: {exc}"]}) from None
-    return {"name": workflow.name, "summary": summarize(workflow)}
+    return {"name": workflow.name, "summary": summarize_workflow(workflow)}
 
 
 def workflow_generate(*, owner, model: str, params: dict, name: str = "") -> Workflow:
@@ -435,7 +439,10 @@ def _generated(model: str, params: dict) -> tuple[bytes, dict]:
         workflow = WORKFLOW_GENERATORS[model](**params)
     except (TypeError, ValueError) as exc:
         raise ValidationError({"params": [str(exc)]}) from None
-    return dumps_native(workflow).encode(), {"name": workflow.name, "summary": summarize(workflow)}
+    return dumps_workflow(workflow).encode(), {
+        "name": workflow.name,
+        "summary": summarize_workflow(workflow),
+    }
 
 
 def workflow_delete(*, workflow: Workflow) -> None:

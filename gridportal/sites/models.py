@@ -198,7 +198,7 @@ class Topology(models.Model):
         return self.name
 
     def clean(self) -> None:
-        from scheduler.coallocation import TopologyError, load_topology
+        from scheduler.engine import TopologyError, load_topology
 
         try:
             load_topology(self.document)

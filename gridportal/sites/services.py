@@ -9,11 +9,11 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from scheduler.usage.config import (
+from scheduler.engine import (
     PolicyError,
     load_policy_document,
+    policy_to_document,
     policy_warnings,
-    to_document,
 )
 
 from .models import Group, Site, UsagePolicy, VirtualOrganization
@@ -59,7 +59,7 @@ def configuration_import(document: dict[str, Any]) -> dict[str, int]:
     """Create the sites, VOs, groups and policies of a policy document (validated by the
     engine first); existing objects with the same names are updated, nothing is deleted."""
     try:
-        doc = to_document(load_policy_document(document))
+        doc = policy_to_document(load_policy_document(document))
     except PolicyError as exc:
         raise ValidationError(str(exc)) from None
     counts = {"sites": 0, "vos": 0, "groups": 0, "policies": 0}
@@ -115,11 +115,11 @@ def site_quote(
     """The price list a site shows for ``n`` processors over ``duration`` seconds at
     ``at_hours`` into the site's trace (replayed under its policy).  Raises ValidationError
     naming the field."""
-    from scheduler.pricing.site import QuoteRequestError, check_quotable, price_list, state_at
+    from scheduler.engine import QuoteRequestError, check_quotable, price_list, site_state_at
 
     try:
         check_quotable(site.local_policy)  # before replaying anything
-        state = state_at(_site_index(site, estimates or "auto"), float(at_hours))
+        state = site_state_at(_site_index(site, estimates or "auto"), float(at_hours))
         return price_list(state, n, duration, s_min_hours=s_min_hours)
     except QuoteRequestError as exc:
         raise ValidationError({k: [v] for k, v in exc.errors.items()}) from None
@@ -131,11 +131,12 @@ def site_start_prediction(
     """ "When would my job start?" (thesis ch. 6, QBETS-like): bounds on the start of a job of
     ``n`` processors asking ``req_time`` seconds, submitted ``at_hours`` into the site's trace.
     Raises ValidationError naming the field."""
-    from scheduler.pricing.site import QuoteRequestError
-    from scheduler.reservations.site import PredictionRequestError, predict_at
+    from scheduler.engine import PredictionRequestError, QuoteRequestError, predict_start_at
 
     try:
-        return predict_at(_site_index(site, estimates or "auto"), float(at_hours), n, req_time)
+        return predict_start_at(
+            _site_index(site, estimates or "auto"), float(at_hours), n, req_time
+        )
     except (PredictionRequestError, QuoteRequestError) as exc:
         errors = dict(exc.errors)
         if "policy" in errors:
@@ -149,8 +150,7 @@ def _site_index(site: Site, estimates: str):  # type: ignore[no-untyped-def]
     served by a fresh process — or a forked child under the web limits — reads it in
     milliseconds), else built from the trace once.  Keyed by what the replay depends on: the
     trace's contents, the site's size, its policy and the estimate mode."""
-    from scheduler.cluster.replay import load_index
-    from scheduler.pricing.site import QuoteRequestError, site_index
+    from scheduler.engine import QuoteRequestError, load_site_index, site_index
 
     if site.trace_id is None:
         raise ValidationError({"site": [f"site {site.name} has no background trace"]})
@@ -159,7 +159,7 @@ def _site_index(site: Site, estimates: str):  # type: ignore[no-untyped-def]
     index = _INDEXES.get(key)
     if index is None:
         path = Path(settings.VAR_DIR) / "site-index" / f"{key}.npz"
-        index = load_index(path)
+        index = load_site_index(path)
         if index is None:
             from gridportal.inputs.services import trace_open
 
@@ -170,9 +170,9 @@ def _site_index(site: Site, estimates: str):  # type: ignore[no-untyped-def]
             index.save(path)
             # the prediction's checkpoints (saved beside the index) are built by the request
             # that builds the index, not by the first prediction after it (issue 21)
-            from scheduler.reservations.site import wait_checkpoints
+            from scheduler.engine import site_wait_checkpoints
 
-            wait_checkpoints(index)
+            site_wait_checkpoints(index)
         while len(_INDEXES) >= INDEX_CACHE:
             _INDEXES.pop(next(iter(_INDEXES)))
         _INDEXES[key] = index
@@ -188,10 +188,10 @@ _INDEXES: dict[str, Any] = {}
 def topology_plan(*, topology, request: Any, options: dict[str, Any]) -> list[dict[str, Any]]:
     """Ranked plans for one co-allocation request against ``topology`` (nothing reserved).
     Raises ValidationError naming the field (``request.paths[0].between[1]``, …)."""
-    from scheduler.coallocation import plan_request
+    from scheduler.engine import plan_coallocation
 
     try:
-        return plan_request(topology.document, request, options)
+        return plan_coallocation(topology.document, request, options)
     except ValueError as exc:
         errors = getattr(exc, "errors", None) or {"request": str(exc)}
         raise ValidationError({k: [v] for k, v in errors.items()}) from None
@@ -211,10 +211,10 @@ def topology_load(*, name: str, document: dict[str, Any], description: str = "")
 
 def topology_picture(topology) -> dict[str, Any]:
     """Nodes (x, y in [0, 1]) and links of ``topology`` for the SVG drawn on the pages."""
-    from scheduler.coallocation import layout, load_topology
+    from scheduler.engine import load_topology, topology_layout
 
     t = load_topology(topology.document)
-    pos = layout(t)
+    pos = topology_layout(t)
     doc = topology.document
     nodes = [
         {"name": s["name"], "kind": "site", "domain": s.get("domain", ""),

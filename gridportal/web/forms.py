@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from django import forms
 from django.core.validators import MaxValueValidator, MinValueValidator
 
 from gridportal.sites.services import policy_document
-from scheduler.experiments import ExperimentKind, InputSpec, Param
-from scheduler.labels import format_value, label_of, unit_of
+from scheduler.engine import format_value, label_of, unit_of
+
+if TYPE_CHECKING:  # the catalogue loads on first use (start-up)
+    from scheduler.engine import ExperimentKind, InputSpec, Param
 
 
 class WorkflowUploadForm(forms.Form):
@@ -357,22 +360,22 @@ class PlanForm(forms.Form):
     frames = forms.IntegerField(label="time frames N", min_value=1, max_value=100, initial=10)
 
     def __init__(self, *args, topology=None, **kwargs):
-        from scheduler.coallocation import ADMIN_OPTIONS, USER_OPTIONS
+        from scheduler.engine import COALLOCATION_ADMIN_OPTIONS, COALLOCATION_USER_OPTIONS
 
         super().__init__(*args, **kwargs)
-        self.fields["option"].choices = [(o, o) for o in USER_OPTIONS]
-        self.fields["admin"].choices = [(o, o) for o in ADMIN_OPTIONS]
+        self.fields["option"].choices = [(o, o) for o in COALLOCATION_USER_OPTIONS]
+        self.fields["admin"].choices = [(o, o) for o in COALLOCATION_ADMIN_OPTIONS]
         if topology is not None and not self.is_bound:
             self.initial["request"] = example_request(topology)
 
     def clean_request(self):
         import json
 
-        from scheduler.jsonvalues import loads
+        from scheduler.engine import json_loads
 
         text = self.cleaned_data["request"]
         try:  # depth and integer digits bounded before parsing (issue 19)
-            return loads(text)
+            return json_loads(text)
         except ValueError as exc:
             cause = exc.__context__
             if isinstance(cause, json.JSONDecodeError):

@@ -22,15 +22,8 @@ from gridportal.experiments.reproductions import (
     reproduction_run_all,
     row_checks,
 )
-from scheduler.experiments.base import kinds
-from scheduler.experiments.reproduce import (
-    VERDICTS,
-    archive_url,
-    published_text,
-    reproductions,
-    value_text,
-)
-from scheduler.labels import label_of
+from scheduler import engine
+from scheduler.engine import label_of
 
 
 def than_in_words(text: str, than) -> str:
@@ -48,15 +41,15 @@ SHOWN = ("reproduced", "same shape", "differs", "by construction", "not measured
 def _check_view(check: dict) -> dict:
     return {
         **check,
-        "published_text": than_in_words(published_text(check), check.get("than")),
-        "ours_text": value_text(check.get("ours")),
+        "published_text": than_in_words(engine.published_text(check), check.get("than")),
+        "ours_text": engine.value_text(check.get("ours")),
         "css": check["verdict"].replace(" ", "-"),
     }
 
 
 def _context(request) -> dict:
     kind = request.GET.get("kind") or None
-    if kind not in {k.name for k in kinds()}:
+    if kind not in {k.name for k in engine.kinds()}:
         kind = None
     want = request.GET.get("verdict") or ""
     board = reproduction_board(user=request.user, kind=kind)
@@ -67,9 +60,9 @@ def _context(request) -> dict:
             "row": row,
             "checks": checks,
             "hidden": bool(want) and want != row.verdict,
-            "missing_urls": [(n, archive_url(n)) for n in row.missing],
+            "missing_urls": [(n, engine.archive_url(n)) for n in row.missing],
         })  # fmt: skip
-    totals = {v: sum(1 for r in board["rows"] if r.verdict == v) for v in VERDICTS}
+    totals = {v: sum(1 for r in board["rows"] if r.verdict == v) for v in engine.VERDICTS}
     return {
         "items": items,
         "groups": _groups(items, kind=kind),
@@ -79,7 +72,7 @@ def _context(request) -> dict:
         "active": any(r.latest_active for r in board["rows"]),
         "kind": kind,
         "verdict": want,
-        "kinds": sorted({(r.kind.name, r.kind.title) for r in reproductions()}),
+        "kinds": sorted({(r.kind.name, r.kind.title) for r in engine.reproductions()}),
         "verdicts": SHOWN,
         "verdicts_json": json.dumps(SHOWN),
     }

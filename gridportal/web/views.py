@@ -36,8 +36,8 @@ from gridportal.sites.services import (
     topology_picture,
     topology_plan,
 )
-from scheduler import experiments as catalogue
-from scheduler.labels import label_of, labelled
+from scheduler import engine
+from scheduler.engine import label_of, labelled
 
 from .forms import (
     PlanForm,
@@ -80,7 +80,7 @@ def home(request):
             "traces": visible_to(Trace.objects.all(), request.user)[:5],
             "experiments": visible_to(Experiment.objects.defer("result"), request.user)[:8],
             "upload_form": TraceUploadForm(),
-            "kinds": catalogue.kinds(),
+            "kinds": engine.kinds(),
         },
     )
 
@@ -110,7 +110,7 @@ def trace_list(request):
 @login_required
 def trace_detail(request, pk: int):
     trace = get_object_or_404(visible_to(Trace.objects.all(), request.user), pk=pk)
-    kinds = [k for k in catalogue.kinds() if any(i.kind == "trace" for i in k.inputs)]
+    kinds = [k for k in engine.kinds() if any(i.kind == "trace" for i in k.inputs)]
     return render(
         request,
         "traces/detail.html",
@@ -175,19 +175,17 @@ def workflow_detail(request, pk: int):
         "summary": {},
         "tables": [],
         "charts": [
-            catalogue.base.chart(
+            engine.chart(
                 "levels",
                 "bar",
                 "Tasks per level",
                 x="level",
                 y="tasks",
-                series=[
-                    catalogue.base.series("tasks", [[str(i + 1), n] for i, n in enumerate(levels)])
-                ],
+                series=[engine.series("tasks", [[str(i + 1), n] for i, n in enumerate(levels)])],
             )
         ],
     }
-    kinds = [k for k in catalogue.kinds() if any(i.kind == "workflow" for i in k.inputs)]
+    kinds = [k for k in engine.kinds() if any(i.kind == "workflow" for i in k.inputs)]
     return render(
         request,
         "workflows/detail.html",
@@ -236,7 +234,7 @@ def experiment_list(request):
         {
             "page": page,
             "experiments": page.object_list,
-            "kinds": catalogue.kinds(),
+            "kinds": engine.kinds(),
             "statuses": Experiment.Status.choices,
             "traces": visible_to(Trace.objects.only("id", "name"), request.user),
             "filters": f,
@@ -253,10 +251,7 @@ def _archive_key(text: str) -> str:
 def _engine_is_compiled() -> bool:
     """Whether this process runs the engine's compiled kernels (``make setup`` with a C
     compiler): the presets' declared minutes were measured with them."""
-    import scheduler.cluster.profile  # noqa: F401  (loads the kernel: compiled or its .py)
-    from scheduler.cluster import native_status
-
-    return native_status() == "compiled"
+    return engine.native_status() == "compiled"
 
 
 def _presets(kind, user) -> list[dict]:
@@ -388,7 +383,7 @@ def configured_sites_initial(kind) -> dict:
 def experiment_new(request):
     kind_name = request.GET.get("kind") or request.POST.get("kind") or "trace-stats"
     try:
-        kind = catalogue.get_kind(kind_name)
+        kind = engine.get_kind(kind_name)
     except KeyError:
         raise Http404(f"no experiment kind {kind_name!r}") from None
     form_class = experiment_form_class(
@@ -431,7 +426,7 @@ def experiment_new(request):
             "form": form,
             "main_fields": [f for f in form if f.name not in sweep_names],
             "sweep_fields": [f for f in form if f.name in sweep_names],
-            "kinds": catalogue.kinds(),
+            "kinds": engine.kinds(),
             "presets": presets,
             "uses_sites": kind_uses_sites(kind)
             and Site.objects.filter(trace__isnull=False).exists(),
@@ -499,7 +494,7 @@ def sweep_list(request):
 def sweep_detail(request, pk: int):
     sweep = get_object_or_404(visible_to(Sweep.objects.all(), request.user), pk=pk)
     try:
-        kind = catalogue.get_kind(sweep.kind)
+        kind = engine.get_kind(sweep.kind)
     except KeyError:
         kind = None
     return render(
@@ -553,7 +548,7 @@ def experiment_detail(request, pk: int):
         pk=pk,
     )
     try:
-        kind = catalogue.get_kind(exp.kind)
+        kind = engine.get_kind(exp.kind)
     except KeyError:
         kind = None
     reference = reproduction_reference(experiment=exp) if kind else None  # issue 15

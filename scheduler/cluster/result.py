@@ -14,18 +14,16 @@ Utilization: Σ processors × runtime / (machine × (last end − first submit))
 from __future__ import annotations
 
 import csv
+from collections.abc import Sequence, Sized
 from dataclasses import dataclass, field
 from functools import cached_property
 from operator import attrgetter
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any, Protocol
 
 import numpy as np
 
 from .jobs import SimJob
-
-if TYPE_CHECKING:
-    from .simulator import Simulator
 
 __all__ = ["SimulationResult", "BSLD_TAU", "SCHEDULE_HEADER"]
 
@@ -38,6 +36,18 @@ _KILLED = attrgetter("killed")
 def _column(jobs: list[SimJob], name: str) -> np.ndarray:
     """One field of every job, as int64 (a C-speed getter, no generator)."""
     return np.fromiter(map(attrgetter(name), jobs), np.int64, len(jobs))
+
+
+class Finished(Protocol):
+    """What :meth:`SimulationResult.build` reads of a finished run: the
+    :class:`~scheduler.cluster.simulator.Simulator`, described here rather than imported (the
+    simulator imports this module; a type import back would close a circle)."""
+
+    jobs: Sequence[SimJob]
+    capacity: int
+    start: Sequence[int]  # per job, -1 when it never started
+    reservations: Sized
+    _series: Sequence[int]  # (time, busy, queue) flattened
 
 
 @dataclass
@@ -58,7 +68,7 @@ class SimulationResult:
 
     @classmethod
     def build(
-        cls, sim: Simulator, *, policy: str, estimates: str, dropped: dict[str, int]
+        cls, sim: Finished, *, policy: str, estimates: str, dropped: dict[str, int]
     ) -> SimulationResult:
         start = np.array(sim.start, dtype=np.int64)  # sim.jobs[k].index == k
         if start.size and int(start.min()) < 0:  # some never started: leave them out

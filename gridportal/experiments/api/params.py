@@ -4,10 +4,12 @@ invalid parameters field by field, exactly like the page form (both come from th
 from __future__ import annotations
 
 from functools import cache
+from typing import TYPE_CHECKING
 
 from rest_framework import serializers
 
-from scheduler.experiments import ExperimentKind, Param
+if TYPE_CHECKING:  # the catalogue loads on first use (start-up)
+    from scheduler.engine import ExperimentKind, Param
 
 
 def drf_field_for(param: Param) -> serializers.Field:

@@ -5,7 +5,7 @@ from gridportal.inputs.models import Workflow
 from gridportal.inputs.selectors import usable_traces
 from gridportal.ownership import visible_to
 from gridportal.sites.services import policy_document
-from scheduler import experiments as catalogue
+from scheduler import engine
 
 from ..models import Experiment, Sweep
 from ..services import experiment_create
@@ -144,7 +144,7 @@ class ExperimentSerializer(RunSpecFields, serializers.ModelSerializer):
 
     def validate(self, attrs):
         try:
-            kind = catalogue.get_kind(attrs.get("kind", ""))
+            kind = engine.get_kind(attrs.get("kind", ""))
         except KeyError as exc:
             raise serializers.ValidationError({"kind": [exc.args[0]]}) from None
         try:

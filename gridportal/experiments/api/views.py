@@ -11,8 +11,8 @@ from rest_framework.response import Response
 
 from gridportal.ids import ID_REGEX
 from gridportal.ownership import visible_to
-from scheduler import experiments as catalogue
-from scheduler.labels import labelled
+from scheduler import engine
+from scheduler.engine import labelled
 
 from ..bundles import MAX_BUNDLE_BYTES, bundle_import, experiment_bundle_zip, sweep_bundle_zip
 from ..export import UnknownPart, result_csv
@@ -282,11 +282,11 @@ class KindViewSet(viewsets.ViewSet):
 
     @extend_schema(operation_id="kinds_list", responses={200: OpenApiTypes.OBJECT})
     def list(self, request):
-        return Response([k.as_json() for k in catalogue.kinds()])
+        return Response([k.as_json() for k in engine.kinds()])
 
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
     def retrieve(self, request, pk=None):
         try:
-            return Response(catalogue.get_kind(pk).as_json())
+            return Response(engine.get_kind(pk).as_json())
         except KeyError:
             raise Http404(f"no experiment kind {pk!r}") from None

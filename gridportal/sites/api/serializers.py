@@ -1,7 +1,7 @@
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
-from scheduler.bounds import MAX_HOURS, MAX_MONEY, MAX_PROCS, MAX_SECONDS
+from scheduler.engine import MAX_HOURS, MAX_MONEY, MAX_PROCS, MAX_SECONDS
 
 from ..models import Group, Site, Topology, UsagePolicy, VirtualOrganization
 

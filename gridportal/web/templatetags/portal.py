@@ -5,7 +5,7 @@ import re
 from django import template
 
 from gridportal.web.account import signup_enabled as _signup_enabled
-from scheduler.labels import format_value, label_of
+from scheduler.engine import format_value, label_of
 
 register = template.Library()
 

@@ -26,13 +26,13 @@ from gridportal.celery import app
 from gridportal.experiments.models import Experiment
 from gridportal.experiments.reproductions import _user_traces, reproduction_run
 from gridportal.inputs.services import trace_create
-from scheduler.experiments.passes import set_workers
-from scheduler.experiments.reproduce import reproductions
-from scheduler.experiments.reproduce_report import (
-    build_report,
-    in_process,
-    merge_reports,
-    write_report,
+from scheduler.engine import (
+    build_reproduce_report,
+    merge_reproduce_reports,
+    reproduce_in_process,
+    reproductions,
+    set_pass_workers,
+    write_reproduce_report,
 )
 
 DONE = {Experiment.Status.SUCCEEDED, Experiment.Status.FAILED, Experiment.Status.CANCELLED}
@@ -97,25 +97,25 @@ class Command(BaseCommand):
             execute = self._over_workers(o["owner"], o["seed"], o["poll"], log)
         else:
             try:
-                set_workers(o["jobs"])
+                set_pass_workers(o["jobs"])
             except ValueError as err:
                 raise CommandError(str(err)) from None
             executor = "in process"
             if o["jobs"] > 1:
                 executor += f", passes in {o['jobs']} processes"
-            execute = in_process(o["seed"], log)
+            execute = reproduce_in_process(o["seed"], log)
         log(f"running on {executor}")
         Path(o["out"]).parent.mkdir(parents=True, exist_ok=True)
         try:
-            report = build_report(
+            report = build_reproduce_report(
                 reps, trace_dirs=tuple(o["traces"]), seed=o["seed"],
                 max_preset_minutes=o["max_preset_minutes"], log=log, execute=execute,
                 executor=executor,
             )  # fmt: skip
         finally:
-            set_workers(1)  # the process's default again (call_command from a test, a shell)
+            set_pass_workers(1)  # the process's default again (call_command from a test, a shell)
         report["command"] = "manage.py reproduce"
-        written = write_report(report, o["out"], docs=o["docs"])
+        written = write_reproduce_report(report, o["out"], docs=o["docs"])
         self.stdout.write(json.dumps(report["scoreboard"]["tally"]["counts"]))
         self.stdout.write(
             f"total time {report['elapsed_s']:.0f} s on {executor}; wrote "
@@ -131,9 +131,9 @@ class Command(BaseCommand):
                 raise CommandError(f"{name}: not a reproduce report ({exc})") from exc
             if not isinstance(reports[-1], dict) or "rows" not in reports[-1]:
                 raise CommandError(f"{name}: not a reproduce report (no 'rows')")
-        report = merge_reports(reports)
+        report = merge_reproduce_reports(reports)
         Path(o["out"]).parent.mkdir(parents=True, exist_ok=True)
-        written = write_report(report, o["out"], docs=o["docs"])
+        written = write_reproduce_report(report, o["out"], docs=o["docs"])
         self.stdout.write(json.dumps(report["scoreboard"]["tally"]["counts"]))
         self.stdout.write(
             f"merged {len(reports)} reports ({report['elapsed_s']:.0f} s of runs); wrote "

@@ -18,10 +18,7 @@ from gridportal.inputs.models import Trace, Workflow
 from gridportal.inputs.services import trace_create, workflow_generate
 from gridportal.sites.models import Site, Topology, VirtualOrganization
 from gridportal.sites.services import configuration_import, topology_load
-from scheduler.coallocation import builtin_topologies
-from scheduler.traces.lublin import generate_lublin99
-from scheduler.traces.swf import write_swf
-from scheduler.usage.scenarios import seed004_document
+from scheduler.engine import builtin_topologies, generate_lublin99, seed004_document, write_swf
 
 DEMO_JOBS, DEMO_PROCS, DEMO_SEED = 5000, 128, 1
 

@@ -19,9 +19,9 @@ from django.core.files import File
 from django.core.management.base import BaseCommand, CommandError
 
 from gridportal.inputs.services import trace_create
-from scheduler.traces.archive import ARCHIVE, ARCHIVE_LOGS
+from scheduler.engine import ARCHIVE_LOGS, ARCHIVE_URL
 
-PWA = ARCHIVE
+PWA = ARCHIVE_URL
 
 
 class Command(BaseCommand):

@@ -9,8 +9,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from gridportal.sites.services import configuration_import, configuration_warnings
-from scheduler.usage.config import PolicyError, load_policy_file
-from scheduler.usage.scenarios import seed004_document
+from scheduler.engine import PolicyError, load_policy_file, seed004_document
 
 SCENARIOS = {
     "seed004": lambda: seed004_document(sites=2),

@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from gridportal.sites.services import topology_load
-from scheduler.coallocation import builtin_topologies
+from scheduler.engine import builtin_topologies
 
 
 class Command(BaseCommand):
