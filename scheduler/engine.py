@@ -50,11 +50,11 @@ reproductions (report, claims, passes)
     ``VERDICTS``, ``NOT_RUN``, ``claim_deviations``, ``set_pass_workers``,
     ``reproduce_in_process``, ``build_reproduce_report``, ``merge_reproduce_reports``,
     ``write_reproduce_report``, ``svg_chart``
+scheduling policies (the one registry of the cluster policies)
+    ``scheduling_policy_choices``, ``resolve_scheduling_policy``, ``scheduling_policy_label``,
+    ``SchedulingPolicyError``
 the engine itself
     ``engine_version``, ``native_status``
-
-The scheduling-policy registry (names, labels, parameters of the cluster policies) is not
-here yet: it joins with the registry's rewrite.
 """
 
 from __future__ import annotations
@@ -163,6 +163,11 @@ _LAZY: dict[str, tuple[str, str]] = {
     "merge_reproduce_reports": ("scheduler.experiments.reproduce_report", "merge_reports"),
     "write_reproduce_report": ("scheduler.experiments.reproduce_report", "write_report"),
     "svg_chart": ("scheduler.experiments.reproduce_report", "svg_chart"),
+    # scheduling policies: the registry
+    "scheduling_policy_choices": ("scheduler.cluster.registry", "policy_choices"),
+    "resolve_scheduling_policy": ("scheduler.cluster.registry", "resolve"),
+    "scheduling_policy_label": ("scheduler.cluster.registry", "policy_label"),
+    "SchedulingPolicyError": ("scheduler.cluster.policy", "PolicyError"),
 }
 
 

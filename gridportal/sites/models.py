@@ -13,9 +13,9 @@ from django.db import models
 def local_policy_choices() -> list[tuple[str, str]]:
     """The engine's built-in policies, from its one registry (a callable: the migration
     names this function, not the list, so a new policy needs no migration)."""
-    from scheduler.cluster.registry import policy_choices
+    from scheduler.engine import scheduling_policy_choices
 
-    return policy_choices()
+    return scheduling_policy_choices()
 
 
 class Site(models.Model):

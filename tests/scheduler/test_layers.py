@@ -60,13 +60,7 @@ FLOORS = {
 
 # Circles closed only by an ``if TYPE_CHECKING:`` import, waiting for work under way:
 # (importer, imported) -> why.  The test below fails once an entry is no longer needed.
-PENDING_TYPE_IMPORTS = {
-    ("scheduler.cluster.policy", "scheduler.cluster.simulator"): (
-        "the policy base class types its argument as the Simulator, which imports the "
-        "policies; the policy registry's rewrite (a narrow state object, DESIGN.md 'One "
-        "implementation per policy') removes it"
-    ),
-}
+PENDING_TYPE_IMPORTS: dict[tuple[str, str], str] = {}
 
 
 class Import(NamedTuple):
