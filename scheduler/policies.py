@@ -18,8 +18,8 @@ Run it beside the built-in policies::
 
 or ``python -m scheduler simulate TRACE --policy path/to/mine.py:SJF --estimates requested``.
 
-:func:`policy_names` lists the built-in policies; :func:`resolve` checks a policy name or
-file the way a run does.
+:func:`policy_names` lists the built-in policies; :func:`resolve` checks a policy name the
+way a run does (``resolve(text, files=True)`` loads a policy file).
 """
 
 from __future__ import annotations
@@ -71,11 +71,13 @@ def simulate(
     if isinstance(trace, str | Path):
         trace = read_swf(trace, limit=limit)
         limit = None
-    return _simulate(trace, procs, resolve(policy), estimates, limit=limit, progress=progress)
+    ref = resolve(policy, files=True)
+    return _simulate(trace, procs, ref, estimates, limit=limit, progress=progress)
 
 
 def compare(
     trace: Any, policies: Iterable[str | type | PolicyRef], **options: Any
 ) -> dict[str, dict[str, Any]]:
     """The summary of each policy on the same trace: ``{policy text: summary}``."""
-    return {resolve(p).text: simulate(trace, p, **options).summary() for p in policies}
+    refs = [resolve(p, files=True) for p in policies]
+    return {r.text: simulate(trace, r, **options).summary() for r in refs}

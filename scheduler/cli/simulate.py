@@ -37,7 +37,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         raise ValueError(f"--procs must be >= 1, got {args.procs}")
     if args.limit is not None and args.limit < 1:
         raise ValueError(f"--limit must be >= 1, got {args.limit}")
-    refs = [resolve(p) for p in args.policy]  # every policy checked before the trace is read
+    refs = [resolve(p, files=True) for p in args.policy]  # all checked before the trace is read
     if args.out and len(refs) > 1:
         raise ValueError("--out writes one schedule: give one --policy with it")
     from ..cluster.jobs import prepare_jobs, prepare_table
@@ -82,7 +82,7 @@ def _write_schedule(result, out: Path) -> None:  # type: ignore[no-untyped-def]
 
 def _policy(text: str) -> str:
     try:
-        resolve(text)
+        resolve(text, files=True)
     except PolicyError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text

@@ -111,10 +111,15 @@ BUILTIN: dict[str, PolicyEntry] = {
 }  # fmt: skip
 
 
-def resolve(policy: str | PolicyRef | PolicyEntry | type) -> PolicyRef:
+def resolve(policy: str | PolicyRef | PolicyEntry | type, *, files: bool = False) -> PolicyRef:
     """The :class:`PolicyRef` named by ``policy`` (see the module's docstring) — or of a user
     policy class (:mod:`scheduler.policies`) given itself, as from a notebook; raises
-    :class:`PolicyError` naming the problem and the known names."""
+    :class:`PolicyError` naming the problem and the known names.
+
+    A policy file (``path/to/mine.py:Class``) is code: it is read and run only when the caller
+    says so with ``files=True`` (the command line and :mod:`scheduler.policies`, which run as
+    the user).  Everywhere else — the simulator given text, forms, the portal — such a name is
+    refused, so no text from a form can make the engine run a file."""
     if isinstance(policy, PolicyRef):
         return policy
     if isinstance(policy, PolicyEntry):
@@ -137,6 +142,11 @@ def resolve(policy: str | PolicyRef | PolicyEntry | type) -> PolicyRef:
         except PolicyError as exc:
             raise PolicyError(f"policy {text!r}: {exc}") from None
     if ":" in text and text.partition(":")[0].endswith(".py"):
+        if not files:
+            raise PolicyError(
+                f"policy {text[:80]!r}: a policy file runs only from the command line or "
+                "scheduler.policies (load it there and pass the policy)"
+            )
         return PolicyRef(load_policy_file(text))
     known = ", ".join(BUILTIN)
     raise PolicyError(

@@ -150,7 +150,7 @@ def test_an_exception_in_user_code_names_file_and_line(tmp_path) -> None:
         "        return job.estimate / 0\n"
     )
     with pytest.raises(PolicyError, match=rf"{re.escape(str(path))}, line 6: division by zero"):
-        Simulator(_jobs(), 6, f"{path}:Broken").run()
+        Simulator(_jobs(), 6, resolve(f"{path}:Broken", files=True)).run()
 
 
 @pytest.mark.parametrize(
@@ -170,18 +170,32 @@ def test_a_broken_policy_file_is_refused_naming_the_problem(tmp_path, source, cl
     path = tmp_path / "mine.py"
     path.write_text(source)
     with pytest.raises(PolicyError, match=message):
-        resolve(f"{path}:{cls}")
+        resolve(f"{path}:{cls}", files=True)
+
+
+def test_a_policy_file_runs_only_when_the_caller_allows_it(tmp_path) -> None:
+    """Text from a form or the simulator's own argument never makes the engine run a file."""
+    marker = tmp_path / "ran"
+    path = tmp_path / "evil.py"
+    path.write_text(f"open({str(marker)!r}, 'w').close()\n")
+    for attempt in (
+        lambda: resolve(f"{path}:X"),
+        lambda: Simulator(_jobs(), 6, f"{path}:X"),
+    ):
+        with pytest.raises(PolicyError, match="runs only from the command line"):
+            attempt()
+    assert not marker.exists()
 
 
 def test_missing_file_and_bad_names(tmp_path) -> None:
     with pytest.raises(PolicyError, match="No such file"):
-        resolve(f"{tmp_path}/none.py:X")
+        resolve(f"{tmp_path}/none.py:X", files=True)
     with pytest.raises(PolicyError, match="unknown policy 'sjf'"):
         resolve("sjf")
 
 
 def test_user_policies_take_a_scheduling_interval_and_name_their_source(tmp_path) -> None:
-    ref = resolve(f"{EXAMPLES}/sjf_easy.py:SJF")
+    ref = resolve(f"{EXAMPLES}/sjf_easy.py:SJF", files=True)
     assert ref.entry.decides_afresh and ref.entry.source["class"] == "SJF"
     assert len(ref.entry.source["sha256"]) == 64 and ref.title == "SJF + EASY"
     jobs, _ = prepare_jobs(generate_lublin99(jobs=200, procs=16, seed=3).jobs, 16, "requested")
