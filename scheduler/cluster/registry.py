@@ -34,7 +34,6 @@ from .easy import EASY
 from .fairshare import FairShare, FairShareBackfill
 from .fcfs import FCFS
 from .policy import ClusterState, Policy, PolicyEntry, PolicyError, PolicyRef
-from .userpolicy import entry_for_class, load_policy_file
 
 __all__ = [
     "BUILTIN",
@@ -125,6 +124,8 @@ def resolve(policy: str | PolicyRef | PolicyEntry | type, *, files: bool = False
     if isinstance(policy, PolicyEntry):
         return PolicyRef(policy, policy.param_default)
     if isinstance(policy, type):
+        from .userpolicy import entry_for_class  # noqa: PLC0415 (user policies: when asked)
+
         return PolicyRef(entry_for_class(policy))
     if not isinstance(policy, str):
         raise PolicyError(f"a policy is named by text, not {type(policy).__name__}")
@@ -147,6 +148,8 @@ def resolve(policy: str | PolicyRef | PolicyEntry | type, *, files: bool = False
                 f"policy {text[:80]!r}: a policy file runs only from the command line or "
                 "scheduler.policies (load it there and pass the policy)"
             )
+        from .userpolicy import load_policy_file  # noqa: PLC0415 (user policies: when asked)
+
         return PolicyRef(load_policy_file(text))
     known = ", ".join(BUILTIN)
     raise PolicyError(
