@@ -1,4 +1,4 @@
-"""Malleable jobs in multicluster systems (SPEC §10, seed 002: KOALA + DYNACO, CoreGRID TR-0092).
+"""Malleable jobs in multicluster systems (Buisson et al. 2007: KOALA + DYNACO, CoreGRID TR-0092).
 
 Modules, one concept each: :mod:`.model` (clusters, jobs, records), :mod:`.apps` (FT and
 GADGET2 speed-up curves), :mod:`.placement` (Worst-Fit, placement queue), :mod:`.policies`
