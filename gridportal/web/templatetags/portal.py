@@ -1,4 +1,4 @@
-"""Template helpers: human labels and numbers (issue 20)."""
+"""Template helpers: human labels and numbers."""
 
 import re
 
@@ -58,6 +58,8 @@ def repro_anchor(key) -> str:
     return "repro-" + str(key).replace("/", "-")
 
 
+#: References to the project's former specification document in a kind's text; kept until no
+#: kind's description cites it any more (then drop this table and :func:`for_readers`).
 _SPEC_REFS = (
     (re.compile(r"SPEC §[\d.]+ \(([^)]*)\)"), r"\1"),  # "SPEC §2 (batch simulation …)"
     (re.compile(r"\s*\(SPEC §[\d.]+\)"), ""),  # "Figures 23–31 (SPEC §5)"
@@ -68,8 +70,8 @@ _SPEC_REFS = (
 @register.filter
 def for_readers(text) -> str:
     """A kind's text without references to the project's own specification ("SPEC §5"),
-    which a reader of the portal does not have (issue 20: forms that speak the reader's
-    language); the seed's figures stay."""
+    which a reader of the portal does not have (forms speak the reader's language); the
+    papers' figures stay."""
     text = str(text or "")
     for rx, repl in _SPEC_REFS:
         text = rx.sub(repl, text)
