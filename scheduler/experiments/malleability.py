@@ -6,16 +6,16 @@ on the DAS-3 clusters; a malleability manager grows and shrinks running malleabl
 approach (PRA: precedence to running jobs, grow only; PWA: precedence to waiting jobs, shrink to
 place, else grow) and a policy (FPSMA: earliest started grows first, latest started shrinks
 first; EGS: equal split with a remainder bonus/malus).  Jobs run FT or GADGET2 with the speed-up
-curves of seed Figure 6 (:mod:`scheduler.malleability.apps`).
+curves of Buisson et al. 2007, Figure 6 (:mod:`scheduler.malleability.apps`).
 
 One run compares several ``approach/policy[/workload]`` combinations on the same jobs and
-overlays them in the charts of seed Figures 7 and 8: (a) the CDF of the time-averaged number of
-processors per job, (b) the CDF of the maximum, (c) execution-time and (d) response-time CDFs,
-(e) utilization over time and (f) malleability operations (grow/shrink) over time; plus the
-application curves of Figure 6 and a summary table per combination.
+overlays them in the charts of Buisson et al. 2007, Figures 7 and 8: (a) the CDF of the
+time-averaged number of processors per job, (b) the CDF of the maximum, (c) execution-time and (d)
+response-time CDFs, (e) utilization over time and (f) malleability operations (grow/shrink) over
+time; plus the application curves of Figure 6 and a summary table per combination.
 
-Jobs are generated as in seed §6.3 (W_m: all malleable; W_mr: half rigid of size 2) or taken
-from an SWF trace (input ``traces``), a ``malleable_fraction`` of them made malleable.
+Jobs are generated as in Buisson et al. 2007, §6.3 (W_m: all malleable; W_mr: half rigid of size 2)
+or taken from an SWF trace (input ``traces``), a ``malleable_fraction`` of them made malleable.
 
 What we chose where the seed is silent or where we depart from it is listed once in
 :data:`DEVIATIONS`.  In short: at the seed's own load nothing waits in this model, so
@@ -326,34 +326,39 @@ class Malleability(ExperimentKind):
               f"malleable fraction; without it, the malleable_fraction parameter. At most "
               f"{MAX_COMBOS}; they are overlaid in every chart.",
               parse=lambda t: parse_combos(t, 1.0)),
-        Param("jobs", "int", 300, min=1, max=200_000, help="Generated jobs (seed: 300)."),
+        Param("jobs", "int", 300, min=1, max=200_000,
+              help="Generated jobs (Buisson et al. 2007: 300)."),
         Param("interarrival", "float", 0.0, min=0, max=1e7, label="inter-arrival time (s)",
-              help="0: as in the seed, 120 s for PRA combinations and 30 s for PWA."),
+              help="0: as in Buisson et al. 2007, 120 s for PRA combinations and 30 s for "
+              "PWA."),
         Param("arrivals", "choice", "fixed", choices=("fixed", "poisson"),
-              help="Fixed inter-arrival (seed) or exponential with that mean."),
+              help="Fixed inter-arrival (as in Buisson et al. 2007) or exponential with that "
+              "mean."),
         Param("app", "choice", "mixed", choices=APP_CHOICES, label="application",
-              help="mixed: FT or GADGET2 with equal probability (seed §6.3)."),
+              help="mixed: FT or GADGET2 with equal probability (Buisson et al. 2007, §6.3)."),
         Param("malleable_fraction", "float", 1.0, min=0, max=1,
               help="Fraction of malleable jobs (the rest rigid) when a combination names no "
               "workload; also for trace jobs."),
         Param("min_procs", "int", 2, min=1, max=100_000, label="minimum size",
-              help="Minimum (and initial) size of malleable jobs (seed: 2)."),
+              help="Minimum (and initial) size of malleable jobs (Buisson et al. 2007: 2)."),
         Param("max_gadget2", "int", 46, min=1, max=100_000, label="GADGET2 maximum"),
         Param("max_ft", "int", 32, min=1, max=100_000, label="FT maximum",
               help="FT runs on powers of 2 only."),
         Param("rigid_size", "int", 2, min=1, max=100_000, label="rigid job size"),
         Param("clusters", "str", "85,41,68,46,32", label="cluster sizes (nodes)",
-              help="Comma-separated nodes per cluster (DAS-3, seed Table 1: 85,41,68,46,32). "
-              "A job's size counts nodes: SGE runs jobs exclusively on nodes (seed §6.2).",
+              help="Comma-separated nodes per cluster (DAS-3, Buisson et al. 2007, Table 1: "
+              "85,41,68,46,32). A job's size counts nodes: SGE runs jobs exclusively on nodes "
+              "(§6.2).",
               parse=lambda t: _int_list("clusters", t)),
         Param("cluster_names", "str", "", help="Comma-separated names; default c1, c2, …",
               parse=_cluster_names),
         Param("threshold", "int", 4, min=0, max=100_000, label="processors kept for local users",
-              help="Growth never takes the last idle processors of a cluster (seed §5.2)."),
+              help="Growth never takes the last idle processors of a cluster (Buisson et al. "
+              "2007, §5.2)."),
         Param("threshold_scope", "choice", "growth", choices=THRESHOLD_SCOPES,
               label="threshold applies to",
               help="growth: only growing jobs leaves the threshold idle; all: placing jobs too "
-              "(seed §5.2 'never expands the total set of the jobs it manages')."),
+              "(Buisson et al. 2007, §5.2 'never expands the total set of the jobs it manages')."),
         Param("egs_shrink_rounds", "choice", "one", choices=EGS_SHRINK_ROUNDS,
               label="EGS shrink rounds",
               help="one: Figure 5 as printed — a share a job cannot give is not asked of "
@@ -362,17 +367,21 @@ class Malleability(ExperimentKind):
               help="Offered load of local users per cluster, as a fraction of it."),
         Param("resize_overhead", "int", 10, min=0, max=3600, label="resize overhead (s)",
               help="A job makes no progress for this long after each grow or shrink, takes no "
-              "new request meanwhile, and releases shrunk processors at its end (seed §5.1)."),
+              "new request meanwhile, and releases shrunk processors at its end (Buisson et al. "
+              "2007, §5.1)."),
         Param("poll_interval", "int", 30, min=1, max=86_400, label="queue poll interval (s)"),
         Param("max_tries", "int", 240, min=0, max=1_000_000, label="placement tries",
-              help="A job fails when its failed placement tries exceed this number (seed "
-              "§4.1; 0: never)."),
+              help="A job fails when its failed placement tries exceed this number (Buisson "
+              "et al. 2007, §4.1; 0: never)."),
         Param("trace_limit", "int", 0, min=0, max=1_000_000, label="first trace jobs only",
               help="With a trace: keep the first K usable jobs (0: all)."),
         Param("cdf_points", "int", 200, min=10, max=2000, label="points per CDF"),
         Param("time_bins", "int", 300, min=10, max=2000, label="bins per time series"),
     )  # fmt: skip
-    inputs = (InputSpec("traces", "trace", 0, 1, "SWF workload (optional); else seed §6.3 jobs"),)
+    inputs = (
+        InputSpec("traces", "trace", 0, 1,
+                  "SWF workload (optional); else the jobs of Buisson et al. 2007, §6.3"),
+    )  # fmt: skip
     presets = (
         Preset(
             "seed002-fig7-pra",
@@ -591,7 +600,9 @@ def _report(
     summary["clusters"] = len(clusters)
     summary["processors"] = sum(c.size for c in clusters)
     labels["clusters"] = "clusters"
-    labels["processors"] = "nodes in all clusters (a job's size counts nodes, seed §6.2)"
+    labels["processors"] = (
+        "nodes in all clusters (a job's size counts nodes, Buisson et al. 2007, §6.2)"
+    )
     curve_ps = list(range(1, max(c.size for c in clusters) + 1))
     speedup = [
         series(
@@ -620,7 +631,7 @@ def _report(
         chart("wait-cdf", "line", "Job wait times",
               x="wait time (s)", y="cumulative number of jobs (%)", series=charts["wait"])
         if len(waits) > 1 else None,
-        chart("speedup", "line", "Application models (seed Figure 6)",
+        chart("speedup", "line", "Application models (Buisson et al. 2007, Figure 6)",
               x="number of processors", y="execution time (s)", series=speedup),
         chart("mean-response", "bar", "Mean response time per combination",
               x="combination", y="mean response time (s)",

@@ -142,7 +142,8 @@ class Simulation:
             raise ModelError("jobs", "job ids must be unique")
         largest = max(c.size for c in self.clusters)
         for j in self.jobs:
-            if not get_app(j.app).valid(j.min_procs):  # FT: powers of 2 only (seed §6.1)
+            # FT: powers of 2 only (Buisson et al. 2007, §6.1)
+            if not get_app(j.app).valid(j.min_procs):
                 raise ModelError(
                     "min_procs", f"job {j.id}: {j.app} cannot run on {j.min_procs} processors"
                 )
@@ -184,7 +185,8 @@ class Simulation:
         self.koala = [0] * k
         self.local = [0] * k
         self.reclaim = [0] * k  # sum of (size - min) over running malleable jobs
-        self.pending = [0] * k  # processors shrunk jobs have yet to release (seed §5.1)
+        # processors shrunk jobs have yet to release (Buisson et al. 2007, §5.1)
+        self.pending = [0] * k
         self.malleable: list[dict[int, _Run]] = [{} for _ in range(k)]
         self._grow_stuck: list[tuple[int, int] | None] = [None] * k
         self._members_version = [0] * k
