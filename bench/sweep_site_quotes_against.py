@@ -1,5 +1,5 @@
-"""Site quotes at every deep instant, this tree against an earlier commit IN THE SAME RUN (issue
-21: absolute CPU times on a shared machine drift with its load; a same-run ratio does not).
+"""Site quotes at every deep instant, this tree against an earlier commit IN THE SAME RUN
+(absolute CPU times on a shared machine drift with its load; a same-run ratio does not).
 
 The commit's ``scheduler/pricing/price.py`` is loaded from git beside this tree's, and its two
 quote kernels (``_easy.py``, ``_replan.py``) are built from its sources into a temporary

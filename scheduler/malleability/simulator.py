@@ -14,9 +14,9 @@ in insertion order, so a run is deterministic.  After all events of an instant, 
 pass runs: local jobs start (FCFS, on idle processors only), then the approach.
 
 Resizing.  A job's work is 1 and progresses at ``1 / T(p)`` per second on ``p`` processors
-(:mod:`.apps`); a processor of a job is one DAS-3 node (SGE runs jobs exclusively on nodes, seed
-002 §6.2; Figure 6 counts "machines").  A grow or shrink sets the job's size at once and
-suspends its progress for ``resize_overhead`` seconds (process management and data
+(:mod:`.apps`); a processor of a job is one DAS-3 node (SGE runs jobs exclusively on nodes,
+Buisson et al. 2007, §6.2; Figure 6 counts "machines").  A grow or shrink sets the job's size at
+once and suspends its progress for ``resize_overhead`` seconds (process management and data
 redistribution, §5.1); while it adapts the job takes no new grow or shrink request.  The
 processors a shrink frees stay held until the adaptation ends: "we let the execution resume
 before releasing processors to GRAM" (§5.1), and the policies "wait for Job to release the

@@ -69,8 +69,9 @@ def site_at(
     interval: int = 0,
 ) -> Simulator:
     """A site replaying ``jobs`` under ``policy``, run through every event at instants <= T.
-    ``interval`` > 0: the scheduler starts queued jobs only every ``interval`` seconds (seed
-    003 §3.2; :class:`~scheduler.cluster.simulator.Simulator`); every fork inherits it."""
+    ``interval`` > 0: the scheduler starts queued jobs only every ``interval`` seconds
+    (Singh, Kesselman & Deelman 2005, §3.2; :class:`~scheduler.cluster.simulator.Simulator`); every
+    fork inherits it."""
     sim = Simulator(jobs, procs, policy, interval=interval)
     if weights is not None:
         configure = getattr(sim.policy, "configure", None)
