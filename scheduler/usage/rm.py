@@ -10,8 +10,8 @@ order):
 * ``rm-fairshare`` — the local resource manager's fair share, as Maui's or Condor's priority
   configured with the policy's epoch shares as fair-share targets (Dumitrescu, Wilde & Foster 2005,
   slide 28: "usage policies based on Condor's extensible fair share"; Singh, Kesselman & Deelman
-  2005: "priority from historical user usage").  At each poll, for a job of VO *v* (group *g*) at a
-  site::
+  2005, §2: "Fair share on user based historical usage").  At each poll, for a job of VO *v*
+  (group *g*) at a site::
 
       f_v    = U_v / Σ_u U_u          (VO's part of the CPU-time the site delivered)
       f_g|v  = U_g / U_v              (group's part of its VO's CPU-time)
