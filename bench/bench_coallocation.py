@@ -1,4 +1,4 @@
-"""Benchmark: planning time per co-allocation request (SPEC §9; seed 001 "Comparison of planning
+"""Benchmark: planning time per co-allocation request (Takefusa et al. 2010, "Comparison of planning
 times": GLPK avg 0.779 s / max 8.49 s, GLPK-st (P_max = 2) avg 0.333 s / max 4.21 s on a Core2
 Quad Q9550; issue target: avg <= 0.05 s, max <= 0.5 s).
 
@@ -26,7 +26,7 @@ optimum, :mod:`scheduler.coallocation.solver`):
 Then the generated topology 10x the seed's (``generated-x10``: 106 sites, 357 links) at 50 %
 load, beside the seed testbed on the same number of requests, to show how time grows.
 
-``--compare`` (issue 21): today's planner against the one of ``--before-rev`` (loaded from git
+``--compare``: today's planner against the one of ``--before-rev`` (loaded from git
 beside today's package), request by request on the same reservations: star requests on the
 seed testbed (``--requests``), the 10x topology (star requests, 50 % load) and mesh requests
 (paths forming cycles) on the seed testbed.  Each request is planned by both (in alternating
@@ -59,7 +59,7 @@ from scheduler.coallocation.planner import PlannerConfig, plan  # noqa: E402
 from scheduler.coallocation.simulate import seed_workload, simulate  # noqa: E402
 from scheduler.coallocation.topology import builtin_topologies, load_topology  # noqa: E402
 
-BEFORE_REV = "f11a555"  # the planner before issue 21's co-allocation work
+BEFORE_REV = "f11a555"  # the planner before the co-allocation speed-up work
 
 
 def _before_package(rev: str):  # type: ignore[no-untyped-def]
@@ -221,8 +221,8 @@ def main() -> None:
     if args.requests:
         reqs = reqs[: args.requests]
     print(
-        f"seed 001 testbed: {len(seed_t.sites)} sites, {len(seed_t.links)} links, {len(reqs)} "
-        f"{args.shape} requests up to {args.load:.0%} load, all 10 frames solved"
+        f"Takefusa et al. 2010 testbed: {len(seed_t.sites)} sites, {len(seed_t.links)} links, "
+        f"{len(reqs)} {args.shape} requests up to {args.load:.0%} load, all 10 frames solved"
     )
     configs = [
         ("routes+RLT, LP first, highspy [default]", PlannerConfig(), reqs),

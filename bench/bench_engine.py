@@ -1,4 +1,4 @@
-"""Benchmark (issue 21): the engine side by side with a straightforward reference simulator.
+"""Benchmark: the engine side by side with a straightforward reference simulator.
 
     .venv/bin/python bench/bench_engine.py [--repeat N] [--only ctc|lanl] [--no-depth]
                                            [--traces DIR] [--lanl FILE]
@@ -81,7 +81,8 @@ def plain_parse(path: str) -> list[list]:
 
 
 def ref_jobs(rows: list[list], machine: int) -> list[tuple[int, int, int, int, int]]:
-    """(job id, submit, runtime, estimate, procs) in queue order; SPEC §2's requested mode."""
+    """(job id, submit, runtime, estimate, procs) in queue order; the "requested" estimate mode
+    (plans with SWF field 9)."""
     jobs = []
     for pos, r in enumerate(rows):
         procs = r[7] if r[7] > 0 else r[4]

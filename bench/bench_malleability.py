@@ -1,4 +1,4 @@
-"""Benchmark: the malleability simulator (SPEC §10, seed 002) on large generated workloads.
+"""Benchmark: the malleability simulator (Buisson et al. 2007) on large generated workloads.
 
     .venv/bin/python bench/bench_malleability.py [--jobs N] [--repeat R] [--profile]
 

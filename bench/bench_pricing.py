@@ -1,4 +1,4 @@
-"""Benchmark: adaptive pricing over whole archive traces (thesis ch. 5; issue 9).
+"""Benchmark: adaptive pricing over whole archive traces (thesis ch. 5).
 
     .venv/bin/python bench/bench_pricing.py [--trace ctc|sdsc] [--policy conservative|easy]
                                             [--estimates requested|accurate] [--alpha A]

@@ -1,4 +1,4 @@
-"""Benchmark: MOGA plan search and the provisioning experiment (issue 4 item 10).
+"""Benchmark: MOGA plan search and the provisioning experiment.
 
     .venv/bin/python bench/bench_provisioning.py [--traces DIR] [--instants N] [--repeat N]
                                                  [--experiment] [--submissions K]

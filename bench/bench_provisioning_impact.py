@@ -1,11 +1,12 @@
-"""Benchmark: the ``provisioning-impact`` kind (seed 003) on one core, beside the seed's numbers.
+"""Benchmark: the ``provisioning-impact`` kind (Singh, Kesselman & Deelman 2005) on one core, beside
+the seed's numbers.
 
     .venv/bin/python bench/bench_provisioning_impact.py [--trace PATH] [--preset NAME ...]
                                                        [--dax PATH] [--json OUT]
 
-Default trace: SDSC-SP2 (``/work/shared/data/traces``), days 0–10, jobs widened by 890/128 onto
-the seed's 890-processor cluster, workflow submitted at 168 h; the presets use the seed's
-Montage (17,034 tasks) and a 60-s scheduling interval.  For each
+Default trace: SDSC-SP2 (``../shared/data/traces``, as ``REPRO_TRACES`` in the Makefile), days 0–10,
+jobs widened by 890/128 onto the seed's 890-processor cluster, workflow submitted at 168 h; the
+presets use the seed's Montage (17,034 tasks) and a 60-s scheduling interval.  For each
 preset (default: ``seed003-fig7`` and ``seed003-grid``) it prints the wall time of the run (one
 process, one core), then the original graph's completion times beside the seed's Section 5.1
 figures and the mean reduction vs no provisioning per policy.  Figures only; no assertion.
@@ -29,7 +30,8 @@ from scheduler.traces.swf import read_swf  # noqa: E402
 from scheduler.workflows import load_workflow  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data"
-# Seed 003 §5.1: original Montage, minutes (none / best AR / DP of that request)
+# Singh, Kesselman & Deelman 2005, §5.1: original Montage, minutes (none / best AR / DP of that
+# request)
 SEED = {
     "fcfs": (3930, 1351, 699),
     "fairshare": (2611, None, None),

@@ -1,5 +1,5 @@
 """Benchmark: queue-wait prediction calibration and the ``virtual-reservations`` kind over whole
-archive traces (thesis ch. 6; issue 10).
+archive traces (thesis ch. 6).
 
     .venv/bin/python bench/bench_reservations.py [--traces ctc,sdsc] [--policy conservative]
                                                  [--estimates requested] [--change-runs 0,3]

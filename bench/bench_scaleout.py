@@ -1,4 +1,4 @@
-"""Scale-out: one sweep with 1 and then 2 Celery workers (issue 6 item 7, issue 4 item 10).
+"""Scale-out: one sweep with 1 and then 2 Celery workers.
 
 Needs Redis and PostgreSQL (the real deployment path): it creates its own database
 ``gridportal_bench`` (dropped and re-created), starts worker processes on a private queue, submits

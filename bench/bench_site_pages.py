@@ -1,4 +1,4 @@
-"""Benchmark: the site page's "Price a reservation" and "When would my job start?" (issue 21:
+"""Benchmark: the site page's "Price a reservation" and "When would my job start?" (targets:
 each ≤ 0.3 s at any instant of a whole archive trace; quote p99 ≤ 10 ms at 200+ queued jobs).
 
     .venv/bin/python bench/bench_site_pages.py [--trace FILE] [--procs N] [--policy P]
@@ -68,8 +68,8 @@ from scheduler.reservations.site import QUANTILES, predict_at, wait_checkpoints 
 
 DATA = ROOT.parent / "shared" / "data" / "traces"
 HOUR = 3600
-BEFORE_REV = "4ffa5c3"  # the last commit before the re-plan kernel (issue 21)
-PREDICT_REV = "15c013e"  # the last commit before the predictor's checkpoints (issue 21)
+BEFORE_REV = "4ffa5c3"  # the last commit before the re-plan kernel
+PREDICT_REV = "15c013e"  # the last commit before the predictor's checkpoints
 CLASSES = ((200, "200+"), (50, "50-199"), (0, "0-49"))
 
 

@@ -3,7 +3,7 @@
     .venv/bin/python bench/bench_swf.py [--traces DIR] [--repeat N] [--jobs N]
 
 Prints jobs, seconds and jobs/s for each trace (best of ``--repeat`` runs) and the time to
-generate ``--jobs`` Lublin & Feitelson jobs.  Then, per trace (CPU seconds, issue 21):
+generate ``--jobs`` Lublin & Feitelson jobs.  Then, per trace (CPU seconds):
 ``read_swf`` and ``read_swf_table`` against a plain split-and-int parse (no validation, the
 bench_engine floor's), the same reads with every line through the per-line validator (the
 vectorised path off), and ``read_swf(limit=1000)`` (reading stops early).  Reports figures

@@ -1,4 +1,4 @@
-"""Benchmark: checking an uploaded trace (issue 19: "validation memory does not grow with the
+"""Benchmark: checking an uploaded trace (target: "validation memory does not grow with the
 file; the 200 MB case stays under 100 MB of extra memory").
 
     .venv/bin/python bench/bench_upload_check.py [--mb 200]

@@ -1,5 +1,5 @@
-"""Seed 001 calibration: the testbed's in-domain wiring, the request shape and how requested
-CPUs are drawn are not in the seed; run the success-ratio set-up for every combination and
+"""Takefusa et al. 2010 calibration: the testbed's in-domain wiring, the request shape and how
+requested CPUs are drawn are not in the seed; run the success-ratio set-up for every combination and
 print its fit to the paper's printed ratios (success 0.90 at 50 %, over 0.61 at 80 %, UserA
 0.60 / UserB 0.37 at 100 % with UserB at low priority).
 

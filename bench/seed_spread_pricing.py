@@ -1,4 +1,4 @@
-"""How much one pricing run's mean price moves with the seed (issue 18, thesis §5.3).
+"""How much one pricing run's mean price moves with the seed (thesis §5.3).
 
 The thesis compares CTC and SDSC by one 30-day run each ("For the same trade-off factor, the
 price at SDSC is higher than CTC"). This prints the α = 0 mean price of the presets

@@ -1,4 +1,4 @@
-"""Site quotes at EVERY instant with a deep queue (issue 21: "quote ≤ 0.3 s at any instant of a
+"""Site quotes at EVERY instant with a deep queue (targets: "quote ≤ 0.3 s at any instant of a
 whole archive trace; p99 ≤ 10 ms at 200+ queued jobs"): the quote (a SiteQuote from the replay
 index's state + ``options(32 p, 2 h)``, thesis Figure 22 query 18) at every submission instant
 with ``--deep`` or more queued jobs, and at every 10th submission instant overall; CPU time per

@@ -1,5 +1,5 @@
-"""Site quotes at every deep instant, this tree against an earlier commit IN THE SAME RUN (issue
-21: absolute CPU times on a shared machine drift with its load; a same-run ratio does not).
+"""Site quotes at every deep instant, this tree against an earlier commit IN THE SAME RUN
+(absolute CPU times on a shared machine drift with its load; a same-run ratio does not).
 
 The commit's ``scheduler/pricing/price.py`` is loaded from git beside this tree's, and its two
 quote kernels (``_easy.py``, ``_replan.py``) are built from its sources into a temporary
@@ -79,7 +79,7 @@ def old_price(rev: str, tmp: Path):  # type: ignore[no-untyped-def]
     machine code (checked here: ``objdump -d`` of this tree's own build made so is the
     installed one's).  Layout matters: the same source built without the stamp line (which
     shifts the hot loops by a few bytes) ran 6 % faster or 2 % slower than the installed
-    build, kernel by kernel, in the same process (issue 21, session 2026-11-27 (4))."""
+    build, kernel by kernel, in the same process (session 2026-11-27 (4))."""
     from Cython.Build import cythonize
     from setuptools import Extension, setup
 

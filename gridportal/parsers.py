@@ -1,7 +1,7 @@
 """The REST API's JSON parser: request bodies are loaded by :func:`scheduler.jsonvalues.loads`,
 so a document nested 100,000 deep, an integer with 5,000 digits, ``NaN``, or a string with a lone
 surrogate or NUL is a 400 naming the problem (and its JSON path) before Python's parser recurses
-or overflows or a database refuses the string (issue 19)."""
+or overflows or a database refuses the string."""
 
 from __future__ import annotations
 

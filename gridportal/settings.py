@@ -174,7 +174,7 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    # JSON bodies: depth, integer digits and NaN/Infinity refused before parsing (issue 19).
+    # JSON bodies: depth, integer digits and NaN/Infinity refused before parsing.
     "DEFAULT_PARSER_CLASSES": [
         "gridportal.parsers.BoundedJSONParser",
         "rest_framework.parsers.FormParser",
@@ -227,7 +227,7 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 GRIDPORTAL_TASK_TIME_LIMIT = int(os.environ.get("GRIDPORTAL_TASK_TIME_LIMIT", 3 * 3600))
 
-# Hard limits on work (issue 19; gridportal/limits.py). A run's engine works in a child process
+# Hard limits on work (gridportal/limits.py). A run's engine works in a child process
 # of the worker: past RUN_MEMORY_MB of memory or RUN_TIME_LIMIT seconds it is killed and the run
 # fails naming the limit (never re-delivered). Plans, quotes, predictions and generated
 # workflows computed for a web request get WEB_TIME_LIMIT seconds and WEB_MEMORY_MB each.

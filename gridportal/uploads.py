@@ -1,4 +1,4 @@
-"""Upload caps (issue 19): an oversized upload is refused before its body is read.
+"""Upload caps: an oversized upload is refused before its body is read.
 
 * :class:`UploadCapMiddleware` answers 413 (JSON for the API, text otherwise) to a request
   whose ``Content-Length`` is past ``GRIDPORTAL_MAX_UPLOAD_BYTES`` (plus room for the form

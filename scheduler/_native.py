@@ -1,4 +1,4 @@
-"""Compiled or pure: how the engine loads its few compiled modules (issue 21).
+"""Compiled or pure: how the engine loads its few compiled modules.
 
 A module listed in ``NATIVE_MODULES`` of ``setup.py`` is plain Python written in Cython's
 pure-Python mode; ``setup.py build_ext --inplace`` (run by ``make setup``) compiles it into

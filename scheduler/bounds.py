@@ -1,4 +1,4 @@
-"""Physical bounds on every number a user can give the engine (issue 19, "bounds at the door").
+"""Physical bounds on every number a user can give the engine.
 
 One module holds the limits and the checkers, so the portal (REST, forms, uploads) and the
 engine (parsers, kinds at run time) refuse the same values with the same message naming the

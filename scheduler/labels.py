@@ -1,4 +1,4 @@
-"""One label registry (issue 20): every metric, series and parameter key a Result, a form, a
+"""One label registry: every metric, series and parameter key a Result, a form, a
 compare or sweep page, an export or an error message shows gets a human label and a unit.
 
 ``label_of(key)`` and ``unit_of(key)`` look the key up in :data:`LABELS`, then in
@@ -56,7 +56,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "submit_hour": ("workflow submitted (hours into the window)", ""),
     "size_bytes": ("file size", "bytes"),
     "bytes": ("size", "bytes"),
-    # The Key results of every kind (issue 20).  A composed key whose tail is one of these
+    # The Key results of every kind.  A composed key whose tail is one of these
     # ("easy_accurate_mean_wait", "spep.EUPV", "s1_mean_slots") takes its label and unit.
     # trace-stats
     "span_days": ("trace span", "days"),
@@ -101,7 +101,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "p95_response": ("95th percentile response time", "s"),
     "grows": ("grow operations", ""),
     "shrinks": ("shrink operations", ""),
-    # usage-policy (seed 004's metrics)
+    # usage-policy (Dumitrescu, Wilde & Foster's (2005) metrics)
     "EUPV": ("epoch usage-policy violation (fraction of capacity)", ""),
     "BUPV": ("burst usage-policy violation (fraction of capacity)", ""),
     "ARU": ("aggregated resource utilisation", ""),

@@ -1,4 +1,4 @@
-"""The engine's result vocabulary: charts, series and tables (the Result contract, DESIGN.md).
+"""The engine's result vocabulary: charts, series and tables (the Result contract).
 
 A chart spec is declarative (rendered by one generic Chart.js adapter in the portal)::
 

@@ -1,4 +1,4 @@
-"""A sweep as a Slurm job array, and its results uploaded back (issue 22, "beyond one machine").
+"""A sweep as a Slurm job array, and its results uploaded back.
 
 HPC centres run parameter campaigns as Slurm job arrays rather than Celery workers on compute
 nodes.  :func:`sweep_jobarray_zip` packs what a cluster needs to compute a sweep's runs with the

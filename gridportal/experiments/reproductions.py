@@ -1,4 +1,4 @@
-"""Reproductions (issue 15): every preset with published values, the user's latest run of it
+"""Reproductions: every preset with published values, the user's latest run of it
 beside the published values, the engine's verdict, and starting runs of them.
 
 A run "is" a reproduction when its kind and (validated) parameters equal the preset's, and its
@@ -144,7 +144,7 @@ def row_checks(row: Row) -> list[dict[str, Any]]:
 
 def reproduction_board(*, user, kind: str | None = None) -> dict[str, Any]:
     """The scoreboard: rows, seed × figure with counts per seed, and each kind's declared
-    deviations (issue 18)."""
+    deviations."""
     rows = reproduction_rows(user=user, kind=kind)
     board = engine.reproduction_scoreboard(
         [{"kind": r.rep.kind.name, "preset": r.rep.preset.name, "checks": row_checks(r)}
@@ -241,8 +241,8 @@ def reproduction_reference(*, experiment: Experiment) -> dict[str, Any] | None:
     return None
 
 
-#: The project's own scoreboard, committed by ``make reproduce`` (issue 18: a reviewer without
-#: the archive traces reads what the project measured, beside their own runs).
+#: The project's own scoreboard, committed by ``make reproduce`` (a reviewer without the
+#: archive traces reads what the project measured, beside their own runs).
 REFERENCE = Path(settings.BASE_DIR) / "docs" / "reproductions.json"
 REFERENCE_MAX_BYTES = 20 * 2**20
 _reference_cache: dict = {}

@@ -62,7 +62,7 @@ _SCAN_CHUNK = 1 << 20
 
 
 def trace_precheck(*, upload: File, filename: str) -> int:
-    """Cheap streaming checks before any parsing, in constant memory (issue 19): the upload
+    """Cheap streaming checks before any parsing, in constant memory: the upload
     cap, the decompressed size and ratio of gzip data, and the number of job lines (lines
     that are neither comments nor blank, counted approximately and never under).
     Returns the (decompressed) size in bytes."""
@@ -405,7 +405,8 @@ def _workflow_facts(data: bytes, filename: str) -> dict:
 
 
 def workflow_generate(*, owner, model: str, params: dict, name: str = "") -> Workflow:
-    """Generate a workflow (SPEC §4, §8 models) and store it as native JSON."""
+    """Generate a workflow (thesis §4.7–4.8 or Singh, Kesselman & Deelman 2005, §4.1) and store it
+    as native JSON."""
     if model not in WORKFLOW_GENERATORS:
         raise ValidationError({"model": [f"unknown model {model!r}"]})
     try:

@@ -1,4 +1,4 @@
-"""Sites, virtual organisations, their groups and usage policies (SPEC §11, seed 004).
+"""Sites, virtual organisations, their groups and usage policies (Dumitrescu, Wilde & Foster 2005).
 
 Configured by staff (admin and REST); every user reads them. A policy is
 ``<resource, provider (site or VO), consumer (VO or group), epoch (interval, %),
@@ -179,7 +179,7 @@ class UsagePolicy(models.Model):
 
 
 class Topology(models.Model):
-    """A co-allocation resource graph (SPEC §9, seed 001): compute sites, domain exchange
+    """A co-allocation resource graph (Takefusa et al. 2010): compute sites, domain exchange
     points and links with bandwidth and unit values, as the engine's topology document
     (``scheduler.coallocation.topology``), validated whenever it is saved."""
 

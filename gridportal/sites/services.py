@@ -169,7 +169,7 @@ def _site_index(site: Site, estimates: str):  # type: ignore[no-untyped-def]
                 raise ValidationError({k: [v] for k, v in exc.errors.items()}) from None
             index.save(path)
             # the prediction's checkpoints (saved beside the index) are built by the request
-            # that builds the index, not by the first prediction after it (issue 21)
+            # that builds the index, not by the first prediction after it
             from scheduler.engine import site_wait_checkpoints
 
             site_wait_checkpoints(index)
@@ -182,7 +182,7 @@ def _site_index(site: Site, estimates: str):  # type: ignore[no-untyped-def]
 _INDEXES: dict[str, Any] = {}
 
 
-# Co-allocation topologies (seed 001) ------------------------------------------------------
+# Co-allocation topologies (Takefusa et al. 2010) -----------------------------------------
 
 
 def topology_plan(*, topology, request: Any, options: dict[str, Any]) -> list[dict[str, Any]]:

@@ -1,4 +1,4 @@
-"""Getting in (issue 20): a sign-up page (``GRIDPORTAL_SIGNUP=off`` turns it off for closed
+"""Getting in: a sign-up page (``GRIDPORTAL_SIGNUP=off`` turns it off for closed
 deployments) and, in development, the demo account's credentials on the login page."""
 
 from __future__ import annotations

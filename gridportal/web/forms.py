@@ -26,13 +26,14 @@ class WorkflowUploadForm(forms.Form):
 
 
 class WorkflowGenerateForm(forms.Form):
-    """The generators of SPEC §4 and §8 with their main parameters."""
+    """The workflow generators (thesis §4.7–4.8; Singh, Kesselman & Deelman 2005, §4.1) with
+    their main parameters."""
 
     model = forms.ChoiceField(
         choices=[
             ("layered", "random layered (thesis §4.7)"),
             ("cybershake", "CyberShake (thesis §4.8)"),
-            ("montage", "Montage-like (seed 003)"),
+            ("montage", "Montage-like (Singh, Kesselman & Deelman 2005)"),
         ]
     )
     name = forms.CharField(max_length=200, required=False)
@@ -151,7 +152,7 @@ def field_for(param: Param) -> forms.Field:
 
 
 def parsed_by(param: Param):
-    """A form validator running the engine's own parser of a string parameter (issue 19)."""
+    """A form validator running the engine's own parser of a string parameter."""
 
     def check(value: str) -> None:
         try:
@@ -343,7 +344,7 @@ class PredictForm(forms.Form):
 
 
 class PlanForm(forms.Form):
-    """A co-allocation request to plan against a topology (seed 001)."""
+    """A co-allocation request to plan against a topology (Takefusa et al. 2010)."""
 
     request = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 7, "cols": 70, "spellcheck": "false"}),
@@ -374,7 +375,7 @@ class PlanForm(forms.Form):
         from scheduler.engine import json_loads
 
         text = self.cleaned_data["request"]
-        try:  # depth and integer digits bounded before parsing (issue 19)
+        try:  # depth and integer digits bounded before parsing
             return json_loads(text)
         except ValueError as exc:
             cause = exc.__context__

@@ -1,7 +1,7 @@
 """The Reproductions page: a scoreboard of every seed claim — seed × figure coloured by
 verdict, counts per seed, filters by kind and verdict, each preset's claims beside our values
 with the cause of every difference, a run button that leads to the run it starts, and a JSON
-endpoint the page polls so it updates as runs finish (issues 15, 18, 20).  Thin: the logic is
+endpoint the page polls so it updates as runs finish.  Thin: the logic is
 in :mod:`gridportal.experiments.reproductions` and the engine."""
 
 import json
@@ -28,7 +28,7 @@ from scheduler.engine import label_of
 
 def than_in_words(text: str, than) -> str:
     """ "< service_levels_UserA_at_100" -> "< normal: co-allocation success of UserA …": the
-    metric a claim compares with, in words (issue 20)."""
+    metric a claim compares with, in words."""
     if isinstance(than, str) and than and than in text:
         return text.replace(than, label_of(than))
     return text
@@ -79,8 +79,8 @@ def _context(request) -> dict:
 
 
 def _groups(items: list[dict], *, kind: str | None) -> list[dict]:
-    """The presets grouped by kind, folded unless their kind is the one chosen (issue 20: the
-    page opens on the scoreboard, not on ~80 rows)."""
+    """The presets grouped by kind, folded unless their kind is the one chosen (the page
+    opens on the scoreboard, not on ~80 rows)."""
     by_kind: dict[str, dict] = {}
     for item in items:
         k = item["row"].rep.kind

@@ -59,7 +59,7 @@ def _add_errors(form, exc: ValidationError, default_field: str | None = None) ->
         for error in errors:
             param = _PARAM_ERROR.match(error) if field == "params" else None
             if param and f"p_{param.group(1)}" in form.fields:
-                # a parameter's refusal ("procs: no job fits …", issue 20): said in words at
+                # a parameter's refusal ("procs: no job fits …"): said in words at
                 # the top of the form and again beside the field it names
                 name = f"p_{param.group(1)}"
                 form.add_error(None, f"{form.fields[name].label}: {param.group(2)}")
@@ -219,7 +219,7 @@ def experiment_list(request):
         qs = qs.filter(traces=parse_id(f["trace"]))
     if f.get("q"):
         qs = qs.filter(name__icontains=f["q"])
-    if f.get("sweeps") != "1":  # a sweep's runs are listed on its page (issue 20)
+    if f.get("sweeps") != "1":  # a sweep's runs are listed on its page
         qs = qs.filter(sweeps__isnull=True)
     for key, lookup in (("after", "created__date__gte"), ("before", "created__date__lte")):
         day = parse_date(f.get(key) or "")
@@ -458,7 +458,7 @@ def experiment_compare(request):
     experiments.sort(key=lambda e: ids.index(e.pk))
     error, result = None, None
     try:
-        result = _label_rows(labelled(compare_runs(experiments)))  # labels, units (issue 20)
+        result = _label_rows(labelled(compare_runs(experiments)))  # labels, units
     except ValidationError as exc:
         error = exc.messages[0]
     return render(
@@ -485,7 +485,7 @@ def experiment_delete_view(request, pk: int):
 @login_required
 def sweep_list(request):
     sweeps = list(visible_to(Sweep.objects.select_related("owner"), request.user)[:200])
-    for sweep in sweeps:  # status and progress: one aggregate query each (issue 20)
+    for sweep in sweeps:  # status and progress: one aggregate query each
         sweep.state = sweep_status(sweep, with_runs=False)
     return render(request, "sweeps/list.html", {"sweeps": sweeps})
 
@@ -513,7 +513,7 @@ def sweep_detail(request, pk: int):
 def _key_labels(sweep: Sweep, kind) -> dict[str, str]:
     """Labels of the keys a sweep's aggregate names in its chart titles, axes and table columns
     ("first_submit mean", "… vs procs"): the kind's parameters and the metrics of one finished
-    run (issue 20: no raw key on the page)."""
+    run (no raw key on the page)."""
     names = {n for n in _error_labels(kind)}
     done = sweep.runs.filter(status=Experiment.Status.SUCCEEDED).only("result").first()
     if done is not None and isinstance(done.result, dict):
@@ -551,7 +551,7 @@ def experiment_detail(request, pk: int):
         kind = engine.get_kind(exp.kind)
     except KeyError:
         kind = None
-    reference = reproduction_reference(experiment=exp) if kind else None  # issue 15
+    reference = reproduction_reference(experiment=exp) if kind else None
     return render(
         request,
         "experiments/detail.html",
@@ -568,7 +568,7 @@ def experiment_detail(request, pk: int):
 def _message_words(kind) -> dict[str, str]:
     """The names a kind's progress messages use (its parameters, their choices and the parts of
     list defaults such as "spep,rm-fairshare,none" or "PRA/FPSMA") with their labels, for the
-    live message line (issue 20: no raw key on the page)."""
+    live message line (no raw key on the page)."""
     if kind is None:
         return {}
     names: set[str] = set()
@@ -623,7 +623,8 @@ def site_list(request):
 
 @login_required
 def topology_detail(request, pk):
-    """A co-allocation topology drawn as a graph, and a planner for one request (seed 001)."""
+    """A co-allocation topology drawn as a graph, and a planner for one request (Takefusa et al.
+    2010)."""
     topology = get_object_or_404(Topology, pk=pk)
     form = PlanForm(request.POST or None, topology=topology)
     plans = None
@@ -632,7 +633,7 @@ def topology_detail(request, pk):
         options = {"option": data["option"], "admin": data["admin"],
                    "priority": data["priority"], "frames": data["frames"]}  # fmt: skip
         try:
-            plans = web_limited(  # under the web limits (issue 19)
+            plans = web_limited(  # under the web limits
                 lambda: topology_plan(topology=topology, request=data["request"], options=options),
                 field="request", what="planning this request",
             )  # fmt: skip
@@ -652,7 +653,7 @@ def topology_detail(request, pk):
 
 
 def _with_chosen_plan(picture: dict, plan: dict | None) -> dict:
-    """Mark the chosen plan's sites and the links of its paths on the graph (issue 20)."""
+    """Mark the chosen plan's sites and the links of its paths on the graph."""
     if not plan:
         return picture
     sites = {str(s) for s in plan.get("sites", {}).values()}
@@ -709,7 +710,7 @@ def site_detail(request, pk):
             "keep_for_quote": keep_for_quote,
             "keep_for_predict": keep_for_predict,
             "form": form,
-            "quote": labelled(quote) if quote else quote,  # labels, units (issue 20)
+            "quote": labelled(quote) if quote else quote,  # labels, units
             "predict_form": predict_form,
             "prediction": labelled(prediction) if prediction else prediction,
             "pictures": [

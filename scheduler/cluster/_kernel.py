@@ -1,4 +1,4 @@
-"""The availability profile's hot loops, compiled when a build exists (issue 21).
+"""The availability profile's hot loops, compiled when a build exists.
 
 This module is plain Python *and* the source of a C extension: ``setup.py`` compiles it with
 Cython in pure-Python mode (the annotations below become C types; ``cython.compiled`` is

@@ -1,4 +1,4 @@
-"""Whole-run loops of the cluster simulator, compiled when a build exists (issue 21).
+"""Whole-run loops of the cluster simulator, compiled when a build exists.
 
 :meth:`Simulator.run <scheduler.cluster.simulator.Simulator.run>` hands a run to this module
 when it is plain conservative backfilling (or EASY, or FCFS) from an empty machine with nothing

@@ -1,10 +1,9 @@
 """Maui-style priority ("fair share"), with and without backfilling.
 
-As simulated by Singh, Kesselman & Deelman 2005, §2.
-
-Seed 003 simulates three local policies in the Maui simulator: FIFO, a "fair share" variant that
-orders the queue by a weighted priority, and the same priority with conservative backfilling in
-which the 50 highest-priority jobs are protected and the rest are backfilled first fit.  The
+Singh, Kesselman & Deelman 2005 (§2) simulate three local policies in the Maui simulator:
+FIFO, a "fair share" variant that orders the queue by a weighted priority, and the same
+priority with conservative backfilling in which the 50 highest-priority jobs are protected and
+the rest are backfilled first fit.  The
 priority of a queued job ``k`` of user ``u`` at time ``now`` is Maui's weighted sum::
 
     P = fs_weight  · (−usage%(u))                       fair share on historical usage
@@ -20,7 +19,7 @@ Running jobs are charged as they run, not only at their end.  A uniform fair-sha
 shifts every priority by the same amount, so targets are left out: users below the average
 usage simply outrank heavier ones.  ``wallclock`` is the requested time (what Maui knows).
 
-Seed 003 names the components but not their weights; :class:`FairShareWeights` holds ours (see
+The paper names the components but not their weights; :class:`FairShareWeights` holds ours (see
 its docstring) and every field is a keyword parameter.
 
 Decisions at an event instant (the simulator calls :meth:`FairShare.schedule`):

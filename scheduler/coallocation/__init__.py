@@ -1,4 +1,5 @@
-"""Co-allocation of compute sites and network bandwidth by advance reservation (SPEC §9, seed 001).
+"""Co-allocation of compute sites and network bandwidth by advance reservation (Takefusa et al.
+2010).
 
 Modules: :mod:`.topology` (the resource graph and its JSON document), :mod:`.requests`
 (requests and their time frames), the 0-1 IP of one frame as :mod:`.ip_routes` (one route of

@@ -1,4 +1,4 @@
-"""User and administrator options of co-allocation (SPEC §9; seed 001 "Reflecting co-allocation
+"""User and administrator options of co-allocation (Takefusa et al. 2010, "Reflecting co-allocation
 options").
 
 User options (how the N' plans are ranked, and for "quality" what the IP minimises):

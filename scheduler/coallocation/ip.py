@@ -1,4 +1,4 @@
-"""The 0-1 integer program of one time frame (SPEC §9; seed 001 equations (1)–(11)).
+"""The 0-1 integer program of one time frame (Takefusa et al. 2010, equations (1)–(11)).
 
 Variables: ``x[i, j]`` = 1 when site i serves requested site j (1), ``y[a, l]`` = 1 when arc a —
 one direction of an undirected link k — carries requested path l (2).  Minimise (3)

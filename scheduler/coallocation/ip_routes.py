@@ -1,4 +1,4 @@
-"""The route-based 0-1 IP of one time frame (SPEC §9; seed 001 equations (1)–(11), with the
+"""The route-based 0-1 IP of one time frame (Takefusa et al. 2010, equations (1)–(11), with the
 seed's P_max bounding the routes).
 
 Same problem as :mod:`.ip` (the seed's arc formulation), other variables: ``x[i, j]`` = 1 when

@@ -1,7 +1,7 @@
-"""Resource managers and all-or-nothing co-reservation (SPEC §9; seed 001 steps 2ii and 3).
+"""Resource managers and all-or-nothing co-reservation (Takefusa et al. 2010, steps 2ii and 3).
 
-Seed 001's Global Resource Coordinator (GRC) reads the resources' availability over a time
-frame from the resource managers (RMs) and, once a plan is chosen, reserves every piece of it
+Takefusa et al.'s (2010) Global Resource Coordinator (GRC) reads the resources' availability over a
+time frame from the resource managers (RMs) and, once a plan is chosen, reserves every piece of it
 "in coordination with the RMs": all of it or none.  Here each compute site and each link is one
 RM holding the shared availability profile (:class:`scheduler.cluster.profile.Profile`) — CPUs
 for a site, Mbps for a link, both directions of a link sharing it.

@@ -1,4 +1,4 @@
-"""The GRC planner: N time frames, one 0-1 IP per frame, plans ranked (SPEC §9; seed 001
+"""The GRC planner: N time frames, one 0-1 IP per frame, plans ranked (Takefusa et al. 2010
 "The Steps of Resource Co-allocation", steps 2i–2iv).
 
 2i   pick N equidistant starts in [EST, LST] (frames [s, s + D) covering [EST, LST + D]);

@@ -1,6 +1,6 @@
-"""Co-allocation requests G_r = (V_r, E_r) with their time frame (SPEC §9, seed 001).
+"""Co-allocation requests G_r = (V_r, E_r) with their time frame (Takefusa et al. 2010).
 
-Seed 001, "Resource Requirement Parameters": CPUs ``rc_j`` per requested site, bandwidth
+Takefusa et al. 2010, "Resource Requirement Parameters": CPUs ``rc_j`` per requested site, bandwidth
 ``rb_l`` per requested path between two requested sites, and a time frame, either exact
 (ST, ET) or a range (EST, LST, D): start anywhere in [EST, LST] and hold for D.
 
@@ -247,7 +247,7 @@ def seed_request(
     types: tuple[int, ...] = (1, 2, 3, 4),
     gbps: float = 1.0,
 ) -> Request:
-    """One request of seed 001's evaluation whose whole range [EST, LST + D] lies in
+    """One request of Takefusa et al.'s (2010) evaluation whose whole range [EST, LST + D] lies in
     ``window`` (the next day); EST is uniform over the whole minutes that allow it."""
     t = rng.choice(types)
     n = t + 1

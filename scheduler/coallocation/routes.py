@@ -1,4 +1,4 @@
-"""Candidate routes of at most P_max links between sites (SPEC §9; seed 001 constraint (11)).
+"""Candidate routes of at most P_max links between sites (Takefusa et al. 2010, constraint (11)).
 
 With the seed's P_max = 2 a requested path between two physical sites can only take a handful
 of simple routes (the direct link, or two links through an exchange point or a third site), so

@@ -1,4 +1,4 @@
-"""Simulation of the GRC serving a day of co-allocation requests (SPEC §9; seed 001
+"""Simulation of the GRC serving a day of co-allocation requests (Takefusa et al. 2010
 "Simulation Settings" and "Simulation Scenarios").
 
 During the first day users send requests (Poisson arrivals) for resources of the next day; the

@@ -1,4 +1,4 @@
-"""Solving the 0-1 IP of one frame with HiGHS (SPEC §9; seed 001 "Comparison of planning times",
+"""Solving the 0-1 IP of one frame with HiGHS (Takefusa et al. 2010, "Comparison of planning times",
 where GLPK solved it).
 
 Both formulations (:mod:`.ip`, the seed's arcs; :mod:`.ip_routes`, routes) arrive as a
@@ -9,7 +9,7 @@ Both formulations (:mod:`.ip`, the seed's arcs; :mod:`.ip_routes`, routes) arriv
    the rounded point satisfies every row exactly), that point is optimal for the IP too — the
    relaxation's optimum bounds the IP's from below and the point is feasible for the IP.  On
    the route formulation this settles every frame of the seed's workload the bench replays.
-2. **Dive and own branch and bound** (``dive``, highspy; issue 21).  Requests whose paths
+2. **Dive and own branch and bound** (``dive``, highspy).  Requests whose paths
    form cycles leave the LP fractional and its bound often a unit below the optimum; HiGHS's
    root separation then spent seconds (up to its time limit) without lifting it.  Instead the
    LP is re-solved warm: :func:`_dive` fixes site assignments until the point is integral (an

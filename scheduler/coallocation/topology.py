@@ -1,6 +1,7 @@
-"""The resource graph G = (V, E) of co-allocation: compute sites, exchange points, links (SPEC §9).
+"""The resource graph G = (V, E) of co-allocation: compute sites, exchange points, links
+(Takefusa et al. 2010).
 
-Seed 001 (Takefusa et al.), "Resource and Request Notations": V holds compute sites (available
+Takefusa et al. 2010, "Resource and Request Notations": V holds compute sites (available
 CPUs ``wc_i``, unit value ``vc_i``) and network-domain exchange points; E holds undirected links
 whose two directions share one available bandwidth ``wb_k`` (unit value ``vb_k``).
 
@@ -440,10 +441,11 @@ def _domain_document(
 
 
 def seed001_document() -> dict[str, Any]:
-    """The seed 001 testbed (G-lambda / EnLIGHTened): 3 domains, 2 exchange points, 10 sites."""
+    """The testbed of Takefusa et al. 2010 (G-lambda / EnLIGHTened): 3 domains, 2 exchange points,
+    10 sites."""
     return _domain_document(
         "seed001",
-        "Seed 001 testbed: domains N (4 sites), S (3), U (3); X1{N,S,U}, X2{N,S}",
+        "Takefusa et al. 2010 testbed: domains N (4 sites), S (3), U (3); X1{N,S,U}, X2{N,S}",
         {"N": [8, 16, 32, 64], "S": [8, 16, 32], "U": [8, 16, 32]},
         {"X1": ["N", "S", "U"], "X2": ["N", "S"]},
     )

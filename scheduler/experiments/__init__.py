@@ -1,4 +1,4 @@
-"""The experiment catalogue (DESIGN.md): every kind registers itself on import."""
+"""The experiment catalogue: every kind registers itself on import."""
 
 from . import trace_stats  # noqa: F401  (registers the kind)
 from .base import (

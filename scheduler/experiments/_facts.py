@@ -1,4 +1,4 @@
-"""Refusals a trace's stored summary allows at submit (issue 20, "forms for people").
+"""Refusals a trace's stored summary allows at submit.
 
 :meth:`ExperimentKind.check_facts` may only refuse what the run itself would refuse; these are
 the refusals every kind that simulates a trace's jobs shares (``prepare_jobs`` keeps a job with
@@ -11,8 +11,7 @@ a runtime whose requested processors fit the machine):
 * a window past the trace's end: "first days only" longer than the trace spans (pricing) or
   "first jobs only" more than it has (cluster-sim).  The run would not fail but quietly
   simulate the whole trace while the page says "first 400 days": a value that cannot mean what
-  it says is refused at the door, in the field's units (issue 20, "values a run can only reject
-  later").
+  it says is refused at the door, in the field's units.
 
 A fact missing from the summary (a trace stored before it was recorded) checks nothing.
 """

@@ -35,7 +35,7 @@ def _names(text: str) -> list[str]:
 
 
 #: The parsers of the per-site string parameters: run by ``Param.clean`` at submit and again
-#: when the run starts (issue 19: one schema, two uses); :func:`build_sites` then maps them.
+#: when the run starts (one schema, two uses); :func:`build_sites` then maps them.
 SITE_PARSERS = {
     "procs": lambda t: number_list(t, "procs", lo=0, hi=MAX_PROCS, integer=True,
                                    max_items=MAX_SITES),
@@ -124,7 +124,7 @@ def check_site_facts(params: dict[str, Any], traces: list[dict[str, Any]]) -> No
     for r, m in enumerate(mapping):
         if traces[m - 1] and not (procs[r] or traces[m - 1].get("machine_procs")):
             raise ParamError({"procs": f"site {r + 1}: the machine size is unknown"})
-        # issue 20: a site whose machine no job of its trace fits has nothing to simulate
+        # a site whose machine no job of its trace fits has nothing to simulate
         check_trace_facts(traces[m - 1], procs[r], where=f"site {r + 1}'s trace")
 
 

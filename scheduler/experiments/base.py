@@ -1,6 +1,6 @@
 """The seam between engine and portal: experiment kinds, their inputs and their Result.
 
-An experiment kind (DESIGN.md) is a module in ``scheduler/experiments`` defining a subclass of
+An experiment kind is a module in ``scheduler/experiments`` defining a subclass of
 :class:`ExperimentKind` and registering it with :func:`register`. The portal and the command
 line only ever talk to kinds through :func:`run_experiment`.
 
@@ -97,7 +97,7 @@ SHAPES = (
 
 @dataclass(frozen=True)
 class Expectation:
-    """A claim a seed makes, declared by the preset that reproduces it (issues 15 and 18).
+    """A claim a seed makes, declared by the preset that reproduces it.
 
     ``metric`` names what is compared in the Result: a ``summary`` key, or
     ``"<chart id>/<series name>"`` for a chart series (its y values ordered by x).  The check
@@ -108,7 +108,7 @@ class Expectation:
     ``source`` (alias ``where``) says where in the seed the claim is made: seed and
     section/figure; ``claim`` (alias ``quote``) quotes the seed's sentence, verbatim and short.
 
-    Issue 18 adds what a reviewer needs to judge the check:
+    What a reviewer needs to judge the check:
 
     * ``tolerance_why`` — why that tolerance ("read off a plotted curve", "exact value printed").
     * ``by_construction`` — non-empty when the algorithm guarantees the claim, saying what
@@ -200,17 +200,30 @@ class Expectation:
         }
 
 
-#: A claim of a seed (issue 18): the same object as :class:`Expectation`.
+#: A claim of a seed: the same object as :class:`Expectation`.
 Claim = Expectation
 
 
+#: The seed publications (docs/references.md) by a word of their citation, and their seed id.
+SEED_AUTHORS = (
+    ("takefusa", "001"),  # Takefusa et al. 2010
+    ("buisson", "002"),  # Buisson et al. 2007
+    ("kesselman", "003"),  # Singh, Kesselman & Deelman 2005
+    ("dumitrescu", "004"),  # Dumitrescu, Wilde & Foster 2005
+    ("thesis", "000"),  # Singh 2008, the thesis
+    ("singh 2008", "000"),
+)
+
+
 def seed_of(source: str) -> str:
-    """The seed id: "000" for the thesis, "00N" for "seed 00N …", else ""."""
+    """The seed id of a citation: "001" for "Takefusa et al. 2010, …" (see
+    :data:`SEED_AUTHORS`), "000" for the thesis; an older "seed 00N …" source still reads as
+    its id; else ""."""
     low = source.lower()
     m = re.search(r"seed\s*(\d{3})", low)
     if m:
         return m.group(1)
-    return "000" if "thesis" in low else ""
+    return next((seed for word, seed in SEED_AUTHORS if word in low), "")
 
 
 def figure_of(source: str) -> str:
@@ -381,7 +394,7 @@ def run_experiment(
         "tables": body.get("tables", []),
         "charts": body.get("charts", []),
     }
-    if body.get("key"):  # issue 20: the summary keys that answer the question, in order
+    if body.get("key"):  # the summary keys that answer the question, in order
         result["key"] = [k for k in body["key"] if k in result["summary"]]
     _check_result(result)
     return result

@@ -1,5 +1,5 @@
 """Experiment kind ``coallocation``: advance-reservation co-allocation of sites and bandwidth
-(SPEC §9, seed 001 — Takefusa et al., "Comparison of Co-allocation Success Ratios",
+(Takefusa et al. 2010, "Comparison of Co-allocation Success Ratios",
 "Comparison of service levels", "Comparison of Resource Utilizations with administrator
 options (A) and (B)", "Comparison of planning times").
 
@@ -172,7 +172,7 @@ class Coallocation(ExperimentKind):
         "priority, site utilization under the administrator options and planning times."
     )
     reproduces = (
-        "seed 001 (Takefusa et al.): success ratios, service levels, administrator options "
+        "Takefusa et al. 2010: success ratios, service levels, administrator options "
         "(A)/(B), planning times"
     )
     params = (
@@ -218,21 +218,22 @@ class Coallocation(ExperimentKind):
               help="Wall times differ from run to run; off keeps the result deterministic."),
     )  # fmt: skip
     inputs = (
-        InputSpec("topology", "topology", 0, 1, "topology document; absent: the seed 001 testbed"),
-    )
+        InputSpec("topology", "topology", 0, 1,
+                  "topology document; absent: the testbed of Takefusa et al. 2010"),
+    )  # fmt: skip
     presets = (
         Preset(
             "seed001-success-ratios",
-            "As in seed 001 'Comparison of Co-allocation Success Ratios' and 'Comparison of "
-            "service levels': normal vs UserB at low priority, load up to 100 %",
+            "As in Takefusa et al. 2010, 'Comparison of Co-allocation Success Ratios' and "
+            "'Comparison of service levels': normal vs UserB at low priority, load up to 100 %",
             {"normal": True, "service_levels": True, "load_balancing": False,
              "pref_domain": False, "pref_cpus": False},
             minutes=1.0, published=of("coallocation", "seed001-success-ratios"),
         ),
         Preset(
             "seed001-admin-options",
-            "As in seed 001 'Comparison of Resource Utilizations with administrator options "
-            "(A) and (B)': site utilization under load balancing and preference by domain "
+            "As in Takefusa et al. 2010, 'Comparison of Resource Utilizations with administrator "
+            "options (A) and (B)': site utilization under load balancing and preference by domain "
             "(N > S > U) and by # of CPUs",
             {"normal": True, "service_levels": False, "load_balancing": True,
              "pref_domain": True, "pref_cpus": True, "domain_order": "N,S,U"},
@@ -240,8 +241,8 @@ class Coallocation(ExperimentKind):
         ),
         Preset(
             "seed001-planning-times",
-            "As in seed 001 'Comparison of planning times' (GLPK-st): every frame's IP solved, "
-            "P_max = 2, planning time per request measured",
+            "As in Takefusa et al. 2010, 'Comparison of planning times' (GLPK-st): every frame's "
+            "IP solved, P_max = 2, planning time per request measured",
             {"normal": True, "service_levels": False, "solve_all_frames": True,
              "measure_time": True, "p_max": 2, "two_way": True},
         ),
@@ -390,8 +391,8 @@ def _report(
             series(label, [[s.name, _r(u)] for s, u in zip(topology.sites, util, strict=True)])
         )
         summary[f"{key}_utilization"] = _r(sum(busy) / (topology.total_cpus * (b - a)))
-        # per domain (seed 001 (B1): "Preferred resources are selected first", N > S > U):
-        # the domain's reserved CPU-seconds over its CPUs × the day
+        # per domain (Takefusa et al. 2010, (B1): "Preferred resources are selected first",
+        # N > S > U): the domain's reserved CPU-seconds over its CPUs × the day
         per_domain = domain_utilization(topology, busy, b - a)
         for domain, u in per_domain.items():
             domain_points.setdefault(label, []).append([domain, _r(u)])
@@ -444,7 +445,7 @@ def _report(
         table("success-ratios", "Success ratio per 10 % of requested load",
               ["scenario", "user", "load (%)", "success ratio in bin", "cumulative"], rows),
     ]  # fmt: skip
-    # Key results (issue 20): how many co-allocations succeed and how busy the sites are, per
+    # Key results: how many co-allocations succeed and how busy the sites are, per
     # scenario (at most three)
     scns = [key for key, _, _, _ in chosen][:3]
     key = [f"{k}_success" for k in scns] + [f"{k}_utilization" for k in scns]

@@ -1,5 +1,5 @@
 """Experiment kind ``greedy-provisioning``: a workflow provisioned greedily with adaptive-priced
-slots versus the same workflow run best effort (thesis ch. 7, Figures 52–56; SPEC §7).
+slots versus the same workflow run best effort (thesis ch. 7, Figures 52–56).
 
 Each site replays its trace under conservative backfilling with accurate estimates (thesis
 §7.2).  At ``submissions`` instants spread over the traces' common span, for each trade-off
@@ -59,7 +59,7 @@ class GreedyProvisioning(Provisioning):
         "price f) against finish time at trade-off α, asking every site query (19); the same "
         "workflow also runs best effort through the batch queues."
     )
-    reproduces = "thesis ch. 7, Figure 51 and Figures 52–56 (SPEC §7)"
+    reproduces = "thesis ch. 7, Figure 51 and Figures 52–56"
     params = _greedy_params()
     presets = (
         Preset("thesis-fig52-ctc", "Thesis Figure 52 on CTC-SP2 (430 processors)",
@@ -248,7 +248,7 @@ class GreedyProvisioning(Provisioning):
         return {
             "summary": summary,
             "summary_labels": labels,
-            # Key results (issue 20): makespan and cost, best effort vs provisioned at the
+            # Key results: makespan and cost, best effort vs provisioned at the
             # headline α, and their ratios
             "key": [k for k in key if summary.get(k) is not None],
             "tables": [

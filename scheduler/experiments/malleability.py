@@ -1,24 +1,24 @@
 """Experiment kind ``malleability``: malleable jobs in a multicluster, PRA/PWA × FPSMA/EGS.
 
-SPEC §10 / issue 12, seed 002 (Buisson, Sonmez, Mohamed, Lammers, Epema: "Scheduling malleable
-applications in multicluster systems", CoreGRID TR-0092, 2007).  KOALA places jobs by Worst-Fit
+Buisson, Sonmez, Mohamed, Lammers & Epema 2007 ("Scheduling malleable applications in
+multicluster systems", CoreGRID TR-0092).  KOALA places jobs by Worst-Fit
 on the DAS-3 clusters; a malleability manager grows and shrinks running malleable jobs under an
 approach (PRA: precedence to running jobs, grow only; PWA: precedence to waiting jobs, shrink to
 place, else grow) and a policy (FPSMA: earliest started grows first, latest started shrinks
 first; EGS: equal split with a remainder bonus/malus).  Jobs run FT or GADGET2 with the speed-up
-curves of seed Figure 6 (:mod:`scheduler.malleability.apps`).
+curves of Buisson et al. 2007, Figure 6 (:mod:`scheduler.malleability.apps`).
 
 One run compares several ``approach/policy[/workload]`` combinations on the same jobs and
-overlays them in the charts of seed Figures 7 and 8: (a) the CDF of the time-averaged number of
-processors per job, (b) the CDF of the maximum, (c) execution-time and (d) response-time CDFs,
-(e) utilization over time and (f) malleability operations (grow/shrink) over time; plus the
-application curves of Figure 6 and a summary table per combination.
+overlays them in the charts of Buisson et al. 2007, Figures 7 and 8: (a) the CDF of the
+time-averaged number of processors per job, (b) the CDF of the maximum, (c) execution-time and (d)
+response-time CDFs, (e) utilization over time and (f) malleability operations (grow/shrink) over
+time; plus the application curves of Figure 6 and a summary table per combination.
 
-Jobs are generated as in seed §6.3 (W_m: all malleable; W_mr: half rigid of size 2) or taken
-from an SWF trace (input ``traces``), a ``malleable_fraction`` of them made malleable.
+Jobs are generated as in Buisson et al. 2007, §6.3 (W_m: all malleable; W_mr: half rigid of size 2)
+or taken from an SWF trace (input ``traces``), a ``malleable_fraction`` of them made malleable.
 
 What we chose where the seed is silent or where we depart from it is listed once in
-:data:`DEVIATIONS` (issue 18).  In short: at the seed's own load nothing waits in this model, so
+:data:`DEVIATIONS`.  In short: at the seed's own load nothing waits in this model, so
 Figure 8's "far worse … due to higher wait time" for EGS on W'_m appears only on a contended
 system (preset ``seed002-fig8-pwa-contended``: DAS-3 scaled to 1/8), through Figure 5's
 one-round EGS shrink.
@@ -45,21 +45,22 @@ from .base import ExperimentKind, InputSpec, Preset, chart, register, series, ta
 from .claims import of
 from .schema import Param, ParamError, split_list
 
-#: seed 002 §6.3: 2-minute inter-arrival for the PRA experiments, 30 s for PWA
+#: Buisson et al. 2007, §6.3: 2-minute inter-arrival for the PRA experiments, 30 s for PWA
 SEED_INTERARRIVAL = {"PRA": 120.0, "PWA": 30.0}
 
 #: DAS-3 scaled to 1/8 (Table 1: 85, 41, 68, 46, 32 nodes), where Figure 8's contention appears
 CONTENDED = {"clusters": "11,5,8,6,4", "threshold": 0, "background_load": 0.3,
              "resize_overhead": 30}  # fmt: skip
 
-#: Where this kind departs from seed 002 on purpose: {place in the seed: what we do and why}.
+#: Where this kind departs from Buisson et al. 2007 on purpose: {place in the seed: what we do and
+#: why}.
 DEVIATIONS = {
-    "seed 002 §6.1, Figure 6 (speed-up curves)": (
+    "Buisson et al. 2007, §6.1, Figure 6 (speed-up curves)": (
         "only four points are in the text (GADGET2 nearly 10 min on 2 processors, 4 min at "
         "best; FT almost 2 min, 1 min at best); between them the curves are a fitted "
         "T(p) = serial + work/p + comm·p, not the measured Figure 6"
     ),
-    "seed 002 §6.2, Table 1 and §6.3 (unit of a job's size)": (
+    "Buisson et al. 2007, §6.2, Table 1 and §6.3 (unit of a job's size)": (
         "Table 1 counts 272 dual-CPU nodes while §6.3 sizes jobs in 'processors'; Figure 6 "
         "plots 'number of machines' for what the text calls processors, SGE runs jobs on nodes "
         "'in an exclusive fashion' (§6.2) and the MRunner holds one GRAM job of size 1 per "
@@ -67,33 +68,33 @@ DEVIATIONS = {
         "are both counted in nodes (85, 41, 68, 46, 32).  Counting CPUs (544) only lowers the "
         "load further (measured: still no wait at 30 s)"
     ),
-    "seed 002 §5.2 (threshold kept for local users)": (
+    "Buisson et al. 2007, §5.2 (threshold kept for local users)": (
         "no value is given, nor whether it also binds placement; default 4 nodes per cluster "
         "on growth only (threshold_scope = growth; 'all' keeps it from placement too)"
     ),
-    "seed 002 §6.3 (background load)": (
+    "Buisson et al. 2007, §6.3 (background load)": (
         "'the activity of concurrent users … does not disturb the measures' is not quantified: "
         "a Poisson stream of local jobs of 1–4 nodes, 5 % of each cluster by default"
     ),
-    "seed 002 §5.1 (cost of a grow or shrink)": (
+    "Buisson et al. 2007, §5.1 (cost of a grow or shrink)": (
         "the protocol is described (GRAM submissions overlap the execution; suspension for "
         "process management and data redistribution; processors released after the execution "
         "resumes) but no duration: resize_overhead (default 10 s) of no progress after each "
         "resize, the shrunk processors released at its end, no new request meanwhile"
     ),
-    "seed 002 §4.1 (placement tries)": (
+    "Buisson et al. 2007, §4.1 (placement tries)": (
         "'a certain threshold value' is not given: a job fails when its failed tries exceed "
         "max_tries (240, one try per 30 s scan)"
     ),
-    "seed 002 §5.2 (periodic poll of the KOALA information service)": (
+    "Buisson et al. 2007, §5.2 (periodic poll of the KOALA information service)": (
         "the period is not given: 30 s; besides, the approach runs after every event (a "
         "submission, a completion, a release), so PRA grows a job placed at its minimum at once"
     ),
-    "seed 002 §5.3.2, Figure 5 (EGS grow)": (
+    "Buisson et al. 2007, §5.3.2, Figure 5 (EGS grow)": (
         "only the shrink procedure is printed; grow splits equally with the bonus and hands out "
         "again what a job declines (§6.1: 'voluntarily released to the scheduler')"
     ),
-    "seed 002 §6.3 and §7, Figure 8 (load of W'_m)": (
+    "Buisson et al. 2007, §6.3 and §7, Figure 8 (load of W'_m)": (
         "at the seed's load (300 jobs every 30 s on 272 nodes) no job waits in this model "
         "under either policy: every job is placed at once and grows to its maximum, and FPSMA "
         "and EGS coincide (mean response 165.9 vs 165.8 s, seed 0), so 'far worse … due to "
@@ -317,7 +318,7 @@ class Malleability(ExperimentKind):
         "the PRA or PWA approach and the FPSMA or EGS policy; compares processors per job, "
         "execution and response times, utilization and malleability operations."
     )
-    reproduces = "seed 002 (KOALA + DYNACO, CoreGRID TR-0092), Figures 6, 7 and 8"
+    reproduces = "Buisson et al. 2007 (KOALA + DYNACO, CoreGRID TR-0092), Figures 6, 7 and 8"
     params = (
         Param("combos", "str", ALL_FOUR, label="approach/policy combinations",
               help="Comma-separated APPROACH/POLICY[/WORKLOAD]: approach PRA or PWA, policy "
@@ -325,34 +326,39 @@ class Malleability(ExperimentKind):
               f"malleable fraction; without it, the malleable_fraction parameter. At most "
               f"{MAX_COMBOS}; they are overlaid in every chart.",
               parse=lambda t: parse_combos(t, 1.0)),
-        Param("jobs", "int", 300, min=1, max=200_000, help="Generated jobs (seed: 300)."),
+        Param("jobs", "int", 300, min=1, max=200_000,
+              help="Generated jobs (Buisson et al. 2007: 300)."),
         Param("interarrival", "float", 0.0, min=0, max=1e7, label="inter-arrival time (s)",
-              help="0: as in the seed, 120 s for PRA combinations and 30 s for PWA."),
+              help="0: as in Buisson et al. 2007, 120 s for PRA combinations and 30 s for "
+              "PWA."),
         Param("arrivals", "choice", "fixed", choices=("fixed", "poisson"),
-              help="Fixed inter-arrival (seed) or exponential with that mean."),
+              help="Fixed inter-arrival (as in Buisson et al. 2007) or exponential with that "
+              "mean."),
         Param("app", "choice", "mixed", choices=APP_CHOICES, label="application",
-              help="mixed: FT or GADGET2 with equal probability (seed §6.3)."),
+              help="mixed: FT or GADGET2 with equal probability (Buisson et al. 2007, §6.3)."),
         Param("malleable_fraction", "float", 1.0, min=0, max=1,
               help="Fraction of malleable jobs (the rest rigid) when a combination names no "
               "workload; also for trace jobs."),
         Param("min_procs", "int", 2, min=1, max=100_000, label="minimum size",
-              help="Minimum (and initial) size of malleable jobs (seed: 2)."),
+              help="Minimum (and initial) size of malleable jobs (Buisson et al. 2007: 2)."),
         Param("max_gadget2", "int", 46, min=1, max=100_000, label="GADGET2 maximum"),
         Param("max_ft", "int", 32, min=1, max=100_000, label="FT maximum",
               help="FT runs on powers of 2 only."),
         Param("rigid_size", "int", 2, min=1, max=100_000, label="rigid job size"),
         Param("clusters", "str", "85,41,68,46,32", label="cluster sizes (nodes)",
-              help="Comma-separated nodes per cluster (DAS-3, seed Table 1: 85,41,68,46,32). "
-              "A job's size counts nodes: SGE runs jobs exclusively on nodes (seed §6.2).",
+              help="Comma-separated nodes per cluster (DAS-3, Buisson et al. 2007, Table 1: "
+              "85,41,68,46,32). A job's size counts nodes: SGE runs jobs exclusively on nodes "
+              "(§6.2).",
               parse=lambda t: _int_list("clusters", t)),
         Param("cluster_names", "str", "", help="Comma-separated names; default c1, c2, …",
               parse=_cluster_names),
         Param("threshold", "int", 4, min=0, max=100_000, label="processors kept for local users",
-              help="Growth never takes the last idle processors of a cluster (seed §5.2)."),
+              help="Growth never takes the last idle processors of a cluster (Buisson et al. "
+              "2007, §5.2)."),
         Param("threshold_scope", "choice", "growth", choices=THRESHOLD_SCOPES,
               label="threshold applies to",
               help="growth: only growing jobs leaves the threshold idle; all: placing jobs too "
-              "(seed §5.2 'never expands the total set of the jobs it manages')."),
+              "(Buisson et al. 2007, §5.2 'never expands the total set of the jobs it manages')."),
         Param("egs_shrink_rounds", "choice", "one", choices=EGS_SHRINK_ROUNDS,
               label="EGS shrink rounds",
               help="one: Figure 5 as printed — a share a job cannot give is not asked of "
@@ -361,30 +367,34 @@ class Malleability(ExperimentKind):
               help="Offered load of local users per cluster, as a fraction of it."),
         Param("resize_overhead", "int", 10, min=0, max=3600, label="resize overhead (s)",
               help="A job makes no progress for this long after each grow or shrink, takes no "
-              "new request meanwhile, and releases shrunk processors at its end (seed §5.1)."),
+              "new request meanwhile, and releases shrunk processors at its end (Buisson et al. "
+              "2007, §5.1)."),
         Param("poll_interval", "int", 30, min=1, max=86_400, label="queue poll interval (s)"),
         Param("max_tries", "int", 240, min=0, max=1_000_000, label="placement tries",
-              help="A job fails when its failed placement tries exceed this number (seed "
-              "§4.1; 0: never)."),
+              help="A job fails when its failed placement tries exceed this number (Buisson "
+              "et al. 2007, §4.1; 0: never)."),
         Param("trace_limit", "int", 0, min=0, max=1_000_000, label="first trace jobs only",
               help="With a trace: keep the first K usable jobs (0: all)."),
         Param("cdf_points", "int", 200, min=10, max=2000, label="points per CDF"),
         Param("time_bins", "int", 300, min=10, max=2000, label="bins per time series"),
     )  # fmt: skip
-    inputs = (InputSpec("traces", "trace", 0, 1, "SWF workload (optional); else seed §6.3 jobs"),)
+    inputs = (
+        InputSpec("traces", "trace", 0, 1,
+                  "SWF workload (optional); else the jobs of Buisson et al. 2007, §6.3"),
+    )  # fmt: skip
     presets = (
         Preset(
             "seed002-fig7-pra",
-            "Seed 002 Figure 7: PRA (grow only), FPSMA vs EGS on W_m and W_mr, 300 jobs every "
-            "2 minutes on DAS-3",
+            "Buisson et al. 2007, Figure 7: PRA (grow only), FPSMA vs EGS on W_m and W_mr, 300 "
+            "jobs every 2 minutes on DAS-3",
             {"combos": _figure("PRA"), "jobs": 300, "interarrival": 120.0},
             minutes=0.1,
             published=of("malleability", "seed002-fig7-pra"),
         ),
         Preset(
             "seed002-fig8-pwa",
-            "Seed 002 Figure 8: PWA (grow and shrink), FPSMA vs EGS on W'_m and W'_mr, 300 "
-            "jobs every 30 s on DAS-3 — at this load no job waits in the model (see the "
+            "Buisson et al. 2007, Figure 8: PWA (grow and shrink), FPSMA vs EGS on W'_m and "
+            "W'_mr, 300 jobs every 30 s on DAS-3 — at this load no job waits in the model (see the "
             "deviations; seed002-fig8-pwa-contended is where the seed's statement appears)",
             {"combos": _figure("PWA"), "jobs": 300, "interarrival": 30.0},
             minutes=0.1,
@@ -392,8 +402,8 @@ class Malleability(ExperimentKind):
         ),
         Preset(
             "seed002-fig8-pwa-contended",
-            "Seed 002 Figure 8 where its statement can appear: PWA, FPSMA vs EGS on W'_m and "
-            "W'_mr, 300 jobs every 30 s on DAS-3 scaled to 1/8 (11,5,8,6,4 nodes), no "
+            "Buisson et al. 2007, Figure 8 where its statement can appear: PWA, FPSMA vs EGS on "
+            "W'_m and W'_mr, 300 jobs every 30 s on DAS-3 scaled to 1/8 (11,5,8,6,4 nodes), no "
             "threshold, 30 % local load, 30 s resize overhead",
             {"combos": _figure("PWA"), "jobs": 300, "interarrival": 30.0, **CONTENDED},
             minutes=0.1,
@@ -401,13 +411,13 @@ class Malleability(ExperimentKind):
         ),
         Preset(
             "seed002-fig7-8-approaches",
-            "Seed 002 Figures 7–8 side by side: the four approach × policy combinations on "
-            "W_m at each approach's seed inter-arrival time",
+            "Buisson et al. 2007, Figures 7–8 side by side: the four approach × policy "
+            "combinations on W_m at each approach's seed inter-arrival time",
             {"combos": ALL_FOUR, "jobs": 300, "interarrival": 0.0, "malleable_fraction": 1.0},
         ),
         Preset(
             "seed002-fig8-pwa-gadget2",
-            "Seed 002 Figure 8 with GADGET2 only (max 46)",
+            "Buisson et al. 2007, Figure 8 with GADGET2 only (max 46)",
             {"combos": _figure("PWA"), "jobs": 300, "interarrival": 30.0, "app": "gadget2"},
         ),
         Preset(
@@ -418,7 +428,7 @@ class Malleability(ExperimentKind):
         ),
         Preset(
             "seed002-fig7-pra-ft",
-            "Seed 002 Figure 7 with FT only (powers of 2, max 32)",
+            "Buisson et al. 2007, Figure 7 with FT only (powers of 2, max 32)",
             {"combos": _figure("PRA"), "jobs": 300, "interarrival": 120.0, "app": "ft"},
         ),
     )  # fmt: skip
@@ -590,7 +600,9 @@ def _report(
     summary["clusters"] = len(clusters)
     summary["processors"] = sum(c.size for c in clusters)
     labels["clusters"] = "clusters"
-    labels["processors"] = "nodes in all clusters (a job's size counts nodes, seed §6.2)"
+    labels["processors"] = (
+        "nodes in all clusters (a job's size counts nodes, Buisson et al. 2007, §6.2)"
+    )
     curve_ps = list(range(1, max(c.size for c in clusters) + 1))
     speedup = [
         series(
@@ -619,7 +631,7 @@ def _report(
         chart("wait-cdf", "line", "Job wait times",
               x="wait time (s)", y="cumulative number of jobs (%)", series=charts["wait"])
         if len(waits) > 1 else None,
-        chart("speedup", "line", "Application models (seed Figure 6)",
+        chart("speedup", "line", "Application models (Buisson et al. 2007, Figure 6)",
               x="number of processors", y="execution time (s)", series=speedup),
         chart("mean-response", "bar", "Mean response time per combination",
               x="combination", y="mean response time (s)",
@@ -627,7 +639,7 @@ def _report(
                              [[c.label, metrics[c.label]["mean_response"]] for c in combos])]),
     ]  # fmt: skip
     out_charts = [c for c in out_charts if c is not None]
-    if len(waits) == 1:  # issue 20: a constant CDF is one vertical line; say it in words
+    if len(waits) == 1:  # a constant CDF is one vertical line; say it in words
         (w,) = waits
         summary["wait_note"] = (
             f"Every job waited {w} s in every combination (no wait-time chart)"
@@ -649,7 +661,7 @@ def _report(
         table("clusters", "Utilization per cluster (KOALA and local jobs)",
               ["combination", "cluster", "processors", "utilization"], cluster_rows),
     ]  # fmt: skip
-    # Key results (issue 20): response time and utilization per combination (at most three);
+    # Key results: response time and utilization per combination (at most three);
     # one combination: its response, wait, utilization and malleability operations
     slugs = [c.slug for c in combos][:3]
     if len(slugs) == 1:

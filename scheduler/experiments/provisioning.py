@@ -1,5 +1,5 @@
 """Experiment kind ``provisioning``: a workflow provisioned on advertised slots versus the same
-workflow run best effort (thesis §4.7–4.9, Figures 13–16, 18, 19; SPEC §4).
+workflow run best effort (thesis §4.7–4.9, Figures 13–16, 18, 19).
 
 Each site replays its trace under conservative backfilling.  At ``submissions`` instants spread
 evenly over the traces' common span (between ``window_start`` and ``window_end`` of it):
@@ -49,7 +49,7 @@ DAY = 86400.0
 GANTT_MAX_BARS = 1500
 
 THESIS_LAYERED = {"tasks": 100, "levels": 10, "mean_runtime": 1000.0}
-#: Where this kind departs from thesis ch. 4 (issue 18), read by the Reproductions page.
+#: Where this kind departs from thesis ch. 4, read by the Reproductions page.
 DEVIATIONS = {
     "thesis §4.9 (the six sites' loads: 88, 84, 76, 78, 63, 70 %)": (
         "the cleaned SDSC-SP2 log alone offers 83 % of 128 processors and §4.7's method (a "
@@ -110,7 +110,7 @@ class Provisioning(ExperimentKind):
         "chooses a plan of advertised slots for each trade-off α between allocation cost and "
         "makespan, and the same workflow is also run best effort through the batch queues."
     )
-    reproduces = "thesis ch. 4, Figures 13–16, 18 and 19 (SPEC §4)"
+    reproduces = "thesis ch. 4, Figures 13–16, 18 and 19"
     params = SITE_PARAMS + (
         Param(
             "estimates", "choice", "accurate", choices=("accurate", "requested"),
@@ -488,7 +488,7 @@ class Provisioning(ExperimentKind):
         return {
             "summary": summary,
             "summary_labels": labels,
-            # Key results (issue 20): makespan and cost, best effort vs provisioned at the
+            # Key results: makespan and cost, best effort vs provisioned at the
             # headline α
             "key": [
                 k

@@ -276,29 +276,34 @@ class ProvisioningImpact(ExperimentKind):
     )
     presets = (
         Preset("seed003-fig7",
-               "Seed 003 Figure 7: every request for the original Montage, three policies",
+               "Singh, Kesselman & Deelman 2005, Figure 7: "
+               "every request for the original Montage, three policies",
                {**SEED003, "families": "original", "figure7": True},
                traces=("SDSC-SP2",), minutes=1.0,
                published=of("provisioning-impact", "seed003-fig7")),
         Preset("seed003-fig8",
-               "Seed 003 Figure 8: fixed clusters per level (Table 1), three policies",
+               "Singh, Kesselman & Deelman 2005, Figure 8: "
+               "fixed clusters per level (Table 1), three policies",
                {**SEED003, "families": "clusters-per-level", "figure7": False},
                traces=("SDSC-SP2",), minutes=10.0,
                published=of("provisioning-impact", "seed003-fig8")),
         Preset("seed003-fig9",
-               "Seed 003 Figure 9: fixed tasks per cluster (Table 2), three policies",
+               "Singh, Kesselman & Deelman 2005, Figure 9: "
+               "fixed tasks per cluster (Table 2), three policies",
                {**SEED003, "families": "tasks-per-cluster", "figure7": False},
                traces=("SDSC-SP2",), minutes=10.0,
                published=of("provisioning-impact", "seed003-fig9")),
         Preset("seed003-fig10-11",
-               "Seed 003 Figures 10–11: utilization vs x, clusters per level, FIFO and fair share",
+               "Singh, Kesselman & Deelman 2005, Figures 10–11: "
+               "utilization vs x, clusters per level, FIFO and fair share",
                {**SEED003, "families": "clusters-per-level", "policies": "fcfs,fairshare",
                 "figure7": False}),
         Preset("seed003-fig12-13",
-               "Seed 003 Figures 12–13: utilization vs x, tasks per cluster, FIFO and fair share",
+               "Singh, Kesselman & Deelman 2005, Figures 12–13: "
+               "utilization vs x, tasks per cluster, FIFO and fair share",
                {**SEED003, "families": "tasks-per-cluster", "policies": "fcfs,fairshare",
                 "figure7": False}),
-        Preset("seed003-grid", "Seed 003's whole grid: 25 graphs × 3 policies", {**SEED003},
+        Preset("seed003-grid", "The paper's whole grid: 25 graphs × 3 policies", {**SEED003},
                traces=("SDSC-SP2",), minutes=20.0,
                published=of("provisioning-impact", "seed003-grid")),
         Preset("quick", "Quick look: a 500-image Montage, a few clusterings",

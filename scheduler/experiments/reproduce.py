@@ -1,4 +1,4 @@
-"""Reproductions: a preset's claims beside a run's values, and the verdict (issues 15, 18).
+"""Reproductions: a preset's claims beside a run's values, and the verdict.
 
 A preset that reproduces a seed figure or table declares the seed's claims as
 :class:`~scheduler.experiments.base.Claim` s (written in :mod:`scheduler.experiments.claims`).
@@ -430,13 +430,13 @@ def _figure_key(name: str) -> tuple[int, float, str]:
     return (order, float(m.group(0)) if m else 1e9, name)
 
 
-#: The seeds (/work/shared/seeds): short titles for the scoreboard.
+#: The seed publications (docs/references.md) by seed id: short titles for the scoreboard.
 SEED_TITLES = {
-    "000": "Thesis (Singh): provisioning, pricing, virtual reservations",
-    "001": "Seed 001 (Takefusa et al.): co-allocation of computers and network",
-    "002": "Seed 002 (Buisson et al.): malleable applications in multiclusters (KOALA)",
-    "003": "Seed 003 (Singh, Kesselman, Deelman): provisioning and workflow clustering",
-    "004": "Seed 004 (Dumitrescu, Wilde, Foster): usage-policy enforcement",
+    "000": "Singh 2008 (thesis): provisioning, pricing, virtual reservations",
+    "001": "Takefusa et al. 2010: co-allocation of computers and network",
+    "002": "Buisson et al. 2007: malleable applications in multiclusters (KOALA)",
+    "003": "Singh, Kesselman & Deelman 2005: provisioning and workflow clustering",
+    "004": "Dumitrescu, Wilde & Foster 2005: usage-policy enforcement",
 }
 
 

@@ -1,6 +1,5 @@
 """The reproduction report: run every preset with claims on the traces the user has and write
-``report.json`` plus a static, self-contained HTML page, and the scoreboard as Markdown
-(issues 15 and 18).
+``report.json`` plus a static, self-contained HTML page, and the scoreboard as Markdown.
 
 Each row of the report is one preset: its claims, ours, the verdict of
 :mod:`scheduler.experiments.reproduce`, the wall time, and the Result.  A preset that needs an

@@ -1,4 +1,5 @@
-"""Typed parameter schemas for experiment kinds (DESIGN.md, "The experiment catalogue").
+"""Typed parameter schemas for experiment kinds (the experiment catalogue,
+:mod:`scheduler.experiments`).
 
 A kind declares its parameters as a tuple of :class:`Param`. The same declaration drives
 validation here, the portal's forms and REST serializers, and the command line, so a new kind

@@ -1,5 +1,5 @@
 """Experiment kind ``slot-advertisement``: the slots a conservative-backfilling site advertises
-over a whole trace (thesis §3.1, Figures 4–8; SPEC §3).
+over a whole trace (thesis §3.1, Figures 4–8).
 
 Each site replays its trace under conservative backfilling and, every ``interval_hours`` of
 simulated time, advertises the holes of its plan as slots (:mod:`scheduler.slots.advertise`:
@@ -30,7 +30,7 @@ from .schema import Param
 
 HOUR = 3600.0
 
-#: Where this kind departs from thesis ch. 3 (issue 18), read by the Reproductions page.
+#: Where this kind departs from thesis ch. 3, read by the Reproductions page.
 DEVIATIONS = {
     "thesis ch. 3, Figures 2–3 (the list of slots a site keeps)": (
         "we advertise the level-band cut of the conservative plan's free area "
@@ -89,7 +89,7 @@ class SlotAdvertisement(ExperimentKind):
         "load, and their start, duration and processor count, with accurate or requested "
         "runtime estimates."
     )
-    reproduces = "thesis ch. 3, Figures 4–8 (SPEC §3)"
+    reproduces = "thesis ch. 3, Figures 4–8"
     params = SITE_PARAMS + (
         Param(
             "estimates", "choice", "accurate", choices=("accurate", "requested", "both"),
@@ -268,7 +268,7 @@ class SlotAdvertisement(ExperimentKind):
             "site", "advertisements", "mean slots", "median slots", "max slots", "edge slots %",
             "corr(slots, jobs)", "mean processors", "mean duration (h)",
         ]  # fmt: skip
-        # Key results (issue 20): how many slots a site advertises, how many are edge slots
+        # Key results: how many slots a site advertises, how many are edge slots
         # and how the count follows the load — per site (at most three)
         sites = [f"s{r}" for r in range(1, len(records) + 1)]
         if len(sites) == 1:

@@ -1,9 +1,10 @@
 """Experiment kind ``trace-stats``: what a workload trace holds, before simulating it.
 
 Summary numbers and the four charts researchers look at first when they pick a trace
-(SPEC §2 "Traces"): job-size histogram (power-of-two peaks), runtime CDF, arrivals by hour of
-day (the daily cycle), and the accuracy of the users' requested runtimes (SWF field 9), which is
-what separates the "accurate" and "requested" estimate modes of every later simulation.
+(Feitelson's Parallel Workloads Archive, SWF): job-size histogram (power-of-two peaks), runtime CDF,
+arrivals by hour of day (the daily cycle), and the accuracy of the users' requested runtimes (SWF
+field 9), which is what separates the "accurate" and "requested" estimate modes of every later
+simulation.
 
 Headline numbers (span, machine size, offered load) come from
 :func:`scheduler.traces.stats.trace_summary`, which the portal also shows for every upload.
@@ -53,7 +54,7 @@ class TraceStats(ExperimentKind):
         "Job count, time span, machine size and offered load of one SWF trace, with its "
         "job-size histogram, runtime CDF, arrivals by hour of day and runtime-estimate accuracy."
     )
-    reproduces = "characterisation of the traces used throughout the thesis (SPEC §2)"
+    reproduces = "characterisation of the traces used throughout the thesis (Singh 2008)"
     params = (
         Param(
             "procs",
@@ -214,7 +215,7 @@ class TraceStats(ExperimentKind):
         return {
             "summary": summary,
             "summary_labels": labels,
-            # Key results (issue 20): what the trace is — size, span, machine, load, job length
+            # Key results: what the trace is — size, span, machine, load, job length
             "key": [k for k in key if summary.get(k) is not None],
             "tables": [table("header", "SWF header", ["field", "value"], header_rows)],
             "charts": charts,

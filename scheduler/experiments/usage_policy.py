@@ -1,7 +1,7 @@
-"""Experiment kind ``usage-policy``: S-PEP vs local RM fair share vs no policy (seed 004).
+"""Experiment kind ``usage-policy``: S-PEP vs local RM fair share vs no policy.
 
-SPEC §11 / issue 5: a grid of sites shares its CPUs among VOs (and VOs among their groups)
-under ``<resource, provider, consumer, epoch, burst>`` policies.  One run simulates the same
+Dumitrescu, Wilde & Foster 2005: a grid of sites shares its CPUs among VOs (and VOs among their
+groups) under ``<resource, provider, consumer, epoch, burst>`` policies.  One run simulates the same
 workload under each chosen strategy —
 
 * ``spep`` — V-PEP at each VO's submission host + S-PEP at each site (:mod:`scheduler.usage.
@@ -17,14 +17,15 @@ workload under each chosen strategy —
 
 and reports BUPV, EUPV, ARU, ART and AJC (:mod:`scheduler.usage.metrics`) overall, per site,
 per VO and per group, with each VO's and group's share of each site and of the grid over time
-against its epoch and burst policy lines (seed 004 Figures 2–13), and bars per strategy.
+against its epoch and burst policy lines (Dumitrescu, Wilde & Foster 2005, Figures 2–13), and bars
+per strategy.
 
 The grid comes from a policy document (input ``policies``, e.g. ``--policies FILE`` or the
-portal's snapshot) or, without one, from the ``scenario`` parameter: seed 004's 2 VOs (two
-groups in VO0) on 2 or 5 sites, or the single-site testbed of its 'Comparison Results' table
-(preset ``seed004-testbed``, see :data:`DEVIATIONS`).  The workload is Poisson streams per
-group / VO, or an SWF trace (input ``traces``) whose users and groups are mapped to VOs and
-groups.
+portal's snapshot) or, without one, from the ``scenario`` parameter: Dumitrescu, Wilde & Foster's
+(2005) 2 VOs (two groups in VO0) on 2 or 5 sites, or the single-site testbed of its 'Comparison
+Results' table (preset ``seed004-testbed``, see :data:`DEVIATIONS`).  The workload is Poisson
+streams per group / VO, or an SWF trace (input ``traces``) whose users and groups are mapped to VOs
+and groups.
 """
 
 from __future__ import annotations
@@ -84,7 +85,7 @@ STRATEGY_PARAMS = (
     ("rm-condor", "rm_condor"),
     ("rm-pbs", "rm_pbs"),
 )
-#: The four rows of seed 004's 'Comparison Results' table, by result name.
+#: The four rows of Dumitrescu, Wilde & Foster's (2005) 'Comparison Results' table, by result name.
 BATCH_ROWS = ("spep-condor", "spep-pbs", "rm-condor", "rm-pbs")
 #: Means over two rows of the table (summary keys ``<name>.<metric>``): each enforcement over
 #: both batch systems, each batch system under both enforcements, and all four rows.
@@ -120,22 +121,22 @@ SEED_PARAMS: dict[str, Any] = {
 TESTBED_CPUS = 298
 TESTBED_ARU_TARGET = round((70.2 + 88.5 + 73.2 + 67.6) / 4 / 100, 5)
 
-#: What the testbed preset chose where seed 004 says nothing (issue 18).
+#: What the testbed preset chose where Dumitrescu, Wilde & Foster 2005 says nothing.
 DEVIATIONS = {
-    "seed 004 slide 23 (testbed size)": (
+    "Dumitrescu, Wilde & Foster 2005, slide 23 (testbed size)": (
         "the testbed's CPUs are not given: the one calibrated unknown. Site0 has 298 CPUs, the "
         "size at which the mean ARU of our four table rows over seeds 0–9 (0.749) equals the "
         "mean of the four published ARUs ((70.2 + 88.5 + 73.2 + 67.6) / 4 = 74.9 %); that mean "
         "is shown as a claim calibrated to its value, not counted. Offered load 0.92 with our "
         "job sizes. Nothing else is fitted: the batch systems run with their documented defaults"
     ),
-    "seed 004 slides 19 and 23 (testbed workload)": (
+    "Dumitrescu, Wilde & Foster 2005, slides 19 and 23 (testbed workload)": (
         "'Workloads identical': 440 Poisson jobs in one hour, as in our simulation presets, "
         "whose runtimes (exponential, mean 500 s) and sizes (1–8 CPUs) are ours (the seed gives "
         "neither); no group policy is listed for the testbed, so VO0 has no groups and keeps "
         "the simulations' rate per VO (VO0 = 3, VO1 = 6)"
     ),
-    "seed 004 slide 26 (Condor and PBS rows)": (
+    "Dumitrescu, Wilde & Foster 2005, slide 26 (Condor and PBS rows)": (
         "each row of the table has its own simulation (scheduler/usage/batch.py): S-PEP/Condor "
         "and S-PEP/PBS are the S-PEP of slide 12 acting through the batch system — its releases "
         "start at the next negotiation cycle (Condor NEGOTIATOR_INTERVAL, default 60 s, HTCondor "
@@ -150,7 +151,7 @@ DEVIATIONS = {
         "the running jobs the batch system reports, and jobs reach the site directly (slide 23, "
         "Globus Toolkit 2.0; no V-PEP)"
     ),
-    "seed 004 slide 26 (ARU unit)": (
+    "Dumitrescu, Wilde & Foster 2005, slide 26 (ARU unit)": (
         "the table prints ARU as a percentage (70.2); ours is the fraction Σ ET_i / (cpus Δt) "
         "of slide 25, so the published values are compared as 0.702 etc."
     ),
@@ -196,17 +197,19 @@ class UsagePolicy(ExperimentKind):
         "time (ART) and completion (AJC), with each consumer's share over time against its "
         "policy lines."
     )
-    reproduces = "seed 004 (Dumitrescu, Wilde, Foster), Figures 2–13 and the comparison table"
+    reproduces = "Dumitrescu, Wilde & Foster 2005, Figures 2–13 and the comparison table"
     params = (
         Param(
             "scenario", "choice", "seed004-2sites", choices=(*SCENARIOS, "custom"),
-            help="The grid when no policy document is given: seed 004's policy set on 2 or 5 "
-            "sites, or its single-site testbed (slide 23). A policy document (--policies FILE "
-            "or the portal's configuration) always takes precedence; 'custom' requires one.",
+            help="The grid when no policy document is given: the policy set of Dumitrescu, Wilde "
+            "& Foster 2005 on 2 or 5 sites, or its single-site testbed (slide 23). A policy "
+            "document (--policies FILE or the portal's configuration) always takes precedence; "
+            "'custom' requires one.",
         ),
         Param(
             "site_cpus", "int", 100, min=1, max=1_000_000, label="CPUs per site",
-            help="Size of each site of the seed 004 scenarios (a document gives its own).",
+            help="Size of each site of the Dumitrescu, Wilde & Foster 2005 scenarios (a document "
+            "gives its own).",
         ),
         Param(
             "jobs", "int", SEED_PARAMS["jobs"], min=1, max=1_000_000,
@@ -227,8 +230,8 @@ class UsagePolicy(ExperimentKind):
             "weights", "str", SEED_PARAMS["weights"],
             help="Relative arrival rate per stream, 'VO.group=w' or 'VO=w' (spread over its "
             f"groups), comma-separated; unlisted consumers submit nothing. Empty: "
-            f"'{SEED_WEIGHTS}' for the seed 004 scenarios ('{TESTBED_WEIGHTS}' for the "
-            "testbed), every VO equal for a policy document.",
+            f"'{SEED_WEIGHTS}' for the Dumitrescu, Wilde & Foster 2005 scenarios "
+            f"('{TESTBED_WEIGHTS}' for the testbed), every VO equal for a policy document.",
             parse=weights_syntax,
         ),
         Param("runtime_dist", "choice", SEED_PARAMS["runtime_dist"], choices=RUNTIME_DISTS,
@@ -246,7 +249,7 @@ class UsagePolicy(ExperimentKind):
         Param("none", "bool", True, label="no policy (FCFS)"),
         Param("spep_condor", "bool", False, label="S-PEP over Condor",
               help="The S-PEP acting through Condor: its releases start at the next "
-              "negotiation cycle (seed 004's testbed, slide 26)."),
+              "negotiation cycle (Dumitrescu, Wilde & Foster's (2005) testbed, slide 26)."),
         Param("spep_pbs", "bool", False, label="S-PEP over OpenPBS/Maui",
               help="The S-PEP acting through OpenPBS/Maui: its releases start at Maui's next "
               "scheduling iteration."),
@@ -299,29 +302,30 @@ class UsagePolicy(ExperimentKind):
     presets = (
         Preset(
             "seed004-2sites",
-            "As in seed 004: 2 VOs (VO0 with 2 groups), 2 sites of 100 CPUs, 440 jobs in one "
-            "hour; VO0 epoch (3600 s, 20 %) burst (5 s, 60 %), VO1 epoch (3600 s, 80 %) burst "
-            "(5 s, 90 %)",
+            "As in Dumitrescu, Wilde & Foster 2005: 2 VOs (VO0 with 2 groups), 2 sites of 100 "
+            "CPUs, 440 jobs in one hour; VO0 epoch (3600 s, 20 %) burst (5 s, 60 %), VO1 epoch "
+            "(3600 s, 80 %) burst (5 s, 90 %)",
             {"scenario": "seed004-2sites", "site_cpus": 100, **SEED_PARAMS},
             minutes=0.1,
             published=of("usage-policy", "seed004-2sites"),
         ),
         Preset(
             "seed004-5sites",
-            "Seed 004 on 5 sites (Figures 12–13): the same policies on 5 sites of 100 CPUs, "
-            "1100 jobs in one hour (the same load per site)",
+            "Dumitrescu, Wilde & Foster 2005 on 5 sites (Figures 12–13): the same policies on 5 "
+            "sites of 100 CPUs, 1100 jobs in one hour (the same load per site)",
             {"scenario": "seed004-5sites", "site_cpus": 100, **SEED_PARAMS, "jobs": 1100},
             minutes=0.2,
             published=of("usage-policy", "seed004-5sites"),
         ),
         Preset(
             "seed004-testbed",
-            "As in seed 004's testbed (slides 23–26, 'Comparison Results'): one site, Site0, "
-            "VO0 epoch (3000 s, 20 %) burst (30 s, 60 %), VO1 epoch (3000 s, 80 %) burst (30 s, "
-            "90 %), the simulations' workload (440 jobs in one hour, VO1 twice VO0's rate); each "
-            "row of the table simulated on its own batch system (S-PEP over Condor, over "
-            "OpenPBS/Maui; Condor's and Maui's own fair share) with their documented defaults; "
-            "Site0's size (298 CPUs) calibrated to the mean of the four published ARUs",
+            "As in the testbed of Dumitrescu, Wilde & Foster 2005 (slides 23–26, 'Comparison "
+            "Results'): one site, Site0, VO0 epoch (3000 s, 20 %) burst (30 s, 60 %), VO1 epoch "
+            "(3000 s, 80 %) burst (30 s, 90 %), the simulations' workload (440 jobs in one hour, "
+            "VO1 twice VO0's rate); each row of the table simulated on its own batch system (S-PEP"
+            " over Condor, over OpenPBS/Maui; Condor's and Maui's own fair share) with their "
+            "documented defaults; Site0's size (298 CPUs) calibrated to the mean of the four "
+            "published ARUs",
             {
                 "scenario": "seed004-testbed",
                 "site_cpus": TESTBED_CPUS,
@@ -512,7 +516,7 @@ def _report(
             "policies_not_simulated": "NET/STORAGE policies (not simulated)",
         }
     )
-    # Key results (issue 20): how far each enforcement lets usage stray from the policy
+    # Key results: how far each enforcement lets usage stray from the policy
     # (epoch violation) and what it costs in utilization (at most three enforcements)
     names = list(metrics)[:3]
     parts = ("EUPV", "BUPV", "ARU", "ART", "AJC") if len(names) == 1 else ("EUPV", "ARU")

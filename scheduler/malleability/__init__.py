@@ -1,10 +1,10 @@
-"""Malleable jobs in multicluster systems (SPEC §10, seed 002: KOALA + DYNACO, CoreGRID TR-0092).
+"""Malleable jobs in multicluster systems (Buisson et al. 2007: KOALA + DYNACO, CoreGRID TR-0092).
 
 Modules, one concept each: :mod:`.model` (clusters, jobs, records), :mod:`.apps` (FT and
 GADGET2 speed-up curves), :mod:`.placement` (Worst-Fit, placement queue), :mod:`.policies`
 with :mod:`.fpsma` and :mod:`.egs`, :mod:`.approaches` (PRA, PWA), :mod:`.background` (local
-users), :mod:`.simulator` (the event loop), :mod:`.workload` (seed §6.3 and SWF workloads) and
-:mod:`.occupancy` (the run's allocations on the shared availability profile).
+users), :mod:`.simulator` (the event loop), :mod:`.workload` (Buisson et al. 2007, §6.3 and SWF
+workloads) and :mod:`.occupancy` (the run's allocations on the shared availability profile).
 """
 
 from .approaches import APPROACHES

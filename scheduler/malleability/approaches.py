@@ -1,4 +1,4 @@
-"""Job-management approaches PRA and PWA (SPEC §10, seed 002 §5.2).
+"""Job-management approaches PRA and PWA (Buisson et al. 2007, §5.2).
 
 Both run at every scheduling pass of :class:`~scheduler.malleability.simulator.Simulation`
 (after the events of an instant, and on KOALA's periodic poll of its information service).

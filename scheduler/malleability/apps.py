@@ -1,7 +1,7 @@
-"""Application speed-up models FT and GADGET2 (SPEC §10, seed 002 §6.1 and Figure 6).
+"""Application speed-up models FT and GADGET2 (Buisson et al. 2007, §6.1 and Figure 6).
 
-Figure 6 of seed 002 plots the execution time of the two malleable applications against the
-number of machines on the Delft cluster.  The text fixes four anchor points: GADGET2 takes
+Figure 6 of Buisson et al. 2007 plots the execution time of the two malleable applications against
+the number of machines on the Delft cluster.  The text fixes four anchor points: GADGET2 takes
 nearly 10 minutes on 2 processors and 4 minutes at best; FT almost 2 minutes on 2 and
 1 minute at best.  We model both with the classic three-term curve
 

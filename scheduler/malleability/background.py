@@ -1,4 +1,4 @@
-"""Background load of local users on each cluster (SPEC §10, seed 002 §5.2 and §6.3).
+"""Background load of local users on each cluster (Buisson et al. 2007, §5.2 and §6.3).
 
 Local users submit straight to a cluster's own resource manager (SGE on DAS-3), bypassing KOALA.
 We model them as a Poisson stream of small rigid jobs per cluster whose offered load is a given

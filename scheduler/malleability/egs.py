@@ -1,4 +1,4 @@
-"""EGS — Equi-Grow & Shrink (SPEC §10, seed 002 §5.3.2, Figure 5).
+"""EGS — Equi-Grow & Shrink (Buisson et al. 2007, §5.3.2, Figure 5).
 
 The processors to hand out (or to reclaim) are split equally over the running malleable jobs of
 the cluster: each gets ``value // n``; the remainder ``value % n`` goes one processor each as a
@@ -12,7 +12,7 @@ release.  A job at or near its minimum gives less than asked, and nothing asks a
 the difference: the shrink reclaims less than needed, and under PWA the waiting job stays
 queued until the next scan (``shrink_rounds="one"``, the default, as printed).  ``"repeat"``
 splits what is left again, equally with the same remainder rule, over the jobs that can still
-shrink, until enough is reclaimed or no job moves (this model's choice before issue 18).
+shrink, until enough is reclaimed or no job moves (this model's earlier choice).
 Grow always repeats: processors a job declines (at its maximum, or FT rounding down to a power
 of 2) are "voluntarily released to the scheduler" (§6.1) and so handed out again, split over the
 jobs that can still grow.

@@ -1,4 +1,4 @@
-"""FPSMA — Favour Previously Started Malleable Applications (SPEC §10, seed 002 §5.3.1, Fig. 4).
+"""FPSMA — Favour Previously Started Malleable Applications (Buisson et al. 2007, §5.3.1, Fig. 4).
 
 Grow: the running malleable jobs of the cluster, in increasing order of start time, are offered
 in turn everything still to hand out; each accepts what it can use (up to its maximum; FT down to

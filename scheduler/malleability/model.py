@@ -1,14 +1,15 @@
-"""Plain data of malleable-job scheduling in a multicluster (SPEC §10, seed 002 §2 and §6).
+"""Plain data of malleable-job scheduling in a multicluster (Buisson et al. 2007, §2 and §6).
 
-Seed 002 §2.1 (after Feitelson & Rudolph) distinguishes three kinds of parallel job:
+Buisson et al. 2007, §2.1 (after Feitelson & Rudolph 1996) distinguishes three kinds of
+parallel job:
 
 * **rigid** — a fixed number of processors;
 * **moldable** — the size is chosen once, when the job starts, and then fixed;
 * **malleable** — the job may grow and shrink while it runs, between a minimum (below which it
   cannot run) and a maximum (beyond which processors would be wasted), §2.2.
 
-Clusters are space-shared and identical inside (DAS-3, seed 002 Table 1: 85, 41, 68, 46 and 32
-nodes).  Times are integer seconds; a job's work is normalised to 1 and progresses at rate
+Clusters are space-shared and identical inside (DAS-3, Buisson et al. 2007, Table 1: 85, 41, 68, 46
+and 32 nodes).  Times are integer seconds; a job's work is normalised to 1 and progresses at rate
 ``1 / T(p)`` on ``p`` processors, ``T`` being its application's speed-up curve
 (:mod:`scheduler.malleability.apps`).
 """
@@ -29,7 +30,8 @@ __all__ = [
 
 JOB_KINDS = ("rigid", "moldable", "malleable")
 
-#: DAS-3 (seed 002 Table 1): Vrije Universiteit, U. of Amsterdam, Delft, MultimediaN, Leiden.
+#: DAS-3 (Buisson et al. 2007, Table 1): Vrije Universiteit, U. of Amsterdam, Delft, MultimediaN,
+#: Leiden.
 DAS3_CLUSTERS: tuple[tuple[str, int], ...] = (
     ("vu", 85),
     ("uva", 41),
@@ -52,8 +54,8 @@ class ClusterSpec:
     """A space-shared cluster of ``size`` identical processors.
 
     On DAS-3 a "processor" of a job is a node: Table 1 counts nodes (dual-CPU), SGE runs jobs on
-    nodes exclusively (seed 002 §6.2) and Figure 6 plots "number of machines", so cluster and
-    job sizes are both counted in nodes (85, 41, 68, 46, 32).
+    nodes exclusively (Buisson et al. 2007, §6.2) and Figure 6 plots "number of machines", so
+    cluster and job sizes are both counted in nodes (85, 41, 68, 46, 32).
     """
 
     name: str

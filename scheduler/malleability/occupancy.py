@@ -1,11 +1,12 @@
-"""Occupancy of each cluster over time, on the shared availability profile (SPEC §10, §2).
+"""Occupancy of each cluster over time, on the shared availability profile
+(Buisson et al. 2007, Figure 8: utilization over time).
 
 After a run recorded with ``record_segments=True``, every allocation segment (a KOALA job at
 one size, or a local user's job) is inserted into one :class:`~scheduler.cluster.profile.Profile`
 per cluster.  The profile refuses a block that does not fit (``ProfileError``), so building the
 profiles is an independent proof that no cluster was over-committed at any instant; and
-``capacity - free`` over its steps is the cluster's utilization as a step function (seed 002
-Figures 7(e) and 8(e) plot the total over all clusters).
+``capacity - free`` over its steps is the cluster's utilization as a step function (Buisson et al.
+2007, Figures 7(e) and 8(e) plot the total over all clusters).
 """
 
 from __future__ import annotations

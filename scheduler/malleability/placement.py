@@ -1,8 +1,8 @@
-"""Worst-Fit placement and KOALA's placement queue (SPEC §10, seed 002 §4.1 and §5.2).
+"""Worst-Fit placement and KOALA's placement queue (Buisson et al. 2007, §4.1 and §5.2).
 
 Worst-Fit (WF) places a job on the cluster with the largest number of idle processors, which
-balances load across clusters automatically (seed 002 §4.1).  A malleable job is placed when a
-cluster has at least its minimum idle (§5.2).  Ties go to the first cluster in the configured
+balances load across clusters automatically (Buisson et al. 2007, §4.1).  A malleable job is placed
+when a cluster has at least its minimum idle (§5.2).  Ties go to the first cluster in the configured
 order, so placement is deterministic.
 
 A job that cannot be placed joins the tail of the *placement queue*.  The scheduler scans the

@@ -1,8 +1,8 @@
-"""What a malleability-management policy sees and returns (SPEC §10, seed 002 §5.3).
+"""What a malleability-management policy sees and returns (Buisson et al. 2007, §5.3).
 
-A policy works on one cluster at a time (seed 002 §5.3: no co-allocation, so policies apply per
-cluster).  It receives the running malleable jobs of that cluster as :class:`Member` views and a
-number of processors to hand out (grow) or to reclaim (shrink), sends offers/requests and
+A policy works on one cluster at a time (Buisson et al. 2007, §5.3: no co-allocation, so policies
+apply per cluster).  It receives the running malleable jobs of that cluster as :class:`Member` views
+and a number of processors to hand out (grow) or to reclaim (shrink), sends offers/requests and
 returns the size each job settled on.  A job answers an offer itself (:meth:`AppModel.settle`):
 it never goes below its minimum or above its maximum, and FT only takes powers of 2.
 
@@ -38,7 +38,7 @@ class Member:
 
     def accept_shrink(self, size: int, request: int) -> int:
         """Processors released when asked for ``request`` at ``size`` (FT may release more:
-        it drops to the next power of 2, seed 002 §6.1)."""
+        it drops to the next power of 2, Buisson et al. 2007, §6.1)."""
         return max(0, size - self.app.settle(size, size - request, self.lo, self.hi))
 
     def can_grow(self, size: int) -> bool:

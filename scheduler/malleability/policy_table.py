@@ -1,4 +1,4 @@
-"""The malleability policies by name: one explicit table (issue 21, "the house").
+"""The malleability policies by name: one explicit table.
 
 :mod:`.policies` defines what a policy is (:class:`~.policies.Member`, the ``Policy``
 protocol); :mod:`.fpsma` and :mod:`.egs` implement it; this module, above all three, lists them.

@@ -1,7 +1,8 @@
-"""Event-driven simulation of KOALA scheduling malleable jobs on a multicluster (SPEC §10).
+"""Event-driven simulation of KOALA scheduling malleable jobs on a multicluster
+(Buisson et al. 2007).
 
-Seed 002 §5: jobs are submitted to KOALA, placed by Worst-Fit (:mod:`.placement`) or queued;
-a malleability manager grows and shrinks running malleable jobs per cluster by a policy
+Buisson et al. 2007, §5: jobs are submitted to KOALA, placed by Worst-Fit (:mod:`.placement`) or
+queued; a malleability manager grows and shrinks running malleable jobs per cluster by a policy
 (:mod:`.fpsma`, :mod:`.egs`) under an approach (:mod:`.approaches`, PRA or PWA); local users
 load every cluster behind KOALA's back (:mod:`.background`).
 
@@ -13,9 +14,9 @@ in insertion order, so a run is deterministic.  After all events of an instant, 
 pass runs: local jobs start (FCFS, on idle processors only), then the approach.
 
 Resizing.  A job's work is 1 and progresses at ``1 / T(p)`` per second on ``p`` processors
-(:mod:`.apps`); a processor of a job is one DAS-3 node (SGE runs jobs exclusively on nodes, seed
-002 §6.2; Figure 6 counts "machines").  A grow or shrink sets the job's size at once and
-suspends its progress for ``resize_overhead`` seconds (process management and data
+(:mod:`.apps`); a processor of a job is one DAS-3 node (SGE runs jobs exclusively on nodes,
+Buisson et al. 2007, §6.2; Figure 6 counts "machines").  A grow or shrink sets the job's size at
+once and suspends its progress for ``resize_overhead`` seconds (process management and data
 redistribution, §5.1); while it adapts the job takes no new grow or shrink request.  The
 processors a shrink frees stay held until the adaptation ends: "we let the execution resume
 before releasing processors to GRAM" (§5.1), and the policies "wait for Job to release the
@@ -56,7 +57,7 @@ __all__ = ["Simulation", "SimResult", "simulate", "Segment"]
 # event priorities at one instant (lower first)
 FINISH, RELEASE, LOCAL_END, LOCAL_ARRIVE, ARRIVE, POLL = range(6)
 
-#: where the threshold kept for local users applies (seed 002 §5.2)
+#: where the threshold kept for local users applies (Buisson et al. 2007, §5.2)
 THRESHOLD_SCOPES = ("growth", "all")
 
 
@@ -141,7 +142,8 @@ class Simulation:
             raise ModelError("jobs", "job ids must be unique")
         largest = max(c.size for c in self.clusters)
         for j in self.jobs:
-            if not get_app(j.app).valid(j.min_procs):  # FT: powers of 2 only (seed §6.1)
+            # FT: powers of 2 only (Buisson et al. 2007, §6.1)
+            if not get_app(j.app).valid(j.min_procs):
                 raise ModelError(
                     "min_procs", f"job {j.id}: {j.app} cannot run on {j.min_procs} processors"
                 )
@@ -183,7 +185,8 @@ class Simulation:
         self.koala = [0] * k
         self.local = [0] * k
         self.reclaim = [0] * k  # sum of (size - min) over running malleable jobs
-        self.pending = [0] * k  # processors shrunk jobs have yet to release (seed §5.1)
+        # processors shrunk jobs have yet to release (Buisson et al. 2007, §5.1)
+        self.pending = [0] * k
         self.malleable: list[dict[int, _Run]] = [{} for _ in range(k)]
         self._grow_stuck: list[tuple[int, int] | None] = [None] * k
         self._members_version = [0] * k
@@ -279,7 +282,7 @@ class Simulation:
         self._start_local(t)
         grows, shrinks = self._grows, self._shrinks
         self._approach(self, t)
-        # Placement tries (seed 002 §4.1): one at submission, one per regular poll scan.
+        # Placement tries (Buisson et al. 2007, §4.1): one at submission, one per regular poll scan.
         if self.queue.jobs and (poll or arrived):
             counted = self.queue.jobs if poll else arrived
             failed = [q for q in counted if self.queue.failed_try(q)]
@@ -315,8 +318,8 @@ class Simulation:
         """Scan the placement queue head to tail; place every job that fits (Worst-Fit),
         shrinking running malleable jobs for it when ``shrink`` (PWA).
 
-        Processors a shrink frees come back only once the shrunk jobs have adapted (seed 002
-        §5.1, Figures 4–5 "wait for Job to release the processors"); a job for which enough
+        Processors a shrink frees come back only once the shrunk jobs have adapted (Buisson et al.
+        2007, §5.1, Figures 4–5 "wait for Job to release the processors"); a job for which enough
         are on their way waits for them (and its cluster is not grown meanwhile) instead of
         shrinking again.  Under PRA a waiting malleable job is not placed on a cluster where a
         running malleable job can still be grown (§5.2).
@@ -428,7 +431,7 @@ class Simulation:
             else:
                 run.shrinks += 1
                 self._shrinks += 1
-                if self.overhead:  # released once the job has adapted (seed 002 §5.1)
+                if self.overhead:  # released once the job has adapted (Buisson et al. 2007, §5.1)
                     run.pending -= delta
                     self.pending[c] -= delta
                 else:
@@ -476,7 +479,7 @@ class Simulation:
         app = get_app(spec.app)
         if spec.kind == "moldable":  # size chosen once, from what is idle now
             size = app.settle(spec.min_procs, self._free()[c], spec.min_procs, spec.max_procs)
-        else:  # rigid, and malleable at its minimum (seed 002 §6.3: initial size 2)
+        else:  # rigid, and malleable at its minimum (Buisson et al. 2007, §6.3: initial size 2)
             size = spec.min_procs
         run = _Run()
         run.spec, run.app, run.cluster, run.size = spec, app, c, size

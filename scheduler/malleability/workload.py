@@ -1,10 +1,10 @@
-"""Workloads of the malleability experiments (SPEC §10, seed 002 §6.3), generated or from SWF.
+"""Workloads of the malleability experiments (Buisson et al. 2007, §6.3), generated or from SWF.
 
-Generated (seed 002 §6.3): ``jobs`` jobs (300 in the seed) submitted at a fixed inter-arrival
-time (2 minutes for the PRA experiments, 30 s for PWA), each running FT or GADGET2 with equal
-probability ("combine the two applications with a uniform distribution"); malleable jobs have
-minimum 2 and maximum 46 (GADGET2) or 32 (FT) and start at their minimum; a fraction of the jobs
-(workload W_mr: 50 %) is instead rigid with 2 processors.  ``malleable_fraction`` = 1 is W_m.
+Generated (Buisson et al. 2007, §6.3): ``jobs`` jobs (300 in the seed) submitted at a fixed
+inter-arrival time (2 minutes for the PRA experiments, 30 s for PWA), each running FT or GADGET2
+with equal probability ("combine the two applications with a uniform distribution"); malleable jobs
+have minimum 2 and maximum 46 (GADGET2) or 32 (FT) and start at their minimum; a fraction of the
+jobs (workload W_mr: 50 %) is instead rigid with 2 processors.  ``malleable_fraction`` = 1 is W_m.
 The applications and the malleable marks come from two independent streams of the same seed,
 so W_m and W_mr of one seed differ only in the marks.
 
@@ -64,7 +64,7 @@ def seed_workload(
     rigid_size: int = 2,
     seed: int = 0,
 ) -> list[JobSpec]:
-    """The seed 002 §6.3 workload (W_m with fraction 1, W_mr with 0.5)."""
+    """The Buisson et al. 2007, §6.3 workload (W_m with fraction 1, W_mr with 0.5)."""
     if jobs < 0:
         raise ModelError("jobs", f"{jobs} jobs")
     if interarrival < 0:

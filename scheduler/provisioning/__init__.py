@@ -1,4 +1,4 @@
-"""Provisioning a workflow on advertised slots (thesis ch. 4; SPEC §4).
+"""Provisioning a workflow on advertised slots (thesis ch. 4).
 
 =================  ==============================================================
 module             what

@@ -1,5 +1,5 @@
 """The best-effort baseline: a workflow submitted "just in time" into the sites' live queues
-(thesis §4.7, eq. 16, §4.9; SPEC §4).
+(thesis §4.7, eq. 16, §4.9).
 
 Tasks are ranked by HEFT upward rank (eq. 7).  A task is submitted to a site's batch queue when
 all its parents have finished (tasks that become ready at the same instant are submitted in

@@ -1,4 +1,4 @@
-"""Exhaustive search of the Pareto front over all plans of a small slot set (SPEC §4, issue 4).
+"""Exhaustive search of the Pareto front over all plans of a small slot set (thesis §4.3).
 
 With ``n`` slots there are ``2^n`` plans; for ``n ≤ 16`` (65,536 plans) evaluating them all
 gives the true Pareto front, against which MOGA's front is measured (hypervolume ratio,

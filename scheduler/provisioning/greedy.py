@@ -1,4 +1,4 @@
-"""Greedy provisioning with adaptive pricing (thesis ch. 7, Figure 51; SPEC §7).
+"""Greedy provisioning with adaptive pricing (thesis ch. 7, Figure 51).
 
 Sites advertise nothing; they answer queries (19) for slots ``(s_min, n, d)`` with the adaptive
 prices of :mod:`scheduler.pricing`.  Tasks are taken in HEFT order (non-increasing upward rank,

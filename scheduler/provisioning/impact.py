@@ -1,5 +1,5 @@
 """Workflow completion time without provisioning, with advance reservation and with dynamic
-provisioning (SPEC §8; seed 003 §2, §3 and §6).
+provisioning (Singh, Kesselman & Deelman 2005, §2, §3 and §6).
 
 The site is a :class:`~scheduler.cluster.simulator.Simulator` replaying a trace under a local
 policy ("fcfs", "fairshare", "fairshare-cb"), run up to the workflow's submission instant ``T``
@@ -11,19 +11,19 @@ policy ("fcfs", "fairshare", "fairshare-cb"), run up to the workflow's submissio
 * **advance reservation** (:func:`reservation_start`) — the earliest start the scheduler would
   grant: a copy in which every job runs exactly its requested time and nothing arrives after T,
   the request (n processors for its execution time) submitted at T as a job; its start there is
-  the reservation's start (seed 003 §3.1: "the reservation can be made taking the current
-  scheduling policy into account").  The probe is an ordinary job of the policy: it gets no
-  start-time advantage over the same job submitted to the queue (§1) and, under a priority
-  policy, the rank the policy gives it — which is why the seed finds advance reservation and
-  dynamic provisioning "pretty close" under fair share and backfilling ("due to the
+  the reservation's start (Singh, Kesselman & Deelman 2005, §3.1: "the reservation can be made
+  taking the current scheduling policy into account").  The probe is an ordinary job of the policy:
+  it gets no start-time advantage over the same job submitted to the queue (§1) and, under a
+  priority policy, the rank the policy gives it — which is why the seed finds advance reservation
+  and dynamic provisioning "pretty close" under fair share and backfilling ("due to the
   possibility of out-of-order execution", §5.1).  Under FIFO it waits behind every queued job,
   so no queued job is delayed (§3.1).  Completion = start − T + execution time.
 * **dynamic provisioning** (:func:`pilot_start`) — the same request submitted at T as a pilot
   job (Condor glidein) into a copy that goes on with the actual runtimes and arrivals;
-  completion = its actual start − T + execution time (seed 003 §3.3).
+  completion = its actual start − T + execution time (Singh, Kesselman & Deelman 2005, §3.3).
 
-Request selection (seed 003 §3.2, §6): for n = n_min … n_max the execution time on n dedicated
-processors by list scheduling (:mod:`.listsched`); the request maximising
+Request selection (Singh, Kesselman & Deelman 2005, §3.2, §6): for n = n_min … n_max the execution
+time on n dedicated processors by list scheduling (:mod:`.listsched`); the request maximising
 utilization^x / completion (x = 0: minimum completion) is chosen per x; ties go to fewer
 processors.  Workflow tasks and pilot jobs belong to one user of their own (:data:`WF_USER`), who
 has no history at T — what the fair-share priority sees.
@@ -69,8 +69,9 @@ def site_at(
     interval: int = 0,
 ) -> Simulator:
     """A site replaying ``jobs`` under ``policy``, run through every event at instants <= T.
-    ``interval`` > 0: the scheduler starts queued jobs only every ``interval`` seconds (seed
-    003 §3.2; :class:`~scheduler.cluster.simulator.Simulator`); every fork inherits it."""
+    ``interval`` > 0: the scheduler starts queued jobs only every ``interval`` seconds
+    (Singh, Kesselman & Deelman 2005, §3.2; :class:`~scheduler.cluster.simulator.Simulator`); every
+    fork inherits it."""
     sim = Simulator(jobs, procs, policy, interval=interval)
     if weights is not None:
         configure = getattr(sim.policy, "configure", None)
@@ -98,7 +99,8 @@ def _job(T: int, n: int, d: int) -> SimJob:
 
 def pessimistic_copy(sim: Simulator) -> Simulator:
     """A copy of ``sim`` in which every job runs its requested time and no job arrives after
-    now: what the scheduler itself can predict (seed 003 §3.1; :meth:`Simulator.pessimistic`)."""
+    now: what the scheduler itself can predict (Singh, Kesselman & Deelman 2005, §3.1;
+    :meth:`Simulator.pessimistic`)."""
     return sim.pessimistic()
 
 
@@ -107,7 +109,8 @@ def reservation_start(
 ) -> int:
     """Earliest start the scheduler grants a reservation of ``n`` processors for ``d`` s asked
     at ``T`` (simulated in a copy of ``pessimistic``; see :func:`pessimistic_copy`): the start
-    of the request submitted as a job under the site's policy (seed 003 §3.1).
+    of the request submitted as a job under the site's policy (Singh, Kesselman & Deelman 2005,
+    §3.1).
 
     ``behind_queue``: rank the probe below every queued job under a priority policy (a
     stricter reading of "no currently queued job would get delayed"; not the seed's
@@ -141,9 +144,9 @@ def run_without_provisioning(
     site: Simulator, dag: TimedDag, T: int, limit: int = 100, *, walltime: int = 0
 ) -> NoProvisioning:
     """Submit the workflow's tasks into a copy of ``site`` as they become ready, at most
-    ``limit`` of them submitted and unfinished at once (seed 003 §2).  Each task asks the
-    scheduler for ``max(runtime, walltime)`` seconds (0: its runtime; the seed does not say
-    what the workflow's tasks request)."""
+    ``limit`` of them submitted and unfinished at once (Singh, Kesselman & Deelman 2005, §2).  Each
+    task asks the scheduler for ``max(runtime, walltime)`` seconds (0: its runtime; the seed does
+    not say what the workflow's tasks request)."""
     if limit < 1:
         raise ValueError(f"limit must be >= 1, got {limit}")
     if isinstance(walltime, bool) or not isinstance(walltime, int) or walltime < 0:

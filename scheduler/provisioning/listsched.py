@@ -1,8 +1,8 @@
-"""List scheduling of a workflow on n dedicated processors (SPEC §8; seed 003 §3.2).
+"""List scheduling of a workflow on n dedicated processors (Singh, Kesselman & Deelman 2005, §3.2).
 
-Seed 003 computes the execution time of a workflow on a provisioned set of processors with a
-variant of the Earliest Time First algorithm: a ready list seeded with the tasks without
-parents; repeatedly take the *first* ready task, its earliest start is the latest finish of
+Singh, Kesselman & Deelman 2005 computes the execution time of a workflow on a provisioned set of
+processors with a variant of the Earliest Time First algorithm: a ready list seeded with the tasks
+without parents; repeatedly take the *first* ready task, its earliest start is the latest finish of
 its parents; on each processor its start is the later of that and the processor's free time;
 put it on the processor that gives the earliest start; append children that became ready.  The
 last processor free time is the workflow's execution time.
@@ -11,17 +11,18 @@ Processors are interchangeable, so "the processor with the earliest start" is th
 becomes free first: a heap of free times makes the whole schedule O(T log n).  A task that
 needs q > 1 processors takes the q that become free first and starts when the last of them is
 free (all q run it together); a task wider than n makes the request infeasible.  Data
-transfers are part of the task times (shared file system, seed 003 §3.2), so edges carry no
-delay here.  Virtual tasks take no time and no processor.
+transfers are part of the task times (shared file system, Singh, Kesselman & Deelman 2005, §3.2), so
+edges carry no delay here.  Virtual tasks take no time and no processor.
 
 Utilization of a schedule = work / (n · execution time), work = Σ runtime · processors
-(seed 003 §6: 100 %, 62.5 % and 55 % for the three requests of its Figure 3).
+(Singh, Kesselman & Deelman 2005, §6: 100 %, 62.5 % and 55 % for the three requests of
+its Figure 3).
 
 Scheduling interval (``interval`` = I > 0 s): "the implementation of the algorithm considers
-the fact that the scheduler only makes scheduling decisions at periodic intervals" (seed 003
-§3.2).  A task then starts at the first multiple of I (from the request's start) at or after
-its earliest start, so a processor that ran a task is next used at the tick after the task's
-end: it is *held* ⌈runtime / I⌉ · I.  The execution time is rounded up to a tick (the request
+the fact that the scheduler only makes scheduling decisions at periodic intervals" (Singh, Kesselman
+& Deelman 2005, §3.2).  A task then starts at the first multiple of I (from the request's start) at
+or after its earliest start, so a processor that ran a task is next used at the tick after the
+task's end: it is *held* ⌈runtime / I⌉ · I.  The execution time is rounded up to a tick (the request
 ends when the scheduler sees its last task done) and the utilization counts the held time,
 Σ ⌈runtime / I⌉ · I · processors / (n · execution time).  This is what the seed's numbers
 imply: 17,034 tasks of 3.1 s on 84 processors for 214 minutes at 94.8 % utilization
@@ -105,8 +106,8 @@ class ListSchedule:
 def list_schedule(
     dag: TimedDag, n: int, *, keep_starts: bool = False, interval: int = 0
 ) -> ListSchedule | None:
-    """Schedule ``dag`` on ``n`` dedicated processors (seed 003 §3.2); None if a task is wider
-    than ``n``.  ``keep_starts`` returns each task's start (else an empty tuple).
+    """Schedule ``dag`` on ``n`` dedicated processors (Singh, Kesselman & Deelman 2005, §3.2); None
+    if a task is wider than ``n``.  ``keep_starts`` returns each task's start (else an empty tuple).
     ``interval`` > 0: tasks start only at its multiples (see the module docstring)."""
     if n < 1:
         raise ValueError(f"n must be >= 1, got {n}")

@@ -5,7 +5,8 @@ time ``T``; the same trace state at ``T`` must serve the provisioned run and the
 times, so the workflow goes into a copy (:meth:`Simulator.fork`) instead of replaying the trace
 ``K`` times.
 
-* :func:`system_jobs` — "the resource with the fewest running + queued jobs" (SPEC §4).
+* :func:`system_jobs` — "the resource with the least number of tasks (running and
+  queued)" (thesis §4.9).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """MOGA: Fonseca and Fleming's multi-objective genetic algorithm over resource plans (thesis §4.5,
-Figure 11, eqs. 8–14; SPEC §4).
+Figure 11, eqs. 8–14).
 
 A plan is a bit string over the advertised slots ``Â`` (bit ``i`` set: slot ``i`` is in the
 plan).  Starting from ``population`` random bit strings (a uniform draw of a number between 0

@@ -1,4 +1,4 @@
-"""Data transfer between sites: per-pair bandwidth and latency (SPEC §1, §4; thesis §4.1, §4.9).
+"""Data transfer between sites: per-pair bandwidth and latency (thesis §4.1, §4.9).
 
 Moving ``b`` bytes from site ``r`` to site ``q`` takes ``latency[r][q] + b / bandwidth[r][q]``
 seconds, and nothing on the same site.  Network contention is not modelled (thesis §4.9: "We do

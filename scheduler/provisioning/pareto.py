@@ -1,5 +1,5 @@
 """Pareto optimality, the Pareto archive, the choice by trade-off α, and hypervolume (thesis
-§4.3, §4.5 "Updating the Pareto-optimal set", §4.6 eq. 15; SPEC §4).
+§4.3, §4.5 "Updating the Pareto-optimal set", §4.6 eq. 15).
 
 Both objectives — allocation cost AC and scheduling cost SC — are minimised.  Plan ``a``
 *dominates* ``b`` when it is no worse in both and strictly better in one (thesis §4.3, after

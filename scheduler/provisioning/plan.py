@@ -1,5 +1,5 @@
 """Evaluating a resource plan: allocation cost AC and scheduling cost SC (thesis §4.2, §4.5,
-eqs. 4, 5 and 7; SPEC §4 "Plan evaluation").
+eqs. 4, 5 and 7).
 
 A plan ``â`` is a subset of the advertised slots ``Â`` of all sites (a bit per slot).  The
 workflow is scheduled on it the way thesis §4.5 ("Fitness Evaluation") describes:

@@ -1,5 +1,5 @@
-"""Queue-wait prediction, virtual advance reservations and the combined scheme (thesis ch. 6;
-SPEC §6): a QBETS-like predictor (:mod:`.predictor`), VAR (Figure 33, :mod:`.var`), the
+"""Queue-wait prediction, virtual advance reservations and the combined scheme (thesis ch. 6):
+a QBETS-like predictor (:mod:`.predictor`), VAR (Figure 33, :mod:`.var`), the
 adaptive-pricing arm (:mod:`.adaptive`), their combination (Figure 45, :mod:`.combined`), the
 daily comparison (:mod:`.study`) and the portal's "when would my job start?" (:mod:`.site`)."""
 

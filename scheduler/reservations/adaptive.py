@@ -1,4 +1,4 @@
-"""The adaptive-pricing arm of the comparison (SPEC §5–6; thesis §6.2–6.3, Figures 38–44).
+"""The adaptive-pricing arm of the comparison (thesis §6.2–6.3, Figures 38–44).
 
 At the request time the user asks the site for the slot ``(S, n, D)`` at adaptive prices
 (query 19 with ``s_min = S``; its first answer is the slot at exactly ``S`` when that is

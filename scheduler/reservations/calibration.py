@@ -1,4 +1,4 @@
-"""Calibration of the wait predictor over a whole replayed trace (SPEC §6; issue 10).
+"""Calibration of the wait predictor over a whole replayed trace.
 
 Each job, at its submit time, gets the predictor's upper bound of the ``q``-quantile of its
 wait from the history known then — the waits of the jobs that had started *strictly before*

@@ -1,4 +1,4 @@
-"""VAR and adaptive reservations combined (SPEC §6; thesis §6.4, Figure 45, eq. 23).
+"""VAR and adaptive reservations combined (thesis §6.4, Figure 45, eq. 23).
 
 The user buys the adaptive reservation (price ``f``) and lets VAR submit its job too; a
 cancelled reservation costs the penalty ``p·f`` (p = 0.1 in the thesis)::

@@ -1,4 +1,4 @@
-"""Feed a site's simulated history into a :class:`~.predictor.WaitPredictor` (SPEC §6).
+"""Feed a site's simulated history into a :class:`~.predictor.WaitPredictor` (thesis ch. 6).
 
 The predictor may only know what an observer of the site knows at "now": the waits of the jobs
 that have started by then.  :class:`SiteHistory` follows a live

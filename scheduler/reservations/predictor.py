@@ -1,4 +1,4 @@
-"""A QBETS-like queue-wait predictor (SPEC §6; thesis ch. 6, eq. 21; Nurmi, Brevik and Wolski,
+"""A QBETS-like queue-wait predictor (thesis ch. 6, eq. 21; Nurmi, Brevik and Wolski,
 "QBETS: Queue Bounds Estimation from Time Series", JSSPP 2007).
 
 The history is the waits of the jobs that have *started* on the site, fed in the order their

@@ -1,4 +1,4 @@
-""" "When would my job start?" for a site page and its REST API (SPEC §6; thesis eq. 21).
+""" "When would my job start?" for a site page and its REST API (thesis eq. 21).
 
 :func:`prediction_index` replays the site's trace once and indexes it
 (:mod:`scheduler.cluster.replay`); :func:`predict_at` feeds the waits of the jobs started by an
@@ -9,8 +9,8 @@ jobs the answer comes from and its history size, plus the probability of startin
 few horizons.  Bad input raises :class:`PredictionRequestError`, whose ``errors`` name the
 fields.
 
-Feeding a whole archive trace's waits to the predictor took ~0.4 s late in CTC-SP2 (77k adds,
-issue 21).  The predictor's state is checkpointed every :data:`CHECKPOINT_EVERY` starts
+Feeding a whole archive trace's waits to the predictor took ~0.4 s late in CTC-SP2 (77k
+adds).  The predictor's state is checkpointed every :data:`CHECKPOINT_EVERY` starts
 (:func:`wait_checkpoints`: per class, how many waits it holds, from which start on, its run of
 misses and change points — computed by one full replay per index and confidence, kept beside
 the index file by :meth:`~scheduler.cluster.replay.ReplayIndex.derived`), so a request restores

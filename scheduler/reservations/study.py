@@ -1,4 +1,4 @@
-"""The daily comparison of VAR, adaptive and combined reservations (SPEC §6; thesis §6.2–6.4,
+"""The daily comparison of VAR, adaptive and combined reservations (thesis §6.2–6.4,
 Figures 38–49).
 
 The site replays its trace under its policy (the thesis observed the NCSA TeraGrid cluster;

@@ -1,4 +1,4 @@
-"""Virtual advance reservation, VAR (SPEC §6; thesis §6.1, Figures 32–34, 42, eq. 22).
+"""Virtual advance reservation, VAR (thesis §6.1, Figures 32–34, 42, eq. 22).
 
 A site that sells no reservations can still be asked for ``n`` processors from ``S`` for ``D``:
 submit an ordinary job early enough, padded to cover the time until ``S``.  Figure 33 tries

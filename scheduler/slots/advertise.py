@@ -1,4 +1,4 @@
-"""Slot advertisement: the holes of a conservative plan as slots (thesis ch. 3, Figure 1; SPEC §3).
+"""Slot advertisement: the holes of a conservative plan as slots (thesis ch. 3, Figure 1).
 
 A site running conservative backfilling knows, at any instant, how many processors its plan
 leaves free at every future time: the availability profile (:class:`~scheduler.cluster.Profile`,

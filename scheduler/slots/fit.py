@@ -1,5 +1,5 @@
 """Scheduling a task on a list of slots: the algorithm of thesis Figure 2 (with Figure 3's
-left-overs; SPEC §3).
+left-overs).
 
 Input: a task needing ``n`` processors for ``d`` seconds, not before ``earliest``, and a list of
 free slots sorted by start.  Output: the task's start and the updated slot list.

@@ -1,4 +1,4 @@
-"""The slot ``<s, n, d, c, f, b, e>`` and the Table 1 sub-slot rules (thesis ch. 3; SPEC §1, §3).
+"""The slot ``<s, n, d, c, f, b, e>`` and the Table 1 sub-slot rules (thesis ch. 3).
 
 A slot offers ``n`` processors from time ``s`` for ``d`` seconds at a per-unit cost ``c`` and a
 fixed cost ``f``; its total cost is ``n·d·c + f`` (thesis eq. 1).  ``b`` (divisible) lets a user
@@ -122,7 +122,7 @@ class Slot:
         return procs * duration / SECONDS_PER_SU * c + f
 
     def as_json(self) -> dict[str, Any]:
-        """The CLI's JSON object (issue 4 item 7)."""
+        """The CLI's JSON object."""
         out: dict[str, Any] = {
             "start": self.start,
             "procs": self.procs,

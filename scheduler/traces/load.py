@@ -1,4 +1,4 @@
-"""Raising the load of a trace without changing its jobs (SPEC §2 "Load scaling").
+"""Raising the load of a trace without changing its jobs (thesis §4.7, "load scaling").
 
 * :func:`shifted_copy` — thesis §4.7: take a second copy of the trace shifted by one week and
   submit each of its jobs with probability ``p`` (seeded).  Raising ``p`` raises utilization

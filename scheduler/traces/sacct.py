@@ -12,7 +12,7 @@ repaired when the name is elsewhere, see below).  The fixed-width form (plain ``
 --format=…`` with its ``----------`` rule line) is read too, by the rule's column widths; a
 value Slurm truncated (it ends in ``+``) in a column the conversion needs is refused.
 
-Mapping (SWF field numbers in brackets; SPEC §2):
+Mapping (SWF field numbers in brackets):
 
 - **Jobs and steps**: a row whose JobID has a ``.`` (``123.batch``, ``123.extern``, ``123.0``)
   is a step and is folded into its job (its ``MaxRSS`` counts toward the job's used memory).

@@ -1,4 +1,4 @@
-"""Headline numbers of a trace: size, span, machine and offered load (SPEC §2).
+"""Headline numbers of a trace: size, span, machine and offered load.
 
 Offered load follows the Parallel Workloads Archive convention:
 Σ(run × processors) / (machine processors × span), where the span runs from the first submit to
@@ -70,7 +70,7 @@ class SummarySink:
             "machine_procs": int(machine) if machine else None,
             "offered_load": round(self.work / (machine * span), 4) if machine else None,
             "largest_job_procs": int(self.largest),
-            # facts a kind's check_facts refuses on at submit (issue 20)
+            # facts a kind's check_facts refuses on at submit
             "jobs_with_requested_time": self.requested,
             "smallest_job_procs": int(self.smallest) or None,
         }

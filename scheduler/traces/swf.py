@@ -12,7 +12,7 @@ problems with the file as a whole).  It never returns a partial trace.  Gzip inp
 by its magic bytes, not by its name, and is decompressed while streaming so that ``max_bytes``
 protects against gzip bombs.
 
-Speed (issue 21): the text is read in blocks of whole lines; a run of job lines is checked and
+Speed: the text is read in blocks of whole lines; a run of job lines is checked and
 converted with a few numpy passes over its bytes (:func:`_fast_table`) when every line is
 plainly valid, and otherwise line by line, which is also what names a bad line — so both ways
 give the same jobs and the same errors.  :func:`read_swf_table` keeps the fields a simulation
@@ -75,7 +75,7 @@ FIELDS: tuple[str, ...] = (
 _NFIELDS = len(FIELDS)
 _PROC_FIELDS = frozenset({"alloc_procs", "req_procs"})
 
-#: Physical bounds of the fields (issue 19): processors <= 10**7, times <= 100 years (s), memory
+#: Physical bounds of the fields: processors <= 10**7, times <= 100 years (s), memory
 #: <= 10**15 KB, identifiers and codes fit a signed 64-bit integer.  Every value is finite.
 FIELD_BOUNDS: dict[str, tuple[float, str]] = {
     **dict.fromkeys(
@@ -93,7 +93,7 @@ _BOUNDS = tuple(FIELD_BOUNDS[f][0] for f in FIELDS)
 _FAST_MAX = min(_BOUNDS[i] for i in range(_NFIELDS) if FIELDS[i] not in _PROC_FIELDS)
 _ALLOC, _REQ = FIELDS.index("alloc_procs"), FIELDS.index("req_procs")
 
-#: Header keys whose value must start with an integer, with their bounds (issue 19): the
+#: Header keys whose value must start with an integer, with their bounds: the
 #: portal stores MaxProcs and MaxJobs in 32-bit integer columns.
 HEADER_BOUNDS: dict[str, tuple[int, int]] = {
     "MaxProcs": (0, MAX_PROCS),
@@ -571,7 +571,7 @@ def read_swf(
 
     Every field is a finite number within :data:`FIELD_BOUNDS` and the numeric header fields
     (``MaxProcs``, ``MaxJobs``, ...) hold integers within :data:`HEADER_BOUNDS`; a value outside
-    is refused naming the line and the field (issue 19).  ``max_jobs``: more job lines than this
+    is refused naming the line and the field.  ``max_jobs``: more job lines than this
     is an error, raised as soon as the next one is read.  ``limit``: keep the first ``limit``
     job lines and stop reading there (the rest of the file is not read, nor checked).
     """

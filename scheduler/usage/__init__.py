@@ -1,4 +1,4 @@
-"""Usage-policy based resource allocation in grids (SPEC §11; seed 004, Dumitrescu et al.).
+"""Usage-policy based resource allocation in grids (Dumitrescu, Wilde & Foster 2005).
 
 * :mod:`.config` — policy documents: sites, VOs, groups, ``<resource, provider, consumer,
   epoch, burst>`` policies; validation naming JSON paths; warnings (over-provisioning);
@@ -10,7 +10,7 @@
 * :mod:`.batch` — the testbed's batch systems (Condor, OpenPBS/Maui): their own fair share, and
   the S-PEP acting through them;
 * :mod:`.metrics` — BUPV, EUPV, ARU, ART, AJC;
-* :mod:`.scenarios` — seed 004's grids.
+* :mod:`.scenarios` — Dumitrescu, Wilde & Foster's (2005) grids.
 """
 
 from .batch import (

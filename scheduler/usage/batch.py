@@ -1,10 +1,12 @@
-"""The testbed's two batch systems, Condor and OpenPBS/Maui, as enforcement strategies (seed 004).
+"""The testbed's two batch systems, Condor and OpenPBS/Maui, as enforcement strategies (Dumitrescu,
+Wilde & Foster 2005).
 
-Seed 004's 'Comparison Results' table (slide 26) has one row per enforcement *and* batch system:
-the stand-alone S-PEP (slide 11, "Sol 1") driving Condor or OpenPBS/Maui, and the batch system's
-own fair share enforcing the policy (slide 13, "Sol 2"; Figures 18 and 20 "Condor as S-PEP",
-"OpenPBS/Maui as S-PEP").  This module models the documented mechanisms of the two batch systems
-with their documented defaults, so that each row is checked against its own simulation:
+Dumitrescu, Wilde & Foster's (2005) 'Comparison Results' table (slide 26) has one row per
+enforcement *and* batch system: the stand-alone S-PEP (slide 11, "Sol 1") driving Condor or
+OpenPBS/Maui, and the batch system's own fair share enforcing the policy (slide 13, "Sol 2"; Figures
+18 and 20 "Condor as S-PEP", "OpenPBS/Maui as S-PEP").  This module models the documented mechanisms
+of the two batch systems with their documented defaults, so that each row is checked against its own
+simulation:
 
 * :class:`Condor` — the negotiator starts jobs once per negotiation cycle (``NEGOTIATOR_INTERVAL``,
   default 60 s: HTCondor manual, "Negotiator Daemon Configuration Options").  Its fair share is

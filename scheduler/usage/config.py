@@ -1,9 +1,10 @@
-"""Usage-policy documents: sites, VOs, groups and their shares (SPEC §11; seed 004, slide 8).
+"""Usage-policy documents: sites, VOs, groups and their shares (Dumitrescu, Wilde & Foster 2005,
+slide 8).
 
 A policy is ``<resource-type, provider, consumer, epoch-allocation, burst-allocation>``
-(seed 004, "Syntax and Semantics"): resource CPU | NET | STORAGE; provider a site or a VO;
-consumer a VO or ``VO.group``; each allocation an ``(interval s, percent)`` pair.  A site gives
-shares to VOs and a VO passes its share on to its groups — the recursive model.
+(Dumitrescu, Wilde & Foster 2005, "Syntax and Semantics"): resource CPU | NET | STORAGE; provider a
+site or a VO; consumer a VO or ``VO.group``; each allocation an ``(interval s, percent)`` pair.  A
+site gives shares to VOs and a VO passes its share on to its groups — the recursive model.
 
 The portal and the command line exchange a grid as one plain JSON **policy document**::
 
@@ -31,8 +32,8 @@ Rules (:func:`load_policy_document` reports every broken one as ``(JSON path, re
   and ignored.
 
 :func:`policy_warnings` flags what is allowed but suspicious, above all a provider whose epoch
-shares add up to more than 100 % — resource over-provisioning, the open problem of seed 004's
-conclusions.  :func:`to_document` writes a :class:`PolicySet` back (round trip).
+shares add up to more than 100 % — resource over-provisioning, the open problem of Dumitrescu, Wilde
+& Foster's (2005) conclusions.  :func:`to_document` writes a :class:`PolicySet` back (round trip).
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ class VO:
 
 @dataclass(frozen=True)
 class Policy:
-    """One usage policy (seed 004 slide 8)."""
+    """One usage policy (Dumitrescu, Wilde & Foster 2005, slide 8)."""
 
     resource: str
     provider: str
@@ -416,7 +417,7 @@ def _read_json(data: bytes, display: str | None) -> Any:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise PolicyError([(where, f"not UTF-8 text: {exc}")]) from None
-    try:  # depth, integer digits and non-finite numbers bounded before parsing (issue 19)
+    try:  # depth, integer digits and non-finite numbers bounded before parsing
         return loads_bounded(text)
     except ValueError as exc:
         cause = exc.__context__
@@ -502,8 +503,8 @@ def policy_warnings(policyset: PolicySet) -> list[str]:
     """Allowed but suspicious configurations, one sentence each (deterministic order).
 
     * a provider whose epoch shares for one resource add up to more than 100 %
-      (over-provisioning: seed 004's open problem, "a policy that allocates 40 % of CPU to VO0
-      and 80 % to VO1") — every consumer cannot get its share at the same time;
+      (over-provisioning: Dumitrescu, Wilde & Foster's (2005) open problem, "a policy that allocates
+      40 % of CPU to VO0 and 80 % to VO1") — every consumer cannot get its share at the same time;
     * a burst share below the epoch share (the consumer can never reach its epoch share in a
       burst window);
     * a VO with no CPU share at any site (its jobs cannot run anywhere).

@@ -1,4 +1,5 @@
-"""Usage-policy metrics of seed 004 (slides 25 and 29; SPEC §11): BUPV, EUPV, ARU, ART, AJC.
+"""Usage-policy metrics of Dumitrescu, Wilde & Foster 2005 (slides 25 and 29): BUPV, EUPV, ARU, ART,
+AJC.
 
 The seed defines, for ``cpus`` processors observed over ``Δt`` seconds::
 

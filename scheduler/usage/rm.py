@@ -1,4 +1,5 @@
-"""The baselines: the local resource manager's fair share, and no policy at all (SPEC §11).
+"""The baselines: the local resource manager's fair share, and no policy at all
+(Dumitrescu, Wilde & Foster 2005).
 
 Both send each job on arrival to the least loaded site of its VO (:func:`.vpep.
 least_loaded_dispatch`); neither ever suspends a job.  The site starts jobs in its queue order
@@ -7,9 +8,10 @@ order):
 
 * ``none`` — FCFS: the order of arrival;
 * ``rm-fairshare`` — the local resource manager's fair share, as Maui's or Condor's priority
-  configured with the policy's epoch shares as fair-share targets (seed 004 slide 28: "usage
-  policies based on Condor's extensible fair share"; seed 003: "priority from historical user
-  usage").  At each poll, for a job of VO *v* (group *g*) at a site::
+  configured with the policy's epoch shares as fair-share targets (Dumitrescu, Wilde & Foster 2005,
+  slide 28: "usage policies based on Condor's extensible fair share"; Singh, Kesselman & Deelman
+  2005, §2: "Fair share on user based historical usage").  At each poll, for a job of VO *v*
+  (group *g*) at a site::
 
       f_v    = U_v / Σ_u U_u          (VO's part of the CPU-time the site delivered)
       f_g|v  = U_g / U_v              (group's part of its VO's CPU-time)

@@ -1,4 +1,5 @@
-"""The grids of seed 004's simulations, as policy documents (SPEC §11; seed 004 slides 19–22).
+"""The grids of the simulations of Dumitrescu, Wilde & Foster 2005 (slides 19–22), as policy
+documents.
 
 Slide 19 ("Architecture Simulations") allocates the CPUs of two sites to two VOs::
 
@@ -64,7 +65,8 @@ def _policy(provider: str, consumer: str, shares: tuple[tuple[int, int], ...]) -
 
 
 def seed004_document(sites: int = 2, cpus: int = 100) -> dict[str, Any]:
-    """Seed 004's policy set on ``sites`` sites of ``cpus`` CPUs each (a policy document)."""
+    """Dumitrescu, Wilde & Foster's (2005) policy set on ``sites`` sites of ``cpus`` CPUs each (a
+    policy document)."""
     names = [f"site{k}" for k in range(sites)]
     policies = []
     for name in names:
@@ -82,8 +84,8 @@ def seed004_document(sites: int = 2, cpus: int = 100) -> dict[str, Any]:
 
 
 def seed004_testbed_document(cpus: int = 200) -> dict[str, Any]:
-    """Seed 004's testbed (slide 23): one site, ``Site0``, of ``cpus`` CPUs shared by VO0
-    (3000 s, 20 %), (30 s, 60 %) and VO1 (3000 s, 80 %), (30 s, 90 %); no groups."""
+    """Dumitrescu, Wilde & Foster's (2005) testbed (slide 23): one site, ``Site0``, of ``cpus`` CPUs
+    shared by VO0 (3000 s, 20 %), (30 s, 60 %) and VO1 (3000 s, 80 %), (30 s, 90 %); no groups."""
     return {
         "format": FORMAT,
         "version": VERSION,

@@ -1,4 +1,5 @@
-"""Recursive shares resolved per site: what each VO and group may hold (seed 004 slide 8).
+"""Recursive shares resolved per site: what each VO and group may hold (Dumitrescu, Wilde & Foster
+2005, slide 8).
 
 A site gives a VO an epoch and a burst share of its CPUs; the VO passes its share on to its
 groups (``VO → VO.group`` policies).  The absolute share of a group at a site is the product

@@ -1,9 +1,11 @@
-"""The time-stepped grid simulation shared by every enforcement strategy (SPEC §11).
+"""The time-stepped grid simulation shared by every enforcement strategy
+(Dumitrescu, Wilde & Foster 2005).
 
 Each step ``k`` covers ``[t, t + step)`` with ``t = k · step``:
 
-1. jobs submitted at or before ``t`` reach their VO's submission host (seed 004 slide 19: "submitted
-   by a user to a submission host"); a job that no site could ever run is rejected;
+1. jobs submitted at or before ``t`` reach their VO's submission host (Dumitrescu, Wilde & Foster
+   2005, slide 19: "submitted by a user to a submission host"); a job that no site could ever run is
+rejected;
 2. the strategy's grid-level dispatcher sends jobs from the hosts to sites ("submitted by a
    submission host to a site, but queued or held");
 3. each site's enforcement point (S-PEP, or the local resource manager) starts, resumes and

@@ -1,4 +1,5 @@
-"""The site policy enforcement point, S-PEP (seed 004 slide 12, "S-PEP Processing Logic").
+"""The site policy enforcement point, S-PEP (Dumitrescu, Wilde & Foster 2005, slide 12, "S-PEP
+Processing Logic").
 
 The seed's loop, for every VO *i* with epoch policy ``EP_i``, burst policy ``BP_i``, burst
 allocation ``BA_i`` and epoch allocation ``EA_i`` on a site of ``TOTAL`` CPUs::

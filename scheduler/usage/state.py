@@ -1,9 +1,9 @@
 """Mutable state of a usage-policy simulation: jobs, sites and their usage ledgers.
 
-Time is stepped (``step`` seconds, 1 by default): the S-PEP of seed 004 (slide 11) "checks
-continuously the status of jobs in all queues", i.e. it polls; a step is one poll.  Each site
-keeps, per consumer node (VO or group), the CPU-seconds used in every step and their running
-total, so that the usage over any sliding window ending now is one subtraction:
+Time is stepped (``step`` seconds, 1 by default): the S-PEP of Dumitrescu, Wilde & Foster 2005
+(slide 11) "checks continuously the status of jobs in all queues", i.e. it polls; a step is one
+poll.  Each site keeps, per consumer node (VO or group), the CPU-seconds used in every step and
+their running total, so that the usage over any sliding window ending now is one subtraction:
 
 * burst allocation ``BA_n(k)`` = CPU-seconds of node *n* in steps ``[k − w_b, k)`` divided by
   ``cpus · w_b · step`` (``w_b`` = burst interval in steps);

@@ -1,7 +1,7 @@
 """Grid-level dispatch: the V-PEP of each VO's submission host, and plain least-loaded dispatch.
 
-**V-PEP** (seed 004 slides 14–15, SPEC §11).  It "operates at the submission host queues" and
-answers *which job next*, *when* and *where*:
+**V-PEP** (Dumitrescu, Wilde & Foster 2005, slides 14–15).  It "operates at the submission host
+queues" and answers *which job next*, *when* and *where*:
 
 * *which job*: the group of the VO that is furthest below its epoch share of the grid goes first
   (its running + submitted CPUs divided by its grid epoch share, ``Σ_s EP_g,s · cpus_s``),

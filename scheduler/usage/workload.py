@@ -1,7 +1,8 @@
 """Workloads for usage-policy simulations: Poisson job streams per consumer, or an SWF trace.
 
-Seed 004 slide 19: jobs "arrive, are executed, and leave the system (Poisson distribution),
-without any precedence constraints" — 440 jobs in one hour for two VOs, two groups in VO0.
+Dumitrescu, Wilde & Foster 2005, slide 19: jobs "arrive, are executed, and leave the system (Poisson
+distribution), without any precedence constraints" — 440 jobs in one hour for two VOs, two groups in
+VO0.
 
 * :func:`poisson_jobs` — one Poisson stream per *leaf consumer* (a group, or a VO without
   groups) with rate proportional to its weight.  Exactly ``jobs`` jobs are drawn over

@@ -1,4 +1,5 @@
-"""Workflows (SPEC §1, §4, §8; issue 4 item 3): the DAG model, readers, generators, metrics.
+"""Workflows (thesis §4.1; Singh, Kesselman & Deelman 2005, §4): the DAG model, readers, generators,
+metrics.
 
 ==================  ==============================================================
 module              what
@@ -12,10 +13,10 @@ module              what
 ``metrics``         levels, critical path, average parallelism, ``summarize``
 ``heft``            HEFT upward rank and order (thesis eq. 7)
 ``gen_layered``     random layered workflows (thesis §4.7)
-``gen_cybershake``  the CyberShake workflow of thesis §4.8 / SPEC §4
-``gen_montage``     Montage-like 7-level workflow (seed 003 §4.1)
-``clustering``      seed 003's level clusterings (fixed clusters / fixed size)
-==================  ==============================================================
+``gen_cybershake``  the CyberShake workflow of thesis §4.8
+``gen_montage``     Montage-like 7-level workflow (Singh, Kesselman & Deelman 2005, §4.1)
+``clustering``      Singh, Kesselman & Deelman's (2005) level clusterings (fixed clusters / fixed
+size) ==================  ==============================================================
 
 Everything here is pure Python (stdlib + defusedxml); no Django.
 """

@@ -1,7 +1,7 @@
-"""Level-based task clustering of seed 003 (§4.2 and §4.3, Tables 1 and 2).
+"""Level-based task clustering of Singh, Kesselman & Deelman 2005 (§4.2 and §4.3, Tables 1 and 2).
 
-Seed 003 restructures the Montage workflow by merging tasks of the same level (the level
-algorithm of §4.1: 1 + the highest parent level) into clusters:
+Singh, Kesselman & Deelman 2005 restructures the Montage workflow by merging tasks of the same level
+(the level algorithm of §4.1: 1 + the highest parent level) into clusters:
 
 - **fixed number of clusters per level** (§4.2): each level's tasks go into
   ``min(k, tasks on the level)`` clusters (k = 1, 2, 4, … 512 in the paper); k is then the
@@ -106,14 +106,16 @@ def cluster_levels(workflow: Workflow, chunk_sizes: Callable[[int], list[int]]) 
 
 
 def cluster_fixed_clusters(workflow: Workflow, clusters_per_level: int) -> Workflow:
-    """Seed 003 §4.2: at most ``clusters_per_level`` clusters on every level."""
+    """Singh, Kesselman & Deelman 2005, §4.2: at most ``clusters_per_level`` clusters on every
+    level."""
     if clusters_per_level < 1:
         raise ValueError(f"clusters_per_level must be >= 1, got {clusters_per_level}")
     return cluster_levels(workflow, lambda n: _even(n, min(n, clusters_per_level)))
 
 
 def cluster_fixed_size(workflow: Workflow, tasks_per_cluster: int) -> Workflow:
-    """Seed 003 §4.3: clusters of ``tasks_per_cluster`` tasks on every level (last smaller)."""
+    """Singh, Kesselman & Deelman 2005, §4.3: clusters of ``tasks_per_cluster`` tasks on every level
+    (last smaller)."""
     if tasks_per_cluster < 1:
         raise ValueError(f"tasks_per_cluster must be >= 1, got {tasks_per_cluster}")
     return cluster_levels(workflow, lambda n: _fixed(n, tasks_per_cluster))

@@ -1,7 +1,7 @@
 """The workflow model: a DAG of tasks with runtimes and processor counts, edges carrying data.
 
-SPEC §1 ("Workflow"): each task has processors and a runtime (per resource when resources
-differ); edges carry data, whose transfer time is latency + size/bandwidth (0 on the same
+Thesis §4.1 (the application model): each task has processors and a runtime (per resource when
+resources differ); edges carry data, whose transfer time is latency + size/bandwidth (0 on the same
 resource).  A virtual entry and exit task are added when there are several roots or sinks —
 here that is a function, :func:`with_virtual_endpoints`, never baked into the model, so that
 counts of "real" tasks stay what the user uploaded.
@@ -66,7 +66,7 @@ class WorkflowError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """Size limits applied while reading a workflow (SPEC §1; DESIGN "bad input")."""
+    """Size limits applied while reading a workflow (bad input is refused, naming the limit)."""
 
     max_tasks: int = DEFAULT_MAX_TASKS
     max_edges: int = DEFAULT_MAX_EDGES
@@ -406,7 +406,7 @@ def with_virtual_endpoints(
     exit_id: str = "__exit__",
 ) -> Workflow:
     """Add a zero-runtime virtual entry task when there are several roots and a virtual exit
-    task when there are several sinks (SPEC §1; thesis §4.1 assumes a single n_entry/n_exit).
+    task when there are several sinks (thesis §4.1 assumes a single n_entry/n_exit).
 
     With ``always=True`` both are added regardless.  The ids are made unique by appending a
     number when taken.  Edges to and from virtual tasks carry no data.  Returns a new workflow;

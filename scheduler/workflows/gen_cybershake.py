@@ -1,4 +1,4 @@
-"""The CyberShake seismic-hazard workflow of thesis §4.8 (Table 2, Figure 17; SPEC §4).
+"""The CyberShake seismic-hazard workflow of thesis §4.8 (Table 2, Figure 17).
 
 Five levels and 8,039 tasks with the default 4017 synthSGT/peakValCal pairs:
 

@@ -3,7 +3,7 @@
 The thesis used "a parameterized task graph generator": 100 tasks with an average runtime of
 1000 s, 10 levels "with 10 tasks at each level on the average", 22 processors per task on
 average for CTC-SP2 (6 for SDSC-SP2); §4.7 also varies the size (100–400 tasks, depth √n) and
-the task size (3–30 processors); §4.9 adds data on edges (mean 1000 Gb, SPEC §4).  The thesis
+the task size (3–30 processors); §4.9 adds data on edges (mean 1000 Gb).  The thesis
 does not give the distributions; these are ours, chosen so that every mean is exact:
 
 - **Level sizes**: every level gets one task, the other ``tasks − levels`` tasks each go to a

@@ -1,7 +1,9 @@
-"""A Montage-like mosaic workflow: 7 levels (seed 003 §4.1), or 9 with the JPEG preview.
+"""A Montage-like mosaic workflow: 7 levels (Singh, Kesselman & Deelman 2005, §4.1), or 9 with the
+JPEG preview.
 
 Montage (Berriman et al., SPIE 2004) builds a sky mosaic from ``images`` input images laid on a
-grid.  Levels, as in seed 003's Figure 4 and the Pegasus Montage DAX (``Montage_*.xml``):
+grid.  Levels, as in Singh, Kesselman & Deelman's (2005) Figure 4 and the Pegasus Montage DAX
+(``Montage_*.xml``):
 
 1. ``mProjectPP`` ×images — reproject each image;
 2. ``mDiffFit`` ×overlaps — fit the difference of each pair of overlapping images (parents:
@@ -149,7 +151,8 @@ def generate_montage(
     return Workflow(tuple(tasks), tuple(edges), name or f"montage-{images}")
 
 
-#: Seed 003's 10-degree M16 Montage (§4.1, Tables 1–2): tasks per level and runtime (s) per
+#: Singh, Kesselman & Deelman's (2005) 10-degree M16 Montage (§4.1, Tables 1–2): tasks per level and
+#: runtime (s) per
 #: task.  The seed gives 17,034 tasks on 7 levels, a mean runtime of 3.1 s, an average
 #: parallelism of 89 and a max/average ratio of 113; its Tables 1–2 give the task count of
 #: each clustering, which fixes the level widths: two single-task levels, two levels of 100 and
@@ -191,7 +194,8 @@ def montage_overlaps_count(images: int, count: int) -> list[tuple[int, int]]:
 def generate_montage_seed003(
     *, runtime_jitter: float = 0.0, seed: int = 0, name: str | None = None
 ) -> Workflow:
-    """Seed 003's 10-degree M16 Montage: 17,034 tasks on 7 levels (:data:`SEED003_LEVELS`).
+    """Singh, Kesselman & Deelman's (2005) 10-degree M16 Montage: 17,034 tasks on 7 levels
+    (:data:`SEED003_LEVELS`).
 
     Levels 1–5 are wired as in :func:`generate_montage` (each difference fit reads two
     overlapping projections; each background reads the model and its projection); each of the

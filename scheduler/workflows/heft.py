@@ -1,4 +1,4 @@
-"""HEFT upward rank and the HEFT task order (SPEC §4; thesis §4.5 eq. 7; Topcuoglu et al. 2002).
+"""HEFT upward rank and the HEFT task order (thesis §4.5 eq. 7; Topcuoglu et al. 2002).
 
     rank(v_i) = w_i + max over successors v_j of (c_ij + rank(v_j)),   rank(exit) = w_exit
 
@@ -32,7 +32,7 @@ __all__ = ["HeftRanking", "NetworkModel", "heft_order", "heft_rank", "upward_ran
 class NetworkModel:
     """Mean network between sites: ``bandwidth`` in bytes/s, ``latency`` in seconds.
 
-    SPEC §4's multi-site setup (10 Gbps, 150 s latency) is ``NetworkModel(1.25e9, 150)``.
+    The multi-site setup of thesis §4.9 (10 Gbps, 150 s latency) is ``NetworkModel(1.25e9, 150)``.
     """
 
     bandwidth: float

@@ -104,7 +104,7 @@ def _load_json(data: bytes) -> Any:
         line = data[: exc.start].count(b"\n") + 1
         raise WorkflowError([(f"line {line}", "JSON must be UTF-8 text")]) from None
     try:
-        # depth, integer digits and non-finite numbers bounded before parsing (issue 19)
+        # depth, integer digits and non-finite numbers bounded before parsing
         return loads_bounded(text)
     except JSONLimitError as exc:
         cause = exc.__cause__ or exc.__context__

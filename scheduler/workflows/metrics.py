@@ -1,14 +1,17 @@
-"""Shape metrics of a workflow: levels, critical path, average parallelism (seed 003 §4).
+"""Shape metrics of a workflow: levels, critical path, average parallelism (Singh, Kesselman &
+Deelman 2005, §4).
 
 - **Level** of a task: 1 for a task without parents, else 1 + the highest level of its parents
-  (the level algorithm of seed 003 §4.1, from Kumar Jain & Rajaraman).  The workflow's number of
-  levels is the longest path counted in tasks.  Virtual entry/exit tasks count for nothing.
+  (the level algorithm of Singh, Kesselman & Deelman 2005, §4.1, from Kumar Jain & Rajaraman).  The
+  workflow's number of levels is the longest path counted in tasks.  Virtual entry/exit tasks count
+  for nothing.
 - **Critical path**: the longest path weighted by task runtimes only (no data transfer), in
   seconds.
-- **Average parallelism** (seed 003 §4, after Eager, Zahorjan & Lazowska): total runtime divided
-  by the critical path.  ``None`` when the critical path is 0 s (every task takes no time).
+- **Average parallelism** (Singh, Kesselman & Deelman 2005, §4, after Eager, Zahorjan & Lazowska):
+  total runtime divided by the critical path.  ``None`` when the critical path is 0 s (every task
+takes no time).
 - **Maximum parallelism**: the widest level — for a graph clustered with a fixed number of
-  clusters per level this is the clustering parameter (seed 003 §4.2).
+  clusters per level this is the clustering parameter (Singh, Kesselman & Deelman 2005, §4.2).
 
 All functions walk the DAG once in topological order: O(V + E).
 """

@@ -10,7 +10,7 @@
       {"id": "t1",                           required, unique non-empty string
        "runtime": 1000,                      required, seconds >= 0
        "processors": 22,                     optional, integer >= 1 (default 1)
-       "runtimes": {"ctc": 900, "sdsc": 1400},  optional, per-site seconds (SPEC §1)
+       "runtimes": {"ctc": 900, "sdsc": 1400},  optional, per-site seconds
        "name": "...", "module": "...",       optional labels
        "virtual": true}                      optional, only for added entry/exit tasks
      ],

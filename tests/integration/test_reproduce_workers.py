@@ -33,4 +33,4 @@ def test_reproduce_runs_the_presets_on_the_workers(start_worker, tmp_path, capsy
                  "--out", str(tmp_path / "here.json"))  # fmt: skip
     here = json.loads((tmp_path / "here.json").read_text())
     assert [r["verdict"] for r in here["rows"]] == [r["verdict"] for r in report["rows"]]
-    assert "| 002 Seed 002" in (tmp_path / "docs" / "reproductions.md").read_text()
+    assert "| 002 Buisson et al. 2007" in (tmp_path / "docs" / "reproductions.md").read_text()

@@ -177,7 +177,7 @@ def test_result_page_of_a_reproduction_shows_the_published_values(client, alice)
     html = client.get(f"/experiments/{exp.pk}/").content.decode()
     assert 'id="published-values"' in html and 'id="published-reference"' in html
     assert "with 2 processors GADGET2 takes nearly 10 minutes" in html
-    assert "published (seed 002 " in html  # the chart's reference series (JSON-escaped §)
+    assert "published (Buisson et al. 2007, " in html  # the chart's reference series
     assert 'id="published-values"' not in client.get(f"/experiments/{plain.pk}/").content.decode()
 
 
@@ -196,7 +196,7 @@ def test_make_reproduce_command_writes_the_scoreboard_docs(tmp_path, capsys):
     assert "total time" in printed and "in process" in printed
     md = (tmp_path / "docs" / "reproductions.md").read_text()
     # per-seed totals, the figure grid, every claim with its verdict and cause
-    assert "| 002 Seed 002" in md and "Fig. 6: **by construction**" in md
+    assert "| 002 Buisson et al. 2007" in md and "Fig. 6: **by construction**" in md
     assert "by construction: the speed-up curves" in md
     assert "model choice: at the seed's load" in md  # the cause of Figure 8's difference
     slim = json.loads((tmp_path / "docs" / "reproductions.json").read_text())

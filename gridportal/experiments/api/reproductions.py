@@ -1,6 +1,6 @@
 """REST: ``/api/reproductions/`` — every preset with claims, the user's latest run beside them
 and the engine's verdict; ``scoreboard/`` counts them per seed and figure; ``run/`` starts one,
-``run-all/`` starts every one the user has the traces for (issues 15, 18)."""
+``run-all/`` starts every one the user has the traces for."""
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.types import OpenApiTypes

@@ -61,7 +61,7 @@ def csv_response(request, data: dict, filename: str) -> HttpResponse:
 def _finished_result(exp: Experiment) -> dict:
     if exp.status != Experiment.Status.SUCCEEDED or exp.result is None:
         raise serializers.ValidationError({"detail": f"no result: the run is {exp.status}"})
-    return labelled(exp.result)  # every summary key labelled, with units (issue 20)
+    return labelled(exp.result)  # every summary key labelled, with units
 
 
 class ExperimentViewSet(

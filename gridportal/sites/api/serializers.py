@@ -183,8 +183,8 @@ class TopologySerializer(serializers.ModelSerializer):
 
 
 class PlanRequestSerializer(serializers.Serializer):
-    """One co-allocation request to plan against a topology (seed 001): ``request`` is the
-    engine's request document, ``options`` the user and administrator options."""
+    """One co-allocation request to plan against a topology (Takefusa et al. 2010): ``request`` is
+    the engine's request document, ``options`` the user and administrator options."""
 
     request = serializers.JSONField(
         help_text='{"sites": [{"name", "cpus"}], "paths": [{"between": [a, b], "bandwidth"}], '

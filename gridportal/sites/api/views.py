@@ -117,7 +117,7 @@ class UsagePolicyViewSet(ConfigViewSet):
 
 
 class TopologyViewSet(ConfigViewSet):
-    """Co-allocation topologies (seed 001): compute sites, exchange points, links."""
+    """Co-allocation topologies (Takefusa et al. 2010): compute sites, exchange points, links."""
 
     queryset = Topology.objects.all()
     serializer_class = TopologySerializer
@@ -130,7 +130,7 @@ class TopologyViewSet(ConfigViewSet):
     @action(detail=True, methods=["post"], permission_classes=[permissions.IsAuthenticated])
     def plan(self, request, pk=None):
         """Plan one co-allocation request against this topology (nothing reserved): the
-        0-1 IP per time frame, plans ranked by the user's option (seed 001 §3)."""
+        0-1 IP per time frame, plans ranked by the user's option (Takefusa et al. 2010, §3)."""
         topology = self.get_object()
 
         def plan(d):  # type: ignore[no-untyped-def]

@@ -1,4 +1,4 @@
-"""Template helpers: human labels and numbers (issue 20)."""
+"""Template helpers: human labels and numbers."""
 
 import re
 
@@ -56,24 +56,6 @@ def repro_anchor(key) -> str:
     """``"pricing/thesis-fig27"|repro_anchor`` -> ``repro-pricing-thesis-fig27``: the id of the
     preset's row on the Reproductions page."""
     return "repro-" + str(key).replace("/", "-")
-
-
-_SPEC_REFS = (
-    (re.compile(r"SPEC §[\d.]+ \(([^)]*)\)"), r"\1"),  # "SPEC §2 (batch simulation …)"
-    (re.compile(r"\s*\(SPEC §[\d.]+\)"), ""),  # "Figures 23–31 (SPEC §5)"
-    (re.compile(r"[;,]?\s*SPEC §[\d.]+"), ""),  # "Tables 1–2; SPEC §8"
-)
-
-
-@register.filter
-def for_readers(text) -> str:
-    """A kind's text without references to the project's own specification ("SPEC §5"),
-    which a reader of the portal does not have (issue 20: forms that speak the reader's
-    language); the seed's figures stay."""
-    text = str(text or "")
-    for rx, repl in _SPEC_REFS:
-        text = rx.sub(repl, text)
-    return text
 
 
 @register.filter

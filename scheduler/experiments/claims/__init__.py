@@ -1,4 +1,4 @@
-"""The seeds' claims, one module per seed (issue 18), keyed by ``"kind/preset"``.
+"""The seeds' claims, one module per seed, keyed by ``"kind/preset"``.
 
 Every claim quotes the seed's sentence verbatim (short; ``…`` joins pieces), says where it is
 (seed and section/figure), the metric, the tolerance and why that tolerance, whether the
@@ -32,7 +32,8 @@ for _module in (thesis_ch3, thesis_ch4_ch7, thesis_ch5, thesis_ch6, seed001, see
             raise ValueError(f"claims for {_key} declared twice")
         CLAIMS[_key] = tuple(_claims)
 
-#: The seed texts the quotes come from (in /work/shared/seeds, not in the repository).
+#: The seed texts the quotes come from, by seed id (the five publications of
+#: docs/references.md, as text files kept beside the repository, not in it).
 SEED_FILES = {
     "000": "000_f914d7224090b978.txt",
     "001": "001_c7619d3c3f10634f.txt",

@@ -1,4 +1,4 @@
-"""The claim builder every seed module uses (issue 18)."""
+"""The claim builder every seed module uses."""
 
 from __future__ import annotations
 

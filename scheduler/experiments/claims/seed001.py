@@ -1,4 +1,4 @@
-"""Seed 001 (Takefusa et al.): advance-reservation co-allocation of computers and network."""
+"""Takefusa et al. 2010: advance-reservation co-allocation of computers and network."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ READ = "two decimals printed in the text; ± 0.05 for the calibrated testbed"
 
 SUCCESS = (
     _c(
-        where="seed 001, Success Ratios",
+        where="Takefusa et al. 2010, Success Ratios",
         figure="Success ratios",
         metric="normal_success_at_50",
         quote="About 0.90 when the load = 50[%]",
@@ -22,7 +22,7 @@ SUCCESS = (
         cause=WIRING,
     ),
     _c(
-        where="seed 001, Success Ratios",
+        where="Takefusa et al. 2010, Success Ratios",
         figure="Success ratios",
         metric="normal_success_at_80",
         quote="over 0.61 when the load = 80 [%]",
@@ -36,7 +36,7 @@ SUCCESS = (
 )
 LEVELS = (
     _c(
-        where="seed 001, Service levels",
+        where="Takefusa et al. 2010, Service levels",
         figure="Service levels",
         metric="service_levels_UserA_at_100",
         quote="UserA is 0.60 and UserB is 0.37 when the load = 100[%]",
@@ -46,7 +46,7 @@ LEVELS = (
         cause=WIRING,
     ),
     _c(
-        where="seed 001, Service levels",
+        where="Takefusa et al. 2010, Service levels",
         figure="Service levels",
         metric="service_levels_UserB_at_100",
         quote="UserA is 0.60 and UserB is 0.37 when the load = 100[%]",
@@ -80,18 +80,18 @@ CLAIMS = {
     # per-domain utilisations: the kind's "<scenario>_util_<domain>" (reserved CPU-seconds of
     # the domain's sites over its CPUs × the reserved day, pooled over the workloads)
     "coallocation/seed001-admin-options": (
-        _c(where="seed 001, Administrator options (B1)", figure="Admin options",
+        _c(where="Takefusa et al. 2010, Administrator options (B1)", figure="Admin options",
            metric="pref_domain_util_N",
            quote=PREFERRED, shape=">", than="pref_domain_util_S", cause=SPILL),
-        _c(where="seed 001, Administrator options (B1)", figure="Admin options",
+        _c(where="Takefusa et al. 2010, Administrator options (B1)", figure="Admin options",
            metric="pref_domain_util_S",
            quote=PREFERRED, shape=">", than="pref_domain_util_U", cause=WIRING),
         # the same sentence read against the normal case on the same workloads: preferring N
         # makes N busier and U, the last choice, idler than without a preference
-        _c(where="seed 001, Administrator options (B1)", figure="Admin options",
+        _c(where="Takefusa et al. 2010, Administrator options (B1)", figure="Admin options",
            metric="pref_domain_util_N",
            quote=PREFERRED, shape=">", than="normal_util_N", cause=RAISE),
-        _c(where="seed 001, Administrator options (B1)", figure="Admin options",
+        _c(where="Takefusa et al. 2010, Administrator options (B1)", figure="Admin options",
            metric="pref_domain_util_U",
            quote=PREFERRED, shape="<", than="normal_util_U", cause=RAISE),
     ),

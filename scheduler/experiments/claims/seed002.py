@@ -1,17 +1,17 @@
-"""Seed 002: malleable jobs with KOALA on DAS-3 (PRA / PWA, FPSMA / EGS)."""
+"""Buisson et al. 2007: malleable jobs with KOALA on DAS-3 (PRA / PWA, FPSMA / EGS)."""
 
 from __future__ import annotations
 
 from ._base import claim as _c
 
 FITTED = (
-    "the speed-up curves (seed 002 §6.1, Figure 6) were fitted to these very points, so the "
-    "model returns them"
+    "the speed-up curves (Buisson et al. 2007, §6.1, Figure 6) were fitted to these very points, "
+    "so the model returns them"
 )
 LOAD = (
     "model choice: at the seed's load no job waits in our model, so EGS and FPSMA behave alike "
-    "(malleability deviation 'seed 002 §6.3 and §7, Figure 8 (load of W'_m)'); the statement "
-    "appears on the contended DAS-3 of preset seed002-fig8-pwa-contended"
+    "(malleability deviation 'Buisson et al. 2007, §6.3 and §7, Figure 8 (load of W'_m)'); the "
+    "statement appears on the contended DAS-3 of preset seed002-fig8-pwa-contended"
 )
 CONTENDED = (
     "set-up: DAS-3 scaled to 1/8 so that jobs wait (the seed's load gives no waiting in our "
@@ -21,14 +21,14 @@ CONTENDED = (
 
 def _fig8(cause: str) -> tuple:
     return (
-        _c(where="seed 002 §7, Figure 8(c)–(d)", metric="pwa_egs_wm.mean_response",
+        _c(where="Buisson et al. 2007, §7, Figure 8(c)–(d)", metric="pwa_egs_wm.mean_response",
            quote="the response time is far worse for the combination of the EGC policy and Wm "
            "workload due to higher wait time", shape=">", than="pwa_fpsma_wm.mean_response",
            factor=1.5, tolerance_why="'far worse' read as at least 1.5 times", cause=cause),
-        _c(where="seed 002 §7, Figure 8(c)–(d)", metric="pwa_egs_wm.mean_wait",
+        _c(where="Buisson et al. 2007, §7, Figure 8(c)–(d)", metric="pwa_egs_wm.mean_wait",
            quote="due to higher wait time", shape=">", than="pwa_fpsma_wm.mean_wait",
            cause=cause),
-        _c(where="seed 002 §7, Figure 8(c)–(d)", metric="pwa_egs_wm.mean_execution",
+        _c(where="Buisson et al. 2007, §7, Figure 8(c)–(d)", metric="pwa_egs_wm.mean_execution",
            quote="the execution time is almost the same for the four executions", shape="~=",
            than="pwa_fpsma_wm.mean_execution", tolerance=0.1, relative=True,
            tolerance_why="'almost the same' read as within 10 %", cause=cause),
@@ -37,11 +37,11 @@ def _fig8(cause: str) -> tuple:
 
 CLAIMS = {
     "malleability/seed002-fig7-pra": (
-        _c(where="seed 002 §6.1, Figure 6", metric="speedup/GADGET2",
+        _c(where="Buisson et al. 2007, §6.1, Figure 6", metric="speedup/GADGET2",
            quote="with 2 processors GADGET2 takes nearly 10 minutes", points=((2, 600.0),),
            tolerance=0.1, relative=True, tolerance_why="'nearly 10 minutes'",
            by_construction=FITTED),
-        _c(where="seed 002 §6.1, Figure 6", metric="speedup/FT",
+        _c(where="Buisson et al. 2007, §6.1, Figure 6", metric="speedup/FT",
            quote="FT lasts almost 2 minutes", points=((2, 120.0),), tolerance=0.1,
            relative=True, tolerance_why="'almost 2 minutes'", by_construction=FITTED),
     ),

@@ -1,4 +1,4 @@
-"""Seed 003 (Singh, Kesselman, Deelman): the impact of provisioning on workflows (Montage)."""
+"""Singh, Kesselman & Deelman 2005: the impact of provisioning on workflows (Montage)."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ PROCS_WHY = (
 )
 
 TABLE1 = _c(
-    where="seed 003 §4.2, Table 1",
+    where="Singh, Kesselman & Deelman 2005, §4.2, Table 1",
     metric="average-parallelism/clusters per level",
     quote="Table 1",
     points=(
@@ -72,7 +72,7 @@ TABLE1 = _c(
     cause=MONTAGE,
 )
 TABLE2 = _c(
-    where="seed 003 §4.3, Table 2",
+    where="Singh, Kesselman & Deelman 2005, §4.3, Table 2",
     metric="average-parallelism/tasks per cluster",
     quote="Table 2",
     points=(
@@ -96,7 +96,7 @@ TABLE2 = _c(
 )
 FIFTY = tuple(
     _c(
-        where="seed 003, abstract",
+        where="Singh, Kesselman & Deelman 2005, abstract",
         figure="Abstract",
         metric=f"{policy}_mean_reduction_ar",
         quote="a 50% reduction in the workflow completion time was obtained when using the FIFO "
@@ -112,7 +112,7 @@ FIFTY = tuple(
     )
 )
 BACKFILL = _c(
-    where="seed 003, abstract",
+    where="Singh, Kesselman & Deelman 2005, abstract",
     figure="Abstract",
     metric="fairshare_cb_mean_reduction_ar",
     quote="with the backfilling scheduling policy we did not see any performance benefit "
@@ -126,7 +126,7 @@ BACKFILL = _c(
 FIG7 = (
     *(
         _c(
-            where="seed 003 §5.1, Figure 7",
+            where="Singh, Kesselman & Deelman 2005, §5.1, Figure 7",
             metric=f"{key}_none_min",
             quote="The 10 degree Montage workflow takes 3930, 2611 and 794 minutes to complete "
             "using FIFO, fair share and fair share with backfilling respectively",
@@ -148,7 +148,7 @@ FIG7 = (
         )
     ),
     _c(
-        where="seed 003 §5.1, Figure 7",
+        where="Singh, Kesselman & Deelman 2005, §5.1, Figure 7",
         metric="fairshare_none_min",
         quote="3930, 2611 and 794 minutes",
         shape="<",
@@ -156,7 +156,7 @@ FIG7 = (
         cause=PRIORITY,
     ),
     _c(
-        where="seed 003 §5.1, Figure 7",
+        where="Singh, Kesselman & Deelman 2005, §5.1, Figure 7",
         metric="fcfs_ar_min",
         quote="The minimum completion time for FIFO with advance reservation is 1351 minutes",
         value=1351.0,
@@ -168,7 +168,7 @@ FIG7 = (
         cause=TRACE_FIFO_AR,
     ),
     _c(
-        where="seed 003 §5.1, Figure 7",
+        where="Singh, Kesselman & Deelman 2005, §5.1, Figure 7",
         metric="fcfs_dp_min",
         quote="The same request finishes in 699 minutes with dynamic provisioning",
         value=699.0,
@@ -180,7 +180,7 @@ FIG7 = (
         cause=TRACE_FIFO_DP,
     ),
     _c(
-        where="seed 003 §5.1, Figure 7",
+        where="Singh, Kesselman & Deelman 2005, §5.1, Figure 7",
         metric="fcfs_dp_best_min",
         quote="The minimum completion time with dynamic provisioning is 690 minutes with 88 "
         "processors",
@@ -191,7 +191,7 @@ FIG7 = (
         cause=TRACE_FIFO_DP,
     ),
     _c(
-        where="seed 003 §5.1, Figure 7",
+        where="Singh, Kesselman & Deelman 2005, §5.1, Figure 7",
         metric="fcfs_dp_best_procs",
         quote="The minimum completion time with dynamic provisioning is 690 minutes with 88 "
         "processors",
@@ -203,7 +203,7 @@ FIG7 = (
     ),
     *(
         _c(
-            where="seed 003 §6",
+            where="Singh, Kesselman & Deelman 2005, §6",
             figure="Fig. 7",
             metric=f"fcfs_ar_procs_x{x}",
             quote="x = 0 and x = 1 selects the request with 84 processors while x = 2 and x = 3 "
@@ -217,7 +217,7 @@ FIG7 = (
         for x, n in ((0, 84), (2, 72))  # the two printed counts (x = 1 and 3 follow them)
     ),
     _c(
-        where="seed 003 §6",
+        where="Singh, Kesselman & Deelman 2005, §6",
         figure="Fig. 7",
         metric="fcfs_ar_procs_x2",
         quote="x = 0 and x = 1 selects the request with 84 processors while x = 2 and x = 3 "
@@ -228,7 +228,7 @@ FIG7 = (
     ),
     *(
         _c(
-            where="seed 003 §5.1, Figure 7",
+            where="Singh, Kesselman & Deelman 2005, §5.1, Figure 7",
             metric=f"{key}_ar_min",
             quote="For the fair share and the backfilling scheduling schemes, the workflow "
             "completion times are pretty close for the advance reservation and the dynamic "
@@ -244,7 +244,7 @@ FIG7 = (
         for key, cause in (("fairshare", FS_AR_DP), ("fairshare_cb", BACKFILL_NONE))
     ),
     _c(
-        where="seed 003 §7",
+        where="Singh, Kesselman & Deelman 2005, §7",
         figure="Fig. 7",
         metric="fairshare_cb_ar_min",
         quote="large workflows like the original Montage workflow can obtain substantial "

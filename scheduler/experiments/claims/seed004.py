@@ -1,4 +1,4 @@
-"""Seed 004 (Dumitrescu, Wilde, Foster): usage-policy enforcement.
+"""Dumitrescu, Wilde & Foster 2005: usage-policy enforcement.
 
 The seed's only numbers (the 'Comparison Results' table of slide 26: BUPV, EUPV, ARU of S-PEP
 and of the local RMs, each over Condor and over OpenPBS/Maui) come from the single-site testbed
@@ -50,7 +50,7 @@ from __future__ import annotations
 
 from ._base import claim as _c
 
-WHERE = "seed 004 slide 26, Comparison Results"
+WHERE = "Dumitrescu, Wilde & Foster 2005, slide 26, Comparison Results"
 FIGURE = "Comparison Results"
 HEADER = "Policy BUPV EUPV ARU"
 

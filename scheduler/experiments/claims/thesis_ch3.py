@@ -1,4 +1,5 @@
-"""Thesis (seed 000) ch. 3 and §4.7: the traces, the simulated clusters and slot advertisement."""
+"""Singh 2008 (thesis), ch. 3 and §4.7: the traces, the simulated clusters and slot
+advertisement."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Thesis (seed 000) ch. 4 (provisioning with MOGA, Figures 13–19) and ch. 7 (greedy
+"""Singh 2008 (thesis), ch. 4 (provisioning with MOGA, Figures 13–19) and ch. 7 (greedy
 provisioning with adaptive pricing, Figures 52–56)."""
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ CYBERSHAKE = (
     "runtime and processors) and Figure 17's five levels; the thesis's per-task runtimes from "
     "the HPCC provenance records are not given (on one cluster no data moves)"
 )
-#: Measured (issue 18): best-effort-only runs at the preset's instants (9 s CPU per 10) and the
+#: Measured: best-effort-only runs at the preset's instants (9 s CPU per 10) and the
 #: preset on 338 processors (155 s CPU); see tests/scheduler/test_fig18_cybershake.py.
 FIG18_BE_CAUSE = (
     "trace version or an unstated set-up (missing data in the seed), not a departure from "

@@ -1,4 +1,4 @@
-"""Thesis (seed 000) ch. 5: the adaptive pricing scheduler, §5.3 Figures 23–31."""
+"""Singh 2008 (thesis), ch. 5: the adaptive pricing scheduler, §5.3 Figures 23–31."""
 
 from __future__ import annotations
 
@@ -122,8 +122,8 @@ CLAIMS = {
            "cluster when the resource utilization is the same", shape="<", than="price_su_a0",
            than_run="pricing/thesis-fig25-26-ctc-plus40", cause=SAME_UTILIZATION),
     ),
-    # Figure 28 runs over the first 30 days, as the thesis did (issue 18: the claim moved to
-    # the set-up it was made in; the whole-trace runs had that set-up as their cause)
+    # Figure 28 runs over the first 30 days, as the thesis did (the claim moved to the
+    # set-up it was made in; the whole-trace runs had that set-up as their cause)
     "pricing/thesis-fig28-ctc": (
         *_base("thesis §5.3, Figure 28"),
         _c(where="thesis §5.3, Figure 28", metric="wait-vs-alpha/Best effort",

@@ -1,4 +1,4 @@
-"""Thesis (seed 000) ch. 6: virtual advance reservations (VAR) against adaptive pricing,
+"""Singh 2008 (thesis), ch. 6: virtual advance reservations (VAR) against adaptive pricing,
 Figures 38–49."""
 
 from __future__ import annotations

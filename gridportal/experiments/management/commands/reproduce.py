@@ -1,5 +1,5 @@
 """``manage.py reproduce``: ``make reproduce`` — every preset with claims, over the Celery
-workers when some are running, else in this process (issue 18).
+workers when some are running, else in this process.
 
     python manage.py reproduce --traces ../shared/data/traces --out var/reproduce/report.json \
         --docs docs/reproductions [--max-preset-minutes M] [--kind K] [--preset P]

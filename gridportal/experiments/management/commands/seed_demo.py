@@ -96,7 +96,7 @@ class Command(BaseCommand):
         if not (Site.objects.exists() or VirtualOrganization.objects.exists()):
             counts = configuration_import(seed004_document(sites=2))
             self.stdout.write(
-                f"grid configuration of seed 004: {counts['sites']} sites, "
+                f"grid configuration of Dumitrescu, Wilde & Foster 2005: {counts['sites']} sites, "
                 f"{counts['vos']} VOs, {counts['policies']} usage policies"
             )
         bare = Site.objects.filter(trace__isnull=True)
@@ -104,7 +104,9 @@ class Command(BaseCommand):
             bare.update(trace=trace)
         if not Topology.objects.exists():
             topology = topology_load(name="seed001", document=builtin_topologies()["seed001"])
-            self.stdout.write(f"co-allocation topology: {topology.name} (seed 001 testbed)")
+            self.stdout.write(
+                f"co-allocation topology: {topology.name} (the testbed of Takefusa et al. 2010)"
+            )
         if not Experiment.objects.filter(owner=user, traces=trace, kind="trace-stats").exists():
             exp = experiment_create(
                 owner=user,

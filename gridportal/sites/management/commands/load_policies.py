@@ -1,6 +1,7 @@
 """Load sites, VOs, groups and usage policies from a policy document (or a built-in scenario).
 
-python manage.py load_policies seed004            # seed 004: 2 sites, VO0 (G0, G1), VO1
+python manage.py load_policies seed004            # Dumitrescu, Wilde & Foster 2005: 2 sites,
+                                                  # VO0 (G0, G1), VO1
 python manage.py load_policies seed004-5sites
 python manage.py load_policies my-grid.json       # a gridportal-policies document
 """

@@ -1,4 +1,4 @@
-"""Load a co-allocation topology (seed 001) from a built-in testbed or a JSON document.
+"""Load a co-allocation topology (Takefusa et al. 2010) from a built-in testbed or a JSON document.
 
 python manage.py load_topology seed001                 # the seed's testbed (N, S, U; X1, X2)
 python manage.py load_topology generated-x10           # a 10x larger generated topology
