@@ -222,29 +222,13 @@ class FairShare(Policy):
         if min(procs[k] for k in q) > self.profile.free[0]:
             return []  # nothing fits now, whatever the order
         order = self.ordered(now)
-        started = self._backfill(order, now) if self.backfill else self._strict(order, now)
+        started = self._backfill(order, now) if self.backfill else self.start_in_order(order, now)
         if started:
             gone = set(started)
             q[:] = [k for k in q if k not in gone]
             for k in started:
                 self._running[k] = now
                 self._bypass.pop(k, None)
-        return started
-
-    def _fits_now(self, k: int, now: int) -> bool:
-        p = self.profile
-        if not self.reservation_ends:  # free processors only grow from now on
-            return p.free[0] >= self.procs[k]
-        return p.free_over(now, now + self.estimate[k]) >= self.procs[k]
-
-    def _strict(self, order: list[int], now: int) -> list[int]:
-        started = []
-        p = self.profile
-        for k in order:
-            if not self._fits_now(k, now):
-                break
-            p.reserve(now, now + self.estimate[k], self.procs[k])
-            started.append(k)
         return started
 
     def _backfill(self, order: list[int], now: int) -> list[int]:

@@ -113,6 +113,25 @@ class Policy(ABC):
         examined or logged): a whole-run acceleration may then take over the run."""
         return not self.queue
 
+    # ------------------------------------------------------------ shared by policies
+
+    def fits_now(self, k: int, now: int) -> bool:
+        """Job ``k``'s processors are free over ``[now, now + estimate)``."""
+        if not self.reservation_ends:  # free processors only grow from now on
+            return self.profile.free[0] >= self.procs[k]
+        return self.profile.free_over(now, now + self.estimate[k]) >= self.procs[k]
+
+    def start_in_order(self, order: list[int], now: int) -> list[int]:
+        """Strict order: start the jobs of ``order`` from the first while each fits now (its
+        block reserved); the first that does not fit blocks the rest."""
+        started = []
+        for k in order:
+            if not self.fits_now(k, now):
+                break
+            self.profile.reserve(now, now + self.estimate[k], self.procs[k])
+            started.append(k)
+        return started
+
 
 @dataclass(frozen=True)
 class PolicyEntry:

@@ -176,23 +176,8 @@ class PriorityPolicy(_UserPolicy):
         if self.backfill:
             started = self._backfill(ranked, now)
         else:
-            started = self._strict(ranked, now)
+            started = self.start_in_order(ranked, now)
         return self._started(started, now)
-
-    def _fits_now(self, k: int, now: int) -> bool:
-        profile = self.profile
-        if not self.reservation_ends:  # free processors only grow from now on
-            return profile.free[0] >= self.procs[k]
-        return profile.free_over(now, now + self.estimate[k]) >= self.procs[k]
-
-    def _strict(self, ranked: list[int], now: int) -> list[int]:
-        started = []
-        for k in ranked:
-            if not self._fits_now(k, now):
-                break
-            self.profile.reserve(now, now + self.estimate[k], self.procs[k])
-            started.append(k)
-        return started
 
     def _backfill(self, ranked: list[int], now: int) -> list[int]:
         profile = self.profile
