@@ -72,7 +72,7 @@ BUILTIN: dict[str, PolicyEntry] = {
     for e in (
         PolicyEntry(
             "fcfs", "FCFS", "FCFS", "Strict queue order, no backfilling.", _plain(FCFS),
-            decides_afresh=True, whole_runs=(whole_run.compiled_fcfs, whole_run.python_fcfs),
+            decides_afresh=True, whole_runs=(whole_run.compiled_fcfs,),
             quote="fcfs", cites=_MUALEM,
         ),
         PolicyEntry(

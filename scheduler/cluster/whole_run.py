@@ -22,9 +22,7 @@ from typing import Any
 
 from scheduler._native import load as _load_native
 
-from .fcfs import replay_fcfs
-
-__all__ = ["compiled_conservative", "compiled_easy", "compiled_fcfs", "python_fcfs"]
+__all__ = ["compiled_conservative", "compiled_easy", "compiled_fcfs"]
 
 PROGRESS_EVERY = 8192  # instants between progress callbacks
 
@@ -48,7 +46,7 @@ def _finish(sim: Simulator, start: list[int], series: Any, last: int | None) -> 
 
 def compiled_fcfs(sim: Simulator, progress: Progress) -> bool:
     """FCFS: without reservations the free count now is all FCFS reads, so the profile is a
-    count and the queue two indices (see :func:`~scheduler.cluster.fcfs.replay_fcfs`)."""
+    count and the queue two indices (``replay_fcfs`` in scheduler/cluster/_loop.py)."""
     sub = sim.submit_time
     if not (_L.COMPILED and sub and _L.fits(sub[0], sub, sim.runtime, sim.runtime)):
         return False
@@ -57,24 +55,6 @@ def compiled_fcfs(sim: Simulator, progress: Progress) -> bool:
     )
     _finish(sim, start, series, last)
     sim.profile.times[0] = last  # every block has ended: the profile is one step
-    return True
-
-
-def python_fcfs(sim: Simulator, progress: Progress) -> bool:
-    """:func:`compiled_fcfs` as plain Python (still faster than the event loop)."""
-    n = sim._trace_jobs
-    try:
-        last = replay_fcfs(
-            sim.submit_time, sim.runtime, sim.procs, sim.capacity, sim.start,
-            sim._series.extend, progress, PROGRESS_EVERY,
-        )  # fmt: skip
-    except BaseException:  # e.g. a cancellation from progress: back to the initial state
-        sim.start[:] = [-1] * n
-        del sim._series[:]
-        raise
-    _finish(sim, sim.start[:], (), last)
-    if last is not None:
-        sim.profile.times[0] = last
     return True
 
 

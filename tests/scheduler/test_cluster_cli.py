@@ -277,19 +277,23 @@ def test_prepare_table_equals_prepare_jobs(seed, estimates):
 @pytest.mark.parametrize("seed", [1, 2, 3])
 @pytest.mark.parametrize("procs", [64, 100])
 def test_fcfs_replay_equals_the_event_loop(monkeypatch, seed, procs):
-    """``replay_fcfs`` (what ``Simulator.run`` does for plain FCFS) and the general event loop
-    give the same starts, the same samples and the same final state."""
+    """The whole-run FCFS replay (what ``Simulator.run`` does for plain FCFS; here the loop's
+    Python source, as it compiles) and the general event loop give the same starts, the same
+    samples and the same final state, on workloads with jobs of runtime 0."""
     from scheduler.cluster import whole_run as loops_module
     from scheduler.cluster.jobs import prepare_jobs
     from scheduler.cluster.simulator import Simulator
+    from tests.scheduler.native_helpers import pure
 
     jobs, _ = prepare_jobs(read_swf(io.BytesIO(_workload(seed))).jobs, 64, "requested")
     assert any(j.runtime == 0 for j in jobs)
+    loop = pure("scheduler.cluster._loop")
     taken: list[int] = []
-    real = loops_module.replay_fcfs
-    monkeypatch.setattr(loops_module, "replay_fcfs", lambda *a: taken.append(1) or real(*a))
-    # the Python replay (compiled, the whole-run loop replays: tests/scheduler/test_cluster_loop.py)
-    monkeypatch.setattr(loops_module, "_L", SimpleNamespace(COMPILED=False))
+    fake = SimpleNamespace(
+        COMPILED=True, fits=loop.fits,
+        replay_fcfs=lambda *a: taken.append(1) or loop.replay_fcfs(*a),
+    )  # fmt: skip
+    monkeypatch.setattr(loops_module, "_L", fake)
     fast = Simulator(jobs, procs, "fcfs").run()
     assert taken == [1]
     slow = Simulator(jobs, procs, "fcfs")
