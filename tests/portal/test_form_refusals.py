@@ -43,6 +43,8 @@ CASES = [
     # a window past the trace's end (24 jobs over 0.25 days): it would quietly be the whole trace
     ("cluster-sim", {"procs": 8, "limit": 25}, "limit", "first jobs only"),
     ("pricing", {"procs": 8, "estimates": "accurate", "days": 1.0}, "days", "first days only"),
+    # no estimate mode: refused at submit, not first in the worker
+    ("cluster-sim", {"procs": 8, "accurate": False, "requested": False}, "accurate", None),
 ]
 
 
@@ -125,3 +127,40 @@ def test_what_fits_the_trace_is_accepted(client, alice, trace):
                                                      "days": 0.2}},
                     format="json")  # fmt: skip
     assert resp.status_code == 201, resp.content
+
+
+@pytest.mark.parametrize(
+    ("policies", "says"),
+    [
+        ("", "choose at least one policy"),
+        ("easy, sjf", "unknown policy 'sjf'"),
+        ("backfill-k=0", "reservation depth K must be an integer"),
+        ("easy, easy", "easy is named twice"),
+        ("/etc/passwd:X", "give registry names"),  # a policy file is code: never from a form
+    ],
+)
+def test_the_policy_list_is_read_by_the_registry_at_submit(client, alice, trace, policies, says):
+    """The form and REST refuse what the run would refuse, with the registry's own words, and
+    save nothing; the engine refuses the same."""
+    client.force_login(alice)
+    resp = client.post(
+        "/experiments/new/", _form_data(client, "cluster-sim", trace, {"policies": policies})
+    )
+    assert resp.status_code == 400
+    assert says in " ".join(resp.context["form"].errors.get("p_policies", [])), resp.context[
+        "form"
+    ].errors
+    api = APIClient()
+    api.force_authenticate(alice)
+    resp = api.post(
+        "/api/experiments/",
+        {"kind": "cluster-sim", "traces": [trace.pk], "params": {"policies": policies}},
+        format="json",
+    )
+    assert resp.status_code == 400 and "policies" in str(resp.json()["params"])
+    assert says in str(resp.json()["params"])
+    assert Experiment.objects.count() == 0
+    with pytest.raises(ParamError, match=says.replace("(", r"\(")):
+        run_experiment(
+            "cluster-sim", {"policies": policies}, {"traces": [load_trace(trace.file.path)]}
+        )
