@@ -194,3 +194,22 @@ def test_import_refuses_invalid_documents():
             }
         )
     assert Site.objects.count() == 0
+
+
+def test_a_sites_local_policy_is_one_of_the_registrys(grid, staff_api, admin_client):
+    """The choices come from the engine's one policy registry (no list in the portal): REST and
+    the admin offer and accept exactly its built-in policies, and refuse anything else."""
+    from scheduler.engine import scheduling_policy_choices
+
+    names = [name for name, _ in scheduling_policy_choices()]
+    assert {"fcfs", "easy", "conservative", "backfill-k=8", "fairshare-cb"} <= set(names)
+    ok = staff_api.post(
+        "/api/sites/", {"name": "k8", "processors": 4, "local_policy": "backfill-k=8"}
+    )
+    assert ok.status_code == 201 and ok.json()["local_policy"] == "backfill-k=8"
+    for bad in ("sjf", "backfill-k=0", "mine.py:SJF"):
+        resp = staff_api.post("/api/sites/", {"name": "x", "processors": 4, "local_policy": bad})
+        assert resp.status_code == 400 and "local_policy" in resp.json(), resp.content
+    page = admin_client.get("/admin/sites/site/add/").content.decode()
+    for name, label in scheduling_policy_choices():
+        assert f'value="{name}"' in page and label in page
