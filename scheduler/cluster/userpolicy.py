@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import math
 import sys
 import traceback
 import types
@@ -169,10 +170,18 @@ class PriorityPolicy(_UserPolicy):
         procs = self.procs
         if min(procs[k] for k in queue) > free[0]:
             return []  # nothing fits now, whatever the order
+        priority, job = self.priority, self.job
         try:
-            ranked = sorted(queue, key=lambda k: (-self.priority(self.job(k), now), k))
+            keys = {k: float(priority(job(k), now)) for k in queue}
         except Exception as exc:  # the user's code: name its line
             raise self._fail(exc) from exc
+        bad = next((k for k, v in keys.items() if not math.isfinite(v)), None)
+        if bad is not None:
+            raise PolicyError(
+                f"policy {_describe(type(self))} gave job {self.jobs[bad].job_id} the priority "
+                f"{keys[bad]}: priorities must be finite numbers"
+            )
+        ranked = sorted(queue, key=lambda k: (-keys[k], k))
         if self.backfill:
             started = self._backfill(ranked, now)
         else:

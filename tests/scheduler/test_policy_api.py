@@ -136,6 +136,16 @@ def test_an_over_commit_is_refused_naming_policy_and_job() -> None:
         Simulator(_jobs(), 6, Greedy).run()
 
 
+class NotANumber(PriorityPolicy):
+    def priority(self, job: Job, now: int) -> float:
+        return float("nan") if job.id == 2 else 1.0
+
+
+def test_a_priority_that_is_not_a_finite_number_is_refused() -> None:
+    with pytest.raises(PolicyError, match=r"NotANumber gave job 2 the priority nan"):
+        Simulator(_jobs(), 6, NotANumber).run()
+
+
 def test_a_start_before_submit_is_refused() -> None:
     with pytest.raises(PolicyError, match=r"Early started job 3 at 0, before its submit time 50"):
         Simulator(_jobs(), 6, Early).run()
