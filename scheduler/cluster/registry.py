@@ -167,14 +167,14 @@ def policy_label(policy: str | PolicyRef) -> str:
 
 
 def policy_choices(
-    depths: tuple[int, ...] = (2, 4, 8, 16), *, quotable: bool = False
+    depths: tuple[int, ...] = (2, 4, 8, 16), *, quotable: bool = False, backfilling: bool = False
 ) -> list[tuple[str, str]]:
     """``(text, label)`` of the built-in policies for a form's choice list, a parameterised
     policy once per value of ``depths``; ``quotable``: only those a pricing kernel re-plans
-    (a site that quotes reservations)."""
+    (a site that quotes reservations); ``backfilling``: not plain FCFS."""
     out = []
     for e in BUILTIN.values():
-        if quotable and e.quote is None:
+        if (quotable and e.quote is None) or (backfilling and e.name == "fcfs"):
             continue
         if e.param is None:
             out.append((e.name, e.label))

@@ -280,8 +280,14 @@ class ExperimentKind:
         """Return ``{"summary", "tables", "charts"}`` (``summary_labels`` optional)."""
         raise TypeError(f"experiment kind {self.name!r} does not define run()")
 
+    def upgrade(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``params`` as written by an older version of this kind (renamed or merged
+        parameters) in today's names; the same dict when nothing is old.  :meth:`validate`
+        and the portal's REST checks call it first, so stored runs stay clonable."""
+        return params
+
     def validate(self, params: dict[str, Any] | None) -> dict[str, Any]:
-        return validate_params(self.params, params)
+        return validate_params(self.params, self.upgrade(dict(params or {})))
 
     def check_facts(self, params: dict[str, Any], facts: dict[str, list[dict[str, Any]]]) -> None:
         """Refuse (:class:`ParamError`, naming the parameter) what the run would refuse given its

@@ -149,26 +149,31 @@ class ClusterSim(ExperimentKind):
         ),
     )  # fmt: skip
 
+    def upgrade(self, params: dict[str, Any]) -> dict[str, Any]:
+        """The policy ticks of runs stored before ``policies`` (``fcfs``, ``easy``,
+        ``conservative``, ``fairshare``, ``fairshare_cb``, ``backfill_k`` with ``depth``) read
+        as that list."""
+        given = dict(params)
+        if "policies" in given or not LEGACY_TICKS.keys() & given.keys():
+            return given
+        ticked = []
+        for key, (policy, default) in LEGACY_TICKS.items():
+            value = given.pop(key, default)
+            try:
+                on = Param(key, "bool", default).clean(value)
+            except ValueError as exc:
+                raise ParamError({key: str(exc)}) from None
+            if on and key == "backfill_k":
+                policy = f"backfill-k={given.get('depth', 4) or 'inf'}"
+            if on:
+                ticked.append(policy)
+        given.pop("depth", None)
+        given["policies"] = ", ".join(ticked)
+        return given
+
     def validate(self, params: dict[str, Any] | None) -> dict[str, Any]:
-        """The schema's checks, the estimate modes (one at least), and the policy ticks of
-        runs stored before ``policies`` (``fcfs``, ``easy``, ``conservative``, ``fairshare``,
-        ``fairshare_cb``, ``backfill_k`` with ``depth``) read as that list."""
-        given = dict(params or {})
-        if "policies" not in given and LEGACY_TICKS.keys() & given.keys():
-            ticked = []
-            for key, (policy, default) in LEGACY_TICKS.items():
-                value = given.pop(key, default)
-                try:
-                    on = Param(key, "bool", default).clean(value)
-                except ValueError as exc:
-                    raise ParamError({key: str(exc)}) from None
-                if on and key == "backfill_k":
-                    policy = f"backfill-k={given.get('depth', 4) or 'inf'}"
-                if on:
-                    ticked.append(policy)
-            given.pop("depth", None)
-            given["policies"] = ", ".join(ticked)
-        out = validate_params(self.params, given)
+        """The schema's checks (after :meth:`upgrade`) and the estimate modes (one at least)."""
+        out = validate_params(self.params, self.upgrade(dict(params or {})))
         if not (out["accurate"] or out["requested"]):
             raise ParamError({"accurate": "choose at least one estimate mode"})
         return out

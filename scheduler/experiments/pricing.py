@@ -37,8 +37,9 @@ from .schema import Param, ParamError, alpha_list
 
 HOUR = 3600.0
 DAY = 86400.0
-#: the site policies a quote can re-plan, from the registry
-POLICIES = tuple(text for text, _ in policy_choices((2, 4, 8), quotable=True))
+#: the site policies of the experiments: a backfilling policy a quote can re-plan (the
+#: thesis, §5.3, priced under conservative and EASY backfilling), from the registry
+POLICIES = tuple(text for text, _ in policy_choices((2, 4, 8), quotable=True, backfilling=True))
 
 # Where our set-up departs from thesis ch. 5 (§5.3), and why a result differs: one entry per
 # deviation, each with the place in the thesis and the cause (shown on the Reproductions page).

@@ -109,7 +109,9 @@ class VirtualReservations(ExperimentKind):
               help="0 takes MaxProcs from the trace header (CTC-SP2: 338 batch, the thesis's "
               "ch. 5 used 430; SDSC-SP2 128)."),
         Param("policy", "choice", "conservative",
-              choices=tuple(text for text, _ in policy_choices((2, 4, 8), quotable=True)),
+              choices=tuple(
+                  t for t, _ in policy_choices((2, 4, 8), quotable=True, backfilling=True)
+              ),
               label="site policy π", help="The thesis assumed conservative backfilling (§6.2); "
               "backfill-k=K: the first K queued jobs hold reservations."),
         Param("estimates", "choice", "requested", choices=("requested", "accurate"),

@@ -164,3 +164,18 @@ def test_the_policy_list_is_read_by_the_registry_at_submit(client, alice, trace,
         run_experiment(
             "cluster-sim", {"policies": policies}, {"traces": [load_trace(trace.file.path)]}
         )
+
+
+def test_a_run_with_the_old_policy_ticks_is_still_accepted(alice, trace):
+    """REST clients and clones of runs stored before the ``policies`` parameter send the old
+    ticks: they are read as the list (ExperimentKind.upgrade), at submit as at run time."""
+    api = APIClient()
+    api.force_authenticate(alice)
+    resp = api.post(
+        "/api/experiments/",
+        {"kind": "cluster-sim", "traces": [trace.pk],
+         "params": {"procs": 8, "fcfs": False, "easy": True, "conservative": True}},
+        format="json",
+    )  # fmt: skip
+    assert resp.status_code == 201, resp.content
+    assert Experiment.objects.get().params["policies"] == "easy, conservative"

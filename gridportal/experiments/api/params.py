@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 from rest_framework import serializers
 
+from scheduler import engine
+
 if TYPE_CHECKING:  # the catalogue loads on first use (start-up)
     from scheduler.engine import ExperimentKind, Param
 
@@ -45,7 +47,13 @@ def params_serializer_class(kind: ExperimentKind) -> type[serializers.Serializer
 
 
 def validate_kind_params(kind: ExperimentKind, params: dict) -> dict:
-    """Field-by-field errors for ``params`` (unknown names included), or the cleaned dict."""
+    """Field-by-field errors for ``params`` (unknown names included), or the cleaned dict.
+    Parameters of an older version of the kind are first read in today's names
+    (:meth:`ExperimentKind.upgrade`)."""
+    try:
+        params = kind.upgrade(dict(params))
+    except engine.ParamError as exc:
+        raise serializers.ValidationError({k: [v] for k, v in exc.errors.items()}) from None
     known = {p.name for p in kind.params}
     unknown = {k: ["unknown parameter"] for k in params if k not in known}
     ser = params_serializer_class(kind)(data=params)
