@@ -226,27 +226,27 @@ def earliest_move(
 ) -> cython.longlong:
     """Earliest start in ``[t, start]`` for a block of ``n`` processors and duration ``d``
     already in the profile at ``start`` (see :meth:`Profile.earliest_move`)."""
-    j: cython.Py_ssize_t
+    before: cython.Py_ssize_t
     i: cython.Py_ssize_t
-    cand: cython.longlong = t
+    candidate: cython.longlong = t
     f: cython.longlong
     if cython.compiled:
-        j = _bisect_left(times, start, 0)  # steps [0, j) begin before start
+        before = _bisect_left(times, start, 0)  # steps [0, before) begin before start
         i = _bisect_right(times, t, 0) - 1
     else:
-        j = bisect_left(times, start)
+        before = bisect_left(times, start)
         i = bisect_right(times, t) - 1
     if i < 0:
         raise ValueError(f"time {t} is before the profile's origin {times[0]}")
-    while i < j:
+    while i < before:
         f = free[i]
         if f < n:
             i += 1
-            if i >= j:
+            if i >= before:
                 return start
-            cand = times[i]
-        elif i + 1 == j or times[i + 1] >= cand + d:
-            return cand if cand < start else start
+            candidate = times[i]
+        elif i + 1 == before or times[i + 1] >= candidate + d:
+            return candidate if candidate < start else start
         else:
             i += 1
     return start
@@ -254,30 +254,44 @@ def earliest_move(
 
 @cython.cfunc
 @cython.wraparound(False)
-def _bound(lb: dict, key: tuple, gone: list, now: cython.longlong, d: cython.longlong):
-    """The lower bound ``L`` kept for ``key`` in ``lb``, brought up to date: a window that ends
-    by the first instant given back since (``min(gone[m:])``) is still impossible."""
-    e = lb.get(key)
-    if e is None:
+def _known_bound(
+    bounds: dict, key: tuple, gone: list, now: cython.longlong, d: cython.longlong
+) -> cython.longlong:
+    """The lower bound ``L`` kept for shape ``key`` (``now`` if none): no window of ``key``
+    opens in ``[now, L)``, brought up to date with the moves since it was kept."""
+    entry = bounds.get(key)
+    if entry is None:
         return now
-    b: cython.longlong = e[0]
-    m: cython.Py_ssize_t = e[1]
-    f: cython.longlong
+    moves: cython.Py_ssize_t = entry[1]
+    if moves == len(gone):
+        return entry[0]
+    return _refresh_bound(bounds, key, entry, gone, now, d)
+
+
+@cython.cfunc
+@cython.wraparound(False)
+def _refresh_bound(
+    bounds: dict, key: tuple, entry: tuple, gone: list, now: cython.longlong, d: cython.longlong
+) -> cython.longlong:
+    """``entry = (L, m)`` brought up to date: the moves from the ``m``-th on gave capacity
+    back from ``min(gone[m:])`` on, so a window that ends by then is still impossible."""
+    b: cython.longlong = entry[0]
+    moves: cython.Py_ssize_t = entry[1]
+    first_back: cython.longlong
     g: cython.longlong
     k: cython.Py_ssize_t
-    if m < len(gone):
-        if cython.compiled:
-            f = gone[m]
-            for k in range(m + 1, len(gone)):
-                g = gone[k]
-                if g < f:
-                    f = g
-            f = f - d + 1
-        else:
-            f = min(gone[m:]) - d + 1
-        if f < b:
-            b = f if f > now else now
-        lb[key] = (b, len(gone))
+    if cython.compiled:
+        first_back = gone[moves]
+        for k in range(moves + 1, len(gone)):
+            g = gone[k]
+            if g < first_back:
+                first_back = g
+    else:
+        first_back = min(gone[moves:])
+    first_back = first_back - d + 1
+    if first_back < b:
+        b = first_back if first_back > now else now
+    bounds[key] = (b, len(gone))
     return b
 
 
@@ -301,6 +315,33 @@ def _running_max(free: list) -> list:
     return out
 
 
+@cython.cfunc
+@cython.inline
+def _step_before(times: list, t: cython.longlong) -> cython.Py_ssize_t:
+    """The index of the step just before ``t`` (the last that begins before it), or -1."""
+    i: cython.Py_ssize_t
+    if cython.compiled:
+        i = _bisect_left(times, t, 0)
+    else:
+        i = bisect_left(times, t)
+    return i - 1
+
+
+@cython.cfunc
+@cython.wraparound(False)
+def _first_free(peak: list, peak_times: list, n: cython.longlong) -> cython.longlong:
+    """The first breakpoint of the snapshot at which the running maximum ``peak`` reaches
+    ``n`` (no step before it has ``n`` free), or "no limit"."""
+    i: cython.Py_ssize_t
+    if cython.compiled:
+        i = _bisect_left(peak, n, 0)
+    else:
+        i = bisect_left(peak, n)
+    if i == len(peak):
+        return _NO_LIMIT
+    return peak_times[i]
+
+
 @cython.ccall
 @cython.wraparound(False)
 def compress(
@@ -312,137 +353,156 @@ def compress(
     starts: list,
     now: cython.longlong,
 ) -> cython.Py_ssize_t:
-    """Conservative backfilling's compression at ``now`` (the rules are in the docstring of
-    :mod:`scheduler.cluster.conservative`): move each queued job ``(k, n, d)`` of ``shapes``,
-    in order, to its earliest start, updating ``plan`` (job -> start), the profile and the
-    lazy heap ``starts``.  Returns how many jobs moved."""
-    s: cython.longlong
-    s2: cython.longlong
+    """Conservative backfilling's compression at ``now`` (Mu'alem & Feitelson 2001, section
+    3; the rules and the exact shortcuts are in the docstring of
+    :mod:`scheduler.cluster.conservative`): each queued job ``(k, n, d)`` of ``shapes``, in
+    queue order, moved to its earliest start, never later than its planned one — the same
+    plan as taking each job out and putting it back at the profile's ``earliest_start``
+    (tests/scheduler/test_cluster_properties.py).  Updates ``plan`` (job -> start), the
+    profile and the lazy heap ``starts``; returns how many jobs moved."""
+    start: cython.longlong
+    new_start: cython.longlong
     n: cython.longlong
     d: cython.longlong
-    j: cython.Py_ssize_t
-    i: cython.Py_ssize_t
-    q: cython.Py_ssize_t
     last: cython.longlong
-    b: cython.longlong
-    b2: cython.longlong
-    a: cython.longlong
+    first_free: cython.longlong
     f: cython.longlong
-    t1: cython.longlong
+    back_from: cython.longlong
+    before: cython.Py_ssize_t
     moved: cython.Py_ssize_t = 0
     # running maximum of free over a snapshot of the breakpoints: an upper bound of the
-    # maximum free over [now, t] for every t < pm_until (later moves only took before it)
-    pm: list = []
-    pm_times: list = []
-    pm_until: cython.longlong = now
+    # maximum free over [now, t] for every t < peak_until (later moves only took before it)
+    peak: list = []
+    peak_times: list = []
+    peak_until: cython.longlong = now
     # (n, d) -> (L, m): no window of n processors for d seconds opens in [now, L) as of
     # the m-th move of this pass; moves after it gave capacity back from gone[m:] on
-    lb: dict = {}
+    bounds: dict = {}
     gone: list = []
-    e: tuple
-    em: cython.Py_ssize_t
     for k, n_, d_ in shapes:
-        s = plan[k]
-        if s <= now:
+        start = plan[k]
+        if start <= now:
             continue
         n = n_
         d = d_
-        if cython.compiled:
-            j = _bisect_left(times, s, 0) - 1  # the step just before s
-        else:
-            j = bisect_left(times, s) - 1
-        if j < 0:
+        before = _step_before(times, start)
+        if before < 0:
             continue
-        f = free[j]
+        f = free[before]
         if f < n:
-            # The window cannot reach s, so it must fit whole before times[j]: it opens
-            # at or before times[j] - d, in a step with n processors free.
-            last = times[j]
+            # the window cannot reach start: it fits whole before times[before], opening
+            # by last, in a step with n processors free
+            last = times[before]
             last -= d
             if last < now:
                 continue
-            if last >= pm_until:
-                pm = _running_max(free)
-                pm_times = times[:]
-                pm_until = _NO_LIMIT
-            if cython.compiled:
-                i = _bisect_left(pm, n, 0)  # no step before pm_times[i] has n free
-            else:
-                i = bisect_left(pm, n)
-            if i == len(pm):
-                continue
-            b = pm_times[i]
-            if b > last:
+            if last >= peak_until:
+                peak = _running_max(free)
+                peak_times = times[:]
+                peak_until = _NO_LIMIT
+            first_free = _first_free(peak, peak_times, n)
+            if first_free > last:
                 continue
             key = (n_, d_)
-            e = lb.get(key)
-            if e is None:
-                b2 = now
-            else:
-                em = e[1]
-                if em == len(gone):
-                    b2 = e[0]
-                else:
-                    b2 = _bound(lb, key, gone, now, d)
-            if b2 > b:  # (b2 >= now)
-                if b2 > last:
-                    continue
-                b = b2
-            # the earliest whole window in [b, times[j]): a scan of the steps
-            if cython.compiled:
-                i = _bisect_right(times, b, 0) - 1
-            else:
-                i = bisect_right(times, b) - 1
-            s2 = s
-            if cython.compiled:
-                for q in range(i, j):
-                    f = free[q]
-                    t1 = times[q + 1]
-                    if f < n:
-                        b = t1
-                    elif t1 - b >= d:
-                        s2 = b
-                        break
-            else:
-                for f, t1 in zip(free[i:j], times[i + 1 : j + 1], strict=True):
-                    if f < n:
-                        b = t1
-                    elif t1 - b >= d:
-                        s2 = b
-                        break
-            if s2 == s:
-                lb[key] = (s, len(gone))
-                continue
+            new_start = _fit_before_step(
+                times, free, n, d, before, start, first_free, last, bounds, key, gone, now
+            )
         else:
-            # a window reaching s opens after s - d; a whole one opens at or after lb
             key = (n_, d_)
-            e = lb.get(key)
-            if e is None:
-                b = now
-            else:
-                em = e[1]
-                if em == len(gone):
-                    b = e[0]
-                else:
-                    b = _bound(lb, key, gone, now, d)
-            if b > now:
-                a = s - d + 1
-                if a < b:
-                    b = a if a > now else now
-            s2 = earliest_move(times, free, s, d, n, b)
-        if not move(times, free, capacity, s, s2, d, n):
-            raise AssertionError(f"compression moved job {k} from {s} to {s2}: it did not fit")
+            new_start = _fit_reaching(times, free, n, d, start, bounds, key, gone, now)
+        if new_start == start:
+            continue
+        if not move(times, free, capacity, start, new_start, d, n):
+            raise AssertionError(f"compression moved job {k} from {start} to {new_start}")
         moved += 1
-        plan[k] = s2
-        heappush(starts, (s2, k))
-        f = s2 + d
-        if f < s:
-            f = s  # capacity was given back over [f, s + d) only
-        if f < pm_until:
-            pm_until = f
-        gone.append(f)
-        lb[key] = (s2, len(gone))
+        plan[k] = new_start
+        heappush(starts, (new_start, k))
+        back_from = new_start + d
+        if back_from < start:
+            back_from = start  # capacity was given back over [back_from, start + d) only
+        if back_from < peak_until:
+            peak_until = back_from
+        gone.append(back_from)
+        bounds[key] = (new_start, len(gone))
     return moved
+
+
+@cython.cfunc
+@cython.wraparound(False)
+def _fit_before_step(
+    times: list,
+    free: list,
+    n: cython.longlong,
+    d: cython.longlong,
+    before: cython.Py_ssize_t,
+    start: cython.longlong,
+    b: cython.longlong,
+    last: cython.longlong,
+    bounds: dict,
+    key: tuple,
+    gone: list,
+    now: cython.longlong,
+) -> cython.longlong:
+    """The earliest start of a block ``(n, d)`` planned at ``start`` whose step just before
+    ``start`` (index ``before``) lacks ``n`` processors: the earliest whole window in
+    ``[b, times[before])`` opening by ``last`` (no step before ``b`` has ``n`` free), or
+    ``start`` if there is none (then kept as the shape's bound)."""
+    bound: cython.longlong = _known_bound(bounds, key, gone, now, d)
+    f: cython.longlong
+    step_end: cython.longlong
+    q: cython.Py_ssize_t
+    if bound > b:
+        if bound > last:
+            return start
+        b = bound
+    # a scan of the steps from the one holding b
+    if cython.compiled:
+        for q in range(_bisect_right(times, b, 0) - 1, before):
+            f = free[q]
+            step_end = times[q + 1]
+            if f < n:
+                b = step_end
+            elif step_end - b >= d:
+                return b
+    else:
+        q = bisect_right(times, b) - 1
+        for f, step_end in zip(free[q:before], times[q + 1 : before + 1], strict=True):
+            if f < n:
+                b = step_end
+            elif step_end - b >= d:
+                return b
+    bounds[key] = (start, len(gone))
+    return start
+
+
+@cython.cfunc
+@cython.wraparound(False)
+def _fit_reaching(
+    times: list,
+    free: list,
+    n: cython.longlong,
+    d: cython.longlong,
+    start: cython.longlong,
+    bounds: dict,
+    key: tuple,
+    gone: list,
+    now: cython.longlong,
+) -> cython.longlong:
+    """The earliest start of a block ``(n, d)`` planned at ``start`` whose step just before
+    ``start`` has ``n`` processors: a window reaching ``start`` opens after ``start - d``, a
+    whole one at or after the shape's bound; ``start`` if none is earlier (then kept as the
+    shape's bound)."""
+    b: cython.longlong = _known_bound(bounds, key, gone, now, d)
+    reach: cython.longlong
+    new_start: cython.longlong
+    if b > now:
+        reach = start - d + 1
+        if reach < b:
+            b = reach if reach > now else now
+    new_start = earliest_move(times, free, start, d, n, b)
+    if new_start == start:
+        bounds[key] = (start, len(gone))
+    return new_start
 
 
 @cython.ccall

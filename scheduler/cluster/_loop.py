@@ -1,30 +1,38 @@
+# cython: initializedcheck=False
 """Whole-run loops of the cluster simulator, compiled when a build exists.
 
 :meth:`Simulator.run <scheduler.cluster.simulator.Simulator.run>` hands a run to this module
-when it is plain conservative backfilling (or EASY, or FCFS) from an empty machine with nothing
+when it is plain EASY, conservative backfilling or FCFS from an empty machine with nothing
 but the trace: no fixed reservation, no scheduling interval, nothing submitted on the fly,
-no ``until``.  :func:`run_conservative` then makes, in one loop, exactly the decisions of the
-event loop with :class:`~scheduler.cluster.conservative.Conservative` — the same instants in
-the same order (completions, then arrivals in queue order, then the starts; an instant recurs
-when a job of runtime 0 ends at its start), the same plan on each arrival (the earliest start
-that delays no block), the same compression after early ends (each queued job, in queue
-order, moved to its earliest start) and so the same start times and samples — without a
-Python call per event.  :func:`run_easy` does the same for
-:class:`~scheduler.cluster.easy.EASY`, and :func:`replay_fcfs` is
-:func:`scheduler.cluster.fcfs.replay_fcfs` (FCFS without the profile) in the same style.
+no ``until``.  Each loop makes, without a Python call per event, exactly the decisions of
+the event loop with its reference policy, at the same instants in the same order
+(completions, then arrivals in queue order, then the starts; an instant recurs when a job of
+runtime 0 ends at its start):
+
+- :func:`run_easy` — :class:`~scheduler.cluster.easy.EASY` (Lifka 1995; Mu'alem &
+  Feitelson 2001): the head of the queue starts when it fits, and a later job starts now if
+  it does not delay the head's reservation at its shadow time;
+- :func:`run_conservative` — :class:`~scheduler.cluster.conservative.Conservative`
+  (Mu'alem & Feitelson 2001, section 3): every arrival gets the earliest start that delays
+  no reservation, and after early ends the plan is compressed (each queued job, in queue
+  order, moved to its earliest start);
+- :func:`replay_fcfs` — :class:`~scheduler.cluster.fcfs.FCFS`, with a free count for the
+  profile.
 
 The availability profile lives in :class:`_Steps`: the step function of
-:class:`~scheduler.cluster.profile.Profile` (breakpoints and free processors, canonical) on two
-int64 arrays with room to grow, and the same loops as :mod:`scheduler.cluster._kernel`
-(:meth:`_Steps.add` is ``_kernel.add`` and so on).  Heaps hold one int64 per entry,
-``(time - origin) << shift | job``, which orders as the event loop's ``(time, job)`` tuples.
+:class:`~scheduler.cluster.profile.Profile` (breakpoints and free processors, canonical) on
+two int64 arrays with room to grow, with the same operations as
+:mod:`scheduler.cluster._kernel` (:meth:`_Steps.add` computes ``_kernel.add`` and so on;
+the kernel works on the profile's Python lists, these on C arrays).  Heaps hold one int64 per
+entry, ``(time - origin) << shift | job``, which orders as the event loop's ``(time, job)``
+tuples.
 
 Plain Python *and* the source of a C extension (Cython's pure-Python mode, like
-``_kernel.py``; see :mod:`scheduler._native`): the ``if cython.compiled:`` branches are C loops
-where the plain version uses :mod:`heapq` or slice moves of :mod:`array` (each pair computes
-the same thing; tests/scheduler/test_cluster_loop.py runs both against the event loop).  The
-caller checks that every instant fits (:func:`fits`): times minus the origin, shifted, within
-63 bits.
+``_kernel.py``; see :mod:`scheduler._native`): the ``if cython.compiled:`` branches are C
+loops where the plain version uses :mod:`heapq` or slice moves of :mod:`array` (each pair
+computes the same thing; tests/scheduler/test_cluster_loop.py runs both against the event
+loop).  The caller checks that every instant fits (:func:`fits`): times minus the origin,
+shifted, within 63 bits.
 """
 
 from __future__ import annotations
@@ -41,6 +49,9 @@ __all__ = ["COMPILED", "fits", "replay_fcfs", "run_conservative", "run_easy"]
 
 #: True in the extension, False when this file runs as Python
 COMPILED = cython.compiled
+
+#: "no limit" for times
+_NO_LIMIT = 1 << 62
 
 
 def _zeros(n: int) -> array:
@@ -69,7 +80,7 @@ def fits(origin: int, submit: list, runtime: list, estimate: list) -> bool:
 class _Heap:
     """A binary min-heap of int64 (compiled: an array; pure: a list and :mod:`heapq`)."""
 
-    h: cython.longlong[::1]
+    heap: cython.longlong[::1]
     size: cython.Py_ssize_t
     items: list
 
@@ -77,13 +88,13 @@ class _Heap:
         self.size = 0
         self.items = []
         if cython.compiled:
-            self.h = _zeros(max(room, 16))
+            self.heap = _zeros(max(room, 16))
 
     @cython.cfunc
     @cython.inline
     def top(self) -> cython.longlong:
         if cython.compiled:
-            x: cython.longlong = self.h[0]
+            x: cython.longlong = self.heap[0]
         else:
             x = self.items[0]
         return x
@@ -93,24 +104,24 @@ class _Heap:
     @cython.wraparound(False)
     def push(self, x: cython.longlong) -> cython.void:
         i: cython.Py_ssize_t
-        p: cython.Py_ssize_t
+        parent: cython.Py_ssize_t
         if not cython.compiled:
             heapq.heappush(self.items, x)
             self.size += 1
             return
-        if self.size == len(self.h):
-            grown = array("q", self.h)
-            grown.frombytes(bytes(8 * len(self.h)))
-            self.h = grown
+        if self.size == len(self.heap):
+            grown = array("q", self.heap)
+            grown.frombytes(bytes(8 * len(self.heap)))
+            self.heap = grown
         i = self.size
         self.size += 1
         while i > 0:
-            p = (i - 1) >> 1
-            if self.h[p] <= x:
+            parent = (i - 1) >> 1
+            if self.heap[parent] <= x:
                 break
-            self.h[i] = self.h[p]
-            i = p
-        self.h[i] = x
+            self.heap[i] = self.heap[parent]
+            i = parent
+        self.heap[i] = x
 
     @cython.cfunc
     @cython.boundscheck(False)
@@ -119,67 +130,69 @@ class _Heap:
         top: cython.longlong
         x: cython.longlong
         i: cython.Py_ssize_t
-        c: cython.Py_ssize_t
-        n: cython.Py_ssize_t
+        child: cython.Py_ssize_t
+        size: cython.Py_ssize_t
         if not cython.compiled:
             self.size -= 1
             return heapq.heappop(self.items)
-        top = self.h[0]
+        top = self.heap[0]
         self.size -= 1
-        n = self.size
-        if n == 0:
+        size = self.size
+        if size == 0:
             return top
-        x = self.h[n]
+        x = self.heap[size]
         i = 0
         while True:
-            c = 2 * i + 1
-            if c >= n:
+            child = 2 * i + 1
+            if child >= size:
                 break
-            if c + 1 < n and self.h[c + 1] < self.h[c]:
-                c += 1
-            if x <= self.h[c]:
+            if child + 1 < size and self.heap[child + 1] < self.heap[child]:
+                child += 1
+            if x <= self.heap[child]:
                 break
-            self.h[i] = self.h[c]
-            i = c
-        self.h[i] = x
+            self.heap[i] = self.heap[child]
+            i = child
+        self.heap[i] = x
         return top
 
 
 @cython.cclass
 class _Steps:
-    """The availability profile (see :class:`~scheduler.cluster.profile.Profile`): ``free[i]``
-    processors on ``[times[i], times[i + 1])`` for ``i < m``, canonical, on int64 arrays."""
+    """The availability profile (see :class:`~scheduler.cluster.profile.Profile`):
+    ``free[i]`` processors on ``[times[i], times[i + 1])`` for ``i < size``, canonical (no
+    two neighbours equal), on int64 arrays with room to grow."""
 
-    t: cython.longlong[::1]
-    f: cython.longlong[::1]
-    m: cython.Py_ssize_t
-    cap: cython.longlong
+    times: cython.longlong[::1]
+    free: cython.longlong[::1]
+    size: cython.Py_ssize_t
+    capacity: cython.longlong
 
-    def __init__(self, times: list, free: list, cap: cython.longlong) -> None:
+    def __init__(self, times: list, free: list, capacity: cython.longlong) -> None:
         room = max(64, 2 * len(times))
-        self.m = len(times)
-        ta = array("q", times)
-        fa = array("q", free)
-        ta.frombytes(bytes(8 * (room - self.m)))
-        fa.frombytes(bytes(8 * (room - self.m)))
-        self.t = ta
-        self.f = fa
-        self.cap = cap
+        self.size = len(times)
+        times_a = array("q", times)
+        free_a = array("q", free)
+        times_a.frombytes(bytes(8 * (room - self.size)))
+        free_a.frombytes(bytes(8 * (room - self.size)))
+        self.times = times_a
+        self.free = free_a
+        self.capacity = capacity
 
     def lists(self) -> tuple[list, list]:
         """``(times, free)`` as the lists of a :class:`Profile`."""
-        return array("q", self.t[: self.m]).tolist(), array("q", self.f[: self.m]).tolist()
+        size = self.size
+        return array("q", self.times[:size]).tolist(), array("q", self.free[:size]).tolist()
 
     @cython.cfunc
     @cython.boundscheck(False)
     @cython.wraparound(False)
     def right(self, x: cython.longlong, lo: cython.Py_ssize_t) -> cython.Py_ssize_t:
-        """``bisect_right(times[:m], x, lo)``."""
-        hi: cython.Py_ssize_t = self.m
+        """``bisect_right(times[:size], x, lo)``."""
+        hi: cython.Py_ssize_t = self.size
         mid: cython.Py_ssize_t
         while lo < hi:
             mid = (lo + hi) >> 1
-            if x < self.t[mid]:
+            if x < self.times[mid]:
                 hi = mid
             else:
                 lo = mid + 1
@@ -189,12 +202,12 @@ class _Steps:
     @cython.boundscheck(False)
     @cython.wraparound(False)
     def left(self, x: cython.longlong, lo: cython.Py_ssize_t) -> cython.Py_ssize_t:
-        """``bisect_left(times[:m], x, lo)``."""
-        hi: cython.Py_ssize_t = self.m
+        """``bisect_left(times[:size], x, lo)``."""
+        hi: cython.Py_ssize_t = self.size
         mid: cython.Py_ssize_t
         while lo < hi:
             mid = (lo + hi) >> 1
-            if self.t[mid] < x:
+            if self.times[mid] < x:
                 lo = mid + 1
             else:
                 hi = mid
@@ -206,26 +219,26 @@ class _Steps:
     def insert(self, i: cython.Py_ssize_t, x: cython.longlong, v: cython.longlong) -> cython.void:
         """A breakpoint ``x`` with ``v`` free at index ``i``."""
         q: cython.Py_ssize_t
-        m: cython.Py_ssize_t = self.m
-        if m == len(self.t):
-            ta = array("q", self.t)
-            fa = array("q", self.f)
-            ta.frombytes(bytes(8 * m))
-            fa.frombytes(bytes(8 * m))
-            self.t = ta
-            self.f = fa
+        size: cython.Py_ssize_t = self.size
+        if size == len(self.times):
+            times_a = array("q", self.times)
+            free_a = array("q", self.free)
+            times_a.frombytes(bytes(8 * size))
+            free_a.frombytes(bytes(8 * size))
+            self.times = times_a
+            self.free = free_a
         if cython.compiled:
-            q = m
+            q = size
             while q > i:
-                self.t[q] = self.t[q - 1]
-                self.f[q] = self.f[q - 1]
+                self.times[q] = self.times[q - 1]
+                self.free[q] = self.free[q - 1]
                 q -= 1
         else:
-            self.t[i + 1 : m + 1] = self.t[i:m]
-            self.f[i + 1 : m + 1] = self.f[i:m]
-        self.t[i] = x
-        self.f[i] = v
-        self.m = m + 1
+            self.times[i + 1 : size + 1] = self.times[i:size]
+            self.free[i + 1 : size + 1] = self.free[i:size]
+        self.times[i] = x
+        self.free[i] = v
+        self.size = size + 1
 
     @cython.cfunc
     @cython.boundscheck(False)
@@ -233,15 +246,15 @@ class _Steps:
     def delete(self, i: cython.Py_ssize_t, k: cython.Py_ssize_t) -> cython.void:
         """Remove the ``k`` steps from index ``i`` on."""
         q: cython.Py_ssize_t
-        m: cython.Py_ssize_t = self.m
+        size: cython.Py_ssize_t = self.size
         if cython.compiled:
-            for q in range(i, m - k):
-                self.t[q] = self.t[q + k]
-                self.f[q] = self.f[q + k]
+            for q in range(i, size - k):
+                self.times[q] = self.times[q + k]
+                self.free[q] = self.free[q + k]
         else:
-            self.t[i : m - k] = self.t[i + k : m]
-            self.f[i : m - k] = self.f[i + k : m]
-        self.m = m - k
+            self.times[i : size - k] = self.times[i + k : size]
+            self.free[i : size - k] = self.free[i + k : size]
+        self.size = size - k
 
     @cython.cfunc
     @cython.boundscheck(False)
@@ -250,11 +263,11 @@ class _Steps:
         """Forget the steps over before ``now``; the origin becomes ``now`` (the event loop's
         ``advance``, or ``times[0] = now`` when the second step is still ahead)."""
         i: cython.Py_ssize_t
-        if self.m > 1 and self.t[1] <= now:
+        if self.size > 1 and self.times[1] <= now:
             i = self.right(now, 1) - 1
             if i > 0:
                 self.delete(0, i)
-        self.t[0] = now
+        self.times[0] = now
 
     @cython.cfunc
     @cython.boundscheck(False)
@@ -273,34 +286,36 @@ class _Steps:
         ok: cython.bint
         if end <= start or delta == 0:
             return True
-        if start == self.t[0]:
+        # split at start (mostly the origin: now) and at end
+        if start == self.times[0]:
             i = 0
         else:
             i = self.right(start, 0) - 1
             if i < 0:
-                raise ValueError(f"time {start} is before the profile's origin {self.t[0]}")
-        if self.t[i] != start:
+                raise ValueError(f"time {start} is before the profile's origin {self.times[0]}")
+        if self.times[i] != start:
             i += 1
-            self.insert(i, start, self.f[i - 1])
+            self.insert(i, start, self.free[i - 1])
         j = self.right(end, i) - 1
-        if self.t[j] != end:
+        if self.times[j] != end:
             j += 1
-            self.insert(j, end, self.f[j - 1])
-        lo = self.f[i]
+            self.insert(j, end, self.free[j - 1])
+        lo = self.free[i]
         hi = lo
         for q in range(i + 1, j):
-            v = self.f[q]
+            v = self.free[q]
             if v < lo:
                 lo = v
             elif v > hi:
                 hi = v
-        ok = lo + delta >= 0 if delta < 0 else hi + delta <= self.cap
+        ok = lo + delta >= 0 if delta < 0 else hi + delta <= self.capacity
         if ok:
             for q in range(i, j):
-                self.f[q] += delta
-        if j < self.m and self.f[j - 1] == self.f[j]:
+                self.free[q] += delta
+        # merge equal neighbours at end, then at start
+        if j < self.size and self.free[j - 1] == self.free[j]:
             self.delete(j, 1)
-        if i > 0 and self.f[i - 1] == self.f[i]:
+        if i > 0 and self.free[i - 1] == self.free[i]:
             self.delete(i, 1)
         return ok
 
@@ -310,17 +325,18 @@ class _Steps:
     def earliest_start(
         self, n: cython.longlong, d: cython.longlong, t: cython.longlong
     ) -> cython.longlong:
-        """``_kernel.earliest_start`` (``n`` <= capacity, ``t`` >= origin)."""
+        """``_kernel.earliest_start``: the earliest ``s >= t`` with ``n`` processors free over
+        ``[s, s + d)`` (``n`` <= capacity, ``t`` >= origin)."""
         i: cython.Py_ssize_t = self.right(t, 0) - 1
-        last: cython.Py_ssize_t = self.m - 1
+        last: cython.Py_ssize_t = self.size - 1
         start: cython.longlong = t
         end: cython.longlong = t + d
         while True:
-            if self.f[i] < n:
+            if self.free[i] < n:
                 i += 1  # not past the last step: it holds the whole capacity
-                start = self.t[i]
+                start = self.times[i]
                 end = start + d
-            elif i == last or self.t[i + 1] >= end:
+            elif i == last or self.times[i + 1] >= end:
                 return start
             else:
                 i += 1
@@ -333,17 +349,17 @@ class _Steps:
     ) -> cython.longlong:
         """``_kernel.earliest_move``: the earliest start in ``[t, start]`` of a block of ``n``
         processors for ``d`` seconds that is in the profile at ``start``."""
-        j: cython.Py_ssize_t = self.left(start, 0)  # steps [0, j) begin before start
+        before: cython.Py_ssize_t = self.left(start, 0)  # steps [0, before) begin before start
         i: cython.Py_ssize_t = self.right(t, 0) - 1
-        cand: cython.longlong = t
-        while i < j:
-            if self.f[i] < n:
+        candidate: cython.longlong = t
+        while i < before:
+            if self.free[i] < n:
                 i += 1
-                if i >= j:
+                if i >= before:
                     return start
-                cand = self.t[i]
-            elif i + 1 == j or self.t[i + 1] >= cand + d:
-                return cand if cand < start else start
+                candidate = self.times[i]
+            elif i + 1 == before or self.times[i + 1] >= candidate + d:
+                return candidate if candidate < start else start
             else:
                 i += 1
         return start
@@ -377,13 +393,13 @@ class _Steps:
 class _Series:
     """``(instant, busy, waiting)`` samples, three int64 each, in an array with room."""
 
-    v: cython.longlong[::1]
+    values: cython.longlong[::1]
     size: cython.Py_ssize_t
     out: object
 
     def __init__(self, room: cython.Py_ssize_t) -> None:
         self.out = _zeros(max(3 * room, 48))
-        self.v = self.out
+        self.values = self.out
         self.size = 0
 
     @cython.cfunc
@@ -393,427 +409,228 @@ class _Series:
         self, t: cython.longlong, busy: cython.longlong, waiting: cython.longlong
     ) -> cython.void:
         k: cython.Py_ssize_t = self.size
-        if k + 3 > len(self.v):
-            grown = array("q", self.v)
-            grown.frombytes(bytes(8 * len(self.v)))
+        if k + 3 > len(self.values):
+            grown = array("q", self.values)
+            grown.frombytes(bytes(8 * len(self.values)))
             self.out = grown
-            self.v = grown
-        self.v[k] = t
-        self.v[k + 1] = busy
-        self.v[k + 2] = waiting
+            self.values = grown
+        self.values[k] = t
+        self.values[k + 1] = busy
+        self.values[k + 2] = waiting
         self.size = k + 3
 
     def take(self) -> array:
         """The samples (the array is cut to them; the object is done with)."""
         out = self.out
-        self.v = _zeros(0)  # releases the array's buffer, so it can be cut
+        self.values = _zeros(0)  # releases the array's buffer, so it can be cut
         self.out = None
         del out[self.size :]
         return out
 
 
-@cython.ccall
-@cython.boundscheck(False)
-@cython.wraparound(False)
-def run_conservative(
-    submit: list,
-    runtime: list,
-    estimate: list,
-    procs: list,
-    times: list,
-    free: list,
-    capacity: cython.longlong,
-    progress: object,
-    every: cython.Py_ssize_t,
-) -> tuple:
-    """A whole run of conservative backfilling from the profile ``(times, free)`` (its origin
-    the first instant; blocks already in it are honoured) over the jobs ``submit``,
-    ``runtime``, ``estimate`` (>= 1), ``procs`` (1..capacity), in queue order, all arriving.
-
-    Returns ``(start, series, times, free, last)``: the start of each job (a list, -1 for none),
-    the samples (an ``array("q")``, three per instant), the profile's lists at the end and
-    the last instant (None if there was no event).  ``progress(fraction, message)`` is called
-    every ``every`` instants as by the event loop; what it raises propagates, and then nothing
-    of the caller's has changed (the lists are only read).  See :func:`fits`.
-    """
-    n: cython.Py_ssize_t = len(submit)
-    sub: cython.longlong[::1] = array("q", submit)
-    run: cython.longlong[::1] = array("q", runtime)
-    est: cython.longlong[::1] = array("q", estimate)
-    pr: cython.longlong[::1] = array("q", procs)
-    st_a = array("q", [-1]) * n
-    st: cython.longlong[::1] = st_a
-    ps: cython.longlong[::1] = array("q", [0]) * n  # planned start of a queued job
-    queued: cython.schar[::1] = array("b", bytes(n))  # job waits (has a plan)
-    qa = _zeros(n)
-    q: cython.longlong[::1] = qa  # the queue: job indices, queue order, q[:ql]
-    ql: cython.Py_ssize_t = 0
-    p: _Steps = _Steps(times, free, capacity)
-    origin: cython.longlong = times[0]
-    shift: cython.int = _bits(n)
-    mask: cython.longlong = (1 << shift) - 1
-    done: _Heap = _Heap(n)  # completions: (end - origin) << shift | job
-    wake: _Heap = _Heap(n)  # planned starts, lazy: stale entries are skipped
-    cp: _Pass = _Pass()
-    series: _Series = _Series(2 * n + 1)
-    a: cython.Py_ssize_t = 0
-    busy: cython.longlong = 0
-    t: cython.longlong = origin
-    any_event: cython.bint = False
-    x: cython.longlong
-    s: cython.longlong
-    c: cython.longlong
-    k: cython.longlong
-    nk: cython.longlong
-    d: cython.longlong
-    i: cython.Py_ssize_t
-    j: cython.Py_ssize_t
-    w: cython.Py_ssize_t
-    dirty: cython.bint = False
-    have: cython.bint
-    started: cython.bint
-    instants: cython.Py_ssize_t = 0
-    while True:
-        # the next instant: an arrival, a completion or a planned start
-        have = a < n
-        if have:
-            t = sub[a]
-        if done.size:
-            c = (done.top() >> shift) + origin
-            if not have or c < t:
-                t = c
-                have = True
-        while wake.size:
-            x = wake.top()
-            k = x & mask
-            s = (x >> shift) + origin
-            if queued[k] and ps[k] == s:
-                if not have or s < t:
-                    t = s
-                    have = True
-                break
-            wake.pop()
-        if not have:
-            break
-        p.advance(t)
-        # completions: an early end gives the rest of its block back
-        while done.size and (done.top() >> shift) + origin == t:
-            k = done.pop() & mask
-            nk = pr[k]
-            busy -= nk
-            c = st[k] + est[k]
-            if t < c:
-                if not p.add(t, c, nk):
-                    raise AssertionError(f"job {k} gave back processors it did not hold")
-                dirty = True
-        # arrivals, in queue order: the plan is compressed first, then each is placed
-        while a < n and sub[a] == t:
-            if dirty:
-                dirty = False
-                _compress(p, cp, q, ql, ps, pr, est, wake, t, origin, shift)
-            nk = pr[a]
-            d = est[a]
-            s = p.earliest_start(nk, d, t)
-            if not p.add(s, s + d, -nk):
-                raise AssertionError(f"job {a} was planned where it does not fit")
-            ps[a] = s
-            queued[a] = 1
-            q[ql] = a
-            ql += 1
-            wake.push(((s - origin) << shift) | a)
-            a += 1
-        if dirty:
-            dirty = False
-            _compress(p, cp, q, ql, ps, pr, est, wake, t, origin, shift)
-        # the jobs planned now start
-        started = False
-        while wake.size and (wake.top() >> shift) + origin <= t:
-            x = wake.pop()
-            k = x & mask
-            s = (x >> shift) + origin
-            if queued[k] and ps[k] == s:
-                queued[k] = 0
-                st[k] = t
-                busy += pr[k]
-                done.push(((t + run[k] - origin) << shift) | k)
-                started = True
-        if started:
-            w = 0
-            for i in range(ql):
-                j = q[i]
-                if queued[j]:
-                    q[w] = j
-                    w += 1
-            ql = w
-        series.add(t, busy, ql)
-        any_event = True
-        instants += 1
-        if progress is not None and instants % every == 0:
-            progress(a / n, f"{a} of {n} jobs submitted")
-    times_out, free_out = p.lists()
-    return st_a.tolist(), series.take(), times_out, free_out, t if any_event else None
-
-
-#: "no limit" for times
-_NO_LIMIT = 1 << 62
+# --- one whole run: the state the event loop keeps, and the steps shared by the policies ---
 
 
 @cython.cclass
-class _Pass:
-    """What one compression pass knows (the rules are in :mod:`scheduler.cluster.conservative`
-    and ``_kernel.compress``): a running maximum of the free counts over a snapshot of the
-    breakpoints, exact before ``pm_until``; the instants from which each move gave capacity
-    back (``gone``); and per shape ``(n, d)`` a lower bound ``L`` — no window of ``n``
-    processors for ``d`` seconds opens in ``[now, L)`` as of move ``M`` — in an
-    open-addressing table whose entries belong to the pass of generation ``gen``."""
+class _Run:
+    """A whole run's state, as the event loop and its policy hold it: the jobs (in queue
+    order), the clock, the queue, the profile, the completions ahead, the busy count and the
+    samples.  The steps below (:func:`_next_instant`, :func:`_complete_due`, :func:`_start`,
+    :func:`_sample`, ...) are the event loop's; :func:`run_easy` and
+    :func:`run_conservative` add their policy's decisions."""
 
-    pmv: cython.longlong[::1]
-    pmt: cython.longlong[::1]
-    pm_len: cython.Py_ssize_t
-    pm_until: cython.longlong
-    gone: cython.longlong[::1]
-    gone_len: cython.Py_ssize_t
-    hn: cython.longlong[::1]
-    hd: cython.longlong[::1]
-    hl: cython.longlong[::1]
-    hm: cython.longlong[::1]
-    hg: cython.longlong[::1]
-    mask: cython.Py_ssize_t
-    gen: cython.longlong
+    jobs: cython.Py_ssize_t
+    submit: cython.longlong[::1]
+    runtime: cython.longlong[::1]
+    estimate: cython.longlong[::1]
+    procs: cython.longlong[::1]
+    start_out: object  # start as an array("q"), returned
+    start: cython.longlong[::1]  # start time of each job, -1 before it starts
+    is_waiting: cython.schar[::1]  # job arrived and not started
+    queue: cython.longlong[::1]  # the waiting jobs, in queue order: queue[:waiting]
+    waiting: cython.Py_ssize_t
+    arrived: cython.Py_ssize_t  # jobs submitted so far: the next arrival's index
+    profile: _Steps
+    origin: cython.longlong
+    shift: cython.int
+    mask: cython.longlong
+    ends: _Heap  # completions: key(end, job)
+    gave_back: cython.bint  # an early end gave processors back since the last compression
+    busy: cython.longlong
+    now: cython.longlong
+    instants: cython.Py_ssize_t
+    series: _Series
+    progress: object
+    every: cython.Py_ssize_t
 
-    def __init__(self) -> None:
-        self.pmv = _zeros(64)
-        self.pmt = _zeros(64)
-        self.gone = _zeros(64)
-        self.gen = 0
-        self._table(64)
+    def __init__(
+        self,
+        submit: list,
+        runtime: list,
+        estimate: list,
+        procs: list,
+        times: list,
+        free: list,
+        capacity: cython.longlong,
+        progress: object,
+        every: cython.Py_ssize_t,
+    ) -> None:
+        jobs = len(submit)
+        self.jobs = jobs
+        self.submit = array("q", submit)
+        self.runtime = array("q", runtime)
+        self.estimate = array("q", estimate)
+        self.procs = array("q", procs)
+        self.start_out = array("q", [-1]) * jobs
+        self.start = self.start_out
+        self.is_waiting = array("b", bytes(jobs))
+        self.queue = _zeros(jobs)
+        self.waiting = 0
+        self.arrived = 0
+        self.profile = _Steps(times, free, capacity)
+        self.origin = times[0]
+        self.shift = _bits(jobs)
+        self.mask = (1 << self.shift) - 1
+        self.ends = _Heap(jobs)
+        self.gave_back = False
+        self.busy = 0
+        self.now = self.origin
+        self.instants = 0
+        self.series = _Series(2 * jobs + 1)
+        self.progress = progress
+        self.every = every
 
-    @cython.cfunc
-    def _table(self, size: cython.Py_ssize_t) -> cython.void:
-        self.hn = _zeros(size)
-        self.hd = _zeros(size)
-        self.hl = _zeros(size)
-        self.hm = _zeros(size)
-        self.hg = _zeros(size)
-        self.mask = size - 1
-        self.gen = 0
+    def result(self) -> tuple:
+        """``(start, series, times, free, last)`` (see :func:`run_conservative`)."""
+        times_out, free_out = self.profile.lists()
+        last = self.now if self.instants else None
+        return self.start_out.tolist(), self.series.take(), times_out, free_out, last
 
-    @cython.cfunc
-    def begin(self, now: cython.longlong, jobs: cython.Py_ssize_t) -> cython.void:
-        """A new pass over ``jobs`` queued jobs at ``now``."""
-        size: cython.Py_ssize_t = self.mask + 1
-        if 2 * jobs > size:
-            while 2 * jobs > size:
-                size *= 2
-            self._table(size)
-        if jobs > len(self.gone):
-            self.gone = _zeros(2 * jobs)
-        self.gen += 1
-        self.gone_len = 0
-        self.pm_len = 0
-        self.pm_until = now
 
-    @cython.cfunc
-    @cython.boundscheck(False)
-    @cython.wraparound(False)
-    def slot(self, n: cython.longlong, d: cython.longlong) -> cython.Py_ssize_t:
-        """The table slot of shape ``(n, d)``: its own, or the free one where it goes."""
-        i: cython.Py_ssize_t = (d ^ (d >> 13) ^ (n << 5)) & self.mask
-        while self.hg[i] == self.gen and (self.hn[i] != n or self.hd[i] != d):
-            i = (i + 1) & self.mask
-        return i
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+def _key(run: _Run, time: cython.longlong, job: cython.longlong) -> cython.longlong:
+    """A heap key that orders as ``(time, job)``."""
+    return ((time - run.origin) << run.shift) | job
 
-    @cython.cfunc
-    @cython.boundscheck(False)
-    @cython.wraparound(False)
-    def bound(
-        self, i: cython.Py_ssize_t, now: cython.longlong, d: cython.longlong
-    ) -> cython.longlong:
-        """The lower bound in slot ``i`` brought up to date (``now`` if there is none): a
-        window that ends by the first instant given back since is still impossible."""
-        b: cython.longlong
-        f: cython.longlong
-        k: cython.Py_ssize_t
-        m: cython.Py_ssize_t
-        if self.hg[i] != self.gen:
-            return now
-        b = self.hl[i]
-        m = self.hm[i]
-        if m < self.gone_len:
-            f = self.gone[m]
-            for k in range(m + 1, self.gone_len):
-                if self.gone[k] < f:
-                    f = self.gone[k]
-            f = f - d + 1
-            if f < b:
-                b = f if f > now else now
-            self.hl[i] = b
-            self.hm[i] = self.gone_len
-        return b
 
-    @cython.cfunc
-    @cython.boundscheck(False)
-    @cython.wraparound(False)
-    def keep(
-        self, i: cython.Py_ssize_t, n: cython.longlong, d: cython.longlong, b: cython.longlong
-    ) -> cython.void:
-        """Shape ``(n, d)`` (its slot ``i``) has no window before ``b``, as of now."""
-        self.hg[i] = self.gen
-        self.hn[i] = n
-        self.hd[i] = d
-        self.hl[i] = b
-        self.hm[i] = self.gone_len
-
-    @cython.cfunc
-    @cython.boundscheck(False)
-    @cython.wraparound(False)
-    def running_max(self, p: _Steps) -> cython.void:
-        """Snapshot the running maximum of the free counts (exact until a move)."""
-        k: cython.Py_ssize_t
-        top: cython.longlong = -1
-        if p.m > len(self.pmv):
-            self.pmv = _zeros(2 * p.m)
-            self.pmt = _zeros(2 * p.m)
-        for k in range(p.m):
-            if p.f[k] > top:
-                top = p.f[k]
-            self.pmv[k] = top
-            self.pmt[k] = p.t[k]
-        self.pm_len = p.m
-        self.pm_until = _NO_LIMIT
-
-    @cython.cfunc
-    @cython.boundscheck(False)
-    @cython.wraparound(False)
-    def first_with(self, n: cython.longlong) -> cython.Py_ssize_t:
-        """The first index of the snapshot whose running maximum reaches ``n``."""
-        lo: cython.Py_ssize_t = 0
-        hi: cython.Py_ssize_t = self.pm_len
-        mid: cython.Py_ssize_t
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if self.pmv[mid] < n:
-                lo = mid + 1
-            else:
-                hi = mid
-        return lo
-
-    @cython.cfunc
-    @cython.boundscheck(False)
-    @cython.wraparound(False)
-    def moved(self, f: cython.longlong) -> cython.void:
-        """A move gave capacity back from ``f`` on."""
-        if self.gone_len == len(self.gone):
-            grown = array("q", self.gone)
-            grown.frombytes(bytes(8 * len(self.gone)))
-            self.gone = grown
-        self.gone[self.gone_len] = f
-        self.gone_len += 1
-        if f < self.pm_until:
-            self.pm_until = f
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+def _time_of(run: _Run, key: cython.longlong) -> cython.longlong:
+    return (key >> run.shift) + run.origin
 
 
 @cython.cfunc
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def _compress(
-    p: _Steps,
-    c: _Pass,
-    q: cython.longlong[::1],
-    ql: cython.Py_ssize_t,
-    ps: cython.longlong[::1],
-    pr: cython.longlong[::1],
-    est: cython.longlong[::1],
-    wake: _Heap,
-    now: cython.longlong,
-    origin: cython.longlong,
-    shift: cython.int,
-) -> cython.Py_ssize_t:
-    """Compression at ``now``: each queued job, in queue order, moved to its earliest start
-    (never later than its current one), with ``_kernel.compress``'s exact shortcuts; returns
-    how many moved."""
-    i: cython.Py_ssize_t
-    j: cython.Py_ssize_t
-    x: cython.Py_ssize_t
-    h: cython.Py_ssize_t
-    k: cython.longlong
-    s: cython.longlong
-    s2: cython.longlong
+def _next_instant(run: _Run) -> cython.bint:
+    """Move the clock to the next arrival or completion, whichever comes first; False if
+    there is neither (the clock stays)."""
+    have: cython.bint = run.arrived < run.jobs
+    end: cython.longlong
+    if have:
+        run.now = run.submit[run.arrived]
+    if run.ends.size:
+        end = _time_of(run, run.ends.top())
+        if not have or end < run.now:
+            run.now = end
+            have = True
+    return have
+
+
+@cython.cfunc
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _complete_due(run: _Run) -> cython.Py_ssize_t:
+    """End the jobs whose completion is now; a job that ends before its estimate gives the
+    rest of its block back (and sets ``gave_back``).  Returns how many ended."""
+    job: cython.longlong
     n: cython.longlong
-    d: cython.longlong
-    last: cython.longlong
-    b: cython.longlong
-    b2: cython.longlong
-    a: cython.longlong
-    f: cython.longlong
-    t1: cython.longlong
-    moved: cython.Py_ssize_t = 0
-    c.begin(now, ql)
-    for i in range(ql):
-        k = q[i]
-        s = ps[k]
-        if s <= now:
-            continue
-        n = pr[k]
-        d = est[k]
-        j = p.left(s, 0) - 1  # the step just before s
-        if j < 0:
-            continue
-        if p.f[j] < n:
-            # the window cannot reach s: it fits whole before times[j], opening by last
-            last = p.t[j] - d
-            if last < now:
-                continue
-            if last >= c.pm_until:
-                c.running_max(p)
-            x = c.first_with(n)  # no step before pmt[x] has n free
-            if x == c.pm_len:
-                continue
-            b = c.pmt[x]
-            if b > last:
-                continue
-            h = c.slot(n, d)
-            b2 = c.bound(h, now, d)
-            if b2 > b:
-                if b2 > last:
-                    continue
-                b = b2
-            # the earliest whole window in [b, times[j]): a scan of the steps
-            s2 = s
-            for x in range(p.right(b, 0) - 1, j):
-                f = p.f[x]
-                t1 = p.t[x + 1]
-                if f < n:
-                    b = t1
-                elif t1 - b >= d:
-                    s2 = b
-                    break
-            if s2 == s:
-                c.keep(h, n, d, s)
-                continue
-        else:
-            # a window reaching s opens after s - d; a whole one opens at or after the bound
-            h = c.slot(n, d)
-            b = c.bound(h, now, d)
-            if b > now:
-                a = s - d + 1
-                if a < b:
-                    b = a if a > now else now
-            s2 = p.earliest_move(s, d, n, b)
-            if s2 == s:
-                c.keep(h, n, d, s)
-                continue
-        if not p.move(s, s2, d, n):
-            raise AssertionError(f"compression moved job {k} from {s} to {s2}: no room")
-        ps[k] = s2
-        wake.push(((s2 - origin) << shift) | k)
-        moved += 1
-        f = s2 + d
-        if f < s:
-            f = s  # capacity was given back over [f, s + d) only
-        c.moved(f)
-        c.keep(h, n, d, s2)
-    return moved
+    planned_end: cython.longlong
+    ended: cython.Py_ssize_t = 0
+    while run.ends.size and _time_of(run, run.ends.top()) == run.now:
+        job = run.ends.pop() & run.mask
+        n = run.procs[job]
+        run.busy -= n
+        planned_end = run.start[job] + run.estimate[job]
+        if run.now < planned_end:
+            if not run.profile.add(run.now, planned_end, n):
+                raise AssertionError(f"job {job} gave back processors it did not hold")
+            run.gave_back = True
+        ended += 1
+    return ended
+
+
+@cython.cfunc
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _enqueue_arrival(run: _Run) -> cython.longlong:
+    """The next arrival joins the end of the queue; returns it."""
+    job: cython.longlong = run.arrived
+    run.queue[run.waiting] = job
+    run.waiting += 1
+    run.is_waiting[job] = 1
+    run.arrived += 1
+    return job
+
+
+@cython.cfunc
+@cython.exceptval(-1)
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _start(run: _Run, job: cython.longlong) -> cython.int:
+    """``job`` starts now (its block is already in the profile)."""
+    run.is_waiting[job] = 0
+    run.start[job] = run.now
+    run.busy += run.procs[job]
+    run.ends.push(_key(run, run.now + run.runtime[job], job))
+    return 0
+
+
+@cython.cfunc
+@cython.exceptval(-1)
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _start_now(run: _Run, job: cython.longlong) -> cython.int:
+    """``job`` takes its block from now to its estimated end, and starts."""
+    if not run.profile.add(run.now, run.now + run.estimate[job], -run.procs[job]):
+        raise AssertionError(f"job {job} started where it does not fit")
+    return _start(run, job)
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _drop_started(run: _Run, first: cython.Py_ssize_t) -> cython.void:
+    """Take the jobs that started out of the queue, keeping its order (every job before
+    ``first`` started)."""
+    i: cython.Py_ssize_t
+    kept: cython.Py_ssize_t = 0
+    job: cython.longlong
+    for i in range(first, run.waiting):
+        job = run.queue[i]
+        if run.is_waiting[job]:
+            run.queue[kept] = job
+            kept += 1
+    run.waiting = kept
+
+
+@cython.cfunc
+@cython.exceptval(-1)
+def _sample(run: _Run) -> cython.int:
+    """The instant's sample ``(now, busy, waiting)``, and the progress callback every
+    ``every`` instants (what it raises propagates)."""
+    run.series.add(run.now, run.busy, run.waiting)
+    run.instants += 1
+    if run.progress is not None and run.instants % run.every == 0:
+        run.progress(run.arrived / run.jobs, f"{run.arrived} of {run.jobs} jobs submitted")
+    return 0
+
+
+# --- EASY backfilling ---
 
 
 @cython.ccall
@@ -830,139 +647,518 @@ def run_easy(
     progress: object,
     every: cython.Py_ssize_t,
 ) -> tuple:
-    """A whole run of EASY backfilling (:class:`~scheduler.cluster.easy.EASY`, its rules in
-    its module's docstring; without fixed reservations: the classic tests on the free count
-    now and the processors left at the shadow time) from an empty machine, as
-    :func:`run_conservative` (same arguments); returns ``(start, series, times, free, last,
-    examined)``, ``examined`` being the policy's count of queued jobs already examined."""
-    n: cython.Py_ssize_t = len(submit)
-    sub: cython.longlong[::1] = array("q", submit)
-    run: cython.longlong[::1] = array("q", runtime)
-    est: cython.longlong[::1] = array("q", estimate)
-    pr: cython.longlong[::1] = array("q", procs)
-    st_a = array("q", [-1]) * n
-    st: cython.longlong[::1] = st_a
-    q: cython.longlong[::1] = _zeros(n)  # the queue: job indices, queue order, q[:ql]
-    ql: cython.Py_ssize_t = 0
-    p: _Steps = _Steps(times, free, capacity)
-    origin: cython.longlong = times[0]
-    shift: cython.int = _bits(n)
-    mask: cython.longlong = (1 << shift) - 1
-    done: _Heap = _Heap(n)  # completions: (end - origin) << shift | job
-    series: _Series = _Series(2 * n + 1)
-    a: cython.Py_ssize_t = 0
-    busy: cython.longlong = 0
-    t: cython.longlong = origin
-    any_event: cython.bint = False
+    """A whole run of EASY backfilling (Lifka 1995; Mu'alem & Feitelson 2001) from an empty
+    machine: the decisions of :class:`~scheduler.cluster.easy.EASY` (its rules in its
+    module's docstring; without fixed reservations: the classic tests on the free count now
+    and the processors left at the shadow time) through the event loop.  Arguments as
+    :func:`run_conservative`; returns ``(start, series, times, free, last, examined)``,
+    ``examined`` being the policy's count of queued jobs already examined."""
+    run: _Run = _Run(submit, runtime, estimate, procs, times, free, capacity, progress, every)
     examined: cython.Py_ssize_t = 0
-    c: cython.longlong
-    k: cython.longlong
-    nk: cython.longlong
-    end: cython.longlong
-    shadow: cython.longlong
-    extra: cython.longlong
-    free_now: cython.longlong
-    h: cython.Py_ssize_t
-    i: cython.Py_ssize_t
-    w: cython.Py_ssize_t
-    lo: cython.Py_ssize_t
-    nq: cython.Py_ssize_t
-    have: cython.bint
-    changed: cython.bint
-    started: cython.bint
-    instants: cython.Py_ssize_t = 0
-    while True:
-        have = a < n
-        if have:
-            t = sub[a]
-        if done.size:
-            c = (done.top() >> shift) + origin
-            if not have or c < t:
-                t = c
-                have = True
-        if not have:
+    ended: cython.Py_ssize_t
+    while _next_instant(run):
+        run.profile.advance(run.now)
+        ended = _complete_due(run)
+        while run.arrived < run.jobs and run.submit[run.arrived] == run.now:
+            _enqueue_arrival(run)
+        if run.waiting:
+            examined = _easy_schedule(run, ended > 0, examined)
+        _sample(run)
+    return run.result() + (examined,)
+
+
+@cython.cfunc
+def _easy_schedule(
+    run: _Run, changed: cython.bint, examined: cython.Py_ssize_t
+) -> cython.Py_ssize_t:
+    """EASY's decision at ``now`` (``EASY.schedule``): the head, and each next head, starts
+    while it fits; then the jobs behind it may backfill.  When nothing ended, the queue the
+    policy had examined is unchanged and only the ``examined`` jobs after the head are
+    skipped.  Returns the new count of examined jobs."""
+    head: cython.Py_ssize_t = 0
+    first: cython.Py_ssize_t  # the first job to try to backfill, counted from the head
+    started: cython.bint = False
+    if changed or examined == 0:
+        head = _start_heads(run)
+        started = head > 0
+        first = 1
+    else:
+        first = examined
+    examined = run.waiting - head
+    if examined > first and run.profile.free[0] > 0:
+        if _backfill(run, head, head + first):
+            started = True
+    if started:
+        _drop_started(run, head)
+        examined = run.waiting
+    return examined
+
+
+@cython.cfunc
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _start_heads(run: _Run) -> cython.Py_ssize_t:
+    """Start the head of the queue, and each next head, while it fits now; returns how many
+    started (the queue is then ``queue[started:waiting]``)."""
+    head: cython.Py_ssize_t = 0
+    job: cython.longlong
+    while head < run.waiting:
+        job = run.queue[head]
+        if run.profile.free[0] < run.procs[job]:
             break
-        p.advance(t)
-        changed = False
-        while done.size and (done.top() >> shift) + origin == t:
-            k = done.pop() & mask
-            nk = pr[k]
-            busy -= nk
-            c = st[k] + est[k]
-            if t < c:
-                if not p.add(t, c, nk):
-                    raise AssertionError(f"job {k} gave back processors it did not hold")
-            changed = True
-        while a < n and sub[a] == t:
-            q[ql] = a
-            ql += 1
-            a += 1
-        if ql:
-            started = False
-            # 1. the head, and each next head, while it fits (the queue is q[h:ql] after)
-            h = 0
-            if changed or examined == 0:
-                while h < ql:
-                    k = q[h]
-                    nk = pr[k]
-                    if p.f[0] < nk:
-                        break
-                    end = t + est[k]
-                    if not p.add(t, end, -nk):
-                        raise AssertionError(f"job {k} started where it does not fit")
-                    st[k] = t
-                    busy += nk
-                    done.push(((t + run[k] - origin) << shift) | k)
-                    h += 1
-                started = h > 0
-                lo = 1
+        _start_now(run, job)
+        head += 1
+    return head
+
+
+@cython.cfunc
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _backfill(run: _Run, head: cython.Py_ssize_t, first: cython.Py_ssize_t) -> cython.bint:
+    """EASY's backfilling behind the reservation of ``queue[head]`` at its shadow time (its
+    earliest start): the jobs from ``queue[first]`` on, in order, start now if they fit now
+    and either end by the shadow time or use only the ``extra`` processors the head leaves
+    free then.  Returns whether one started."""
+    p: _Steps = run.profile
+    free_now: cython.longlong = p.free[0]
+    shadow: cython.longlong = -1  # computed at the first job that fits now
+    extra: cython.longlong = 0
+    started: cython.bint = False
+    i: cython.Py_ssize_t
+    job: cython.longlong
+    n: cython.longlong
+    end: cython.longlong
+    head_job: cython.longlong
+    for i in range(first, run.waiting):
+        job = run.queue[i]
+        n = run.procs[job]
+        if n > free_now:
+            continue
+        if shadow < 0:
+            head_job = run.queue[head]
+            shadow = p.earliest_start(run.procs[head_job], run.estimate[head_job], run.now)
+            extra = p.free[p.right(shadow, 0) - 1] - run.procs[head_job]
+        end = run.now + run.estimate[job]
+        if end > shadow and n > extra:
+            continue
+        _start_now(run, job)
+        started = True
+        free_now -= n
+        if end > shadow:
+            extra -= n
+        if free_now == 0:
+            break
+    return started
+
+
+# --- conservative backfilling ---
+
+
+@cython.cclass
+class _Pass:
+    """What one compression pass knows (the rules are in :mod:`scheduler.cluster.conservative`
+    and ``_kernel.compress``): a running maximum of the free counts over a snapshot of the
+    breakpoints (``peak``, ``peak_times``), an upper bound of the free counts before
+    ``peak_until``; the instants from which each move gave capacity back (``gone``); and per
+    shape ``(n, d)`` a lower bound ``L`` — no window of ``n`` processors for ``d`` seconds
+    opens in ``[now, L)`` as of the ``M``-th move — in an open-addressing table whose entries
+    belong to the pass of generation ``generation``."""
+
+    peak: cython.longlong[::1]
+    peak_times: cython.longlong[::1]
+    peak_len: cython.Py_ssize_t
+    peak_until: cython.longlong
+    gone: cython.longlong[::1]
+    gone_len: cython.Py_ssize_t
+    shape_n: cython.longlong[::1]
+    shape_d: cython.longlong[::1]
+    bound_at: cython.longlong[::1]  # L
+    bound_moves: cython.longlong[::1]  # M
+    slot_generation: cython.longlong[::1]
+    mask: cython.Py_ssize_t
+    generation: cython.longlong
+    slot_found: cython.Py_ssize_t  # the slot of the shape the pass looked up last
+
+    def __init__(self) -> None:
+        self.peak = _zeros(64)
+        self.peak_times = _zeros(64)
+        self.gone = _zeros(64)
+        self.generation = 0
+        self.slot_found = 0
+        self._table(64)
+
+    @cython.cfunc
+    def _table(self, size: cython.Py_ssize_t) -> cython.void:
+        self.shape_n = _zeros(size)
+        self.shape_d = _zeros(size)
+        self.bound_at = _zeros(size)
+        self.bound_moves = _zeros(size)
+        self.slot_generation = _zeros(size)
+        self.mask = size - 1
+        self.generation = 0
+
+    @cython.cfunc
+    def begin(self, now: cython.longlong, jobs: cython.Py_ssize_t) -> cython.void:
+        """A new pass over ``jobs`` queued jobs at ``now``."""
+        size: cython.Py_ssize_t = self.mask + 1
+        if 2 * jobs > size:
+            while 2 * jobs > size:
+                size *= 2
+            self._table(size)
+        if jobs > len(self.gone):
+            self.gone = _zeros(2 * jobs)
+        self.generation += 1
+        self.gone_len = 0
+        self.peak_len = 0
+        self.peak_until = now
+
+    @cython.cfunc
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    def slot(self, n: cython.longlong, d: cython.longlong) -> cython.Py_ssize_t:
+        """The table slot of shape ``(n, d)``: its own, or the free one where it goes (kept
+        in ``slot_found`` too)."""
+        i: cython.Py_ssize_t = (d ^ (d >> 13) ^ (n << 5)) & self.mask
+        while self.slot_generation[i] == self.generation and (
+            self.shape_n[i] != n or self.shape_d[i] != d
+        ):
+            i = (i + 1) & self.mask
+        self.slot_found = i
+        return i
+
+    @cython.cfunc
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    def bound(
+        self, i: cython.Py_ssize_t, now: cython.longlong, d: cython.longlong
+    ) -> cython.longlong:
+        """The lower bound in slot ``i`` brought up to date (``now`` if there is none): a
+        window that ends by the first instant given back since is still impossible."""
+        b: cython.longlong
+        first_back: cython.longlong
+        k: cython.Py_ssize_t
+        moves: cython.Py_ssize_t
+        if self.slot_generation[i] != self.generation:
+            return now
+        b = self.bound_at[i]
+        moves = self.bound_moves[i]
+        if moves < self.gone_len:
+            first_back = self.gone[moves]
+            for k in range(moves + 1, self.gone_len):
+                if self.gone[k] < first_back:
+                    first_back = self.gone[k]
+            first_back = first_back - d + 1
+            if first_back < b:
+                b = first_back if first_back > now else now
+            self.bound_at[i] = b
+            self.bound_moves[i] = self.gone_len
+        return b
+
+    @cython.cfunc
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    def keep(
+        self, i: cython.Py_ssize_t, n: cython.longlong, d: cython.longlong, b: cython.longlong
+    ) -> cython.void:
+        """Shape ``(n, d)`` (its slot ``i``) has no window before ``b``, as of now."""
+        self.slot_generation[i] = self.generation
+        self.shape_n[i] = n
+        self.shape_d[i] = d
+        self.bound_at[i] = b
+        self.bound_moves[i] = self.gone_len
+
+    @cython.cfunc
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    def running_max(self, p: _Steps) -> cython.void:
+        """Snapshot the running maximum of the free counts (exact until a move)."""
+        k: cython.Py_ssize_t
+        top: cython.longlong = -1
+        if p.size > len(self.peak):
+            self.peak = _zeros(2 * p.size)
+            self.peak_times = _zeros(2 * p.size)
+        for k in range(p.size):
+            if p.free[k] > top:
+                top = p.free[k]
+            self.peak[k] = top
+            self.peak_times[k] = p.times[k]
+        self.peak_len = p.size
+        self.peak_until = _NO_LIMIT
+
+    @cython.cfunc
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    def first_with(self, n: cython.longlong) -> cython.Py_ssize_t:
+        """The first index of the snapshot whose running maximum reaches ``n``."""
+        lo: cython.Py_ssize_t = 0
+        hi: cython.Py_ssize_t = self.peak_len
+        mid: cython.Py_ssize_t
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if self.peak[mid] < n:
+                lo = mid + 1
             else:
-                lo = examined
-            nq = ql - h
-            examined = nq
-            # 2. backfill behind the head's reservation at its shadow time
-            if nq > lo and p.f[0] > 0:
-                free_now = p.f[0]
-                shadow = -1
-                extra = 0
-                for i in range(h + lo, ql):
-                    k = q[i]
-                    nk = pr[k]
-                    if nk > free_now:
-                        continue
-                    if shadow < 0:
-                        shadow = p.earliest_start(pr[q[h]], est[q[h]], t)
-                        extra = p.f[p.right(shadow, 0) - 1] - pr[q[h]]
-                    end = t + est[k]
-                    if end > shadow and nk > extra:
-                        continue
-                    if not p.add(t, end, -nk):
-                        raise AssertionError(f"job {k} backfilled where it does not fit")
-                    st[k] = t
-                    busy += nk
-                    done.push(((t + run[k] - origin) << shift) | k)
-                    started = True
-                    free_now -= nk
-                    if end > shadow:
-                        extra -= nk
-                    if free_now == 0:
-                        break
-            if started:
-                w = 0
-                for i in range(h, ql):
-                    k = q[i]
-                    if st[k] < 0:
-                        q[w] = k
-                        w += 1
-                ql = w
-                examined = ql
-        series.add(t, busy, ql)
-        any_event = True
-        instants += 1
-        if progress is not None and instants % every == 0:
-            progress(a / n, f"{a} of {n} jobs submitted")
-    times_out, free_out = p.lists()
-    return st_a.tolist(), series.take(), times_out, free_out, t if any_event else None, examined
+                hi = mid
+        return lo
+
+    @cython.cfunc
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    def moved(self, back_from: cython.longlong) -> cython.void:
+        """A move gave capacity back from ``back_from`` on."""
+        if self.gone_len == len(self.gone):
+            grown = array("q", self.gone)
+            grown.frombytes(bytes(8 * len(self.gone)))
+            self.gone = grown
+        self.gone[self.gone_len] = back_from
+        self.gone_len += 1
+        if back_from < self.peak_until:
+            self.peak_until = back_from
+
+
+@cython.cclass
+class _Plan:
+    """Conservative backfilling's plan: the planned start of each queued job (its block is in
+    the profile from there), the planned starts as a lazy heap (an entry is stale once the
+    job started or moved), and the compression pass's memory."""
+
+    planned: cython.longlong[::1]
+    wake: _Heap  # key(planned start, job), stale entries included
+    compression: _Pass
+
+    def __init__(self, jobs: cython.Py_ssize_t) -> None:
+        self.planned = _zeros(jobs)
+        self.wake = _Heap(jobs)
+        self.compression = _Pass()
+
+
+@cython.ccall
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def run_conservative(
+    submit: list,
+    runtime: list,
+    estimate: list,
+    procs: list,
+    times: list,
+    free: list,
+    capacity: cython.longlong,
+    progress: object,
+    every: cython.Py_ssize_t,
+) -> tuple:
+    """A whole run of conservative backfilling (Mu'alem & Feitelson 2001, section 3): the
+    decisions of :class:`~scheduler.cluster.conservative.Conservative` through the event loop
+    — each arrival planned at its earliest start that delays no block, the plan compressed
+    (once per instant, before that instant's arrivals are placed) after early ends, each job
+    started at its planned time — from the profile ``(times, free)`` (its origin the first
+    instant; blocks already in it are honoured) over the jobs ``submit``, ``runtime``,
+    ``estimate`` (>= 1), ``procs`` (1..capacity), in queue order, all arriving.
+
+    Returns ``(start, series, times, free, last)``: the start of each job (a list, -1 for none),
+    the samples (an ``array("q")``, three per instant), the profile's lists at the end and
+    the last instant (None if there was no event).  ``progress(fraction, message)`` is called
+    every ``every`` instants as by the event loop; what it raises propagates, and then nothing
+    of the caller's has changed (the lists are only read).  See :func:`fits`.
+    """
+    run: _Run = _Run(submit, runtime, estimate, procs, times, free, capacity, progress, every)
+    plan: _Plan = _Plan(run.jobs)
+    while _next_planned_instant(run, plan, _next_instant(run)):
+        run.profile.advance(run.now)
+        _complete_due(run)
+        while run.arrived < run.jobs and run.submit[run.arrived] == run.now:
+            if run.gave_back:
+                _compress(run, plan)
+            _plan_arrival(run, plan)
+        if run.gave_back:
+            _compress(run, plan)
+        if _start_planned(run, plan):
+            _drop_started(run, 0)
+        _sample(run)
+    return run.result()
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+def _is_current(run: _Run, plan: _Plan, key: cython.longlong) -> cython.bint:
+    """Whether a ``wake`` entry is still a queued job's plan."""
+    job: cython.longlong = key & run.mask
+    return run.is_waiting[job] and plan.planned[job] == _time_of(run, key)
+
+
+@cython.cfunc
+def _next_planned_instant(run: _Run, plan: _Plan, have: cython.bint) -> cython.bint:
+    """Bring the clock back to the earliest planned start if it comes before the next arrival
+    or completion (``have`` says whether there is one); stale plans are dropped.  False if
+    there is no next instant at all."""
+    key: cython.longlong
+    while plan.wake.size:
+        key = plan.wake.top()
+        if _is_current(run, plan, key):
+            if not have or _time_of(run, key) < run.now:
+                run.now = _time_of(run, key)
+                have = True
+            break
+        plan.wake.pop()
+    return have
+
+
+@cython.cfunc
+@cython.exceptval(-1)
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _plan_arrival(run: _Run, plan: _Plan) -> cython.int:
+    """The next arrival joins the queue with a block at its earliest start (the profile's
+    ``earliest_start`` with every block in place)."""
+    job: cython.longlong = _enqueue_arrival(run)
+    n: cython.longlong = run.procs[job]
+    d: cython.longlong = run.estimate[job]
+    start: cython.longlong = run.profile.earliest_start(n, d, run.now)
+    if not run.profile.add(start, start + d, -n):
+        raise AssertionError(f"job {job} was planned where it does not fit")
+    plan.planned[job] = start
+    plan.wake.push(_key(run, start, job))
+    return 0
+
+
+@cython.cfunc
+def _start_planned(run: _Run, plan: _Plan) -> cython.bint:
+    """Start the jobs planned for now; returns whether one started."""
+    key: cython.longlong
+    started: cython.bint = False
+    while plan.wake.size and _time_of(run, plan.wake.top()) <= run.now:
+        key = plan.wake.pop()
+        if _is_current(run, plan, key):
+            _start(run, key & run.mask)
+            started = True
+    return started
+
+
+@cython.cfunc
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _compress(run: _Run, plan: _Plan) -> cython.Py_ssize_t:
+    """Conservative backfilling's compression at ``now`` (Mu'alem & Feitelson 2001, section
+    3; ``Conservative._compress``): each queued job, in queue order, moved to its earliest
+    start — never later than its planned one — with ``_kernel.compress``'s exact shortcuts;
+    clears ``gave_back`` and returns how many moved."""
+    p: _Steps = run.profile
+    passed: _Pass = plan.compression
+    now: cython.longlong = run.now
+    i: cython.Py_ssize_t
+    before: cython.Py_ssize_t
+    job: cython.longlong
+    start: cython.longlong
+    new_start: cython.longlong
+    n: cython.longlong
+    d: cython.longlong
+    back_from: cython.longlong
+    moved: cython.Py_ssize_t = 0
+    run.gave_back = False
+    passed.begin(now, run.waiting)
+    for i in range(run.waiting):
+        job = run.queue[i]
+        start = plan.planned[job]
+        if start <= now:
+            continue
+        n = run.procs[job]
+        d = run.estimate[job]
+        before = p.left(start, 0) - 1  # the step just before start
+        if before < 0:
+            continue
+        if p.free[before] < n:
+            new_start = _fit_before_step(p, passed, n, d, before, start, now)
+        else:
+            new_start = _fit_reaching(p, passed, n, d, start, now)
+        if new_start == start:
+            continue
+        if not p.move(start, new_start, d, n):
+            raise AssertionError(f"compression moved job {job} from {start} to {new_start}")
+        plan.planned[job] = new_start
+        plan.wake.push(_key(run, new_start, job))
+        moved += 1
+        back_from = new_start + d
+        if back_from < start:
+            back_from = start  # capacity was given back over [back_from, start + d) only
+        passed.moved(back_from)
+        passed.keep(passed.slot_found, n, d, new_start)
+    return moved
+
+
+@cython.cfunc
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _fit_before_step(
+    p: _Steps,
+    passed: _Pass,
+    n: cython.longlong,
+    d: cython.longlong,
+    before: cython.Py_ssize_t,
+    start: cython.longlong,
+    now: cython.longlong,
+) -> cython.longlong:
+    """The earliest start of a block ``(n, d)`` planned at ``start`` whose step just before
+    ``start`` (index ``before``) lacks ``n`` processors: the window cannot reach ``start``,
+    so it fits whole before ``times[before]``, opening by ``last``.  ``start`` if there is
+    none (the shape's bound then records it, and ``slot_found`` is its slot)."""
+    last: cython.longlong = p.times[before] - d
+    b: cython.longlong
+    bound: cython.longlong
+    slot: cython.Py_ssize_t
+    x: cython.Py_ssize_t
+    if last < now:
+        return start
+    if last >= passed.peak_until:
+        passed.running_max(p)
+    x = passed.first_with(n)  # no step before peak_times[x] has n free
+    if x == passed.peak_len:
+        return start
+    b = passed.peak_times[x]
+    if b > last:
+        return start
+    slot = passed.slot(n, d)
+    bound = passed.bound(slot, now, d)
+    if bound > b:
+        if bound > last:
+            return start
+        b = bound
+    # the earliest whole window in [b, times[before]): a scan of the steps
+    for x in range(p.right(b, 0) - 1, before):
+        if p.free[x] < n:
+            b = p.times[x + 1]
+        elif p.times[x + 1] - b >= d:
+            return b
+    passed.keep(slot, n, d, start)
+    return start
+
+
+@cython.cfunc
+def _fit_reaching(
+    p: _Steps,
+    passed: _Pass,
+    n: cython.longlong,
+    d: cython.longlong,
+    start: cython.longlong,
+    now: cython.longlong,
+) -> cython.longlong:
+    """The earliest start of a block ``(n, d)`` planned at ``start`` whose step just before
+    ``start`` has ``n`` processors: a window reaching ``start`` opens after ``start - d``,
+    a whole one at or after the shape's bound (``slot_found`` is its slot)."""
+    slot: cython.Py_ssize_t = passed.slot(n, d)
+    b: cython.longlong = passed.bound(slot, now, d)
+    reach: cython.longlong
+    new_start: cython.longlong
+    if b > now:
+        reach = start - d + 1
+        if reach < b:
+            b = reach if reach > now else now
+    new_start = p.earliest_move(start, d, n, b)
+    if new_start == start:
+        passed.keep(slot, n, d, start)
+    return new_start
+
+
+# --- FCFS ---
 
 
 @cython.ccall
@@ -976,61 +1172,60 @@ def replay_fcfs(
     progress: object,
     every: cython.Py_ssize_t,
 ) -> tuple:
-    """:func:`scheduler.cluster.fcfs.replay_fcfs` (its rules are in its docstring), from
-    an empty machine: returns ``(start, series, last)`` as :func:`run_conservative` does."""
-    n: cython.Py_ssize_t = len(submit)
-    sub: cython.longlong[::1] = array("q", submit)
-    run: cython.longlong[::1] = array("q", runtime)
-    pr: cython.longlong[::1] = array("q", procs)
-    st_a = array("q", [-1]) * n
-    st: cython.longlong[::1] = st_a
-    origin: cython.longlong = submit[0] if n else 0
-    shift: cython.int = _bits(n)
+    """FCFS (:class:`~scheduler.cluster.fcfs.FCFS`: the head of the queue starts when it
+    fits, nothing passes it) from an empty machine, where the free count now is all it
+    reads: returns ``(start, series, last)`` as :func:`run_conservative` does."""
+    jobs: cython.Py_ssize_t = len(submit)
+    submit_a: cython.longlong[::1] = array("q", submit)
+    runtime_a: cython.longlong[::1] = array("q", runtime)
+    procs_a: cython.longlong[::1] = array("q", procs)
+    start_out = array("q", [-1]) * jobs
+    start: cython.longlong[::1] = start_out
+    origin: cython.longlong = submit[0] if jobs else 0
+    shift: cython.int = _bits(jobs)
     mask: cython.longlong = (1 << shift) - 1
-    done: _Heap = _Heap(n)
-    series: _Series = _Series(2 * n + 1)
+    ends: _Heap = _Heap(jobs)
+    series: _Series = _Series(2 * jobs + 1)
     free: cython.longlong = capacity
-    a: cython.Py_ssize_t = 0
-    head: cython.Py_ssize_t = 0  # the queue is [head, a)
+    arrived: cython.Py_ssize_t = 0
+    head: cython.Py_ssize_t = 0  # the queue is [head, arrived)
     blocked: cython.bint = False
     changed: cython.bint
-    t: cython.longlong = origin
-    c: cython.longlong
-    bound: cython.longlong
-    nk: cython.longlong
-    any_event: cython.bint = False
+    now: cython.longlong = origin
+    end: cython.longlong
+    after_now: cython.longlong
+    n: cython.longlong
     instants: cython.Py_ssize_t = 0
     while True:
-        if a < n:
-            t = sub[a]
-            if done.size:
-                c = (done.top() >> shift) + origin
-                if c < t:
-                    t = c
-        elif done.size:
-            t = (done.top() >> shift) + origin
+        if arrived < jobs:
+            now = submit_a[arrived]
+            if ends.size:
+                end = (ends.top() >> shift) + origin
+                if end < now:
+                    now = end
+        elif ends.size:
+            now = (ends.top() >> shift) + origin
         else:
             break
         changed = False
-        bound = (t - origin + 1) << shift
-        while done.size and done.top() < bound:
-            free += pr[done.pop() & mask]
+        after_now = (now - origin + 1) << shift  # the first key after every end at now
+        while ends.size and ends.top() < after_now:
+            free += procs_a[ends.pop() & mask]
             changed = True
-        while a < n and sub[a] == t:
-            a += 1
+        while arrived < jobs and submit_a[arrived] == now:
+            arrived += 1
         if changed or not blocked:
-            while head < a:
-                nk = pr[head]
-                if nk > free:
+            while head < arrived:
+                n = procs_a[head]
+                if n > free:
                     break
-                free -= nk
-                st[head] = t
-                done.push(((t + run[head] - origin) << shift) | head)
+                free -= n
+                start[head] = now
+                ends.push(((now + runtime_a[head] - origin) << shift) | head)
                 head += 1
-            blocked = head < a
-        series.add(t, capacity - free, a - head)
-        any_event = True
+            blocked = head < arrived
+        series.add(now, capacity - free, arrived - head)
         instants += 1
         if progress is not None and instants % every == 0:
-            progress(a / n, f"{a} of {n} jobs submitted")
-    return st_a.tolist(), series.take(), t if any_event else None
+            progress(arrived / jobs, f"{arrived} of {jobs} jobs submitted")
+    return start_out.tolist(), series.take(), now if instants else None

@@ -1,4 +1,4 @@
-"""The whole-run loops (scheduler/cluster/_loop.py, issue 21): what ``Simulator.run`` does
+"""The whole-run loops (scheduler/cluster/_loop.py): what ``Simulator.run`` does
 for plain conservative backfilling and plain FCFS must be the event loop's run, job by job —
 the same start times, samples, final state and summary — compiled and as Python; and the loops
 must never take a run that is not plain (fixed reservations, a scheduling interval, a run

@@ -34,7 +34,7 @@ def test_reserve_release_and_queries_by_hand():
     st.lists(st.tuples(st.integers(1, 40), st.integers(1, 16)), max_size=12),
 )
 def test_blocks_from_the_origin_in_one_pass_are_the_blocks_reserved_in_turn(cap, t, blocks):
-    """``Profile.of_blocks_from`` (a site's running jobs at an instant, issue 21) is what
+    """``Profile.of_blocks_from`` (a site's running jobs at an instant) is what
     reserving each block over ``[origin, end)`` in turn gives, steps canonical; too many
     processors in all raise, as the reserve that overflows does."""
     ends = [t + length for length, _ in blocks]
@@ -79,7 +79,7 @@ def test_over_commit_and_over_release_raise_and_change_nothing():
 
 
 def test_earliest_start_by_hand():
-    # the 5-processor example of issue 3: A (2 procs, 3 h) runs, B (4 procs, 1 h) waits
+    # a 5-processor example: A (2 procs, 3 h) runs, B (4 procs, 1 h) waits
     p = Profile(5)
     p.reserve(0, 3, 2)
     assert p.earliest_start(4, 1, 0) == 3

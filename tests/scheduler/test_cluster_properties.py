@@ -1,6 +1,6 @@
 """Property tests of the cluster simulator over random traces (hypothesis), and an independent
 brute-force reference implementation of the three policies that the simulator must match job
-by job (SPEC §2; issue 3 item 9)."""
+by job."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The compiled kernel (issue 21): scheduler/cluster/_kernel.py compiled by Cython in
+"""The compiled kernel: scheduler/cluster/_kernel.py compiled by Cython in
 pure-Python mode must behave exactly as the same file run as Python, an extension built from
 another version of the source must never run, and the engine must run without Cython.
 
