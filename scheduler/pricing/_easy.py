@@ -126,6 +126,23 @@ try:  # compiled: the steps are shifted by C's memmove
     from cython.cimports.libc.string import memmove
 except (ImportError, AttributeError):  # uncompiled (Cython's shadow module raises the
     pass  # latter): lists shift themselves
+if cython.compiled:  # the profile's steps: C functions (scheduler/pricing/_steps.pxd)
+    from cython.cimports.scheduler.pricing._steps import (
+        earliest_step,
+        index,
+        least_free,
+        reserve,
+        take_block,
+        take_shifted,
+    )
+
+    from scheduler.pricing._steps import buffer  # (a Python function)
+else:  # their pure source (a build's functions take C arrays, not lists)
+    from scheduler._native import load_pure
+
+    _steps = load_pure("scheduler.pricing._steps", "scheduler.pricing._steps_pure")
+    buffer, earliest_step, index = _steps.buffer, _steps.earliest_step, _steps.index
+    least_free, reserve, take_block = _steps.least_free, _steps.reserve, _steps.take_block
 
 __all__ = ["EasyQueue", "buffer", "delay", "delays", "prices", "restart"]
 
@@ -135,17 +152,6 @@ _INF = 1 << 62  # (the C functions write the literal: a module global is a Pytho
 _TREE_INF = (1 << 32) - 1
 #: the longest planned duration the depth-K kernel takes (its trees hold durations in 32 bits)
 MAX_DURATION = _TREE_INF - 1
-
-
-def buffer(values: list, size: int):  # type: ignore[no-untyped-def]
-    """``values`` as the kernel indexes them: compiled, an array of 64-bit integers padded with
-    zeros to ``size`` items; else a list of its own (lists grow and shrink as needed)."""
-    if cython.compiled:
-        out = array("q", values)
-        out.frombytes(bytes(8 * (size - len(values))))  # zeros
-    else:
-        out = list(values) + [0] * (size - len(values)) if size > len(values) else list(values)
-    return out
 
 
 class EasyQueue:
@@ -352,96 +358,7 @@ class _Views:
             self.SC = w.SC
             self.SVC = w.SVC
         self.last = -1  # the end of the last re-plan's slot (-1: none yet)
-        self.ends = buffer([], 1)  # (:func:`_earliest_step`'s second result)
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _index(T: cython.longlong[::1], t: cython.longlong, hi: cython.Py_ssize_t) -> cython.Py_ssize_t:
-    """``bisect_right(T, t, 0, hi) - 1``: the step holding ``t``."""
-    base: cython.Py_ssize_t = 0
-    half: cython.Py_ssize_t
-    if not cython.compiled:
-        return bisect_right(T, t, 0, hi) - 1
-    if hi <= 0:
-        return -1
-    while hi > 1:  # branchless: base stays the last step known not after t (or 0)
-        half = hi >> 1
-        base = base + half if T[base + half] <= t else base
-        hi -= half
-    return base - 1 if T[base] > t else base
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _open(
-    T: cython.longlong[::1],
-    F: cython.longlong[::1],
-    L: cython.Py_ssize_t,
-    p: cython.Py_ssize_t,
-    t: cython.longlong,
-    f: cython.longlong,
-) -> cython.Py_ssize_t:
-    """Insert the step ``(t, f)`` at position ``p`` of the ``L`` steps; returns ``L + 1``."""
-    x: cython.Py_ssize_t
-    if cython.compiled:
-        x = L
-        while x > p:
-            T[x] = T[x - 1]
-            F[x] = F[x - 1]
-            x -= 1
-        T[p] = t
-        F[p] = f
-    else:  # a list of length L
-        T.insert(p, t)
-        F.insert(p, f)
-    return L + 1
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _close(
-    T: cython.longlong[::1], F: cython.longlong[::1], L: cython.Py_ssize_t, p: cython.Py_ssize_t
-) -> cython.Py_ssize_t:
-    """Remove the step at position ``p`` of the ``L`` steps; returns ``L - 1``."""
-    x: cython.Py_ssize_t
-    if cython.compiled:
-        for x in range(p, L - 1):
-            T[x] = T[x + 1]
-            F[x] = F[x + 1]
-    else:
-        del T[p]
-        del F[p]
-    return L - 1
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _reserve(
-    T: cython.longlong[::1],
-    F: cython.longlong[::1],
-    L: cython.Py_ssize_t,
-    t: cython.longlong,
-    stop: cython.longlong,
-    q: cython.longlong,
-) -> cython.Py_ssize_t:
-    """Take ``q`` processors over ``[t, stop)`` (free there), keeping the steps canonical — what
-    :meth:`Profile.reserve` does to the lists (an empty block changes nothing); returns the
-    new ``L``."""
-    if stop <= t or q == 0:
-        return L
-    return _reserve_at(T, F, L, _index(T, t, L), L, t, stop, q)
+        self.ends = buffer([], 1)  # (earliest_step's second result)
 
 
 @cython.cfunc
@@ -458,8 +375,9 @@ def _reserve_at(
     stop: cython.longlong,
     q: cython.longlong,
 ) -> cython.Py_ssize_t:
-    """:func:`_reserve` when step ``a`` holds ``t`` and ``stop`` is not after step ``b``'s
-    first instant (``b`` > ``a``; ``L``: no bound)."""
+    """:func:`~scheduler.pricing._steps.reserve` of ``q`` processors over ``[t, stop)`` when
+    step ``a`` holds ``t`` and ``stop`` is not after step ``b``'s first instant (``b`` > ``a``;
+    ``L``: no bound); compiled, ``F[L]`` is then -1 (:func:`_first_short`)."""
     k: cython.Py_ssize_t = a
     n: cython.Py_ssize_t = b - a
     half: cython.Py_ssize_t
@@ -472,94 +390,11 @@ def _reserve_at(
             n -= half
     else:
         k = bisect_right(T, stop - 1, a, b) - 1
-    if cython.compiled:  # each region of steps moved once (_take_shifted)
-        L = _take_shifted(T, F, L, a, k, t, stop, q)
-        F[L] = -1  # (the stop of _short's scan)
-        return L
-    if T[a] != t:  # split at t
-        a += 1
-        k += 1
-        L = _open(T, F, L, a, t, F[a - 1])
-    if k == L - 1 or T[k + 1] != stop:  # split at stop
-        L = _open(T, F, L, k + 1, stop, F[k])
-    F[a : k + 1] = [f - q for f in F[a : k + 1]]
-    if F[k] == F[k + 1]:  # canonical steps: merge equal neighbours
-        L = _close(T, F, L, k + 1)
-    if a > 0 and F[a - 1] == F[a]:
-        L = _close(T, F, L, a)
+    if not cython.compiled:
+        return take_block(T, F, L, a, k, t, stop, q)
+    L = take_shifted(cython.address(T[0]), cython.address(F[0]), L, a, k, t, stop, q)
+    F[L] = -1  # (the stop of _short's scan)
     return L
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _shift(
-    T: cython.longlong[::1],
-    F: cython.longlong[::1],
-    dst: cython.Py_ssize_t,
-    src: cython.Py_ssize_t,
-    count: cython.Py_ssize_t,
-) -> cython.void:
-    """Move the ``count`` steps from ``src`` on to ``dst`` (compiled only: C's memmove)."""
-    size: cython.Py_ssize_t = count * cython.sizeof(cython.longlong)
-    if count > 0 and dst != src:
-        memmove(cython.address(T[dst]), cython.address(T[src]), size)
-        memmove(cython.address(F[dst]), cython.address(F[src]), size)
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _take_shifted(
-    T: cython.longlong[::1],
-    F: cython.longlong[::1],
-    L: cython.Py_ssize_t,
-    a: cython.Py_ssize_t,
-    k: cython.Py_ssize_t,
-    t: cython.longlong,
-    stop: cython.longlong,
-    q: cython.longlong,
-) -> cython.Py_ssize_t:
-    """The block of ``q > 0`` processors over ``[t, stop)`` (``t < stop``; step ``a`` holds
-    ``t``, step ``k`` holds ``stop - 1``) with each region of steps moved once (compiled
-    only; :func:`scheduler.pricing._replan._take_shifted`): the splits at ``t`` and ``stop``
-    and the merges of equal neighbours are decided first — a split at ``t`` leaves no merge
-    at ``t`` (the steps then differ by ``q``), nor does a split at ``stop`` at ``stop`` —
-    then the covered steps after ``a`` move by the net count before them and the tail by
-    the net count in all.  Returns the new ``L``."""
-    x: cython.Py_ssize_t
-    fa: cython.longlong = F[a]
-    fk: cython.longlong = F[k]
-    split_t: cython.Py_ssize_t = 1 if T[a] != t else 0
-    split_stop: cython.Py_ssize_t = 1 if (k == L - 1 or T[k + 1] != stop) else 0
-    # after the subtraction: the step at stop equals the last covered one; the step before
-    # t equals the first covered one
-    merge_stop: cython.Py_ssize_t = 1 if (split_stop == 0 and F[k + 1] == fk - q) else 0
-    merge_t: cython.Py_ssize_t = 1 if (split_t == 0 and a > 0 and F[a - 1] == fa - q) else 0
-    shift: cython.Py_ssize_t = split_t - merge_t  # of the covered steps a+1..k
-    tail: cython.Py_ssize_t = k + 1 + merge_stop  # the first step kept after the block
-    delta: cython.Py_ssize_t = shift + split_stop - merge_stop  # of the tail
-    if delta > 0:  # to the right: the tail first
-        _shift(T, F, tail + delta, tail, L - tail)
-        _shift(T, F, a + 1 + shift, a + 1, k - a)
-    else:  # to the left (or in place): the covered steps first
-        _shift(T, F, a + 1 + shift, a + 1, k - a)
-        _shift(T, F, tail + delta, tail, L - tail)
-    if split_t:  # step a keeps [T[a], t) at fa; the block starts a new step
-        T[a + 1] = t
-        F[a + 1] = fa - q
-    elif not merge_t:  # step a starts at t (merged: the step before covers it)
-        F[a] = fa - q
-    for x in range(a + 1 + shift, k + 1 + shift):
-        F[x] -= q
-    if split_stop:
-        T[k + 1 + shift] = stop
-        F[k + 1 + shift] = fk
-    return L + delta
 
 
 @cython.cfunc
@@ -605,38 +440,6 @@ def _earliest(
             end = start + d
         elif i == last or T[i + 1] >= end:
             return start
-        else:
-            i += 1
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _earliest_step(
-    T: cython.longlong[::1],
-    F: cython.longlong[::1],
-    L: cython.Py_ssize_t,
-    i: cython.Py_ssize_t,
-    n: cython.longlong,
-    d: cython.longlong,
-    t: cython.longlong,
-    out: cython.longlong[::1],
-) -> cython.Py_ssize_t:
-    """:func:`_earliest` as the step holding the start: ``i`` (the start is ``t``), else the
-    step the start opens (the start is its first instant).  ``out[0]``: the step after the
-    last one the window meets (``L``: none), a bound for :func:`_reserve_at`."""
-    last: cython.Py_ssize_t = L - 1
-    p: cython.Py_ssize_t = i
-    end: cython.longlong = t + d
-    while True:
-        if F[i] < n:
-            i += 1  # cannot be past the last step: it holds the whole capacity
-            p = i
-            end = T[i] + d
-        elif i == last or T[i + 1] >= end:
-            out[0] = i + 1
-            return p
         else:
             i += 1
 
@@ -985,8 +788,8 @@ def _tight(
     of ``n`` processors fails the test only where it overlaps a step with slack below ``n``:
     all of them end no later than the first record (from the right) with slack below ``n``.
     Slacks of ``cap`` or more are not recorded (``n`` <= ``cap``).  Returns the new count."""
-    p0: cython.Py_ssize_t = _index(T, w0, L)
-    p: cython.Py_ssize_t = _index(T, w1 - 1, L)
+    p0: cython.Py_ssize_t = index(T, w0, L)
+    p: cython.Py_ssize_t = index(T, w1 - 1, L)
     low: cython.longlong = cap
     v: cython.longlong
     end: cython.longlong = w1
@@ -1165,7 +968,7 @@ def _run(
     rest: cython.longlong
     if not rec:
         C[0] += 1
-    a = _index(T, t, L)  # the step holding t (kept as blocks are inserted)
+    a = index(T, t, L)  # the step holding t (kept as blocks are inserted)
     while left > 0:
         if rec:  # the state before this event
             _snapshot(V, T, F, L, e, h, left, prev_t, mode)
@@ -1285,14 +1088,14 @@ def _run(
                             if hd > 0:
                                 if CB[2 * mw] != gen:
                                     if sa_gen != gen:
-                                        sa = _index(T, shadow, L)
+                                        sa = index(T, shadow, L)
                                         sa_gen = gen
                                     CB[2 * mw + 1] = _short(T, F, L, sa, mw + hq)
                                     CB[2 * mw] = gen
                                 if min(end, h_end) > CB[2 * mw + 1]:
                                     skip = True
                                     bes = True
-                            elif F[_index(T, shadow, L)] < mw + hq:
+                            elif F[index(T, shadow, L)] < mw + hq:
                                 skip = True
                                 bes = True
                     if not skip:
@@ -1329,7 +1132,7 @@ def _run(
                         if hd > 0:
                             if CB[2 * q] != gen:
                                 if sa_gen != gen:
-                                    sa = _index(T, shadow, L)
+                                    sa = index(T, shadow, L)
                                     sa_gen = gen
                                 CB[2 * q + 1] = _short(T, F, L, sa, q + hq)
                                 CB[2 * q] = gen
@@ -1339,7 +1142,7 @@ def _run(
                             else:
                                 infl = max(infl, min(end, h_end))
                         else:
-                            x = _index(T, shadow, L)
+                            x = index(T, shadow, L)
                             if F[x] < q + hq:
                                 ok = False
                             else:
@@ -1577,7 +1380,7 @@ def _run_depth(
     rest: cython.longlong
     if not rec:
         C[0] += 1
-    a = _index(T, t, L)  # the step holding t (followed, not searched, from here on)
+    a = index(T, t, L)  # the step holding t (followed, not searched, from here on)
     while left > 0:
         if rec:  # the state before this event
             _snapshot(V, T, F, L, e, h, left, prev_t, mode)
@@ -1613,7 +1416,7 @@ def _run_depth(
                 continue
             q = procs[h]
             dq = durs[h]
-            p = _earliest_step(T, F, L, a, q, dq, t, ends)
+            p = earliest_step(T, F, L, a, q, dq, t, ends)
             st = t if p == a else T[p]
             if rec:  # the window it was placed in: a test passed
                 infl = max(infl, st + max(dq, 1))
@@ -2131,12 +1934,12 @@ def _delay(
     else:
         T[:] = PT[o : o + L]
         F[:] = PF[o : o + L]
-    L = _reserve(T, F, L, s, e, n)
+    L = _reserve_at(T, F, L, index(T, s, L), L, s, e, n)  # the slot
     if V.depth == 0:
         if r == 0:
             t = V.now
         else:  # the next instant after the event before, on the profile with the slot
-            t = T[_index(T, V.prev[r], L) + 1]
+            t = T[index(T, V.prev[r], L) + 1]
         return _replan(E, V, T, F, L, r, t, e)  # (it sets W and the trees up)
     return _replan_depth(E, V, T, F, L, r, e)  # (it sets W, the trees and the heap up)
 
@@ -2208,7 +2011,7 @@ def _replan_depth(
     if r == 0:
         t = V.now
     else:  # the next instant after the event before, on the profile with the slot
-        x = _index(T, prev, L) + 1
+        x = index(T, prev, L) + 1
         t = T[x] if x < L else 4611686018427387904  # _INF
         if hn > 0 and H[0] < t:
             t = H[0]
@@ -2248,38 +2051,6 @@ def delays(E: EasyQueue, cands: list, n: int, d: int) -> list:
     return [delay(E, w, s, s + d, n) for s in cands]
 
 
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _least(
-    T: cython.longlong[::1],
-    F: cython.longlong[::1],
-    lo: cython.Py_ssize_t,
-    hi: cython.Py_ssize_t,
-    a: cython.longlong,
-    b: cython.longlong,
-) -> cython.longlong:
-    """The least free processors over ``[a, b)`` (``a < b``) of the profile in ``T``/``F`` at
-    ``lo:hi`` (its first instant not after ``a``): :meth:`Profile.free_over`."""
-    p: cython.Py_ssize_t = hi
-    mid: cython.Py_ssize_t
-    least: cython.longlong
-    while lo < p:  # p - 1: the step holding a
-        mid = (lo + p) >> 1
-        if a < T[mid]:
-            p = mid
-        else:
-            lo = mid + 1
-    p = lo - 1
-    least = F[p]
-    p += 1
-    while p < hi and T[p] < b:
-        least = min(least, F[p])
-        p += 1
-    return least
-
-
 @cython.ccall
 @cython.wraparound(False)
 @cython.boundscheck(False)
@@ -2305,10 +2076,10 @@ def prices(E: EasyQueue, cands: list, n: cython.longlong, d: cython.longlong) ->
     z: cython.Py_ssize_t = 0
     s: cython.longlong
     for s in cands:
-        if _least(BT, BF, 0, nb, s, s + d) < n:
+        if least_free(BT, BF, 0, nb, s, s + d) < n:
             out.append(None)
             continue
-        if _least(PT, PF, o, hi, s, s + d) >= n:
+        if least_free(PT, PF, o, hi, s, s + d) >= n:
             z = 0  # (few: a 0-second job is never a live site's)
             while z < nz and Z[z] < s:
                 z += 1

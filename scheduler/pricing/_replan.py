@@ -40,7 +40,6 @@ plan's moved later, or a previous re-plan's.  :func:`replan`, :func:`delays` and
 
 from __future__ import annotations
 
-from array import array
 from bisect import bisect_left, bisect_right
 
 try:
@@ -51,23 +50,30 @@ try:  # compiled: the steps are shifted by C's memmove
     from cython.cimports.libc.string import memmove
 except (ImportError, AttributeError):  # uncompiled (Cython's shadow module raises the
     pass  # latter): lists shift themselves
+if cython.compiled:  # the profile's steps: C functions (scheduler/pricing/_steps.pxd)
+    from cython.cimports.scheduler.pricing._steps import (
+        copy_values,
+        index,
+        insert_step,
+        least_free,
+        move_steps,
+        reserve,
+        take_block,
+    )
+
+    from scheduler.pricing._steps import buffer  # (a Python function)
+else:  # their pure source (a build's functions take C arrays, not lists)
+    from scheduler._native import load_pure
+
+    _steps = load_pure("scheduler.pricing._steps", "scheduler.pricing._steps_pure")
+    buffer, index, insert_step = _steps.buffer, _steps.index, _steps.insert_step
+    least_free, reserve, take_block = _steps.least_free, _steps.reserve, _steps.take_block
 
 __all__ = ["FcfsQueue", "Queue", "buffer", "delays", "fcfs_delays", "first_options", "replan"]
 
 #: while nothing has moved, up to this many jobs keeping their starts between two that meet
 #: the slot are inserted one by one; more, and the re-plan restarts from the prefix
 _GAP = 4
-
-
-def buffer(values: list, size: int):  # type: ignore[no-untyped-def]
-    """``values`` as the kernel indexes them: compiled, an array of 64-bit integers padded with
-    zeros to ``size`` items; else a list of its own (lists grow and shrink as needed)."""
-    if cython.compiled:
-        out = array("q", values)
-        out.frombytes(bytes(8 * (size - len(values))))  # zeros
-    else:
-        out = list(values)
-    return out
 
 
 class Queue:
@@ -151,7 +157,7 @@ def _prefixes(Q: Queue, base_times: list, base_free: list) -> cython.void:
         Q.pt = [T.copy()]
         Q.pf = [F.copy()]
         for j in range(m):
-            L = _reserve(T, F, L, starts[j], starts[j] + durs[j], procs[j])
+            L = reserve(T, F, L, starts[j], starts[j] + durs[j], procs[j])
             Q.pt.append(T.copy())
             Q.pf.append(F.copy())
         return
@@ -162,7 +168,7 @@ def _prefixes(Q: Queue, base_times: list, base_free: list) -> cython.void:
     OFF[0] = 0
     for j in range(m):
         OFF[j + 1] = OFF[j] + L
-        L = _reserve(T, F, L, starts[j], starts[j] + durs[j], procs[j])
+        L = reserve(T, F, L, starts[j], starts[j] + durs[j], procs[j])
     OFF[m + 1] = OFF[m] + L
     Q.pt = buffer([], OFF[m + 1])
     Q.pf = buffer([], OFF[m + 1])
@@ -175,7 +181,7 @@ def _prefixes(Q: Queue, base_times: list, base_free: list) -> cython.void:
             PT[o + x] = T[x]
             PF[o + x] = F[x]
         if j < m:
-            L = _reserve(T, F, L, starts[j], starts[j] + durs[j], procs[j])
+            L = reserve(T, F, L, starts[j], starts[j] + durs[j], procs[j])
 
 
 @cython.cfunc
@@ -205,223 +211,6 @@ def _restart(
         F[:] = PF[j]
         L = len(T)
     return L
-
-
-@cython.cfunc
-@cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _index(T: cython.longlong[::1], t: cython.longlong, hi: cython.Py_ssize_t) -> cython.Py_ssize_t:
-    """``bisect_right(T, t, 0, hi) - 1``: the step holding ``t`` (compiled only).  Without
-    branches to mispredict: ``base`` only moves to steps starting by ``t`` (a conditional
-    move), and ``[base, base + size)`` always holds the answer unless it is -1."""
-    base: cython.Py_ssize_t = 0
-    size: cython.Py_ssize_t = hi
-    half: cython.Py_ssize_t
-    if size == 0:
-        return -1
-    while size > 1:
-        half = size >> 1
-        base = base + half if T[base + half] <= t else base
-        size -= half
-    return base if T[base] <= t else base - 1
-
-
-@cython.cfunc
-@cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _open(
-    T: cython.longlong[::1],
-    F: cython.longlong[::1],
-    L: cython.Py_ssize_t,
-    p: cython.Py_ssize_t,
-    t: cython.longlong,
-    f: cython.longlong,
-) -> cython.Py_ssize_t:
-    """Insert the step ``(t, f)`` at position ``p`` of the ``L`` steps; returns ``L + 1``."""
-    x: cython.Py_ssize_t
-    if cython.compiled:
-        x = L
-        while x > p:
-            T[x] = T[x - 1]
-            F[x] = F[x - 1]
-            x -= 1
-        T[p] = t
-        F[p] = f
-    else:  # a list of length L
-        T.insert(p, t)
-        F.insert(p, f)
-    return L + 1
-
-
-@cython.cfunc
-@cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _close(
-    T: cython.longlong[::1], F: cython.longlong[::1], L: cython.Py_ssize_t, p: cython.Py_ssize_t
-) -> cython.Py_ssize_t:
-    """Remove the step at position ``p`` of the ``L`` steps; returns ``L - 1``."""
-    x: cython.Py_ssize_t
-    if cython.compiled:
-        for x in range(p, L - 1):
-            T[x] = T[x + 1]
-            F[x] = F[x + 1]
-    else:
-        del T[p]
-        del F[p]
-    return L - 1
-
-
-@cython.cfunc
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _take(
-    T: cython.longlong[::1],
-    F: cython.longlong[::1],
-    L: cython.Py_ssize_t,
-    a: cython.Py_ssize_t,
-    k: cython.Py_ssize_t,
-    t: cython.longlong,
-    stop: cython.longlong,
-    q: cython.longlong,
-) -> cython.Py_ssize_t:
-    """Take ``q`` processors over ``[t, stop)`` (free there; step ``a`` holds ``t``, step
-    ``k`` holds ``stop - 1``), keeping the steps canonical — what :meth:`Profile.reserve` does
-    to the lists (an empty block changes nothing); returns the new ``L``."""
-    x: cython.Py_ssize_t
-    if stop <= t:
-        return L
-    if cython.compiled and q > 0:
-        return _take_shifted(T, F, L, a, k, t, stop, q)
-    if T[a] != t:  # split at t
-        a += 1
-        k += 1
-        L = _open(T, F, L, a, t, F[a - 1])
-    if k == L - 1 or T[k + 1] != stop:  # split at stop
-        L = _open(T, F, L, k + 1, stop, F[k])
-    if cython.compiled:
-        for x in range(a, k + 1):
-            F[x] -= q
-    else:
-        F[a : k + 1] = [f - q for f in F[a : k + 1]]
-    if F[k] == F[k + 1]:  # canonical steps: merge equal neighbours
-        L = _close(T, F, L, k + 1)
-    if a > 0 and F[a - 1] == F[a]:
-        L = _close(T, F, L, a)
-    return L
-
-
-@cython.cfunc
-@cython.inline
-@cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _shift(
-    T: cython.longlong[::1],
-    F: cython.longlong[::1],
-    dst: cython.Py_ssize_t,
-    src: cython.Py_ssize_t,
-    count: cython.Py_ssize_t,
-) -> cython.void:
-    """Move the ``count`` steps from ``src`` on to ``dst`` (compiled only: C's memmove)."""
-    size: cython.Py_ssize_t = count * cython.sizeof(cython.longlong)
-    if count > 0 and dst != src:
-        memmove(cython.address(T[dst]), cython.address(T[src]), size)
-        memmove(cython.address(F[dst]), cython.address(F[src]), size)
-
-
-@cython.cfunc
-@cython.inline
-@cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _copy(
-    D: cython.longlong[::1],
-    dst: cython.Py_ssize_t,
-    S: cython.longlong[::1],
-    src: cython.Py_ssize_t,
-    count: cython.Py_ssize_t,
-) -> cython.void:
-    """Copy the ``count`` values of ``S`` from ``src`` on to ``D`` from ``dst`` on (compiled
-    only: C's memmove)."""
-    if count > 0:
-        memmove(
-            cython.address(D[dst]), cython.address(S[src]), count * cython.sizeof(cython.longlong)
-        )
-
-
-@cython.cfunc
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _take_shifted(
-    T: cython.longlong[::1],
-    F: cython.longlong[::1],
-    L: cython.Py_ssize_t,
-    a: cython.Py_ssize_t,
-    k: cython.Py_ssize_t,
-    t: cython.longlong,
-    stop: cython.longlong,
-    q: cython.longlong,
-) -> cython.Py_ssize_t:
-    """:func:`_take` of ``q > 0`` processors (``t < stop``) with each region of steps moved
-    once (compiled only): the splits at ``t`` and ``stop`` and the merges of equal
-    neighbours are decided first — a split at ``t`` leaves no merge at ``t`` (the steps
-    then differ by ``q``), nor does a split at ``stop`` at ``stop`` — then the covered steps
-    after ``a`` move by the net count before them and the tail by the net count in all."""
-    x: cython.Py_ssize_t
-    fa: cython.longlong = F[a]
-    fk: cython.longlong = F[k]
-    split_t: cython.Py_ssize_t = 1 if T[a] != t else 0
-    split_stop: cython.Py_ssize_t = 1 if (k == L - 1 or T[k + 1] != stop) else 0
-    # after the subtraction: the step at stop equals the last covered one; the step before
-    # t equals the first covered one
-    merge_stop: cython.Py_ssize_t = 1 if (split_stop == 0 and F[k + 1] == fk - q) else 0
-    merge_t: cython.Py_ssize_t = 1 if (split_t == 0 and a > 0 and F[a - 1] == fa - q) else 0
-    shift: cython.Py_ssize_t = split_t - merge_t  # of the covered steps a+1..k
-    tail: cython.Py_ssize_t = k + 1 + merge_stop  # the first step kept after the block
-    delta: cython.Py_ssize_t = shift + split_stop - merge_stop  # of the tail
-    if delta > 0:  # to the right: the tail first
-        _shift(T, F, tail + delta, tail, L - tail)
-        _shift(T, F, a + 1 + shift, a + 1, k - a)
-    else:  # to the left (or in place): the covered steps first
-        _shift(T, F, a + 1 + shift, a + 1, k - a)
-        _shift(T, F, tail + delta, tail, L - tail)
-    if split_t:  # step a keeps [T[a], t) at fa; the block starts a new step
-        T[a + 1] = t
-        F[a + 1] = fa - q
-    elif not merge_t:  # step a starts at t (merged: the step before covers it)
-        F[a] = fa - q
-    for x in range(a + 1 + shift, k + 1 + shift):
-        F[x] -= q
-    if split_stop:
-        T[k + 1 + shift] = stop
-        F[k + 1 + shift] = fk
-    return L + delta
-
-
-@cython.cfunc
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _reserve(
-    T: cython.longlong[::1],
-    F: cython.longlong[::1],
-    L: cython.Py_ssize_t,
-    t: cython.longlong,
-    stop: cython.longlong,
-    q: cython.longlong,
-) -> cython.Py_ssize_t:
-    """:func:`_take` from the times alone."""
-    a: cython.Py_ssize_t
-    k: cython.Py_ssize_t
-    if cython.compiled:
-        a = _index(T, t, L)
-        k = _index(T, stop - 1, L)
-    else:
-        a = bisect_right(T, t, 0, L) - 1
-        k = bisect_right(T, stop - 1, a, L) - 1
-    return _take(T, F, L, a, k, t, stop, q)
 
 
 @cython.cfunc
@@ -539,11 +328,11 @@ def _replan(
             if not have or j - i > _GAP:
                 # jobs ..j-1 keep their starts: the plan so far is prefix[j] + the slot
                 L = _restart(T, F, PT, PF, OFF, j)
-                L = _reserve(T, F, L, s, e, n)
+                L = reserve(T, F, L, s, e, n)
                 have = True
             else:
                 for x in range(i, j):  # a few jobs keep their starts: their blocks as planned
-                    L = _reserve(T, F, L, starts[x], starts[x] + durs[x], procs[x])
+                    L = reserve(T, F, L, starts[x], starts[x] + durs[x], procs[x])
             i = j
         q = procs[i]
         dq = durs[i]
@@ -555,7 +344,7 @@ def _replan(
             t = now
             if i > 0:  # FCFS: not before the job ahead (whose start is `last_t` once
                 t = max(now, last_t if moved else starts[i - 1])  # anything has moved)
-            a = _index(T, t, L) if cython.compiled else bisect_right(T, t, 0, L) - 1
+            a = index(T, t, L)
         else:
             # a lower bound: the start of the nearest job ahead that is no bigger (the
             # profile only loses room as the re-plan goes on, and whatever window fits this
@@ -565,7 +354,7 @@ def _replan(
             if u_lo < u_hi:  # phase 1: windows meeting the surplus span, starting before v
                 t = max(now, min(v, u_lo - max(dq, 1) + 1), lb)
                 jump = min(u_hi, v)
-                a = _index(T, t, L) if cython.compiled else bisect_right(T, t, 0, L) - 1
+                a = index(T, t, L)
                 k = a
                 stop = t + dq
                 while t < jump:
@@ -582,7 +371,7 @@ def _replan(
             if not found:  # phase 2: from v on (no window in [jump, v) can fit)
                 if u_lo >= u_hi or t < v or t < lb:
                     t = v if v >= lb else lb
-                    a = _index(T, t, L) if cython.compiled else bisect_right(T, t, 0, L) - 1
+                    a = index(T, t, L)
                 # else phase 1 stopped at t (step a) past max(v, lb), having tried every
                 # start from one before it: the search goes on from there
         if not found:
@@ -600,7 +389,7 @@ def _replan(
                 else:
                     k += 1
         # ---- take q processors over [t, stop)
-        L = _take(T, F, L, a, k, t, stop, q)
+        L = take_block(T, F, L, a, k, t, stop, q)
         last_t = t
         C[i] = t
         if t != v:
@@ -754,11 +543,6 @@ _SHIFT = 5
 _ROOM = 64
 
 
-def _zeros(size: int):  # type: ignore[no-untyped-def]
-    """``size`` zeros as the kernel indexes them (the same in both builds: a fixed size)."""
-    return buffer([], size) if cython.compiled else [0] * size
-
-
 class FcfsQueue:
     """The no-slot FCFS plan of a queue, played by the kernel from the base profile's lists
     and the queue's ``procs`` and ``durs`` (``now``: no job starts before it), as
@@ -799,14 +583,14 @@ class FcfsQueue:
         self.procs = buffer(procs, m)
         self.durs = buffer(durs, m)
         self.size = len(base_times) + 2 * m + 8
-        self.starts_buf = _zeros(m)
-        self.reach = _zeros(m)
-        self.rmax = _zeros(m)
-        self.qsum = _zeros(m + 1)
-        self.vq = _zeros(m + 1)
+        self.starts_buf = buffer([], m)
+        self.reach = buffer([], m)
+        self.rmax = buffer([], m)
+        self.qsum = buffer([], m + 1)
+        self.vq = buffer([], m + 1)
         self.shift = shift
         self.room = room
-        self.coff = _zeros((m >> shift) + 2)
+        self.coff = buffer([], (m >> shift) + 2)
         self.ct = self.cf = None
         self.pt = self.pf = None  # the plan's profile (steps), when no job is of no duration
         self.spare = None  # (and the spare processors at each job's start)
@@ -899,7 +683,7 @@ def _fcfs_plan(Q: FcfsQueue, base_times: list, base_free: list) -> cython.void:
                 break
             else:
                 k += 1
-        L = _take(T, F, L, a, k, t, stop, q)
+        L = take_block(T, F, L, a, k, t, stop, q)
         h = _holding(T, L, a, t)
         floor = t
         starts[j] = t
@@ -917,8 +701,8 @@ def _fcfs_plan(Q: FcfsQueue, base_times: list, base_free: list) -> cython.void:
     Q.pt = None
     Q.pf = None
     if 0 not in Q.durs:
-        Q.pt = _zeros(L)
-        Q.pf = _zeros(L)
+        Q.pt = buffer([], L)
+        Q.pf = buffer([], L)
         PT = Q.pt
         PF = Q.pf
         for x in range(L):
@@ -926,7 +710,7 @@ def _fcfs_plan(Q: FcfsQueue, base_times: list, base_free: list) -> cython.void:
             PF[x] = F[x]
         # and each job's spare processors at its start beside a slot there: the plan's free
         # ones, and those of the later jobs starting with it
-        Q.spare = _zeros(m)
+        Q.spare = buffer([], m)
         G = Q.spare
         x = 0
         for j in range(m):
@@ -938,8 +722,8 @@ def _fcfs_plan(Q: FcfsQueue, base_times: list, base_free: list) -> cython.void:
             top = top + procs[j + 1] if starts[j + 1] == starts[j] else 0
             G[j] += top
     # ---- the states, played again from the starts
-    Q.ct = _zeros(coff[((m - 1) >> shift) + 1] if m > 0 else 0)
-    Q.cf = _zeros(coff[((m - 1) >> shift) + 1] if m > 0 else 0)
+    Q.ct = buffer([], coff[((m - 1) >> shift) + 1] if m > 0 else 0)
+    Q.cf = buffer([], coff[((m - 1) >> shift) + 1] if m > 0 else 0)
     CT = Q.ct
     CF = Q.cf
     L = _load(T, F, base_times, base_free)
@@ -953,8 +737,8 @@ def _fcfs_plan(Q: FcfsQueue, base_times: list, base_free: list) -> cython.void:
                 CF[o + x - h] = F[x]
             CT[o] = floor
         t = starts[j]
-        L = _reserve(T, F, L, t, t + durs[j], procs[j])
-        h = _index(T, t, L) if cython.compiled else bisect_right(T, t, 0, L) - 1
+        L = reserve(T, F, L, t, t + durs[j], procs[j])
+        h = index(T, t, L)
         floor = t
 
 
@@ -1011,32 +795,11 @@ def _release(
         F[lo] += r
         return L
     if not cython.compiled:
-        return _open(T, F, L, lo, t, r)
-    _shift(T, F, lo + 1, lo, L - lo)
+        return insert_step(T, F, L, lo, t, r)
+    move_steps(cython.address(T[0]), cython.address(F[0]), lo + 1, lo, L - lo)
     T[lo] = t
     F[lo] = r
     return L + 1
-
-
-@cython.cfunc
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _least(
-    T: cython.longlong[::1],
-    F: cython.longlong[::1],
-    L: cython.Py_ssize_t,
-    a: cython.longlong,
-    b: cython.longlong,
-) -> cython.longlong:
-    """The fewest free processors over ``[a, b)`` (``T[0] <= a < b``) of the ``L`` steps."""
-    x: cython.Py_ssize_t = _index(T, a, L) if cython.compiled else bisect_right(T, a, 0, L) - 1
-    least: cython.longlong = F[x]
-    x += 1
-    while x < L and T[x] < b:
-        if F[x] < least:
-            least = F[x]
-        x += 1
-    return least
 
 
 @cython.ccall
@@ -1152,15 +915,15 @@ def fcfs_delays(
     # the last state a re-plan of this call had at each kept job (free processors at its
     # floor, then its releases; MFL: the floor; MW: the sum of (start - floor)·procs of the
     # jobs from there on)
-    MT: cython.longlong[::1] = _zeros(nc * room)
-    MF: cython.longlong[::1] = _zeros(nc * room)
-    MSIZE: cython.longlong[::1] = _zeros(nc)
-    MFL: cython.longlong[::1] = _zeros(nc)  # (and its floor)
-    MW: cython.longlong[::1] = _zeros(nc)
-    RC: cython.longlong[::1] = _zeros(nc)  # the states this re-plan kept: where, its sum
-    RS: cython.longlong[::1] = _zeros(nc)  # of start·procs before, its floor ...
-    RF: cython.longlong[::1] = _zeros(nc)
-    RZ: cython.longlong[::1] = _zeros(nc)  # ... and its size
+    MT: cython.longlong[::1] = buffer([], nc * room)
+    MF: cython.longlong[::1] = buffer([], nc * room)
+    MSIZE: cython.longlong[::1] = buffer([], nc)
+    MFL: cython.longlong[::1] = buffer([], nc)  # (and its floor)
+    MW: cython.longlong[::1] = buffer([], nc)
+    RC: cython.longlong[::1] = buffer([], nc)  # the states this re-plan kept: where, its sum
+    RS: cython.longlong[::1] = buffer([], nc)  # of start·procs before, its floor ...
+    RF: cython.longlong[::1] = buffer([], nc)
+    RZ: cython.longlong[::1] = buffer([], nc)  # ... and its size
     nrec: cython.Py_ssize_t
     c: cython.Py_ssize_t
     i: cython.Py_ssize_t
@@ -1221,7 +984,7 @@ def fcfs_delays(
         if j0 == m or starts[j0] >= e:
             out[i] = 0  # no job's block meets the slot: all keep their starts
             continue
-        if holes and _least(PT, PF, PL, s, e) >= n:
+        if holes and least_free(PT, PF, 0, PL, s, e) >= n:
             # a hole of the plan: every job had room beside every later block, so beside
             # the slot too, and keeps its start
             out[i] = 0
@@ -1363,13 +1126,13 @@ def fcfs_delays(
                 T[:] = CT[o : o + size]
                 F[:] = CF[o : o + size]
             L = size
-            L = _reserve(T, F, L, s if s > T[0] else T[0], e, n)
+            L = reserve(T, F, L, s if s > T[0] else T[0], e, n)
             while j < j0:
                 t = starts[j]
-                L = _reserve(T, F, L, t, t + durs[j], procs[j])
+                L = reserve(T, F, L, t, t + durs[j], procs[j])
                 j += 1
             floor = now if j0 == 0 else starts[j0 - 1]
-            h = _index(T, floor, L) if cython.compiled else bisect_right(T, floor, 0, L) - 1
+            h = index(T, floor, L)
             # ---- the re-plan on the profile, while a block starts after the floor
             while j < m and floor < rise:
                 q = procs[j]
@@ -1389,8 +1152,8 @@ def fcfs_delays(
                         if k - j > (k & (every - 1)) + 2:
                             j0 = k  # from the kept state nearer to it (fewer blocks to add)
                             break
-                        L = _reserve(T, F, L, v, v + dq, q)
-                        h = _index(T, v, L) if cython.compiled else bisect_right(T, v, 0, L) - 1
+                        L = reserve(T, F, L, v, v + dq, q)
+                        h = index(T, v, L)
                         floor = v
                         j += 1
                         continue
@@ -1418,7 +1181,7 @@ def fcfs_delays(
                         break
                     else:
                         k += 1
-                L = _take(T, F, L, a, k, t, stop, q)
+                L = take_block(T, F, L, a, k, t, stop, q)
                 h = _holding(T, L, a, t)
                 floor = t
                 if t != v:
@@ -1478,8 +1241,8 @@ def fcfs_delays(
                     MF[o] = free
                     MFL[c] = floor
                     if cython.compiled:
-                        _copy(MT, o + 1, T, b, size - 1)
-                        _copy(MF, o + 1, F, b, size - 1)
+                        copy_values(cython.address(MT[o + 1]), cython.address(T[b]), size - 1)
+                        copy_values(cython.address(MF[o + 1]), cython.address(F[b]), size - 1)
                     else:
                         MT[o + 1 : o + size] = T[b:L]
                         MF[o + 1 : o + size] = F[b:L]
@@ -1566,7 +1329,7 @@ def fcfs_delays(
                     F[lo] = q
                     L += 1
                 else:
-                    L = _open(T, F, L, lo, stop, q)
+                    L = insert_step(T, F, L, lo, stop, q)
             if floor != v:
                 moved = True
                 delay += (floor - v) * q
