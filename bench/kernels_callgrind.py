@@ -5,15 +5,16 @@ per cent, the instructions a quote executes do not.
     .venv/bin/python bench/kernels_callgrind.py prepare --rev a40fd1b --dir /tmp/kcg
     valgrind --tool=callgrind --callgrind-out-file=/dev/null \
         .venv/bin/python bench/kernels_callgrind.py run --dir /tmp/kcg --side rev --policy easy
-    (the same with --side tree, and each with --quotes 0: the set-up alone)
+    (the same with --side tree, and each with --passes 2: the difference is one warm pass)
 
 ``prepare`` builds the commit's kernels as ``make setup`` built them (bench/
 sweep_site_quotes_against.py's ``old_price``) into ``--dir`` and pickles, per policy, the
 site state (base profile, queued shapes) of every ``--every``-th instant with ``--deep`` or
 more queued jobs of CTC-SP2 at 338 processors.  ``run`` loads one side (``rev``: the
 commit's price.py and kernels from ``--dir``; ``tree``: this tree's, as installed) and
-quotes ``SiteQuote(...).options(32, 7200)`` at each instant.  The quote's cost is the
-difference of the totals with ``--quotes N`` and with ``--quotes 0``.
+quotes ``SiteQuote(...).options(32, 7200)`` at each instant, ``--passes`` times.  The
+quotes' cost is the difference of the totals with ``--passes 2`` and ``--passes 1``: one
+pass with every import, cache and bytecode file already warm.
 """
 
 from __future__ import annotations
@@ -83,10 +84,11 @@ def run(args: argparse.Namespace) -> None:
             setattr(module, attr, kernel)
         SiteQuote = module.SiteQuote
     total = 0
-    for base, shapes, at in states:
-        opts = SiteQuote(base, shapes, at, args.policy).options(32, 7200)
-        total += sum(o.delay for o in opts)
-    print(args.side, args.policy, len(states), "quotes, sum of delays", total)
+    for _ in range(args.passes):
+        for base, shapes, at in states:
+            opts = SiteQuote(base, shapes, at, args.policy).options(32, 7200)
+            total += sum(o.delay for o in opts)
+    print(args.side, args.policy, len(states), "quotes x", args.passes, "sum of delays", total)
 
 
 def main() -> None:
@@ -101,6 +103,7 @@ def main() -> None:
     r.add_argument("--dir", required=True)
     r.add_argument("--side", choices=("rev", "tree"), required=True)
     r.add_argument("--policy", choices=POLICIES, required=True)
+    r.add_argument("--passes", type=int, default=1, help="quote them this many times")
     r.add_argument("--quotes", type=int, default=40, help="how many instants (spread evenly)")
     args = ap.parse_args()
     prepare(args) if args.cmd == "prepare" else run(args)
