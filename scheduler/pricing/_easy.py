@@ -121,10 +121,8 @@ except (ImportError, AttributeError):  # uncompiled (Cython's shadow module rais
     pass  # latter): lists shift themselves
 if cython.compiled:  # the profile's steps: C functions (scheduler/pricing/_steps.pxd)
     from cython.cimports.scheduler.pricing._steps import (
-        earliest_step,
         index,
         least_free,
-        reserve,
         take_block,
         take_shifted,
     )
@@ -134,8 +132,8 @@ else:  # their pure source (a build's functions take C arrays, not lists)
     from scheduler._native import load_pure
 
     _steps = load_pure("scheduler.pricing._steps", "scheduler.pricing._steps_pure")
-    buffer, earliest_step, index = _steps.buffer, _steps.earliest_step, _steps.index
-    least_free, reserve, take_block = _steps.least_free, _steps.reserve, _steps.take_block
+    buffer, index = _steps.buffer, _steps.index
+    least_free, take_block = _steps.least_free, _steps.take_block
 
 __all__ = ["EasyQueue", "buffer", "delay", "delays", "prices", "restart"]
 
@@ -360,7 +358,7 @@ class _Views:
             self.new_starts = w.new_starts
             self.new_sorted = w.new_sorted
         self.last = -1  # the end of the last re-plan's slot (-1: none yet)
-        self.ends = buffer([], 1)  # (earliest_step's second result)
+        self.ends = buffer([], 1)  # (_earliest_step's second result)
 
 
 @cython.cfunc
@@ -444,6 +442,38 @@ def _earliest(
             end = start + d
         elif i == last or times[i + 1] >= end:
             return start
+        else:
+            i += 1
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _earliest_step(
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+    count: cython.Py_ssize_t,
+    i: cython.Py_ssize_t,
+    q: cython.longlong,
+    dq: cython.longlong,
+    t: cython.longlong,
+    out: cython.longlong[::1],
+) -> cython.Py_ssize_t:
+    """:func:`_earliest`, as the step holding the start: ``i`` (the start is
+    ``t``), else the step the start opens (the start is its first instant).  ``out[0]``: the
+    step after the last one the window meets (``count``: none)."""
+    last: cython.Py_ssize_t = count - 1
+    p: cython.Py_ssize_t = i
+    end: cython.longlong = t + dq
+    while True:
+        if free[i] < q:
+            i += 1  # cannot be past the last step: it holds the whole capacity
+            p = i
+            end = times[i] + dq
+        elif i == last or times[i + 1] >= end:
+            out[0] = i + 1
+            return p
         else:
             i += 1
 
@@ -803,452 +833,70 @@ def _snapshot(
             snap_free[o + x] = free[x]
 
 
-@cython.cclass
-class _Tally:
-    """What one play of the plan keeps as it goes (:func:`_run`, :func:`_run_depth`): for a
-    re-plan, its delay and where it may stop — from ``settle`` on its state may be the
-    no-slot plan's, from ``settle2`` on the last re-plan's (``vp``, ``pv``: how many of their
-    sorted decisions are before the instant) — and its starts (``new_starts``, decisions
-    sorted in ``new_sorted``, ``nsv`` of them); for the no-slot plan, its records (tests and
-    windows passed, ``nr`` and ``nw`` of them; ``infl``: the reach of the event so far).  EASY
-    also keeps the step holding the shadow time (``sa``, for generation ``sa_gen``) and
-    whether a backfill test read the shadow (``beside``)."""
-
-    views: _Views
-    counts: cython.longlong[::1]
-    new_starts: cython.longlong[::1]
-    new_sorted: cython.longlong[::1]
-    last_starts: cython.longlong[::1]
-    last_sorted: cython.longlong[::1]
-    delay: cython.longlong
-    settle: cython.longlong
-    settle2: cython.longlong
-    nsv: cython.Py_ssize_t
-    vp: cython.Py_ssize_t
-    pv: cython.Py_ssize_t
-    write: cython.bint
-    nr: cython.Py_ssize_t
-    nw: cython.Py_ssize_t
-    infl: cython.longlong
-    sa: cython.Py_ssize_t
-    sa_gen: cython.longlong
-    beside: cython.bint
-
-
-@cython.cfunc
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _new_tally(
-    views: _Views,
-    counts: cython.longlong[::1],
-    new_starts: cython.longlong[::1],
-    new_sorted: cython.longlong[::1],
-    last_starts: cython.longlong[::1],
-    last_sorted: cython.longlong[::1],
-    mode: cython.int,
-    stop: cython.longlong,
-    settle2: cython.longlong,
-    decided: cython.Py_ssize_t,
-) -> _Tally:
-    """A :class:`_Tally` for a play in ``mode`` (:func:`_run`) from a state with ``decided`` jobs
-    decided, a re-plan's slot ending at ``stop`` (no earlier instant's state is the no-slot
-    plan's)."""
-    tally: _Tally = _Tally.__new__(_Tally)
-    tally.views = views
-    tally.counts = counts
-    tally.new_starts = new_starts
-    tally.new_sorted = new_sorted
-    tally.last_starts = last_starts
-    tally.last_sorted = last_sorted
-    tally.delay = 0
-    tally.settle = stop
-    tally.settle2 = settle2
-    tally.nsv = decided
-    tally.vp = 0
-    tally.pv = 0
-    tally.write = mode >= 2
-    tally.nr = 0
-    tally.nw = 0
-    tally.infl = 0
-    tally.sa = 0
-    tally.sa_gen = -1
-    tally.beside = False
-    if mode == 0:
-        counts[0] += 1
-    return tally
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _decided(
-    tally: _Tally,
-    rec: cython.bint,
-    e: cython.Py_ssize_t,
-    k: cython.Py_ssize_t,
-    st: cython.longlong,
-    t: cython.longlong,
-    q: cython.longlong,
-    dq: cython.longlong,
-) -> cython.void:
-    """Job ``k`` (``q`` processors for ``dq``) was decided at event ``e``, instant ``t``, to start
-    at ``st``: the no-slot plan (``rec``) records it; a re-plan keeps it, adds its delay and
-    moves ``settle``/``settle2`` to when the job has ended in both plans if its start differs
-    from the no-slot plan's/the last re-plan's."""
-    views: _Views = tally.views
-    v0: cython.longlong = views.starts0[k]
-    sp: cython.longlong
-    if rec:
-        views.starts0[k] = st
-        views.dec0[k] = t
-        views.ev[k] = e
-        return
-    tally.new_starts[k] = st
-    tally.new_sorted[tally.nsv] = t
-    tally.nsv += 1
-    sp = tally.last_starts[k]
-    if st != sp:
-        tally.settle2 = max(tally.settle2, max(st, sp) + max(dq, 1))
-    if st != v0:
-        if st > v0:
-            tally.delay += (st - v0) * q
-        tally.settle = max(tally.settle, max(st, v0) + max(dq, 1))
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _stopped(
-    tally: _Tally, t: cython.longlong, decided: cython.Py_ssize_t, plan_sorted: cython.longlong[::1]
-) -> cython.int:
-    """Whether a re-plan's state at instant ``t`` (``decided`` jobs decided) is the no-slot
-    plan's (1; ``plan_sorted``: its decisions, sorted) or the last re-plan's (2), or neither
-    (0).  From ``settle`` on the slot is over and every job decided differently from the no-slot
-    plan has ended in both: if as many jobs were decided before ``t`` as there, they are the
-    same jobs, and so are the blocks past ``t`` and the jobs waiting — the no-slot plan's state,
-    which plays on from ``t`` as the no-slot plan (an instant it does not visit decides
-    nothing): nobody else moves.  Likewise from ``settle2`` against the last re-plan."""
-    m: cython.Py_ssize_t = tally.views.m
-    tally.counts[1] += 1
-    if t >= tally.settle:
-        while tally.vp < m and plan_sorted[tally.vp] < t:
-            tally.vp += 1
-        if decided == tally.vp:
-            tally.counts[2] += 1
-            return 1
-    if t >= tally.settle2:
-        while tally.pv < m and tally.last_sorted[tally.pv] < t:
-            tally.pv += 1
-        if decided == tally.pv:
-            tally.counts[3] += 1
-            return 2
-    return 0
-
-
-@cython.cfunc
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _finish(
-    tally: _Tally, how: cython.int, waiting: cython.longlong[::1], plan_sorted: cython.longlong[::1]
-) -> cython.longlong:
-    """A re-plan's delay, the jobs still waiting decided as in the plan whose state it met
-    (``how``, :func:`_stopped`: 1, the no-slot plan's; 2, the last re-plan's)."""
-    views: _Views = tally.views
-    m: cython.Py_ssize_t = views.m
-    x: cython.Py_ssize_t
-    if how == 1:
-        for x in range(tally.vp, m):
-            tally.new_sorted[x] = plan_sorted[x]
-    elif how == 2:
-        for x in range(m):
-            if waiting[x] != 0:
-                tally.new_starts[x] = tally.last_starts[x]
-                if tally.last_starts[x] > views.starts0[x]:
-                    tally.delay += (tally.last_starts[x] - views.starts0[x]) * views.procs[x]
-        for x in range(tally.pv, m):
-            tally.new_sorted[x] = tally.last_sorted[x]
-    return tally.delay
-
-
 @cython.cfunc
 @cython.exceptval(check=False)
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _tight(
-    tally: _Tally,
     times: cython.longlong[::1],
     free: cython.longlong[::1],
     nsteps: cython.Py_ssize_t,
     w0: cython.longlong,
     w1: cython.longlong,
     x: cython.longlong,
-) -> cython.void:
-    """Record the test "``x`` free over ``[w0, w1)``" that the no-slot plan passed (into
-    ``tight_slack``/``tight_end`` when the tally writes; else only count): from the right,
-    every step of the window with less slack (free - ``x``) than all the steps after it, as
-    (its slack, its end in the window).  A slot of ``n`` processors fails the test only where
-    it overlaps a step with slack below ``n``: all of them end no later than the first record
-    (from the right) with slack below ``n``.  Slacks of ``cap`` or more are not recorded
-    (``n`` <= ``cap``)."""
-    views: _Views = tally.views
+    tight_slack: cython.longlong[::1],
+    tight_end: cython.longlong[::1],
+    nr: cython.Py_ssize_t,
+    write: cython.bint,
+    cap: cython.longlong,
+) -> cython.Py_ssize_t:
+    """Record the test "``x`` free over ``[w0, w1)``" that passed (``write``: into
+    ``tight_slack``/``tight_end`` from ``nr`` on; else only count): from the right, every step of
+    the window with less slack (free - ``x``) than all the steps after it, as (its slack, its end in
+    the window).  A slot of ``n`` processors fails the test only where it overlaps a step with slack
+    below ``n``: all of them end no later than the first record (from the right) with slack below
+    ``n``. Slacks of ``cap`` or more are not recorded (``n`` <= ``cap``).  Returns the new count."""
     p0: cython.Py_ssize_t = index(times, w0, nsteps)
     p: cython.Py_ssize_t = index(times, w1 - 1, nsteps)
-    low: cython.longlong = views.cap
+    low: cython.longlong = cap
     v: cython.longlong
     end: cython.longlong = w1
-    nr: cython.Py_ssize_t = tally.nr
     while p >= p0:
         v = free[p] - x
         if v < low:
             low = v
-            if tally.write and nr < len(views.tv):
-                views.tv[nr] = v
-                views.tend[nr] = end
+            if write and nr < len(tight_slack):
+                tight_slack[nr] = v
+                tight_end[nr] = end
             nr += 1
         end = times[p]
         p -= 1
-    tally.nr = nr
+    return nr
 
 
 @cython.cfunc
 @cython.exceptval(check=False)
+@cython.inline
 @cython.wraparound(False)
 @cython.boundscheck(False)
-def _window(
-    tally: _Tally, w0: cython.longlong, w1: cython.longlong, x: cython.longlong
-) -> cython.void:
-    """Record the window of a test the no-slot plan passed, ``[w0, w1)``, and ``x``: the
-    processors it needs free beside the blocks in place after its event (into ``wa``/``wb``/
-    ``wx`` when the tally writes; else only count)."""
-    views: _Views = tally.views
-    if tally.write and tally.nw < len(views.wa):
-        views.wa[tally.nw] = w0
-        views.wb[tally.nw] = w1
-        views.wx[tally.nw] = x
-    tally.nw += 1
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _passed(
-    tally: _Tally,
-    times: cython.longlong[::1],
-    free: cython.longlong[::1],
-    nsteps: cython.Py_ssize_t,
+def _win(
+    win_from: cython.longlong[::1],
+    win_to: cython.longlong[::1],
+    win_extra: cython.longlong[::1],
+    nw: cython.Py_ssize_t,
+    write: cython.bint,
     w0: cython.longlong,
     w1: cython.longlong,
     x: cython.longlong,
-    wx: cython.longlong,
-) -> cython.void:
-    """The no-slot plan passed the test "``x`` free over ``[w0, w1)``": its tight steps
-    (:func:`_tight`) and its window, with ``wx`` (:func:`_window`)."""
-    _tight(tally, times, free, nsteps, w0, w1, x)
-    _window(tally, w0, w1, wx)
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _event_records(tally: _Tally, e: cython.Py_ssize_t) -> cython.void:
-    """Where event ``e``'s tests and windows start in the records."""
-    if tally.write:
-        tally.views.toff[e] = tally.nr
-        tally.views.woff[e] = tally.nw
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _short_from(
-    short_now: cython.longlong[::1],
-    ci: cython.Py_ssize_t,
-    w: cython.longlong,
-    gen: cython.longlong,
-    since: cython.longlong,
-    times: cython.longlong[::1],
-    free: cython.longlong[::1],
-    nsteps: cython.Py_ssize_t,
-    a: cython.Py_ssize_t,
-) -> cython.longlong:
-    """The first instant from step ``a`` on with fewer than ``w`` free (_INF: never), from the
-    cache (:func:`_caches`) when it was found in generation ``gen`` (no block inserted since)
-    and is not before ``since`` (no step from there to it had fewer free); else found and
-    cached, with its step at ``short_now[ci + w]``."""
-    js: cython.Py_ssize_t
-    if (short_now[2 * w] != gen) | (short_now[2 * w + 1] < since):  # (both read at once)
-        js = _first_short(free, nsteps, a, w)
-        short_now[ci + w] = js
-        short_now[2 * w + 1] = times[js] if js < nsteps else 4611686018427387904  # _INF
-        short_now[2 * w] = gen
-    return short_now[2 * w + 1]
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _fits_beside(
-    tally: _Tally,
-    short_beside: cython.longlong[::1],
-    w: cython.longlong,
-    gen: cython.longlong,
-    times: cython.longlong[::1],
-    free: cython.longlong[::1],
-    nsteps: cython.Py_ssize_t,
-    end: cython.longlong,
-    shadow: cython.longlong,
-    hq: cython.longlong,
-    hd: cython.longlong,
-) -> cython.bint:
-    """EASY: whether ``w`` processors until ``end`` (after the shadow time) leave the head its
-    ``hq`` processors for ``hd`` at its shadow time: ``w + hq`` free from the shadow time
-    until the head's end or ``end`` (cached per width in generation ``gen``, the shadow's)."""
-    if hd > 0:
-        if short_beside[2 * w] != gen:
-            if tally.sa_gen != gen:
-                tally.sa = index(times, shadow, nsteps)
-                tally.sa_gen = gen
-            short_beside[2 * w + 1] = _short(times, free, nsteps, tally.sa, w + hq)
-            short_beside[2 * w] = gen
-        return min(end, shadow + hd) <= short_beside[2 * w + 1]
-    return free[index(times, shadow, nsteps)] >= w + hq
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _next_backfill(
-    tally: _Tally,
-    tree: cython.longlong[::1],
-    leaves: cython.Py_ssize_t,
-    node: cython.Py_ssize_t,
-    now_free: cython.longlong,
-    t: cython.longlong,
-    a: cython.Py_ssize_t,
-    times: cython.longlong[::1],
-    free: cython.longlong[::1],
-    nsteps: cython.Py_ssize_t,
-    short_now: cython.longlong[::1],
-    short_beside: cython.longlong[::1],
-    ci: cython.Py_ssize_t,
-    sgen: cython.longlong,
-    gen: cython.longlong,
-    shadow: cython.longlong,
-    hq: cython.longlong,
-    hd: cython.longlong,
 ) -> cython.Py_ssize_t:
-    """EASY: the next waiting job behind the head no wider than ``now_free`` that may backfill
-    at ``t`` (-1: none), searching :func:`_build`'s trees from ``node`` on (1, the root: none
-    may backfill when it is skipped; ``leaves + k + 1``: the jobs behind job ``k``).  A range
-    is skipped when its least width is wider, or when its shortest job at its least width does
-    not fit now or would take processors the head needs (then no job of it can: a wider job is
-    short of processors no later, now and beside the head, and a longer one ends no later)."""
-    i: cython.Py_ssize_t = node
-    mw: cython.longlong
-    end: cython.longlong
-    skip: cython.bint
-    while i < 2 * leaves:
-        mw = tree[2 * i]
-        skip = mw > now_free
-        if not skip:
-            end = t + tree[2 * i + 1]
-            if end > _short_from(short_now, ci, mw, sgen, t, times, free, nsteps, a):
-                skip = True
-            elif end > shadow and not _fits_beside(
-                tally, short_beside, mw, gen, times, free, nsteps, end, shadow, hq, hd
-            ):
-                skip = True
-                tally.beside = True
-        if not skip:
-            if i >= leaves:
-                return i - leaves
-            i = 8 * i  # its first subtree first
-            continue
-        while (i & 7) == 7:  # a last child: its parent's range is done
-            i >>= 3
-        if i == 1:
-            return -1
-        i += 1
-    return -1
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _backfill_tests(
-    tally: _Tally,
-    times: cython.longlong[::1],
-    free: cython.longlong[::1],
-    nsteps: cython.Py_ssize_t,
-    short_now: cython.longlong[::1],
-    short_beside: cython.longlong[::1],
-    ci: cython.Py_ssize_t,
-    sgen: cython.longlong,
-    gen: cython.longlong,
-    a: cython.Py_ssize_t,
-    t: cython.longlong,
-    q: cython.longlong,
-    dq: cython.longlong,
-    shadow: cython.longlong,
-    hq: cython.longlong,
-    hd: cython.longlong,
-) -> cython.bint:
-    """The no-slot plan's tests of a backfill the search found (``q`` processors for ``dq``
-    from ``t``), which it records when they pass (:func:`_passed`): ``q`` free until its end,
-    and beside the head at its shadow time."""
-    end: cython.longlong = t + dq
-    w1: cython.longlong = 0
-    if end > _short_from(short_now, ci, q, sgen, t, times, free, nsteps, a):
-        return False  # fewer than q free before it ends
-    if end > shadow:  # would it take processors the head needs at its shadow?
-        tally.beside = True
-        if not _fits_beside(tally, short_beside, q, gen, times, free, nsteps, end, shadow, hq, hd):
-            return False
-        w1 = min(end, shadow + hd) if hd > 0 else shadow + 1
-        tally.infl = max(tally.infl, w1)
-    tally.infl = max(tally.infl, max(end, t + 1))
-    _passed(tally, times, free, nsteps, t, max(end, t + 1), q, q if dq == 0 else 0)
-    if q == 0:  # (the search went on: something was free now)
-        _passed(tally, times, free, nsteps, t, t + 1, 1, 1)
-    if end > shadow:
-        _tight(tally, times, free, nsteps, shadow, w1, q + hq)
-    return True
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _recorded(
-    queue: EasyQueue,
-    tally: _Tally,
-    times: cython.longlong[::1],
-    free: cython.longlong[::1],
-    nsteps: cython.Py_ssize_t,
-    e: cython.Py_ssize_t,
-    h: cython.Py_ssize_t,
-    left: cython.Py_ssize_t,
-    prev_t: cython.longlong,
-    mode: cython.int,
-) -> cython.void:
-    """The no-slot plan is over after ``e`` events: their count and records, and the plan's
-    profile after the last one."""
-    queue.events = e
-    queue.ntests = tally.nr
-    queue.nwin = tally.nw
-    _snapshot(tally.views, times, free, nsteps, e, h, left, prev_t, mode)
-    _event_records(tally, e)
+    """Record the window of a test passed, ``[w0, w1)``, and ``x``: the processors it needs
+    free beside the blocks in place after its event (``write``: into
+    ``win_from``/``win_to``/``win_extra`` at ``nw``; else only count).  Returns the new count."""
+    if write and nw < len(win_from):
+        win_from[nw] = w0
+        win_to[nw] = w1
+        win_extra[nw] = x
+    return nw + 1
 
 
 @cython.cfunc
@@ -1277,53 +925,69 @@ def _run(
     settle2: cython.longlong,
 ) -> cython.longlong:
     """EASY backfilling (Lifka 1995; Mu'alem & Feitelson 2001), as
-    :func:`scheduler.pricing.plan.plan_easy` plays it, from a state: the profile ``times``/
-    ``free`` of ``nsteps`` steps, the waiting flags ``waiting`` (``left`` waiting; ``tree``: their
-    widths and durations, :func:`_build`), the head ``h``, at instant ``t``.  At each instant the
-    head, and each next head, starts while it fits; then, behind the head's reservation at its
-    shadow time, the waiting jobs no wider than the processors free now that fit now and take
-    none the head needs start, in queue order.
-
-    ``mode`` 0: a re-plan, which returns its delay against the no-slot starts and stops once,
-    at an instant from ``stop`` (the slot's end) on, its state is the no-slot plan's or the last
-    re-plan's (:func:`_stopped`; counted in ``counts``: re-plans, events played, early stops);
-    1: the no-slot plan, recording the events and their tests (sizes only); 2: the same, copying
-    the snapshots and tests; 3: both, copying them while they fit the buffers (:func:`_record`).
+    :func:`scheduler.pricing.plan.plan_easy` plays it: at each instant the head, and each next head,
+    starts while it fits; then, behind the head's reservation at its shadow time, the waiting jobs
+    no wider than the processors free now that fit now and take none the head needs start, in queue
+    order.  Played from the state (profile ``times``/``free`` of ``nsteps`` steps, waiting flags
+    ``waiting``, head ``h``, ``left`` waiting; ``tree`` their widths and durations, see
+    :func:`_build`) at instant ``t``.  ``mode`` 0: a re-plan, returns the delay against the no-slot
+    starts, and stops once, at an instant from ``stop`` (the slot's end) on, its state is the
+    no-slot plan's (counted in ``counts``: re-plans, events played, early stops); 1: the no-slot
+    plan, recording the events and their tests (sizes only); 2: the same, copying the snapshots and
+    tests; 3: both, copying them while they fit the buffers (:func:`_record`).
     ``short_now``/``short_beside``: the per-width caches (:func:`_caches`) of the first short
-    instant from ``t`` and from the shadow time for the width + the head's, each valid where
-    its generation is the current one (the first's: and while it is not before ``t``)."""
+    instant from ``t`` and from the shadow time for the width + the head's, each valid where its
+    generation is the current one (the first's: and while it is not before ``t``)."""
     m: cython.Py_ssize_t = views.m
     procs: cython.longlong[::1] = views.procs
     durs: cython.longlong[::1] = views.durs
+    starts0: cython.longlong[::1] = views.starts0
+    dec0: cython.longlong[::1] = views.dec0
+    ev: cython.longlong[::1] = views.ev
     reach: cython.longlong[::1] = views.reach
-    leaves: cython.Py_ssize_t = views.leaves
-    ci: cython.Py_ssize_t = 2 * (views.cap + 1)  # short_now[ci + w]: the step of short_now[2w + 1]
+    sorted_starts: cython.longlong[::1] = views.vs
+    test_off: cython.longlong[::1] = views.toff
+    tight_slack: cython.longlong[::1] = views.tv
+    tight_end: cython.longlong[::1] = views.tend
+    win_off: cython.longlong[::1] = views.woff
+    win_from: cython.longlong[::1] = views.wa
+    win_to: cython.longlong[::1] = views.wb
+    win_extra: cython.longlong[::1] = views.wx
+    nw: cython.Py_ssize_t = 0  # windows recorded
+    cap: cython.longlong = views.cap
+    ci: cython.Py_ssize_t = 2 * (
+        cap + 1
+    )  # short_now[ci + w]: the step of short_now[2w + 1] (_caches)
+    js: cython.Py_ssize_t
     rec: cython.bint = mode != 0
-    tally: _Tally = _new_tally(
-        views,
-        counts,
-        new_starts,
-        new_sorted,
-        last_starts,
-        last_sorted,
-        mode,
-        stop,
-        settle2,
-        m - left,
-    )
+    wr: cython.bint = mode >= 2
+    nr: cython.Py_ssize_t = 0  # tests recorded
+    ok: cython.bint
+    leaves: cython.Py_ssize_t = views.leaves
+    i: cython.Py_ssize_t
     j: cython.Py_ssize_t
-    node: cython.Py_ssize_t
+    mw: cython.longlong
+    skip: cython.bint
+    bes: cython.bint  # a "beside the head" test was read at this event
+    sa: cython.Py_ssize_t = 0  # the step holding the shadow time, for generation sa_gen
+    sa_gen: cython.longlong = -1
+    a: cython.Py_ssize_t
     k: cython.Py_ssize_t
+    x: cython.Py_ssize_t
     e: cython.Py_ssize_t = 0
     q: cython.longlong
     dq: cython.longlong
     hq: cython.longlong
     hd: cython.longlong
-    end: cython.longlong
-    now_free: cython.longlong
     shadow: cython.longlong = 0
+    h_end: cython.longlong
     shadow_of: cython.Py_ssize_t = -1  # the head whose shadow time is ``shadow``
     out: cython.Py_ssize_t = -1  # the head taken out of the trees
+    now_free: cython.longlong
+    until: cython.longlong
+    end: cython.longlong
+    w1: cython.longlong
+    infl: cython.longlong = 0
     run_max: cython.longlong = 0
     prev_t: cython.longlong = t
     gen: cython.longlong = short_beside[0] + 1  # slot 0 holds the last generation used
@@ -1331,17 +995,48 @@ def _run(
     # (slot 0 holds the last one used); a first short instant found at an earlier event
     # holds while it is not before t (no step from there to it had fewer free)
     sgen: cython.longlong = short_now[0] + 1
-    how: cython.int = 0
-    a: cython.Py_ssize_t = index(times, t, nsteps)  # the step holding t (followed as blocks go in)
+    delay: cython.longlong = 0
+    settle: cython.longlong = stop  # no earlier instant's state is the no-slot plan's
+    vp: cython.Py_ssize_t = 0  # no-slot starts before t (sorted_starts: sorted)
+    pv: cython.Py_ssize_t = 0  # the last re-plan's starts before t (last_sorted: sorted)
+    nsv: cython.Py_ssize_t = m - left  # starts in new_sorted (the first ones: sorted_starts's)
+    how: cython.int = 0  # 1: stopped at the no-slot plan's state, 2: at the last re-plan's
+    rest: cython.longlong
+    if not rec:
+        counts[0] += 1
+    a = index(times, t, nsteps)  # the step holding t (kept as blocks are inserted)
     while left > 0:
         if rec:  # the state before this event
             _snapshot(views, times, free, nsteps, e, h, left, prev_t, mode)
-            _event_records(tally, e)
-            tally.infl = t + 1
+            if wr:
+                test_off[e] = nr
+                win_off[e] = nw
+            infl = t + 1
         else:
-            how = _stopped(tally, t, m - left, views.vs)
-            if how != 0:
-                break
+            counts[1] += 1
+            if t >= settle:
+                # the slot is over and every job whose start differs from the no-slot
+                # plan's ended in both (settle): if the jobs started are the no-slot plan's
+                # before t, the state is the no-slot plan's — blocks past t, waiting jobs —
+                # which plays on from t as the no-slot plan (an instant the no-slot plan does
+                # not visit decides nothing there): nobody else moves
+                while vp < m and sorted_starts[vp] < t:
+                    vp += 1
+                if m - left == vp:
+                    counts[2] += 1
+                    how = 1
+                    break
+            if t >= settle2:
+                # the same against the last re-plan (its starts: last_starts, sorted: last_sorted):
+                # both slots are over and every job whose start differs from it ended in both
+                # (settle2); if the jobs started are the ones it started before t, the state is its
+                # state, which played on from t as this plan will
+                while pv < m and last_sorted[pv] < t:
+                    pv += 1
+                if m - left == pv:
+                    counts[3] += 1
+                    how = 2
+                    break
         # 1. the head, and each next head, while it fits: it fits now exactly when its
         # earliest start (its shadow time) is now.  The shadow of a head that waits is kept
         # from one event to the next: the windows before it did not fit and only lose room,
@@ -1357,23 +1052,41 @@ def _run(
                 shadow_of = h
                 gen += 1  # (the caches beside the head were the old shadow's)
             if rec:
-                tally.infl = max(tally.infl, shadow + max(dq, 1))
+                infl = max(infl, shadow + max(dq, 1))
             if shadow != t:
                 break
             if rec:  # a test passed: its window
-                _passed(tally, times, free, nsteps, t, t + max(dq, 1), q, q if dq == 0 else 0)
+                nr = _tight(
+                    times, free, nsteps, t, t + max(dq, 1), q, tight_slack, tight_end, nr, wr, cap
+                )
+                nw = _win(
+                    win_from, win_to, win_extra, nw, wr, t, t + max(dq, 1), q if dq == 0 else 0
+                )
             nsteps = _reserve_at(times, free, nsteps, a, nsteps, t, t + dq, q)
             a = _step(times, nsteps, a, t)
             gen += 1
             sgen += 1
-            _decided(tally, rec, e, h, t, t, q, dq)
+            if rec:
+                starts0[h] = t
+                dec0[h] = t
+                ev[h] = e
+            else:
+                new_starts[h] = t
+                new_sorted[nsv] = t
+                nsv += 1
+                if t != last_starts[h]:
+                    settle2 = max(settle2, max(t, last_starts[h]) + max(dq, 1))
+                if t != starts0[h]:
+                    if t > starts0[h]:
+                        delay += (t - starts0[h]) * q
+                    settle = max(settle, max(t, starts0[h]) + max(dq, 1))
             waiting[h] = 0
             _gone(tree, leaves, h)
             left -= 1
             h += 1
         if left == 0:
             if rec:
-                run_max = max(run_max, tally.infl)
+                run_max = max(run_max, infl)
                 reach[e] = run_max
                 e += 1
             break
@@ -1383,60 +1096,242 @@ def _run(
             out = h
         hq = procs[h]
         hd = durs[h]
+        h_end = shadow + hd
         now_free = free[a]
         if rec:
-            tally.infl = max(tally.infl, shadow + max(hd, 1))
-        tally.beside = False
-        k = h
-        while now_free > 0:
-            node = 1 if k == h else k + 1 + leaves
-            j = _next_backfill(
-                tally, tree, leaves, node, now_free, t, a, times, free, nsteps, short_now,
-                short_beside, ci, sgen, gen, shadow, hq, hd,
-            )  # fmt: skip
-            if j < 0:
-                break
-            k = j
-            q = procs[k]
-            dq = durs[k]
-            end = t + dq
-            # the search's test at the leaf of k was this job's own (its width and duration):
-            # it passed.  The no-slot plan tests it again for what it records
-            if rec and not _backfill_tests(
-                tally, times, free, nsteps, short_now, short_beside, ci, sgen, gen, a, t, q, dq,
-                shadow, hq, hd,
-            ):  # fmt: skip
-                continue
-            # (it ends by the first short instant for q, the cache's: no later than the step
-            # found there)
-            nsteps = _reserve_at(times, free, nsteps, a, short_now[ci + q], t, end, q)
-            _decided(tally, rec, e, k, t, t, q, dq)
-            waiting[k] = 0
-            _gone(tree, leaves, k)
-            left -= 1
-            if end > t:  # the block took room from t on (a 0-second job takes none)
-                a = _step(times, nsteps, a, t)
-                gen += 1
-                sgen += 1
-                now_free -= q
-        if tally.beside and rec:  # the backfills read the head's shadow: a test passed (on
-            # the profile after them: less room, so more steps found tight — enough)
-            _passed(tally, times, free, nsteps, shadow, shadow + max(hd, 1), hq, hq)
+            infl = max(infl, shadow + max(hd, 1))
+        bes = False
+        if now_free > 0:
+            k = h
+            while True:
+                # the next waiting job behind k no wider than now_free that may backfill: a
+                # subtree is skipped when its least width is wider, or when its shortest job
+                # at its least width does not fit now or would take processors the head needs
+                # (then no job of it can: a wider job is short of processors no later, now and
+                # beside the head, and a longer one ends no earlier).  The first search starts
+                # from the root (none may backfill when it is skipped), the next ones behind k
+                j = -1
+                i = 1 if k == h else k + 1 + leaves
+                while i < 2 * leaves:
+                    mw = tree[2 * i]
+                    skip = mw > now_free
+                    if not skip:
+                        if (short_now[2 * mw] != sgen) | (
+                            short_now[2 * mw + 1] < t
+                        ):  # (both read at once)
+                            js = _first_short(free, nsteps, a, mw)
+                            short_now[ci + mw] = js
+                            short_now[2 * mw + 1] = (
+                                times[js] if js < nsteps else 4611686018427387904
+                            )  # _INF
+                            short_now[2 * mw] = sgen
+                        end = t + tree[2 * i + 1]
+                        if end > short_now[2 * mw + 1]:
+                            skip = True
+                        elif end > shadow:  # and beside the head, at its least width
+                            if hd > 0:
+                                if short_beside[2 * mw] != gen:
+                                    if sa_gen != gen:
+                                        sa = index(times, shadow, nsteps)
+                                        sa_gen = gen
+                                    short_beside[2 * mw + 1] = _short(
+                                        times, free, nsteps, sa, mw + hq
+                                    )
+                                    short_beside[2 * mw] = gen
+                                if min(end, h_end) > short_beside[2 * mw + 1]:
+                                    skip = True
+                                    bes = True
+                            elif free[index(times, shadow, nsteps)] < mw + hq:
+                                skip = True
+                                bes = True
+                    if not skip:
+                        if i >= leaves:
+                            j = i - leaves
+                            break
+                        i = 8 * i  # its first subtree first
+                        continue
+                    while (i & 7) == 7:  # a last child: its parent's range is done
+                        i >>= 3
+                    if i == 1:
+                        break
+                    i += 1
+                if j < 0:
+                    break
+                k = j
+                q = procs[k]
+                dq = durs[k]
+                end = t + dq
+                ok = True
+                # the search's test at the leaf of k was this job's own (its width and its
+                # duration): it passed.  The no-slot plan tests it again for what it records
+                if rec:
+                    if short_now[2 * q] != sgen or short_now[2 * q + 1] < t:
+                        js = _first_short(free, nsteps, a, q)
+                        short_now[ci + q] = js
+                        short_now[2 * q + 1] = (
+                            times[js] if js < nsteps else 4611686018427387904
+                        )  # _INF
+                        short_now[2 * q] = sgen
+                    until = short_now[2 * q + 1]
+                    if end > until:  # fewer than q free before it ends
+                        ok = False
+                    elif end > shadow:  # would it take processors the head needs at its shadow?
+                        bes = True
+                        if hd > 0:
+                            if short_beside[2 * q] != gen:
+                                if sa_gen != gen:
+                                    sa = index(times, shadow, nsteps)
+                                    sa_gen = gen
+                                short_beside[2 * q + 1] = _short(times, free, nsteps, sa, q + hq)
+                                short_beside[2 * q] = gen
+                            until = short_beside[2 * q + 1]
+                            if min(end, h_end) > until:
+                                ok = False
+                            else:
+                                infl = max(infl, min(end, h_end))
+                        else:
+                            x = index(times, shadow, nsteps)
+                            if free[x] < q + hq:
+                                ok = False
+                            else:
+                                infl = max(infl, shadow + 1)
+                if ok:
+                    if rec:  # the tests passed: their windows
+                        infl = max(infl, max(end, t + 1))
+                        nr = _tight(
+                            times,
+                            free,
+                            nsteps,
+                            t,
+                            max(end, t + 1),
+                            q,
+                            tight_slack,
+                            tight_end,
+                            nr,
+                            wr,
+                            cap,
+                        )
+                        nw = _win(
+                            win_from,
+                            win_to,
+                            win_extra,
+                            nw,
+                            wr,
+                            t,
+                            max(end, t + 1),
+                            q if dq == 0 else 0,
+                        )
+                        if q == 0:  # (the search went on: something was free now)
+                            nr = _tight(
+                                times,
+                                free,
+                                nsteps,
+                                t,
+                                t + 1,
+                                1,
+                                tight_slack,
+                                tight_end,
+                                nr,
+                                wr,
+                                cap,
+                            )
+                            nw = _win(win_from, win_to, win_extra, nw, wr, t, t + 1, 1)
+                        if end > shadow:
+                            if hd > 0:
+                                w1 = min(end, h_end)
+                            else:
+                                w1 = shadow + 1
+                            nr = _tight(
+                                times,
+                                free,
+                                nsteps,
+                                shadow,
+                                w1,
+                                q + hq,
+                                tight_slack,
+                                tight_end,
+                                nr,
+                                wr,
+                                cap,
+                            )
+                    # (it ends by the first short instant for q, the cache's: no later than
+                    # the step found there)
+                    nsteps = _reserve_at(times, free, nsteps, a, short_now[ci + q], t, end, q)
+                    if rec:
+                        starts0[k] = t
+                        dec0[k] = t
+                        ev[k] = e
+                    else:
+                        new_starts[k] = t
+                        new_sorted[nsv] = t
+                        nsv += 1
+                        if t != last_starts[k]:
+                            settle2 = max(settle2, max(t, last_starts[k]) + max(dq, 1))
+                        if t != starts0[k]:
+                            if t > starts0[k]:
+                                delay += (t - starts0[k]) * q
+                            settle = max(settle, max(t, starts0[k]) + max(dq, 1))
+                    waiting[k] = 0
+                    _gone(tree, leaves, k)
+                    left -= 1
+                    if end > t:  # the block took room from t on (a 0-second job takes none)
+                        a = _step(times, nsteps, a, t)
+                        gen += 1
+                        sgen += 1
+                        now_free -= q
+                        if now_free == 0:
+                            break
+        if bes and rec:  # the backfills read the head's shadow: its window is a test passed
+            # (on the profile after them: less room, so more steps found tight — enough)
+            nr = _tight(
+                times,
+                free,
+                nsteps,
+                shadow,
+                shadow + max(hd, 1),
+                hq,
+                tight_slack,
+                tight_end,
+                nr,
+                wr,
+                cap,
+            )
+            nw = _win(win_from, win_to, win_extra, nw, wr, shadow, shadow + max(hd, 1), hq)
         # 3. the next instant the availability changes (there is one: past the last
         # breakpoint the whole machine is free, and the head would have fitted)
         prev_t = t
         a += 1
         t = times[a]
         if rec:
-            run_max = max(run_max, max(tally.infl, t))
+            run_max = max(run_max, max(infl, t))
             reach[e] = run_max
             e += 1
     short_now[0] = sgen
     short_beside[0] = gen
     if rec:
-        _recorded(queue, tally, times, free, nsteps, e, h, left, prev_t, mode)
-        return 0
-    return _finish(tally, how, waiting, views.vs)
+        queue.events = e
+        queue.ntests = nr
+        queue.nwin = nw
+        _snapshot(
+            views, times, free, nsteps, e, h, left, prev_t, mode
+        )  # the profile after the last event
+        if wr:
+            test_off[e] = nr
+            win_off[e] = nw
+    elif how == 1:  # the jobs still waiting start as in the no-slot plan
+        for x in range(vp, m):
+            new_sorted[x] = sorted_starts[x]
+    elif how == 2:  # ... as in the last re-plan
+        rest = 0
+        for x in range(m):
+            if waiting[x] != 0:
+                new_starts[x] = last_starts[x]
+                if last_starts[x] > starts0[x]:
+                    rest += (last_starts[x] - starts0[x]) * procs[x]
+        for x in range(pv, m):
+            new_sorted[x] = last_sorted[x]
+        delay += rest
+    return delay
 
 
 @cython.cfunc
@@ -1487,62 +1382,6 @@ def _pop(heap: cython.longlong[::1], n: cython.Py_ssize_t) -> cython.Py_ssize_t:
 
 
 @cython.cfunc
-@cython.exceptval(check=False)
-@cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _next_start3(
-    tree3: cython.uint[::1],
-    leaves: cython.Py_ssize_t,
-    node: cython.Py_ssize_t,
-    now_free: cython.longlong,
-    t: cython.longlong,
-    ta: cython.longlong,
-    a: cython.Py_ssize_t,
-    times: cython.longlong[::1],
-    free: cython.longlong[::1],
-    nsteps: cython.Py_ssize_t,
-    short_now: cython.longlong[::1],
-    ci: cython.Py_ssize_t,
-    gen: cython.longlong,
-) -> cython.Py_ssize_t:
-    """Depth K: the next job holding no reservation that may start at ``t`` (-1: none),
-    searching :func:`_build3`'s trees from ``node`` on (1, the root; ``leaves + k + 1``: the
-    jobs behind job ``k``): a range is skipped when its one-processor jobs do not end by the
-    first instant from ``t`` with no processor free (``sh1``) and the others, at their least
-    width, are wider than ``now_free`` or do not fit for their least duration.  A first short
-    instant found at an earlier event holds while no block was inserted since (generation
-    ``gen``) and it is not before ``ta``, the first instant of the step holding ``t``."""
-    i: cython.Py_ssize_t = node
-    mw: cython.longlong
-    skip: cython.bint
-    near: cython.longlong = 4294967294  # _TREE_INF - 1 (typed: a C constant)
-    # no job in the trees ends past t + near
-    sh1: cython.longlong = min(
-        _short_from(short_now, ci, 1, gen, ta, times, free, nsteps, a), t + near
-    )
-    while i < 2 * leaves:
-        skip = t + tree3[3 * i] > sh1
-        if skip:
-            mw = tree3[3 * i + 1]  # the others, at their least width
-            if mw <= now_free:
-                skip = t + tree3[3 * i + 2] > _short_from(
-                    short_now, ci, mw, gen, ta, times, free, nsteps, a
-                )
-        if not skip:
-            if i >= leaves:
-                return i - leaves
-            i = 2 * i  # its left subtree first
-            continue
-        while i & 1:  # a right child: its parent's range is done
-            i >>= 1
-        if i == 0:
-            return -1
-        i += 1
-    return -1
-
-
-@cython.cfunc
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _run_depth(
@@ -1553,7 +1392,7 @@ def _run_depth(
     nsteps: cython.Py_ssize_t,
     waiting: cython.longlong[::1],
     short_now: cython.longlong[::1],
-    tree3: cython.uint[::1],
+    tree: cython.uint[::1],
     heap: cython.longlong[::1],
     hn: cython.Py_ssize_t,
     t: cython.longlong,
@@ -1568,20 +1407,20 @@ def _run_depth(
     last_sorted: cython.longlong[::1],
     settle2: cython.longlong,
 ) -> cython.longlong:
-    """Backfilling with reservation depth K = ``queue.depth`` (EASY holds one reservation,
-    conservative backfilling all: Mu'alem & Feitelson 2001) (:class:`scheduler.cluster.depth.
-    BackfillDepth`, every job submitted at ``queue.now``, running its planned duration) from the
-    state: profile ``times``/``free`` of ``nsteps`` steps with the blocks of every job started or
-    holding a reservation; ``waiting`` the jobs holding neither (``left`` of them, the first ``h``),
-    ``tree3`` their trees (:func:`_build3`); ``heap[:hn]`` the starts of the reservations not yet
-    started.  At each instant: the reservations whose time has come start; while fewer than K are
-    held, the first job holding none is placed at its earliest start with every block in place (and
-    starts if that is now); then the jobs holding none, in queue order, start if their processors
-    are free over ``[t, t + planned duration)``.  Next instant: the next breakpoint of the profile
-    or reserved start (an instant where neither more processors are free nor a reservation starts
-    decides nothing: every test that failed before fails again).  ``mode`` as in :func:`_run`; the
-    reach of an event: ``t + 1`` (the free processors now), every placement's window, every passed
-    test's window, and the next instant.
+    """Backfilling with reservation depth K (EASY holds one reservation, conservative
+    backfilling all: Mu'alem & Feitelson 2001): depth K = ``queue.depth``
+    (:class:`scheduler.cluster.depth.BackfillDepth`, every job submitted at ``queue.now``, running
+    its planned duration) from the state: profile ``times``/``free`` of ``nsteps`` steps with the
+    blocks of every job started or holding a reservation; ``waiting`` the jobs holding neither
+    (``left`` of them, the first ``h``), ``tree`` their trees (:func:`_build`); ``heap[:hn]`` the
+    starts of the reservations not yet started.  At each instant: the reservations whose time has
+    come start; while fewer than K are held, the first job holding none is placed at its earliest
+    start with every block in place (and starts if that is now); then the jobs holding none, in
+    queue order, start if their processors are free over ``[t, t + planned duration)``.  Next
+    instant: the next breakpoint of the profile or reserved start (an instant where neither more
+    processors are free nor a reservation starts decides nothing: every test that failed before
+    fails again).  ``mode`` as in :func:`_run`; the reach of an event: ``t + 1`` (the free
+    processors now), every placement's window, every passed test's window, and the next instant.
 
     A re-plan (``mode`` 0) keeps its starts (``new_starts``) and the instants it decided them
     (placed or started; ``new_sorted``, sorted, the first ones given) and stops as :func:`_run`
@@ -1603,27 +1442,35 @@ def _run_depth(
     depth: cython.Py_ssize_t = views.depth
     procs: cython.longlong[::1] = views.procs
     durs: cython.longlong[::1] = views.durs
+    starts0: cython.longlong[::1] = views.starts0
+    dec0: cython.longlong[::1] = views.dec0
+    sorted_decisions: cython.longlong[::1] = views.vd
+    ev: cython.longlong[::1] = views.ev
     reach: cython.longlong[::1] = views.reach
+    win_off: cython.longlong[::1] = views.woff
+    win_from: cython.longlong[::1] = views.wa
+    win_to: cython.longlong[::1] = views.wb
+    win_extra: cython.longlong[::1] = views.wx
     ends: cython.longlong[::1] = views.ends
-    leaves: cython.Py_ssize_t = views.leaves
-    ci: cython.Py_ssize_t = 2 * (views.cap + 1)  # short_now[ci + w]: the step of short_now[2w + 1]
+    nw: cython.Py_ssize_t = 0  # windows recorded
+    ci: cython.Py_ssize_t = 2 * (
+        views.cap + 1
+    )  # short_now[ci + w]: the step of short_now[2w + 1] (_caches)
+    js: cython.Py_ssize_t
     rec: cython.bint = mode != 0
-    tally: _Tally = _new_tally(
-        views,
-        counts,
-        new_starts,
-        new_sorted,
-        last_starts,
-        last_sorted,
-        mode,
-        stop,
-        settle2,
-        m - left,
-    )
+    wr: cython.bint = mode >= 2
+    leaves: cython.Py_ssize_t = views.leaves
+    i: cython.Py_ssize_t
     j: cython.Py_ssize_t
     k: cython.Py_ssize_t
+    a: cython.Py_ssize_t
     p: cython.Py_ssize_t
+    x: cython.Py_ssize_t
     e: cython.Py_ssize_t = 0
+    mw: cython.longlong
+    skip: cython.bint
+    sh1: cython.longlong  # the first instant from t with no processor free
+    tree_near: cython.longlong = 4294967294  # _TREE_INF - 1 (typed: a C constant)
     q: cython.longlong
     dq: cython.longlong
     ta: cython.longlong
@@ -1631,20 +1478,45 @@ def _run_depth(
     end: cython.longlong
     nxt: cython.longlong
     now_free: cython.longlong
+    infl: cython.longlong = 0
     run_max: cython.longlong = 0
     prev_t: cython.longlong = t
     gen: cython.longlong = short_now[0] + 1  # slot 0 holds the last generation used
-    how: cython.int = 0
-    a: cython.Py_ssize_t = index(times, t, nsteps)  # the step holding t (followed, not searched)
+    delay: cython.longlong = 0
+    settle: cython.longlong = stop  # no earlier instant's state is the no-slot plan's
+    vp: cython.Py_ssize_t = 0  # no-slot decisions before t (sorted_decisions: sorted)
+    pv: cython.Py_ssize_t = 0  # the last re-plan's decisions before t (last_sorted: sorted)
+    nsv: cython.Py_ssize_t = m - left  # decisions in new_sorted (the first ones given)
+    how: cython.int = 0  # 1: stopped at the no-slot plan's state, 2: at the last re-plan's
+    rest: cython.longlong
+    if not rec:
+        counts[0] += 1
+    a = index(times, t, nsteps)  # the step holding t (followed, not searched, from here on)
     while left > 0:
         if rec:  # the state before this event
             _snapshot(views, times, free, nsteps, e, h, left, prev_t, mode)
-            _event_records(tally, e)
-            tally.infl = t + 1
+            if wr:
+                win_off[e] = nw
+            infl = t + 1
         else:
-            how = _stopped(tally, t, m - left, views.vd)
-            if how != 0:
-                break
+            counts[1] += 1
+            if t >= settle:
+                # the slot is over, every job decided differently (start, or the instant of a
+                # reservation held) is settled by t in both: with as many decided as the no-slot
+                # plan decided before t, the state is its state (see above)
+                while vp < m and sorted_decisions[vp] < t:
+                    vp += 1
+                if m - left == vp:
+                    counts[2] += 1
+                    how = 1
+                    break
+            if t >= settle2:  # the same against the last re-plan
+                while pv < m and last_sorted[pv] < t:
+                    pv += 1
+                if m - left == pv:
+                    counts[3] += 1
+                    how = 2
+                    break
         # 1. the reservations whose time has come start (their blocks are in place)
         while hn > 0 and heap[0] <= t:
             hn = _pop(heap, hn)
@@ -1655,60 +1527,126 @@ def _run_depth(
                 continue
             q = procs[h]
             dq = durs[h]
-            p = earliest_step(times, free, nsteps, a, q, dq, t, ends)
+            p = _earliest_step(times, free, nsteps, a, q, dq, t, ends)
             st = t if p == a else times[p]
             if rec:  # the window it was placed in: a test passed
-                tally.infl = max(tally.infl, st + max(dq, 1))
-                _window(tally, st, st + max(dq, 1), 0)
+                infl = max(infl, st + max(dq, 1))
+                nw = _win(win_from, win_to, win_extra, nw, wr, st, st + max(dq, 1), 0)
             nsteps = _reserve_at(times, free, nsteps, p, ends[0], st, st + dq, q)
             a = _step(times, nsteps, a, t)
             gen += 1  # (the profile changed: the first short instants found are stale)
-            _decided(tally, rec, e, h, st, t, q, dq)
+            if rec:
+                starts0[h] = st
+                dec0[h] = t
+                ev[h] = e
+            else:
+                new_starts[h] = st
+                new_sorted[nsv] = t
+                nsv += 1
+                if st != last_starts[h]:
+                    settle2 = max(settle2, max(st, last_starts[h]) + max(dq, 1))
+                if st != starts0[h]:
+                    if st > starts0[h]:
+                        delay += (st - starts0[h]) * q
+                    settle = max(settle, max(st, starts0[h]) + max(dq, 1))
             if st > t:
                 hn = _push(heap, hn, st)
             waiting[h] = 0
-            _gone3(tree3, leaves, h)
+            _gone3(tree, leaves, h)
             left -= 1
             h += 1
         if left == 0:
             if rec:
-                run_max = max(run_max, tally.infl)
+                run_max = max(run_max, infl)
                 reach[e] = run_max
                 e += 1
             break
-        # 3. the jobs holding no reservation, in queue order, start if they fit now.  The
-        # first search starts from the root (the jobs before h hold a reservation or started)
+        # 3. the jobs holding no reservation, in queue order, start if they fit now: the
+        # next one no wider than now_free whose range's shortest job at its least width fits
+        # (a first short instant found at an earlier event holds while no block was inserted
+        # since, the generation, and it is not before the step holding t).  The first search
+        # starts from the root (the jobs before h hold a reservation or started: none waits)
         now_free = free[a]
-        ta = times[a]
-        k = -1
-        while now_free > 0:
-            j = _next_start3(
-                tree3, leaves, 1 if k < 0 else k + 1 + leaves, now_free, t, ta, a, times, free,
-                nsteps, short_now, ci, gen,
-            )  # fmt: skip
-            if j < 0:
-                break
-            k = j
-            q = procs[k]
-            dq = durs[k]
-            end = t + dq
-            if end > _short_from(short_now, ci, q, gen, ta, times, free, nsteps, a):
-                continue
-            if rec:  # a test passed: its window
-                tally.infl = max(tally.infl, max(end, t + 1))
-                _window(tally, t, max(end, t + 1), 0)
-            # (it ends by the first short instant for q, the cache's: no later than the step
-            # found there)
-            nsteps = _reserve_at(times, free, nsteps, a, short_now[ci + q], t, end, q)
-            _decided(tally, rec, e, k, t, t, q, dq)
-            waiting[k] = 0
-            _gone3(tree3, leaves, k)
-            left -= 1
-            if end > t:  # the block took room from t on (a 0-second job takes none)
-                a = _step(times, nsteps, a, t)
-                ta = times[a]
-                gen += 1
-                now_free -= q
+        if now_free > 0:
+            ta = times[a]
+            k = -1
+            while True:
+                j = -1
+                i = 1 if k < 0 else k + 1 + leaves
+                # the one-processor jobs fit exactly when they end by the first instant from
+                # t with no processor free (sh1): their range test is one comparison (_build3)
+                if (short_now[2] != gen) | (short_now[3] < ta):  # (both read at once)
+                    js = _first_short(free, nsteps, a, 1)
+                    short_now[ci + 1] = js
+                    short_now[3] = times[js] if js < nsteps else 4611686018427387904  # _INF
+                    short_now[2] = gen
+                sh1 = min(short_now[3], t + tree_near)  # (no job in the trees ends past it)
+                while i < 2 * leaves:
+                    skip = t + tree[3 * i] > sh1
+                    if skip:
+                        mw = tree[3 * i + 1]  # the others, at their least width
+                        if mw <= now_free:
+                            if (short_now[2 * mw] != gen) | (short_now[2 * mw + 1] < ta):
+                                js = _first_short(free, nsteps, a, mw)
+                                short_now[ci + mw] = js
+                                short_now[2 * mw + 1] = (
+                                    times[js] if js < nsteps else 4611686018427387904
+                                )
+                                short_now[2 * mw] = gen
+                            skip = t + tree[3 * i + 2] > short_now[2 * mw + 1]
+                    if not skip:
+                        if i >= leaves:
+                            j = i - leaves
+                            break
+                        i = 2 * i  # its left subtree first
+                        continue
+                    while i & 1:  # a right child: its parent's range is done
+                        i >>= 1
+                    if i == 0:
+                        break
+                    i += 1
+                if j < 0:
+                    break
+                k = j
+                q = procs[k]
+                dq = durs[k]
+                if (short_now[2 * q] != gen) | (short_now[2 * q + 1] < ta):
+                    js = _first_short(free, nsteps, a, q)
+                    short_now[ci + q] = js
+                    short_now[2 * q + 1] = times[js] if js < nsteps else 4611686018427387904  # _INF
+                    short_now[2 * q] = gen
+                end = t + dq
+                if end <= short_now[2 * q + 1]:
+                    if rec:  # a test passed: its window
+                        infl = max(infl, max(end, t + 1))
+                        nw = _win(win_from, win_to, win_extra, nw, wr, t, max(end, t + 1), 0)
+                    # (it ends by the first short instant for q, the cache's: no later than
+                    # the step found there)
+                    nsteps = _reserve_at(times, free, nsteps, a, short_now[ci + q], t, end, q)
+                    if rec:
+                        starts0[k] = t
+                        dec0[k] = t
+                        ev[k] = e
+                    else:
+                        new_starts[k] = t
+                        new_sorted[nsv] = t
+                        nsv += 1
+                        if t != last_starts[k]:
+                            settle2 = max(settle2, max(t, last_starts[k]) + max(dq, 1))
+                        if t != starts0[k]:
+                            if t > starts0[k]:
+                                delay += (t - starts0[k]) * q
+                            settle = max(settle, max(t, starts0[k]) + max(dq, 1))
+                    waiting[k] = 0
+                    _gone3(tree, leaves, k)
+                    left -= 1
+                    if end > t:  # the block took room from t on (a 0-second job takes none)
+                        a = _step(times, nsteps, a, t)
+                        ta = times[a]
+                        gen += 1
+                        now_free -= q
+                        if now_free == 0:
+                            break
         # 4. the next instant: a breakpoint of the profile or a reservation's start (there is
         # one: a job that did not start now finds the whole machine free past the last
         # breakpoint, and the reserved ones start later)
@@ -1720,14 +1658,32 @@ def _run_depth(
             t = nxt
             a += 1
         if rec:
-            run_max = max(run_max, max(tally.infl, t))
+            run_max = max(run_max, max(infl, t))
             reach[e] = run_max
             e += 1
     short_now[0] = gen
     if rec:
-        _recorded(queue, tally, times, free, nsteps, e, h, left, prev_t, mode)
-        return 0
-    return _finish(tally, how, waiting, views.vd)
+        queue.events = e
+        queue.nwin = nw
+        _snapshot(
+            views, times, free, nsteps, e, h, left, prev_t, mode
+        )  # the profile after the last event
+        if wr:
+            win_off[e] = nw
+    elif how == 1:  # the jobs still undecided are decided as in the no-slot plan
+        for x in range(vp, m):
+            new_sorted[x] = sorted_decisions[x]
+    elif how == 2:  # ... as in the last re-plan
+        rest = 0
+        for x in range(m):
+            if waiting[x] != 0:
+                new_starts[x] = last_starts[x]
+                if last_starts[x] > starts0[x]:
+                    rest += (last_starts[x] - starts0[x]) * procs[x]
+        for x in range(pv, m):
+            new_sorted[x] = last_sorted[x]
+        delay += rest
+    return delay
 
 
 def _caches(capacity: int):  # type: ignore[no-untyped-def]

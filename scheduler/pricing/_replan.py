@@ -796,6 +796,69 @@ def _release(
     return nsteps + 1
 
 
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _first_meeting(
+    rmax: cython.longlong[::1], m: cython.Py_ssize_t, s: cython.longlong
+) -> cython.Py_ssize_t:
+    """FCFS: the first job whose block meets a slot from ``s`` (``rmax``: the largest reach of
+    the jobs up to each, which never decreases); ``m``: none."""
+    lo: cython.Py_ssize_t = 0
+    hi: cython.Py_ssize_t = m
+    mid: cython.Py_ssize_t
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if rmax[mid] > s:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@cython.cfunc
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _first_mover(
+    queue: FcfsQueue,
+    base_times: list,
+    base_free: list,
+    spare: cython.longlong[::1],
+    j0: cython.Py_ssize_t,
+    s: cython.longlong,
+    e: cython.longlong,
+    n: cython.longlong,
+) -> cython.Py_ssize_t:
+    """FCFS, no block of the base starting after ``s``: the first job the slot ``n`` over
+    ``[s, e)`` moves, from ``j0`` (the first whose block meets it) on; ``m``: none.  Until it
+    the re-plan is the plan and the slot, whose profile from a job's floor on only rises but
+    for the slot's start.  A job that starts by the slot's start keeps its start if its block
+    misses the slot, or if the base's free processors at the slot's start hold the slot and
+    the blocks there of the jobs up to it (``used``); one that starts later (and before the
+    slot's end) if its spare processors at its start (``spare``: the plan's free ones, and the
+    later jobs' starting with it) hold the slot."""
+    m: cython.Py_ssize_t = queue.m
+    procs: cython.longlong[::1] = queue.procs
+    starts: cython.longlong[::1] = queue.starts_buf
+    reach: cython.longlong[::1] = queue.reach
+    lim: cython.longlong = _free_over(base_times, base_free, s, s + 1) - n
+    used: cython.longlong = 0
+    k: cython.Py_ssize_t = j0
+    while k < m and starts[k] <= s:
+        if reach[k] > s:
+            used += procs[k]
+            if used > lim:
+                break
+        k += 1
+    if k == m or starts[k] > s:
+        while k < m and starts[k] < e and spare[k] >= n:
+            k += 1
+        if k < m and starts[k] >= e:
+            return m
+    return k
+
+
 @cython.ccall
 @cython.wraparound(False)
 @cython.boundscheck(False)
@@ -882,8 +945,6 @@ def fcfs_delays(
     plan_free: cython.longlong[::1] = queue.pf if holes else kept_free
     plan_nsteps: cython.Py_ssize_t = len(queue.pt) if holes else 0
     spare: cython.longlong[::1] = queue.spare if holes else kept_times
-    lim: cython.longlong
-    used: cython.longlong
     nc: cython.Py_ssize_t = (m >> shift) + 1
     # the last state a re-plan of this call had at each kept job (free processors at its floor, then
     # its releases; last_floor: the floor; last_rest: the sum of (start - floor)·procs of the jobs
@@ -944,16 +1005,7 @@ def fcfs_delays(
         delay = 0
         moved = False
         done = False
-        # ---- the first job whose block meets the slot: rmax never decreases
-        lo = 0
-        hi = m
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if rmax[mid] > s:
-                hi = mid
-            else:
-                lo = mid + 1
-        j0 = lo
+        j0 = _first_meeting(rmax, m, s)
         if j0 == m or starts[j0] >= e:
             out[i] = 0  # no job's block meets the slot: all keep their starts
             continue
@@ -963,29 +1015,10 @@ def fcfs_delays(
             out[i] = 0
             continue
         if holes and s >= base_rise:
-            # ---- the first job that moves: until it the re-plan is the plan and the slot,
-            # whose profile from a job's floor on only rises but for the slot's start.  A job
-            # that starts by the slot's start keeps its start if its block misses the slot,
-            # or if the base's free processors at the slot's start hold the slot and the
-            # blocks there of the jobs up to it (`used`); one that starts later (and before
-            # the slot's end) if its spare processors at its start (`G`: the plan's free
-            # ones, and the later jobs' starting with it) hold the slot
-            lim = _free_over(base_times, base_free, s, s + 1) - n
-            used = 0
-            k = j0
-            while k < m and starts[k] <= s:
-                if reach[k] > s:
-                    used += procs[k]
-                    if used > lim:
-                        break
-                k += 1
-            if k == m or starts[k] > s:
-                while k < m and starts[k] < e and spare[k] >= n:
-                    k += 1
-                if k == m or starts[k] >= e:
-                    out[i] = 0  # none moves
-                    continue
-            j0 = k  # (the jobs before it as planned)
+            j0 = _first_mover(queue, base_times, base_free, spare, j0, s, e, n)
+            if j0 == m:
+                out[i] = 0  # none moves
+                continue
         # ---- the kept state at or before it, the slot (nothing before the state's floor
         # matters, and the plan so far had room for it), the jobs up to j0 as planned
         rise = s if s > base_rise else base_rise
@@ -1264,7 +1297,7 @@ def fcfs_delays(
                 at_floor -= q
                 stop = floor + dq
             if dq > 0 and q > 0 and stop == pstop:
-                # at the last new release's instant (three in ten at the deepest queues): it
+                # at the last new release's instant (often, on deep queues): it
                 # is still at plo (every later step either adds to it or moves it: then plo
                 # follows), after the floor, so not consumed
                 free[plo] += q
@@ -1284,10 +1317,9 @@ def fcfs_delays(
                         )
                         lo += mid
                         hi = 0 if mid < 4 else hi - 4
-                        if hi > 0 and times[nsteps - 1] <= stop:  # (a tenth are the latest, near
-                            lo = nsteps - (
-                                times[nsteps - 1] == stop
-                            )  # a tenth at the latest's instant)
+                        # at or after the latest release: found without the search
+                        if hi > 0 and times[nsteps - 1] <= stop:
+                            lo = nsteps - (times[nsteps - 1] == stop)
                             hi = 0
                     if hi > 0:
                         while hi > 1:
@@ -1302,7 +1334,7 @@ def fcfs_delays(
                 if lo < nsteps and times[lo] == stop:
                     free[lo] += q
                 elif b > 0 and lo - b < 4:
-                    # among the first four (more than half land there): the releases before
+                    # among the first four (most land there): the releases before
                     # it move one place forward, into a consumed release's room (compiled:
                     # the four places written at once, without a branch or a call)
                     if cython.compiled:

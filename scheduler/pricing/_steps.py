@@ -6,13 +6,18 @@ two parallel buffers of steps, ``times`` (each step's first instant, increasing)
 (conservative and FCFS quotes).
 
 Plain Python *and* the source of a C extension (``setup.py`` NATIVE_MODULES), in Cython's
-pure-Python mode.  Compiled, the buffers are fixed-size arrays of 64-bit integers (typed
-memoryviews, or raw pointers for the operations only the compiled kernels call) and the
-kernels call these functions as C functions: ``_steps.pxd`` declares them, the kernels
-``cimport`` them.  Uncompiled, the buffers are lists that grow and shrink with the profile,
-and a kernel takes this module's pure source, never its build (whose functions take C
-arrays).  The few ``if cython.compiled:`` branches compute what the plain
-lines beside them compute.  Times and processor counts must fit in 62 bits.
+pure-Python mode, with a C side in ``_steps.pxd``.  Compiled, the buffers are fixed-size
+arrays of 64-bit integers (typed memoryviews, raw pointers where only the compiled kernels
+call) and the kernels ``cimport`` these operations as C functions: the ones of their hottest
+loops (``index``, ``take_shifted``, ``move_steps``, ``copy_values``) have their bodies in the
+``.pxd``, inlined where they are called; the others are declared there and called through
+this module's C interface.  Uncompiled, the buffers are lists that grow and shrink with the
+profile, and a kernel takes this module's pure source, never its build (whose functions take
+C arrays).  The few ``if cython.compiled:`` branches compute what the plain lines beside them
+compute.  Times and processor counts must fit in 62 bits.
+
+NB: a kernel's build also depends on ``_steps.pxd`` (the bodies it inlines): rebuild after
+changing it (``make native`` watches the ``.py`` files only).
 """
 
 from __future__ import annotations
@@ -24,10 +29,6 @@ try:
     import cython
 except ImportError:  # no Cython installed: the same source runs uncompiled
     from scheduler._native import cython_shim as cython
-try:  # compiled: the steps are shifted by C's memmove
-    from cython.cimports.libc.string import memmove
-except (ImportError, AttributeError):  # uncompiled (Cython's shadow module raises the
-    pass  # latter): lists shift themselves
 
 
 def buffer(values: list, size: int):  # type: ignore[no-untyped-def]
@@ -41,28 +42,11 @@ def buffer(values: list, size: int):  # type: ignore[no-untyped-def]
     return list(values) + [0] * (size - len(values)) if size > len(values) else list(values)
 
 
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def index(
-    times: cython.longlong[::1], t: cython.longlong, hi: cython.Py_ssize_t
-) -> cython.Py_ssize_t:
-    """``bisect_right(times, t, 0, hi) - 1``: the step holding ``t`` (-1: before the first).
-    Compiled without branches to mispredict: ``base`` only moves to steps starting by ``t``
-    (a conditional move), and ``[base, base + hi)`` holds the answer unless it is -1."""
-    base: cython.Py_ssize_t = 0
-    half: cython.Py_ssize_t
-    if not cython.compiled:
+if not cython.compiled:  # (compiled: the .pxd's body, inlined where it is called)
+
+    def index(times: list, t: int, hi: int) -> int:
+        """``bisect_right(times, t, 0, hi) - 1``: the step holding ``t`` (-1: before the first)."""
         return bisect_right(times, t, 0, hi) - 1
-    if hi <= 0:
-        return -1
-    while hi > 1:
-        half = hi >> 1
-        base = base + half if times[base + half] <= t else base
-        hi -= half
-    return base - 1 if times[base] > t else base
 
 
 @cython.cfunc
@@ -120,82 +104,6 @@ def remove_step(
 
 @cython.cfunc
 @cython.exceptval(check=False)
-@cython.inline
-def move_steps(
-    times: cython.p_longlong,
-    free: cython.p_longlong,
-    dst: cython.Py_ssize_t,
-    src: cython.Py_ssize_t,
-    n: cython.Py_ssize_t,
-) -> cython.void:
-    """Move the ``n`` steps from ``src`` on to ``dst`` (compiled only: C's memmove)."""
-    size: cython.Py_ssize_t = n * cython.sizeof(cython.longlong)
-    if n > 0 and dst != src:
-        memmove(times + dst, times + src, size)
-        memmove(free + dst, free + src, size)
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.inline
-def copy_values(
-    dst: cython.p_longlong, src: cython.p_longlong, n: cython.Py_ssize_t
-) -> cython.void:
-    """Copy ``n`` 64-bit values from ``src`` to ``dst`` (compiled only: C's memmove)."""
-    if n > 0:
-        memmove(dst, src, n * cython.sizeof(cython.longlong))
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-def take_shifted(
-    times: cython.p_longlong,
-    free: cython.p_longlong,
-    count: cython.Py_ssize_t,
-    a: cython.Py_ssize_t,
-    k: cython.Py_ssize_t,
-    t: cython.longlong,
-    stop: cython.longlong,
-    q: cython.longlong,
-) -> cython.Py_ssize_t:
-    """:func:`take_block` of ``q > 0`` processors (``t < stop``) with each region of steps
-    moved once (compiled only): the splits at ``t`` and ``stop`` and the merges of equal
-    neighbours are decided first — a split at ``t`` leaves no merge at ``t`` (the steps then
-    differ by ``q``), nor does a split at ``stop`` at ``stop`` — then the covered steps after
-    ``a`` move by the net count before them and the tail by the net count in all."""
-    x: cython.Py_ssize_t
-    fa: cython.longlong = free[a]
-    fk: cython.longlong = free[k]
-    split_t: cython.Py_ssize_t = 1 if times[a] != t else 0
-    split_stop: cython.Py_ssize_t = 1 if (k == count - 1 or times[k + 1] != stop) else 0
-    # after the subtraction: the step at stop equals the last covered one; the step before
-    # t equals the first covered one
-    merge_stop: cython.Py_ssize_t = 1 if (split_stop == 0 and free[k + 1] == fk - q) else 0
-    merge_t: cython.Py_ssize_t = 1 if (split_t == 0 and a > 0 and free[a - 1] == fa - q) else 0
-    shift: cython.Py_ssize_t = split_t - merge_t  # of the covered steps a+1..k
-    tail: cython.Py_ssize_t = k + 1 + merge_stop  # the first step kept after the block
-    delta: cython.Py_ssize_t = shift + split_stop - merge_stop  # of the tail
-    if delta > 0:  # to the right: the tail first
-        move_steps(times, free, tail + delta, tail, count - tail)
-        move_steps(times, free, a + 1 + shift, a + 1, k - a)
-    else:  # to the left (or in place): the covered steps first
-        move_steps(times, free, a + 1 + shift, a + 1, k - a)
-        move_steps(times, free, tail + delta, tail, count - tail)
-    if split_t:  # step a keeps [times[a], t) at fa; the block starts a new step
-        times[a + 1] = t
-        free[a + 1] = fa - q
-    elif not merge_t:  # step a starts at t (merged: the step before covers it)
-        free[a] = fa - q
-    for x in range(a + 1 + shift, k + 1 + shift):
-        free[x] -= q
-    if split_stop:
-        times[k + 1 + shift] = stop
-        free[k + 1 + shift] = fk
-    return count + delta
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def take_block(
@@ -216,7 +124,7 @@ def take_block(
     if stop <= t:
         return count
     if cython.compiled and q > 0:
-        return take_shifted(
+        return take_shifted(  # noqa: F821 (compiled only: the .pxd's body)
             cython.address(times[0]), cython.address(free[0]), count, a, k, t, stop, q
         )
     if times[a] != t:  # split at t
@@ -284,36 +192,3 @@ def least_free(
         least = min(least, free[p])
         p += 1
     return least
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def earliest_step(
-    times: cython.longlong[::1],
-    free: cython.longlong[::1],
-    count: cython.Py_ssize_t,
-    i: cython.Py_ssize_t,
-    q: cython.longlong,
-    dq: cython.longlong,
-    t: cython.longlong,
-    out: cython.longlong[::1],
-) -> cython.Py_ssize_t:
-    """:meth:`Profile.earliest_start` of ``q`` processors for ``dq`` from ``t`` (step ``i``
-    holds it; ``q`` fits the machine), as the step holding the start: ``i`` (the start is
-    ``t``), else the step the start opens (the start is its first instant).  ``out[0]``: the
-    step after the last one the window meets (``count``: none)."""
-    last: cython.Py_ssize_t = count - 1
-    p: cython.Py_ssize_t = i
-    end: cython.longlong = t + dq
-    while True:
-        if free[i] < q:
-            i += 1  # cannot be past the last step: it holds the whole capacity
-            p = i
-            end = times[i] + dq
-        elif i == last or times[i + 1] >= end:
-            out[0] = i + 1
-            return p
-        else:
-            i += 1
