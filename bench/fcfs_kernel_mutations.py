@@ -44,8 +44,8 @@ SOURCE = ROOT / "scheduler" / "pricing" / "_replan.py"
 MUTATIONS = {
     "none (the kernel as it is)": ("", "", 0),
     "first job meeting the slot: by start, not by reach": (
-        "        if rmax[mid] > s:",
-        "        if starts[mid] >= s:",
+        "j0 = _first_meeting(rmax, m, s)",
+        "j0 = _first_meeting(starts, m, s - 1)",  # (the first start after s - 1)
         1,
     ),
     "no-duration job: its reach is its start": (

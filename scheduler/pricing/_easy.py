@@ -838,24 +838,25 @@ def _snapshot(
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _tight(
+    views: _Views,
     times: cython.longlong[::1],
     free: cython.longlong[::1],
     nsteps: cython.Py_ssize_t,
     w0: cython.longlong,
     w1: cython.longlong,
     x: cython.longlong,
-    tight_slack: cython.longlong[::1],
-    tight_end: cython.longlong[::1],
     nr: cython.Py_ssize_t,
     write: cython.bint,
-    cap: cython.longlong,
 ) -> cython.Py_ssize_t:
     """Record the test "``x`` free over ``[w0, w1)``" that passed (``write``: into
-    ``tight_slack``/``tight_end`` from ``nr`` on; else only count): from the right, every step of
+    ``views.tv``/``views.tend`` from ``nr`` on; else only count): from the right, every step of
     the window with less slack (free - ``x``) than all the steps after it, as (its slack, its end in
     the window).  A slot of ``n`` processors fails the test only where it overlaps a step with slack
     below ``n``: all of them end no later than the first record (from the right) with slack below
     ``n``. Slacks of ``cap`` or more are not recorded (``n`` <= ``cap``).  Returns the new count."""
+    tight_slack: cython.longlong[::1] = views.tv
+    tight_end: cython.longlong[::1] = views.tend
+    cap: cython.longlong = views.cap
     p0: cython.Py_ssize_t = index(times, w0, nsteps)
     p: cython.Py_ssize_t = index(times, w1 - 1, nsteps)
     low: cython.longlong = cap
@@ -880,9 +881,7 @@ def _tight(
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _win(
-    win_from: cython.longlong[::1],
-    win_to: cython.longlong[::1],
-    win_extra: cython.longlong[::1],
+    views: _Views,
     nw: cython.Py_ssize_t,
     write: cython.bint,
     w0: cython.longlong,
@@ -892,11 +891,52 @@ def _win(
     """Record the window of a test passed, ``[w0, w1)``, and ``x``: the processors it needs
     free beside the blocks in place after its event (``write``: into
     ``win_from``/``win_to``/``win_extra`` at ``nw``; else only count).  Returns the new count."""
+    win_from: cython.longlong[::1] = views.wa
+    win_to: cython.longlong[::1] = views.wb
+    win_extra: cython.longlong[::1] = views.wx
     if write and nw < len(win_from):
         win_from[nw] = w0
         win_to[nw] = w1
         win_extra[nw] = x
     return nw + 1
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _rest(
+    views: _Views,
+    how: cython.int,
+    vp: cython.Py_ssize_t,
+    pv: cython.Py_ssize_t,
+    waiting: cython.longlong[::1],
+    new_starts: cython.longlong[::1],
+    new_sorted: cython.longlong[::1],
+    last_starts: cython.longlong[::1],
+    last_sorted: cython.longlong[::1],
+) -> cython.longlong:
+    """A re-plan that stopped at the no-slot plan's state (``how`` 1: its first ``vp``
+    decisions were) or at the last re-plan's (2: its first ``pv``): the jobs still undecided
+    are decided as there; returns the delay they add (none at the no-slot plan's)."""
+    m: cython.Py_ssize_t = views.m
+    starts0: cython.longlong[::1] = views.starts0
+    procs: cython.longlong[::1] = views.procs
+    plan_sorted: cython.longlong[::1] = views.vd  # (EASY: the starts, sorted)
+    rest: cython.longlong = 0
+    x: cython.Py_ssize_t
+    if how == 1:
+        for x in range(vp, m):
+            new_sorted[x] = plan_sorted[x]
+        return 0
+    for x in range(m):
+        if waiting[x] != 0:
+            new_starts[x] = last_starts[x]
+            if last_starts[x] > starts0[x]:
+                rest += (last_starts[x] - starts0[x]) * procs[x]
+    for x in range(pv, m):
+        new_sorted[x] = last_sorted[x]
+    return rest
 
 
 @cython.cfunc
@@ -947,17 +987,11 @@ def _run(
     reach: cython.longlong[::1] = views.reach
     sorted_starts: cython.longlong[::1] = views.vs
     test_off: cython.longlong[::1] = views.toff
-    tight_slack: cython.longlong[::1] = views.tv
-    tight_end: cython.longlong[::1] = views.tend
     win_off: cython.longlong[::1] = views.woff
-    win_from: cython.longlong[::1] = views.wa
-    win_to: cython.longlong[::1] = views.wb
-    win_extra: cython.longlong[::1] = views.wx
     nw: cython.Py_ssize_t = 0  # windows recorded
     cap: cython.longlong = views.cap
-    ci: cython.Py_ssize_t = 2 * (
-        cap + 1
-    )  # short_now[ci + w]: the step of short_now[2w + 1] (_caches)
+    # short_now[ci + w]: the step of short_now[2w + 1] (_caches)
+    ci: cython.Py_ssize_t = 2 * (cap + 1)
     js: cython.Py_ssize_t
     rec: cython.bint = mode != 0
     wr: cython.bint = mode >= 2
@@ -1001,7 +1035,6 @@ def _run(
     pv: cython.Py_ssize_t = 0  # the last re-plan's starts before t (last_sorted: sorted)
     nsv: cython.Py_ssize_t = m - left  # starts in new_sorted (the first ones: sorted_starts's)
     how: cython.int = 0  # 1: stopped at the no-slot plan's state, 2: at the last re-plan's
-    rest: cython.longlong
     if not rec:
         counts[0] += 1
     a = index(times, t, nsteps)  # the step holding t (kept as blocks are inserted)
@@ -1056,12 +1089,8 @@ def _run(
             if shadow != t:
                 break
             if rec:  # a test passed: its window
-                nr = _tight(
-                    times, free, nsteps, t, t + max(dq, 1), q, tight_slack, tight_end, nr, wr, cap
-                )
-                nw = _win(
-                    win_from, win_to, win_extra, nw, wr, t, t + max(dq, 1), q if dq == 0 else 0
-                )
+                nr = _tight(views, times, free, nsteps, t, t + max(dq, 1), q, nr, wr)
+                nw = _win(views, nw, wr, t, t + max(dq, 1), q if dq == 0 else 0)
             nsteps = _reserve_at(times, free, nsteps, a, nsteps, t, t + dq, q)
             a = _step(times, nsteps, a, t)
             gen += 1
@@ -1198,62 +1227,17 @@ def _run(
                 if ok:
                     if rec:  # the tests passed: their windows
                         infl = max(infl, max(end, t + 1))
-                        nr = _tight(
-                            times,
-                            free,
-                            nsteps,
-                            t,
-                            max(end, t + 1),
-                            q,
-                            tight_slack,
-                            tight_end,
-                            nr,
-                            wr,
-                            cap,
-                        )
-                        nw = _win(
-                            win_from,
-                            win_to,
-                            win_extra,
-                            nw,
-                            wr,
-                            t,
-                            max(end, t + 1),
-                            q if dq == 0 else 0,
-                        )
+                        nr = _tight(views, times, free, nsteps, t, max(end, t + 1), q, nr, wr)
+                        nw = _win(views, nw, wr, t, max(end, t + 1), q if dq == 0 else 0)
                         if q == 0:  # (the search went on: something was free now)
-                            nr = _tight(
-                                times,
-                                free,
-                                nsteps,
-                                t,
-                                t + 1,
-                                1,
-                                tight_slack,
-                                tight_end,
-                                nr,
-                                wr,
-                                cap,
-                            )
-                            nw = _win(win_from, win_to, win_extra, nw, wr, t, t + 1, 1)
+                            nr = _tight(views, times, free, nsteps, t, t + 1, 1, nr, wr)
+                            nw = _win(views, nw, wr, t, t + 1, 1)
                         if end > shadow:
                             if hd > 0:
                                 w1 = min(end, h_end)
                             else:
                                 w1 = shadow + 1
-                            nr = _tight(
-                                times,
-                                free,
-                                nsteps,
-                                shadow,
-                                w1,
-                                q + hq,
-                                tight_slack,
-                                tight_end,
-                                nr,
-                                wr,
-                                cap,
-                            )
+                            nr = _tight(views, times, free, nsteps, shadow, w1, q + hq, nr, wr)
                     # (it ends by the first short instant for q, the cache's: no later than
                     # the step found there)
                     nsteps = _reserve_at(times, free, nsteps, a, short_now[ci + q], t, end, q)
@@ -1283,20 +1267,8 @@ def _run(
                             break
         if bes and rec:  # the backfills read the head's shadow: its window is a test passed
             # (on the profile after them: less room, so more steps found tight — enough)
-            nr = _tight(
-                times,
-                free,
-                nsteps,
-                shadow,
-                shadow + max(hd, 1),
-                hq,
-                tight_slack,
-                tight_end,
-                nr,
-                wr,
-                cap,
-            )
-            nw = _win(win_from, win_to, win_extra, nw, wr, shadow, shadow + max(hd, 1), hq)
+            nr = _tight(views, times, free, nsteps, shadow, shadow + max(hd, 1), hq, nr, wr)
+            nw = _win(views, nw, wr, shadow, shadow + max(hd, 1), hq)
         # 3. the next instant the availability changes (there is one: past the last
         # breakpoint the whole machine is free, and the head would have fitted)
         prev_t = t
@@ -1318,19 +1290,10 @@ def _run(
         if wr:
             test_off[e] = nr
             win_off[e] = nw
-    elif how == 1:  # the jobs still waiting start as in the no-slot plan
-        for x in range(vp, m):
-            new_sorted[x] = sorted_starts[x]
-    elif how == 2:  # ... as in the last re-plan
-        rest = 0
-        for x in range(m):
-            if waiting[x] != 0:
-                new_starts[x] = last_starts[x]
-                if last_starts[x] > starts0[x]:
-                    rest += (last_starts[x] - starts0[x]) * procs[x]
-        for x in range(pv, m):
-            new_sorted[x] = last_sorted[x]
-        delay += rest
+    elif how != 0:
+        delay += _rest(
+            views, how, vp, pv, waiting, new_starts, new_sorted, last_starts, last_sorted
+        )
     return delay
 
 
@@ -1448,14 +1411,10 @@ def _run_depth(
     ev: cython.longlong[::1] = views.ev
     reach: cython.longlong[::1] = views.reach
     win_off: cython.longlong[::1] = views.woff
-    win_from: cython.longlong[::1] = views.wa
-    win_to: cython.longlong[::1] = views.wb
-    win_extra: cython.longlong[::1] = views.wx
     ends: cython.longlong[::1] = views.ends
     nw: cython.Py_ssize_t = 0  # windows recorded
-    ci: cython.Py_ssize_t = 2 * (
-        views.cap + 1
-    )  # short_now[ci + w]: the step of short_now[2w + 1] (_caches)
+    # short_now[ci + w]: the step of short_now[2w + 1] (_caches)
+    ci: cython.Py_ssize_t = 2 * (views.cap + 1)
     js: cython.Py_ssize_t
     rec: cython.bint = mode != 0
     wr: cython.bint = mode >= 2
@@ -1465,7 +1424,6 @@ def _run_depth(
     k: cython.Py_ssize_t
     a: cython.Py_ssize_t
     p: cython.Py_ssize_t
-    x: cython.Py_ssize_t
     e: cython.Py_ssize_t = 0
     mw: cython.longlong
     skip: cython.bint
@@ -1488,7 +1446,6 @@ def _run_depth(
     pv: cython.Py_ssize_t = 0  # the last re-plan's decisions before t (last_sorted: sorted)
     nsv: cython.Py_ssize_t = m - left  # decisions in new_sorted (the first ones given)
     how: cython.int = 0  # 1: stopped at the no-slot plan's state, 2: at the last re-plan's
-    rest: cython.longlong
     if not rec:
         counts[0] += 1
     a = index(times, t, nsteps)  # the step holding t (followed, not searched, from here on)
@@ -1531,7 +1488,7 @@ def _run_depth(
             st = t if p == a else times[p]
             if rec:  # the window it was placed in: a test passed
                 infl = max(infl, st + max(dq, 1))
-                nw = _win(win_from, win_to, win_extra, nw, wr, st, st + max(dq, 1), 0)
+                nw = _win(views, nw, wr, st, st + max(dq, 1), 0)
             nsteps = _reserve_at(times, free, nsteps, p, ends[0], st, st + dq, q)
             a = _step(times, nsteps, a, t)
             gen += 1  # (the profile changed: the first short instants found are stale)
@@ -1619,7 +1576,7 @@ def _run_depth(
                 if end <= short_now[2 * q + 1]:
                     if rec:  # a test passed: its window
                         infl = max(infl, max(end, t + 1))
-                        nw = _win(win_from, win_to, win_extra, nw, wr, t, max(end, t + 1), 0)
+                        nw = _win(views, nw, wr, t, max(end, t + 1), 0)
                     # (it ends by the first short instant for q, the cache's: no later than
                     # the step found there)
                     nsteps = _reserve_at(times, free, nsteps, a, short_now[ci + q], t, end, q)
@@ -1670,19 +1627,10 @@ def _run_depth(
         )  # the profile after the last event
         if wr:
             win_off[e] = nw
-    elif how == 1:  # the jobs still undecided are decided as in the no-slot plan
-        for x in range(vp, m):
-            new_sorted[x] = sorted_decisions[x]
-    elif how == 2:  # ... as in the last re-plan
-        rest = 0
-        for x in range(m):
-            if waiting[x] != 0:
-                new_starts[x] = last_starts[x]
-                if last_starts[x] > starts0[x]:
-                    rest += (last_starts[x] - starts0[x]) * procs[x]
-        for x in range(pv, m):
-            new_sorted[x] = last_sorted[x]
-        delay += rest
+    elif how != 0:
+        delay += _rest(
+            views, how, vp, pv, waiting, new_starts, new_sorted, last_starts, last_sorted
+        )
     return delay
 
 

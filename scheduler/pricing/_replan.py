@@ -821,7 +821,10 @@ def _first_meeting(
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _first_mover(
-    queue: FcfsQueue,
+    procs: cython.longlong[::1],
+    starts: cython.longlong[::1],
+    reach: cython.longlong[::1],
+    m: cython.Py_ssize_t,
     base_times: list,
     base_free: list,
     spare: cython.longlong[::1],
@@ -830,18 +833,15 @@ def _first_mover(
     e: cython.longlong,
     n: cython.longlong,
 ) -> cython.Py_ssize_t:
-    """FCFS, no block of the base starting after ``s``: the first job the slot ``n`` over
-    ``[s, e)`` moves, from ``j0`` (the first whose block meets it) on; ``m``: none.  Until it
+    """FCFS, no block of the base starting after ``s``: the first of the ``m`` jobs of the plan
+    (``procs``, ``starts``, ``reach``: :class:`FcfsQueue`'s) the slot ``n`` over ``[s, e)``
+    moves, from ``j0`` (the first whose block meets it) on; ``m``: none.  Until it
     the re-plan is the plan and the slot, whose profile from a job's floor on only rises but
     for the slot's start.  A job that starts by the slot's start keeps its start if its block
     misses the slot, or if the base's free processors at the slot's start hold the slot and
     the blocks there of the jobs up to it (``used``); one that starts later (and before the
     slot's end) if its spare processors at its start (``spare``: the plan's free ones, and the
     later jobs' starting with it) hold the slot."""
-    m: cython.Py_ssize_t = queue.m
-    procs: cython.longlong[::1] = queue.procs
-    starts: cython.longlong[::1] = queue.starts_buf
-    reach: cython.longlong[::1] = queue.reach
     lim: cython.longlong = _free_over(base_times, base_free, s, s + 1) - n
     used: cython.longlong = 0
     k: cython.Py_ssize_t = j0
@@ -1015,7 +1015,7 @@ def fcfs_delays(
             out[i] = 0
             continue
         if holes and s >= base_rise:
-            j0 = _first_mover(queue, base_times, base_free, spare, j0, s, e, n)
+            j0 = _first_mover(procs, starts, reach, m, base_times, base_free, spare, j0, s, e, n)
             if j0 == m:
                 out[i] = 0  # none moves
                 continue
