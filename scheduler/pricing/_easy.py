@@ -121,6 +121,7 @@ except (ImportError, AttributeError):  # uncompiled (Cython's shadow module rais
     pass  # latter): lists shift themselves
 if cython.compiled:  # the profile's steps: C functions (scheduler/pricing/_steps.pxd)
     from cython.cimports.scheduler.pricing._steps import (
+        copy_values,
         index,
         least_free,
         take_block,
@@ -1922,18 +1923,17 @@ def _set_starts(
     last_starts: cython.longlong[::1] = views.last_starts
     new_sorted: cython.longlong[::1] = views.new_sorted
     x: cython.Py_ssize_t
-    size: cython.Py_ssize_t = cython.sizeof(cython.longlong)
-    if not cython.compiled:
+    if not cython.compiled:  # (the sizes and addresses below are C's: compiled only)
         new_starts[:m] = starts0[:m]
         if not had:
             last_starts[:m] = starts0[:m]
         new_sorted[:before] = SV[:before]
     elif m > 0:
-        memmove(cython.address(new_starts[0]), cython.address(starts0[0]), m * size)
+        copy_values(cython.address(new_starts[0]), cython.address(starts0[0]), m)
         if not had:
-            memmove(cython.address(last_starts[0]), cython.address(starts0[0]), m * size)
+            copy_values(cython.address(last_starts[0]), cython.address(starts0[0]), m)
         if before > 0:
-            memmove(cython.address(new_sorted[0]), cython.address(SV[0]), before * size)
+            copy_values(cython.address(new_sorted[0]), cython.address(SV[0]), before)
     for x in range(m):
         waiting[x] = 1
 
