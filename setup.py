@@ -25,6 +25,7 @@ from setuptools.command.build_ext import build_ext
 NATIVE_MODULES = [
     "scheduler/cluster/_kernel.py",
     "scheduler/cluster/_loop.py",
+    "scheduler/pricing/_steps.py",
     "scheduler/pricing/_replan.py",
     "scheduler/pricing/_easy.py",
 ]

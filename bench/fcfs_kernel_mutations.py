@@ -39,12 +39,13 @@ from tests.scheduler.test_pricing_fcfs_fast import fcfs_site  # noqa: E402
 
 SOURCE = ROOT / "scheduler" / "pricing" / "_replan.py"
 
-#: name -> (text, replacement, how many times it must occur)
+#: name -> (text, replacement, how many times it must occur[, the file: _replan.py unless
+#: "_steps.py", the profile-step operations the kernel shares with the EASY kernel])
 MUTATIONS = {
     "none (the kernel as it is)": ("", "", 0),
     "first job meeting the slot: by start, not by reach": (
-        "            if rmax[mid] > s:",
-        "            if starts[mid] >= s:",
+        "j0 = _first_meeting(rmax, m, s)",
+        "j0 = _first_meeting(starts, m, s - 1)",  # (the first start after s - 1)
         1,
     ),
     "no-duration job: its reach is its start": (
@@ -78,77 +79,79 @@ MUTATIONS = {
         1,
     ),
     "same state as the plan: sizes not compared": (
-        "    if L - b + 1 != size or free != CF[o]:",
-        "    if free != CF[o]:",
+        "    if nsteps - b + 1 != size or at_floor != kept_free[o]:",
+        "    if at_floor != kept_free[o]:",
         1,
     ),
     "same state as the plan: free at the floor not compared": (
-        "    if L - b + 1 != size or free != CF[o]:",
-        "    if L - b + 1 != size:",
+        "    if nsteps - b + 1 != size or at_floor != kept_free[o]:",
+        "    if nsteps - b + 1 != size:",
         1,
     ),
     "same state as the plan: release times not compared": (
-        "        if T[b + i - 1] - shift != CT[o + i] or acc != CF[o + i]:",
-        "        if acc != CF[o + i]:",
+        "        if times[b + i - 1] - shift != kept_times[o + i] or acc != kept_free[o + i]:",
+        "        if acc != kept_free[o + i]:",
         1,
     ),
     "same state as the plan: release sizes not compared": (
-        "        if T[b + i - 1] - shift != CT[o + i] or acc != CF[o + i]:",
-        "        if T[b + i - 1] - shift != CT[o + i]:",
+        "        if times[b + i - 1] - shift != kept_times[o + i] or acc != kept_free[o + i]:",
+        "        if times[b + i - 1] - shift != kept_times[o + i]:",
         1,
     ),
     "same profile as the plan (before the slot starts): times not compared": (
-        "        if T[h + i] - shift != CT[o + i] or F[h + i] != CF[o + i]:",
-        "        if F[h + i] != CF[o + i]:",
+        "        if times[h + i] - shift != kept_times[o + i] or free[h + i] != kept_free[o + i]:",
+        "        if free[h + i] != kept_free[o + i]:",
         1,
     ),
     "same state as the last re-plan: sizes not compared": (
-        "hit = MSIZE[c] == size and MF[o] == free",
-        "hit = MSIZE[c] > 0 and MF[o] == free",
+        "hit = last_size[c] == size and last_free[o] == at_floor",
+        "hit = last_size[c] > 0 and last_free[o] == at_floor",
         1,
     ),
     "same state as the last re-plan: free at the floor not compared": (
-        "hit = MSIZE[c] == size and MF[o] == free",
-        "hit = MSIZE[c] == size",
+        "hit = last_size[c] == size and last_free[o] == at_floor",
+        "hit = last_size[c] == size",
         1,
     ),
     "same state as the last re-plan: release times not compared": (
-        "hit = T[b + x - 1] - MT[o + x] == t and MF[o + x] == F[b + x - 1]",
-        "hit = MF[o + x] == F[b + x - 1]",
+        "times[b + x - 1] - last_times[o + x] == t\n"
+        "                        and last_free[o + x] == free[b + x - 1]",
+        "True\n                        and last_free[o + x] == free[b + x - 1]",
         1,
     ),
     "same state as the last re-plan: release times compared unmoved": (
-        "t = floor - MFL[c]  # (times kept as they were",
+        "t = floor - last_floor[c]  # (times kept as they were",
         "t = 0  # (times kept as they were",
         1,
     ),
     "same state as the last re-plan: release sizes not compared": (
-        "hit = T[b + x - 1] - MT[o + x] == t and MF[o + x] == F[b + x - 1]",
-        "hit = T[b + x - 1] - MT[o + x] == t",
+        "times[b + x - 1] - last_times[o + x] == t\n"
+        "                        and last_free[o + x] == free[b + x - 1]",
+        "times[b + x - 1] - last_times[o + x] == t\n                        and True",
         1,
     ),
     "the last re-plan's rest: its floor not taken off": (
-        "MW[c] = acc + tail - RS[x] - (RF[x] - now) * qsum[c << shift]",
-        "MW[c] = acc + tail - RS[x]",
+        "last_rest[c] = acc + tail - rec_sum[x] - (rec_floor[x] - now) * qsum[c << shift]",
+        "last_rest[c] = acc + tail - rec_sum[x]",
         1,
     ),
     "releases from the kept state on: even when the base falls after its floor": (
-        "            if CT[o] >= base_rise:",
+        "            if kept_times[o] >= base_rise:",
         "            if True:",
         1,
     ),
     "slot ahead: a block not tested beside it at its start": (
-        "if free < q or free + pre - n < q:",
-        "if free < q:",
+        "if at_floor < q or at_floor + pre - n < q:",
+        "if at_floor < q:",
         1,
     ),
     "slot ahead: the kept releases up to its start not summed": (
-        "                        pre += F[x]\n",
+        "                        pre += free[x]\n",
         "                        pass\n",
         1,
     ),
     "slot ahead: passed releases not taken off the sum": (
-        "                        pre -= F[b]\n",
+        "                        pre -= free[b]\n",
         "                        pass\n",
         2,
     ),
@@ -158,7 +161,7 @@ MUTATIONS = {
         1,
     ),
     "hole of the plan: even with a job of no duration": (
-        "    if 0 not in Q.durs:",
+        "    if 0 not in queue.durs:",
         "    if True:",
         1,
     ),
@@ -168,17 +171,17 @@ MUTATIONS = {
         1,
     ),
     "first mover: the base's free processors at the slot's start, less none": (
-        "lim = _free_over(base_times, base_free, s, s + 1) - n",
-        "lim = _free_over(base_times, base_free, s, s + 1)",
+        "lim: cython.longlong = _free_over(base_times, base_free, s, s + 1) - n",
+        "lim: cython.longlong = _free_over(base_times, base_free, s, s + 1)",
         1,
     ),
     "first mover: a job by the slot's start, its own block only": (
-        "                    used += procs[k]",
-        "                    used = procs[k]",
+        "            used += procs[k]",
+        "            used = procs[k]",
         1,
     ),
     "first mover: a later job's spare processors not tested": (
-        "while k < m and starts[k] < e and G[k] >= n:",
+        "while k < m and starts[k] < e and spare[k] >= n:",
         "while k < m and starts[k] < e:",
         1,
     ),
@@ -199,9 +202,10 @@ MUTATIONS = {
         1,
     ),
     "hole of the plan: only its first step tested": (
-        "    while x < L and T[x] < b:\n        if F[x] < least:",
-        "    while False:\n        if F[x] < least:",
+        "    while p < hi and times[p] < b:\n        least = min(least, free[p])",
+        "    while False:\n        least = min(least, free[p])",
         1,
+        "_steps.py",
     ),
 }
 
@@ -215,25 +219,25 @@ COMPILED_MUTATIONS = {
         1,
     ),
     "new release among the first four: the fourth place always written": (
-        "                        T[b + 2] = stop if mid == 3 else T[b + 2]",
-        "                        T[b + 2] = stop",
+        "                        times[b + 2] = stop if mid == 3 else times[b + 2]",
+        "                        times[b + 2] = stop",
         1,
     ),
     "new release among the first four: the second place never the new one": (
-        "T[b] = T[b + 1] if mid > 1 else (stop if mid == 1 else T[b])",
-        "T[b] = T[b + 1] if mid > 1 else T[b]",
+        "times[b] = times[b + 1] if mid > 1 else (stop if mid == 1 else times[b])",
+        "times[b] = times[b + 1] if mid > 1 else times[b]",
         1,
     ),
     "new release at the latest's instant: before it whatever its instant": (
-        "lo = L - (T[L - 1] == stop)",
-        "lo = L - 1",
+        "lo = nsteps - (times[nsteps - 1] == stop)",
+        "lo = nsteps - 1",
         1,
     ),
 }
 
 
-def _source(name: str, text: str, new: str, count: int) -> str:
-    source = SOURCE.read_text()
+def _source(name: str, text: str, new: str, count: int, path: Path = SOURCE) -> str:
+    source = path.read_text()
     if count:
         found = source.count(text)
         if found != count:
@@ -242,9 +246,20 @@ def _source(name: str, text: str, new: str, count: int) -> str:
     return source
 
 
-def mutant(name: str, text: str, new: str, count: int, tmp: Path):  # type: ignore[no-untyped-def]
+def mutant(name: str, text: str, new: str, count: int, tmp: Path, where: str = "_replan.py"):  # type: ignore[no-untyped-def]
     path = tmp / f"_replan_mutant_{abs(hash(name))}.py"
-    path.write_text(_source(name, text, new, count))
+    if where == "_replan.py":
+        path.write_text(_source(name, text, new, count))
+    else:  # the kernel as it is, on a mutant of its profile steps (loaded from their own folder)
+        steps = tmp / f"steps_{abs(hash(name))}"
+        steps.mkdir()
+        (steps / where).write_text(_source(name, text, new, count, SOURCE.parent / where))
+        load = 'load_pure("scheduler.pricing._steps", "scheduler.pricing._steps_pure")'
+        mine = f"scheduler.pricing._steps_mutant_{abs(hash(name))}"
+        kernel = _source(
+            name, load, f'load_pure("scheduler.pricing._steps", "{mine}", {str(steps)!r})', 1
+        )
+        path.write_text(kernel)
     spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -361,10 +376,10 @@ def main() -> None:
             print(line[0] if line else f"{name:<72} crashed (exit {run.returncode})", flush=True)
         return
     with tempfile.TemporaryDirectory() as tmp:
-        for name, (text, new, count) in table.items():
+        for name, (text, new, count, *where) in table.items():
             if args.only is not None and name != args.only:
                 continue
-            module = make(name, text, new, count, Path(tmp))
+            module = make(name, text, new, count, Path(tmp), *where)
             test = [wrong_prices(module, 100 + shift, 700, shift) for shift in (0, 1, 3)]
             more = [wrong_prices(module, 9000 + shift, args.more, shift) for shift in (0, 1, 3)]
             tw, tt = sum(w for w, _ in test), sum(t for _, t in test)

@@ -84,8 +84,16 @@ def old_price(rev: str, tmp: Path):  # type: ignore[no-untyped-def]
     from setuptools import Extension, setup
 
     paths = {"_E": "scheduler/pricing/_easy.py", "_R": "scheduler/pricing/_replan.py"}
+    steps = "scheduler/pricing/_steps.py"  # (the kernels' shared steps, since a40fd1b)
+    has_steps = _has(rev, steps)
+    if has_steps:  # built first, with its .pxd (which the kernels cimport) found in tmp
+        for pkg in ("scheduler", "scheduler/pricing"):
+            (tmp / pkg).mkdir(parents=True, exist_ok=True)
+            (tmp / pkg / "__init__.py").touch()
+        pxd = steps.removesuffix(".py") + ".pxd"
+        (tmp / pxd).write_text(_show(rev, pxd))
     exts = []
-    for path in paths.values():
+    for path in ([steps] if has_steps else []) + list(paths.values()):
         text = _show(rev, path)
         digest = hashlib.sha256(text.encode()).hexdigest()
         copy = tmp / "build" / "native" / path
@@ -96,11 +104,41 @@ def old_price(rev: str, tmp: Path):  # type: ignore[no-untyped-def]
         exts.append(Extension(name, [f"build/native/{path}"], extra_compile_args=["-O2"]))
     directives = {"language_level": 3, "binding": False, "embedsignature": False}
     setup(
-        ext_modules=cythonize(exts, compiler_directives=directives, quiet=True),
+        ext_modules=cythonize(
+            exts, compiler_directives=directives, quiet=True, include_path=[str(tmp)]
+        ),
         script_args=["-q", "build_ext", "--inplace", "--build-temp", str(tmp / "btmp")],
     )
     (tmp / "price_rev.py").write_text(_show(rev, "scheduler/pricing/price.py"))
     module = _load("scheduler.pricing.price_rev", tmp / "price_rev.py")
+    name = steps.removesuffix(".py").replace("/", ".")
+    mine = sys.modules.get(name)
+    if has_steps:  # the commit's kernels take their C functions from the commit's steps:
+        # registered under the steps' name while they load, then this tree's again
+        built = sorted(tmp.rglob("_steps.cpython-*.so")) + sorted(tmp.rglob("_steps.*.pyd"))
+        spec = importlib.util.spec_from_file_location(name, built[0])
+        sys.modules[name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[name])
+    try:
+        _load_kernels(module, paths, tmp)
+    finally:
+        if mine is not None:
+            sys.modules[name] = mine
+        else:
+            sys.modules.pop(name, None)
+    return module
+
+
+def _has(rev: str, path: str) -> bool:
+    """Whether commit ``rev`` has the file ``path``."""
+    return (
+        subprocess.run(["git", "cat-file", "-e", f"{rev}:{path}"], cwd=ROOT, capture_output=True)
+    ).returncode == 0
+
+
+def _load_kernels(module, paths: dict, tmp: Path) -> None:  # type: ignore[no-untyped-def]
+    """The kernels built in ``tmp``, set as ``module``'s attributes (``paths``: attribute ->
+    source path)."""
     for attr, path in paths.items():  # (loaded under their own names, not registered)
         stem = Path(path).stem
         built = sorted(tmp.rglob(f"{stem}.cpython-*.so")) + sorted(tmp.rglob(f"{stem}.*.pyd"))
@@ -110,7 +148,6 @@ def old_price(rev: str, tmp: Path):  # type: ignore[no-untyped-def]
         kernel = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(kernel)
         setattr(module, attr, kernel)
-    return module
 
 
 def old_replay(rev: str, tmp: Path):  # type: ignore[no-untyped-def]

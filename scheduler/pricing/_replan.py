@@ -1,46 +1,41 @@
-"""The re-plan kernel of :meth:`scheduler.pricing.price.SiteQuote.price`, compiled when a build
-exists (issue 21: a quote at 200+ queued jobs re-plans ~120 candidate starts x ~200 jobs, about
-half of which move).
+"""The conservative and FCFS quote kernels: the price of a slot (Figure 22 of G. Singh's PhD
+thesis, USC 2008, §5.1: the delay, in processor-seconds, that inserting the slot causes to the
+queued jobs) at every candidate start of :meth:`scheduler.pricing.price.SiteQuote.price` under
+conservative backfilling (Mu'alem & Feitelson 2001: every job, in queue order, at its earliest
+start beside every block before it) and under FCFS (a job starts no earlier than the one ahead).
 
 Plain Python *and* the source of a C extension, like :mod:`scheduler.cluster._kernel`:
 ``setup.py`` compiles it with Cython in pure-Python mode (the annotations become C types;
 ``cython.compiled`` is True only in the extension) and :mod:`scheduler._native` loads the
 extension only when it was built from exactly this file, else this file.
 
-The re-plan works on a profile of its own (the steps ``T``/``F`` of length ``L``) in buffers
-made by :func:`buffer`: fixed-size C arrays of 64-bit integers in the extension (typed
-memoryviews: no Python int is made or read in the loop), plain lists in the pure source (they
-grow and shrink with the profile) — the same code indexes both.  The few
-``if cython.compiled:`` branches compute the same thing as the plain lines beside them (a typed
-binary search without branches for ``bisect_right``, element loops for slices, C's
-``memmove`` for ``list.insert`` and ``del``, and a block's insertion that moves each region
-of steps once, :func:`_take_shifted`); tests/scheduler/test_pricing_quote_fast.py and
-tests/scheduler/test_pricing_plus40.py run both against each other and against
-:meth:`~scheduler.pricing.price.SiteQuote.price_naive`.  Times and processor counts must fit in
-63 bits.
+A re-plan works on a profile of its own (the steps ``times``/``free``, ``count`` of them) in
+buffers made by :func:`~scheduler.pricing._steps.buffer`: fixed-size C arrays of 64-bit
+integers in the extension (typed memoryviews: no Python int is made or read in the loop),
+plain lists in the pure source (they grow and shrink with the profile) — the same code
+indexes both, through the step operations of :mod:`scheduler.pricing._steps`.  The few
+``if cython.compiled:`` branches compute the same thing as the plain lines beside them;
+tests/scheduler/test_pricing_quote_fast.py and tests/scheduler/test_pricing_plus40.py run
+both against each other and against :meth:`~scheduler.pricing.price.SiteQuote.price_naive`.
+Times and processor counts must fit in 62 bits.
 
-Deep queues (the SDSC-SP2 +40 % pricing preset: 1,600–3,200 queued at half its quotes, each
-re-planning ~0.7 m jobs for each of ~m candidates): where the cost went, measured with
-``perf`` at m ≈ 2,500 — the earliest-start scans before a job's no-slot start (phase 1 of
-:func:`_replan`, about half), the binary searches (a quarter, before they lost their
-branches and phase 2 its own search when phase 1 has passed ``v``) and the step shifts of
-the block insertions (before memmove).  :func:`first_options` answers eq. 20 at α = 0 and
+Conservative (:func:`replan`, :func:`delays`): a re-plan starts from the no-slot plan's prefix
+before the first job whose block meets the slot and searches each later job's earliest start
+only where it can be (:func:`_replan`).  :func:`first_options` answers eq. 20 at α = 0 and
 α = 1 without pricing every start (:func:`scheduler.pricing.workload.pick`).
 
-FCFS quotes (:meth:`SiteQuote.options <scheduler.pricing.price.SiteQuote.options>` and
-``price``) have a kernel of their own here, :class:`FcfsQueue` and :func:`fcfs_delays` (issue
-21: without backfilling CTC-SP2's queue at 338 processors grows to 3,700 jobs, and the prefix
-re-plan above, O(m) prefixes of O(m) steps and ~m re-planned jobs for each of ~m/2 starts,
-took 90+ ms): the plan's state at a job (the profile from the start of the job ahead on) is
-small, so it is kept at every 32nd job, and a re-plan stops as soon as its state is the
-plan's moved later, or a previous re-plan's.  :func:`replan`, :func:`delays` and
-:func:`first_options` still take ``fcfs`` (the prefix re-plan is exact under FCFS too:
-:func:`scheduler.pricing.workload.pick` uses it at α = 0 and 1, and the tests compare).
+FCFS (:class:`FcfsQueue`, :func:`fcfs_delays`): the plan's state at a job (the profile from the
+start of the job ahead on) is small, so it is kept at every ``2**_SHIFT``-th job, and a re-plan
+stops as soon as its state is the plan's moved later, or a previous re-plan's.  :func:`replan`,
+:func:`delays` and :func:`first_options` still take ``fcfs`` (the prefix re-plan is exact under
+FCFS too: :func:`scheduler.pricing.workload.pick` uses it at α = 0 and 1, and the tests
+compare).
+
+Measurements behind these choices: bench/results/kernels-history.txt.
 """
 
 from __future__ import annotations
 
-from array import array
 from bisect import bisect_left, bisect_right
 
 try:
@@ -51,23 +46,30 @@ try:  # compiled: the steps are shifted by C's memmove
     from cython.cimports.libc.string import memmove
 except (ImportError, AttributeError):  # uncompiled (Cython's shadow module raises the
     pass  # latter): lists shift themselves
+if cython.compiled:  # the profile's steps: C functions (scheduler/pricing/_steps.pxd)
+    from cython.cimports.scheduler.pricing._steps import (
+        copy_values,
+        index,
+        insert_step,
+        least_free,
+        move_steps,
+        reserve,
+        take_block,
+    )
+
+    from scheduler.pricing._steps import buffer  # (a Python function)
+else:  # their pure source (a build's functions take C arrays, not lists)
+    from scheduler._native import load_pure
+
+    _steps = load_pure("scheduler.pricing._steps", "scheduler.pricing._steps_pure")
+    buffer, index, insert_step = _steps.buffer, _steps.index, _steps.insert_step
+    least_free, reserve, take_block = _steps.least_free, _steps.reserve, _steps.take_block
 
 __all__ = ["FcfsQueue", "Queue", "buffer", "delays", "fcfs_delays", "first_options", "replan"]
 
 #: while nothing has moved, up to this many jobs keeping their starts between two that meet
 #: the slot are inserted one by one; more, and the re-plan restarts from the prefix
 _GAP = 4
-
-
-def buffer(values: list, size: int):  # type: ignore[no-untyped-def]
-    """``values`` as the kernel indexes them: compiled, an array of 64-bit integers padded with
-    zeros to ``size`` items; else a list of its own (lists grow and shrink as needed)."""
-    if cython.compiled:
-        out = array("q", values)
-        out.frombytes(bytes(8 * (size - len(values))))  # zeros
-    else:
-        out = list(values)
-    return out
 
 
 class Queue:
@@ -131,324 +133,107 @@ def _dominated(procs: list, durs: list) -> list:
 @cython.ccall
 @cython.wraparound(False)
 @cython.boundscheck(False)
-def _prefixes(Q: Queue, base_times: list, base_free: list) -> cython.void:
-    """Fill ``Q.pt``, ``Q.pf`` (and ``Q.off``) with the no-slot plan's prefixes."""
-    m: cython.Py_ssize_t = Q.m
-    procs: cython.longlong[::1] = Q.procs
-    durs: cython.longlong[::1] = Q.durs
-    starts: cython.longlong[::1] = Q.starts
-    T: cython.longlong[::1] = buffer([], Q.size)
-    F: cython.longlong[::1] = buffer([], Q.size)
-    OFF: cython.longlong[::1]
-    PT: cython.longlong[::1]
-    PF: cython.longlong[::1]
-    L: cython.Py_ssize_t
+def _prefixes(queue: Queue, base_times: list, base_free: list) -> cython.void:
+    """Fill ``queue.pt``, ``queue.pf`` (and ``queue.off``) with the no-slot plan's prefixes."""
+    m: cython.Py_ssize_t = queue.m
+    procs: cython.longlong[::1] = queue.procs
+    durs: cython.longlong[::1] = queue.durs
+    starts: cython.longlong[::1] = queue.starts
+    times: cython.longlong[::1] = buffer([], queue.size)
+    free: cython.longlong[::1] = buffer([], queue.size)
+    prefix_off: cython.longlong[::1]
+    prefix_times: cython.longlong[::1]
+    prefix_free: cython.longlong[::1]
+    nsteps: cython.Py_ssize_t
     j: cython.Py_ssize_t
     x: cython.Py_ssize_t
     o: cython.Py_ssize_t
     if not cython.compiled:
-        L = _load(T, F, base_times, base_free)
-        Q.pt = [T.copy()]
-        Q.pf = [F.copy()]
+        nsteps = _load(times, free, base_times, base_free)
+        queue.pt = [times.copy()]
+        queue.pf = [free.copy()]
         for j in range(m):
-            L = _reserve(T, F, L, starts[j], starts[j] + durs[j], procs[j])
-            Q.pt.append(T.copy())
-            Q.pf.append(F.copy())
+            nsteps = reserve(times, free, nsteps, starts[j], starts[j] + durs[j], procs[j])
+            queue.pt.append(times.copy())
+            queue.pf.append(free.copy())
         return
     # compiled: the lengths first, then the steps, into arrays of the exact size
-    Q.off = buffer([], m + 2)
-    OFF = Q.off
-    L = _load(T, F, base_times, base_free)
-    OFF[0] = 0
+    queue.off = buffer([], m + 2)
+    prefix_off = queue.off
+    nsteps = _load(times, free, base_times, base_free)
+    prefix_off[0] = 0
     for j in range(m):
-        OFF[j + 1] = OFF[j] + L
-        L = _reserve(T, F, L, starts[j], starts[j] + durs[j], procs[j])
-    OFF[m + 1] = OFF[m] + L
-    Q.pt = buffer([], OFF[m + 1])
-    Q.pf = buffer([], OFF[m + 1])
-    PT = Q.pt
-    PF = Q.pf
-    L = _load(T, F, base_times, base_free)
+        prefix_off[j + 1] = prefix_off[j] + nsteps
+        nsteps = reserve(times, free, nsteps, starts[j], starts[j] + durs[j], procs[j])
+    prefix_off[m + 1] = prefix_off[m] + nsteps
+    queue.pt = buffer([], prefix_off[m + 1])
+    queue.pf = buffer([], prefix_off[m + 1])
+    prefix_times = queue.pt
+    prefix_free = queue.pf
+    nsteps = _load(times, free, base_times, base_free)
     for j in range(m + 1):
-        o = OFF[j]
-        for x in range(L):
-            PT[o + x] = T[x]
-            PF[o + x] = F[x]
+        o = prefix_off[j]
+        for x in range(nsteps):
+            prefix_times[o + x] = times[x]
+            prefix_free[o + x] = free[x]
         if j < m:
-            L = _reserve(T, F, L, starts[j], starts[j] + durs[j], procs[j])
+            nsteps = reserve(times, free, nsteps, starts[j], starts[j] + durs[j], procs[j])
 
 
 @cython.cfunc
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _restart(
-    T: cython.longlong[::1],
-    F: cython.longlong[::1],
-    PT: cython.longlong[::1],
-    PF: cython.longlong[::1],
-    OFF: cython.longlong[::1],
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+    prefix_times: cython.longlong[::1],
+    prefix_free: cython.longlong[::1],
+    prefix_off: cython.longlong[::1],
     j: cython.Py_ssize_t,
 ) -> cython.Py_ssize_t:
     """Copy prefix ``j`` into the buffers; returns its number of steps."""
     o: cython.Py_ssize_t
-    L: cython.Py_ssize_t
+    nsteps: cython.Py_ssize_t
     size: cython.Py_ssize_t
     if cython.compiled:
-        o = OFF[j]
-        L = OFF[j + 1] - o
-        size = L * cython.sizeof(cython.longlong)
-        if L > 0:
-            memmove(cython.address(T[0]), cython.address(PT[o]), size)
-            memmove(cython.address(F[0]), cython.address(PF[o]), size)
+        o = prefix_off[j]
+        nsteps = prefix_off[j + 1] - o
+        size = nsteps * cython.sizeof(cython.longlong)
+        if nsteps > 0:
+            memmove(cython.address(times[0]), cython.address(prefix_times[o]), size)
+            memmove(cython.address(free[0]), cython.address(prefix_free[o]), size)
     else:
-        T[:] = PT[j]
-        F[:] = PF[j]
-        L = len(T)
-    return L
-
-
-@cython.cfunc
-@cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _index(T: cython.longlong[::1], t: cython.longlong, hi: cython.Py_ssize_t) -> cython.Py_ssize_t:
-    """``bisect_right(T, t, 0, hi) - 1``: the step holding ``t`` (compiled only).  Without
-    branches to mispredict: ``base`` only moves to steps starting by ``t`` (a conditional
-    move), and ``[base, base + size)`` always holds the answer unless it is -1."""
-    base: cython.Py_ssize_t = 0
-    size: cython.Py_ssize_t = hi
-    half: cython.Py_ssize_t
-    if size == 0:
-        return -1
-    while size > 1:
-        half = size >> 1
-        base = base + half if T[base + half] <= t else base
-        size -= half
-    return base if T[base] <= t else base - 1
-
-
-@cython.cfunc
-@cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _open(
-    T: cython.longlong[::1],
-    F: cython.longlong[::1],
-    L: cython.Py_ssize_t,
-    p: cython.Py_ssize_t,
-    t: cython.longlong,
-    f: cython.longlong,
-) -> cython.Py_ssize_t:
-    """Insert the step ``(t, f)`` at position ``p`` of the ``L`` steps; returns ``L + 1``."""
-    x: cython.Py_ssize_t
-    if cython.compiled:
-        x = L
-        while x > p:
-            T[x] = T[x - 1]
-            F[x] = F[x - 1]
-            x -= 1
-        T[p] = t
-        F[p] = f
-    else:  # a list of length L
-        T.insert(p, t)
-        F.insert(p, f)
-    return L + 1
-
-
-@cython.cfunc
-@cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _close(
-    T: cython.longlong[::1], F: cython.longlong[::1], L: cython.Py_ssize_t, p: cython.Py_ssize_t
-) -> cython.Py_ssize_t:
-    """Remove the step at position ``p`` of the ``L`` steps; returns ``L - 1``."""
-    x: cython.Py_ssize_t
-    if cython.compiled:
-        for x in range(p, L - 1):
-            T[x] = T[x + 1]
-            F[x] = F[x + 1]
-    else:
-        del T[p]
-        del F[p]
-    return L - 1
-
-
-@cython.cfunc
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _take(
-    T: cython.longlong[::1],
-    F: cython.longlong[::1],
-    L: cython.Py_ssize_t,
-    a: cython.Py_ssize_t,
-    k: cython.Py_ssize_t,
-    t: cython.longlong,
-    stop: cython.longlong,
-    q: cython.longlong,
-) -> cython.Py_ssize_t:
-    """Take ``q`` processors over ``[t, stop)`` (free there; step ``a`` holds ``t``, step
-    ``k`` holds ``stop - 1``), keeping the steps canonical — what :meth:`Profile.reserve` does
-    to the lists (an empty block changes nothing); returns the new ``L``."""
-    x: cython.Py_ssize_t
-    if stop <= t:
-        return L
-    if cython.compiled and q > 0:
-        return _take_shifted(T, F, L, a, k, t, stop, q)
-    if T[a] != t:  # split at t
-        a += 1
-        k += 1
-        L = _open(T, F, L, a, t, F[a - 1])
-    if k == L - 1 or T[k + 1] != stop:  # split at stop
-        L = _open(T, F, L, k + 1, stop, F[k])
-    if cython.compiled:
-        for x in range(a, k + 1):
-            F[x] -= q
-    else:
-        F[a : k + 1] = [f - q for f in F[a : k + 1]]
-    if F[k] == F[k + 1]:  # canonical steps: merge equal neighbours
-        L = _close(T, F, L, k + 1)
-    if a > 0 and F[a - 1] == F[a]:
-        L = _close(T, F, L, a)
-    return L
-
-
-@cython.cfunc
-@cython.inline
-@cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _shift(
-    T: cython.longlong[::1],
-    F: cython.longlong[::1],
-    dst: cython.Py_ssize_t,
-    src: cython.Py_ssize_t,
-    count: cython.Py_ssize_t,
-) -> cython.void:
-    """Move the ``count`` steps from ``src`` on to ``dst`` (compiled only: C's memmove)."""
-    size: cython.Py_ssize_t = count * cython.sizeof(cython.longlong)
-    if count > 0 and dst != src:
-        memmove(cython.address(T[dst]), cython.address(T[src]), size)
-        memmove(cython.address(F[dst]), cython.address(F[src]), size)
-
-
-@cython.cfunc
-@cython.inline
-@cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _copy(
-    D: cython.longlong[::1],
-    dst: cython.Py_ssize_t,
-    S: cython.longlong[::1],
-    src: cython.Py_ssize_t,
-    count: cython.Py_ssize_t,
-) -> cython.void:
-    """Copy the ``count`` values of ``S`` from ``src`` on to ``D`` from ``dst`` on (compiled
-    only: C's memmove)."""
-    if count > 0:
-        memmove(
-            cython.address(D[dst]), cython.address(S[src]), count * cython.sizeof(cython.longlong)
-        )
-
-
-@cython.cfunc
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _take_shifted(
-    T: cython.longlong[::1],
-    F: cython.longlong[::1],
-    L: cython.Py_ssize_t,
-    a: cython.Py_ssize_t,
-    k: cython.Py_ssize_t,
-    t: cython.longlong,
-    stop: cython.longlong,
-    q: cython.longlong,
-) -> cython.Py_ssize_t:
-    """:func:`_take` of ``q > 0`` processors (``t < stop``) with each region of steps moved
-    once (compiled only): the splits at ``t`` and ``stop`` and the merges of equal
-    neighbours are decided first — a split at ``t`` leaves no merge at ``t`` (the steps
-    then differ by ``q``), nor does a split at ``stop`` at ``stop`` — then the covered steps
-    after ``a`` move by the net count before them and the tail by the net count in all."""
-    x: cython.Py_ssize_t
-    fa: cython.longlong = F[a]
-    fk: cython.longlong = F[k]
-    split_t: cython.Py_ssize_t = 1 if T[a] != t else 0
-    split_stop: cython.Py_ssize_t = 1 if (k == L - 1 or T[k + 1] != stop) else 0
-    # after the subtraction: the step at stop equals the last covered one; the step before
-    # t equals the first covered one
-    merge_stop: cython.Py_ssize_t = 1 if (split_stop == 0 and F[k + 1] == fk - q) else 0
-    merge_t: cython.Py_ssize_t = 1 if (split_t == 0 and a > 0 and F[a - 1] == fa - q) else 0
-    shift: cython.Py_ssize_t = split_t - merge_t  # of the covered steps a+1..k
-    tail: cython.Py_ssize_t = k + 1 + merge_stop  # the first step kept after the block
-    delta: cython.Py_ssize_t = shift + split_stop - merge_stop  # of the tail
-    if delta > 0:  # to the right: the tail first
-        _shift(T, F, tail + delta, tail, L - tail)
-        _shift(T, F, a + 1 + shift, a + 1, k - a)
-    else:  # to the left (or in place): the covered steps first
-        _shift(T, F, a + 1 + shift, a + 1, k - a)
-        _shift(T, F, tail + delta, tail, L - tail)
-    if split_t:  # step a keeps [T[a], t) at fa; the block starts a new step
-        T[a + 1] = t
-        F[a + 1] = fa - q
-    elif not merge_t:  # step a starts at t (merged: the step before covers it)
-        F[a] = fa - q
-    for x in range(a + 1 + shift, k + 1 + shift):
-        F[x] -= q
-    if split_stop:
-        T[k + 1 + shift] = stop
-        F[k + 1 + shift] = fk
-    return L + delta
-
-
-@cython.cfunc
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _reserve(
-    T: cython.longlong[::1],
-    F: cython.longlong[::1],
-    L: cython.Py_ssize_t,
-    t: cython.longlong,
-    stop: cython.longlong,
-    q: cython.longlong,
-) -> cython.Py_ssize_t:
-    """:func:`_take` from the times alone."""
-    a: cython.Py_ssize_t
-    k: cython.Py_ssize_t
-    if cython.compiled:
-        a = _index(T, t, L)
-        k = _index(T, stop - 1, L)
-    else:
-        a = bisect_right(T, t, 0, L) - 1
-        k = bisect_right(T, stop - 1, a, L) - 1
-    return _take(T, F, L, a, k, t, stop, q)
+        times[:] = prefix_times[j]
+        free[:] = prefix_free[j]
+        nsteps = len(times)
+    return nsteps
 
 
 @cython.cfunc
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _load(
-    T: cython.longlong[::1], F: cython.longlong[::1], times: list, free: list
+    times: cython.longlong[::1], free: cython.longlong[::1], from_times: list, from_free: list
 ) -> cython.Py_ssize_t:
     """Copy the steps of a profile's lists into the buffers; returns their number."""
     x: cython.Py_ssize_t
-    L: cython.Py_ssize_t = len(times)
+    nsteps: cython.Py_ssize_t = len(from_times)
     if cython.compiled:
-        for x in range(L):
-            T[x] = times[x]
-            F[x] = free[x]
+        for x in range(nsteps):
+            times[x] = from_times[x]
+            free[x] = from_free[x]
     else:
-        T[:] = times
-        F[:] = free
-    return L
+        times[:] = from_times
+        free[:] = from_free
+    return nsteps
 
 
 @cython.ccall
 def replan(
-    Q: Queue,
-    T: cython.longlong[::1],
-    F: cython.longlong[::1],
-    C: cython.longlong[::1],
+    queue: Queue,
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+    new_starts: cython.longlong[::1],
     s: cython.longlong,
     e: cython.longlong,
     n: cython.longlong,
@@ -457,17 +242,17 @@ def replan(
 ) -> cython.longlong:
     """The fast path of :meth:`~scheduler.pricing.price.SiteQuote.price` (conservative or
     FCFS): the delay the slot ``n`` over ``[s, e)`` causes (see :func:`_replan`)."""
-    return _replan(Q, T, F, C, s, e, n, now, fcfs, False)
+    return _replan(queue, times, free, new_starts, s, e, n, now, fcfs, False)
 
 
 @cython.cfunc
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _replan(
-    Q: Queue,
-    T: cython.longlong[::1],
-    F: cython.longlong[::1],
-    C: cython.longlong[::1],
+    queue: Queue,
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+    new_starts: cython.longlong[::1],
     s: cython.longlong,
     e: cython.longlong,
     n: cython.longlong,
@@ -476,9 +261,9 @@ def _replan(
     probe: cython.bint,
 ) -> cython.longlong:
     """The fast path of :meth:`~scheduler.pricing.price.SiteQuote.price` (conservative or
-    FCFS): the delay the slot ``n`` over ``[s, e)`` causes, re-planning the queue ``Q`` from
-    the first job whose block meets it (``T``, ``F``: buffers of ``Q.size``, ``C`` of
-    ``Q.m``, overwritten).
+    FCFS): the delay the slot ``n`` over ``[s, e)`` causes, re-planning the queue ``queue`` from the
+    first job whose block meets it (``times``, ``free``: buffers of ``queue.size``, ``new_starts``
+    of ``queue.m``, overwritten).
 
     One loop with the earliest-start search (:meth:`Profile.earliest_start`'s scan, from
     where the answer can be: see :mod:`scheduler.pricing.price`; FCFS from the job ahead's
@@ -491,16 +276,16 @@ def _replan(
     (it moves later: before anything has moved the profile has only lost room), returning
     a positive part of the delay.
     """
-    m: cython.Py_ssize_t = Q.m
-    procs: cython.longlong[::1] = Q.procs
-    durs: cython.longlong[::1] = Q.durs
-    starts: cython.longlong[::1] = Q.starts
-    reach: cython.longlong[::1] = Q.reach
-    below: cython.longlong[::1] = Q.below
-    PT: cython.longlong[::1] = Q.pt
-    PF: cython.longlong[::1] = Q.pf
-    OFF: cython.longlong[::1] = Q.off
-    L: cython.Py_ssize_t = 0
+    m: cython.Py_ssize_t = queue.m
+    procs: cython.longlong[::1] = queue.procs
+    durs: cython.longlong[::1] = queue.durs
+    starts: cython.longlong[::1] = queue.starts
+    reach: cython.longlong[::1] = queue.reach
+    below: cython.longlong[::1] = queue.below
+    prefix_times: cython.longlong[::1] = queue.pt
+    prefix_free: cython.longlong[::1] = queue.pf
+    prefix_off: cython.longlong[::1] = queue.off
+    nsteps: cython.Py_ssize_t = 0
     i: cython.Py_ssize_t
     j: cython.Py_ssize_t
     a: cython.Py_ssize_t = 0
@@ -525,9 +310,9 @@ def _replan(
     # C: this re-plan's starts (the no-slot ones until re-planned)
     if cython.compiled:
         for x in range(m):
-            C[x] = starts[x]
+            new_starts[x] = starts[x]
     else:
-        C[:m] = starts
+        new_starts[:m] = starts
     i = 0
     while i < m:
         if not moved:
@@ -538,43 +323,43 @@ def _replan(
                 break  # no later job meets the slot and nothing moved: all keep their starts
             if not have or j - i > _GAP:
                 # jobs ..j-1 keep their starts: the plan so far is prefix[j] + the slot
-                L = _restart(T, F, PT, PF, OFF, j)
-                L = _reserve(T, F, L, s, e, n)
+                nsteps = _restart(times, free, prefix_times, prefix_free, prefix_off, j)
+                nsteps = reserve(times, free, nsteps, s, e, n)
                 have = True
             else:
                 for x in range(i, j):  # a few jobs keep their starts: their blocks as planned
-                    L = _reserve(T, F, L, starts[x], starts[x] + durs[x], procs[x])
+                    nsteps = reserve(times, free, nsteps, starts[x], starts[x] + durs[x], procs[x])
             i = j
         q = procs[i]
         dq = durs[i]
         v = starts[i]
-        last = L - 1
+        last = nsteps - 1
         # ---- the earliest start t of q processors over dq, and the step a holding it
         found = False
         if fcfs:
             t = now
             if i > 0:  # FCFS: not before the job ahead (whose start is `last_t` once
                 t = max(now, last_t if moved else starts[i - 1])  # anything has moved)
-            a = _index(T, t, L) if cython.compiled else bisect_right(T, t, 0, L) - 1
+            a = index(times, t, nsteps)
         else:
             # a lower bound: the start of the nearest job ahead that is no bigger (the
             # profile only loses room as the re-plan goes on, and whatever window fits this
             # job fits that one)
             bj = below[i]
-            lb = now if bj < 0 else C[bj]
+            lb = now if bj < 0 else new_starts[bj]
             if u_lo < u_hi:  # phase 1: windows meeting the surplus span, starting before v
                 t = max(now, min(v, u_lo - max(dq, 1) + 1), lb)
                 jump = min(u_hi, v)
-                a = _index(T, t, L) if cython.compiled else bisect_right(T, t, 0, L) - 1
+                a = index(times, t, nsteps)
                 k = a
                 stop = t + dq
                 while t < jump:
-                    if F[k] < q:
+                    if free[k] < q:
                         k += 1
                         a = k
-                        t = T[k]
+                        t = times[k]
                         stop = t + dq
-                    elif k == last or T[k + 1] >= stop:
+                    elif k == last or times[k + 1] >= stop:
                         found = True
                         break
                     else:
@@ -582,7 +367,7 @@ def _replan(
             if not found:  # phase 2: from v on (no window in [jump, v) can fit)
                 if u_lo >= u_hi or t < v or t < lb:
                     t = v if v >= lb else lb
-                    a = _index(T, t, L) if cython.compiled else bisect_right(T, t, 0, L) - 1
+                    a = index(times, t, nsteps)
                 # else phase 1 stopped at t (step a) past max(v, lb), having tried every
                 # start from one before it: the search goes on from there
         if not found:
@@ -590,19 +375,19 @@ def _replan(
             k = a
             stop = t + dq
             while True:
-                if F[k] < q:
+                if free[k] < q:
                     k += 1
                     a = k
-                    t = T[k]
+                    t = times[k]
                     stop = t + dq
-                elif k == last or T[k + 1] >= stop:
+                elif k == last or times[k + 1] >= stop:
                     break
                 else:
                     k += 1
         # ---- take q processors over [t, stop)
-        L = _take(T, F, L, a, k, t, stop, q)
+        nsteps = take_block(times, free, nsteps, a, k, t, stop, q)
         last_t = t
-        C[i] = t
+        new_starts[i] = t
         if t != v:
             moved = True
             if t > v:
@@ -656,7 +441,7 @@ def _free_over(times: list, free: list, a: cython.longlong, b: cython.longlong) 
 
 @cython.ccall
 def delays(
-    Q: Queue,
+    queue: Queue,
     base_times: list,
     base_free: list,
     plan_times: list,
@@ -674,10 +459,10 @@ def delays(
     delay."""
     out: list = []
     s: cython.longlong
-    T = buffer([], Q.size)
-    F = buffer([], Q.size)
-    C = buffer([], Q.m)
-    zeros: list = Q.zeros
+    times = buffer([], queue.size)
+    free = buffer([], queue.size)
+    new_starts = buffer([], queue.m)
+    zeros: list = queue.zeros
     for s in cands:
         if _free_over(base_times, base_free, s, s + d) < n:
             out.append(None)
@@ -686,13 +471,13 @@ def delays(
         ):
             out.append(0)
         else:
-            out.append(_replan(Q, T, F, C, s, s + d, n, now, fcfs, False))
+            out.append(_replan(queue, times, free, new_starts, s, s + d, n, now, fcfs, False))
     return out
 
 
 @cython.ccall
 def first_options(
-    Q: Queue,
+    queue: Queue,
     base_times: list,
     base_free: list,
     plan_times: list,
@@ -705,7 +490,7 @@ def first_options(
     zero: cython.bint,
 ) -> tuple:
     """What eq. 20 needs of :func:`delays`' answer at α = 0 and α = 1 without pricing every
-    start: ``(count, first, free, least)`` — how many starts of ``cands`` are feasible, the
+    start: ``(count, first, first_free, least)`` — how many starts of ``cands`` are feasible, the
     index of the first feasible one, and (with ``zero``) of the first feasible one whose
     delay is 0 (-1: none), each tested by a re-plan that stops at the first job that moves;
     ``least``: a lower bound on the delays of the feasible starts before that one (the
@@ -715,12 +500,12 @@ def first_options(
     f: cython.longlong
     count: cython.Py_ssize_t = 0
     first: cython.Py_ssize_t = -1
-    free: cython.Py_ssize_t = -1
+    first_free: cython.Py_ssize_t = -1
     least: cython.longlong = 0
-    T = buffer([], Q.size)
-    F = buffer([], Q.size)
-    C = buffer([], Q.m)
-    zeros: list = Q.zeros
+    times = buffer([], queue.size)
+    free = buffer([], queue.size)
+    new_starts = buffer([], queue.m)
+    zeros: list = queue.zeros
     for i in range(len(cands)):
         s = cands[i]
         if _free_over(base_times, base_free, s, s + d) < n:
@@ -728,35 +513,28 @@ def first_options(
         count += 1
         if first < 0:
             first = i
-        if zero and free < 0:
+        if zero and first_free < 0:
             if _free_over(plan_times, plan_free, s, s + d) >= n and not (
                 zeros and bisect_left(zeros, s) < bisect_left(zeros, s + d)
             ):
-                free = i
+                first_free = i
             else:
-                f = _replan(Q, T, F, C, s, s + d, n, now, fcfs, True)
+                f = _replan(queue, times, free, new_starts, s, s + d, n, now, fcfs, True)
                 if f == 0:
-                    free = i
+                    first_free = i
                 elif least == 0 or f < least:
                     least = f
-    return count, first, free, least
+    return count, first, first_free, least
 
 
 # ---------------------------------------------------------------------------------------- FCFS
 
 #: FCFS: the no-slot plan's state is kept at every ``2**_SHIFT``-th job (:class:`FcfsQueue`),
-#: and a re-plan compares its own state with it there (:func:`fcfs_delays`): every 32nd
-#: (CTC-SP2's deepest queues: 8 -> 32 took a seventh off a quote's re-plans, which check
-#: and keep their states less often and stop at most 31 jobs later)
+#: and a re-plan compares its own state with it there (:func:`fcfs_delays`): every 32nd (less
+#: often, fewer checks and kept states; more often, earlier stops)
 _SHIFT = 5
-#: room for a re-plan's state kept for the next re-plans of a quote (:func:`fcfs_delays`;
-#: CTC-SP2's deep FCFS queues: ~25 steps)
+#: room for a re-plan's state kept for the next re-plans of a quote (:func:`fcfs_delays`)
 _ROOM = 64
-
-
-def _zeros(size: int):  # type: ignore[no-untyped-def]
-    """``size`` zeros as the kernel indexes them (the same in both builds: a fixed size)."""
-    return buffer([], size) if cython.compiled else [0] * size
 
 
 class FcfsQueue:
@@ -765,22 +543,21 @@ class FcfsQueue:
     :func:`fcfs_delays` reads it.
 
     ``starts`` (a list: v_q, what :func:`scheduler.pricing.plan.plan_fcfs` gives) and buffers
-    (:func:`buffer`) of the jobs' ``procs``, ``durs``, ``starts``, ``reach`` (the end of the
-    job's block, or the instant after its start for a job of no duration), ``rmax`` (the
-    largest reach of the jobs up to each), ``qsum`` (``qsum[j]``: the processors of jobs
-    ``j..m-1``) and the *states*: under FCFS job ``j`` starts at the earliest instant from
-    its *floor* (the start of the job ahead, ``now`` for the first) where the profile has
-    room for it, so the plan of jobs ``j..`` depends only on the floor and on the profile
-    from the floor on (base + the blocks of the jobs ahead, none of which starts after the
-    floor).  That profile, its first step clipped to the floor, is kept for every
-    ``2**shift``-th job ``j``: state ``j >> shift`` at ``coff[..]:coff[.. + 1]`` of ``ct``
-    and ``cf`` (deep CTC-SP2 queues: ~20 steps each, where a whole prefix of the plan had
-    ~2 per job ahead).  ``vq[j]``: the sum of ``(start - now)·procs`` of jobs ``j..m-1``
-    (sums of starts from ``now``: far from 63 bits with Unix times); ``rise``: the last
-    instant the base profile falls (a reservation starts), ``now`` if none; ``room``: how
-    many steps of a re-plan's state :func:`fcfs_delays` keeps; ``size``: room for any
-    re-plan's profile; ``pt``/``pf``: the steps of the plan's profile (base + every block),
-    None when a job is of no duration (a slot in a hole of it delays nobody).
+    (:func:`buffer`) of the jobs' ``procs``, ``durs``, ``starts``, ``reach`` (the end of the job's
+    block, or the instant after its start for a job of no duration), ``rmax`` (the largest reach of
+    the jobs up to each), ``qsum`` (``qsum[j]``: the processors of jobs ``j..m-1``) and the
+    *states*: under FCFS job ``j`` starts at the earliest instant from its *floor* (the start of the
+    job ahead, ``now`` for the first) where the profile has room for it, so the plan of jobs ``j..``
+    depends only on the floor and on the profile from the floor on (base + the blocks of the jobs
+    ahead, none of which starts after the floor).  That profile, its first step clipped to the
+    floor, is kept for every ``2**shift``-th job ``j``: state ``j >> shift`` at ``coff[..]:coff[.. +
+    1]`` of ``ct`` and ``cf`` (a few steps each, where a whole prefix of the plan has ~2 per job
+    ahead).  ``vq[j]``: the sum of ``(start - now)·procs`` of jobs ``j..m-1`` (sums of starts from
+    ``now``: far from 63 bits with Unix times); ``rise``: the last instant the base profile falls (a
+    reservation starts), ``now`` if none; ``room``: how many steps of a re-plan's state
+    :func:`fcfs_delays` keeps; ``size``: room for any re-plan's profile; ``pt``/``pf``: the steps of
+    the plan's profile (base + every block), None when a job is of no duration (a slot in a hole of
+    it delays nobody).
     """
 
     def __init__(
@@ -799,14 +576,14 @@ class FcfsQueue:
         self.procs = buffer(procs, m)
         self.durs = buffer(durs, m)
         self.size = len(base_times) + 2 * m + 8
-        self.starts_buf = _zeros(m)
-        self.reach = _zeros(m)
-        self.rmax = _zeros(m)
-        self.qsum = _zeros(m + 1)
-        self.vq = _zeros(m + 1)
+        self.starts_buf = buffer([], m)
+        self.reach = buffer([], m)
+        self.rmax = buffer([], m)
+        self.qsum = buffer([], m + 1)
+        self.vq = buffer([], m + 1)
         self.shift = shift
         self.room = room
-        self.coff = _zeros((m >> shift) + 2)
+        self.coff = buffer([], (m >> shift) + 2)
         self.ct = self.cf = None
         self.pt = self.pf = None  # the plan's profile (steps), when no job is of no duration
         self.spare = None  # (and the spare processors at each job's start)
@@ -823,14 +600,14 @@ class FcfsQueue:
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _holding(
-    T: cython.longlong[::1], L: cython.Py_ssize_t, a: cython.Py_ssize_t, t: cython.longlong
+    times: cython.longlong[::1], nsteps: cython.Py_ssize_t, a: cython.Py_ssize_t, t: cython.longlong
 ) -> cython.Py_ssize_t:
     """The step holding ``t`` just after a block from ``t`` was taken at step ``a`` (the
     step holding ``t`` before): ``a``, or ``a + 1`` after a split at ``t``, or ``a - 1``
     after a merge there."""
-    if a + 1 < L and T[a + 1] <= t:
+    if a + 1 < nsteps and times[a + 1] <= t:
         return a + 1
-    if T[a] > t:
+    if times[a] > t:
         return a - 1
     return a
 
@@ -839,27 +616,28 @@ def _holding(
 @cython.wraparound(False)
 @cython.boundscheck(False)
 @cython.cdivision(True)
-def _fcfs_plan(Q: FcfsQueue, base_times: list, base_free: list) -> cython.void:
-    """Play the no-slot FCFS plan (``Q.starts_buf``, ``reach``, ``rmax``, ``qsum``), then
-    play it again from its starts to keep its states (``Q.ct``, ``Q.cf``, ``Q.coff``)."""
-    m: cython.Py_ssize_t = Q.m
-    now: cython.longlong = Q.now
-    procs: cython.longlong[::1] = Q.procs
-    durs: cython.longlong[::1] = Q.durs
-    starts: cython.longlong[::1] = Q.starts_buf
-    reach: cython.longlong[::1] = Q.reach
-    rmax: cython.longlong[::1] = Q.rmax
-    qsum: cython.longlong[::1] = Q.qsum
-    vq: cython.longlong[::1] = Q.vq
-    coff: cython.longlong[::1] = Q.coff
-    T: cython.longlong[::1] = buffer([], Q.size)
-    F: cython.longlong[::1] = buffer([], Q.size)
-    CT: cython.longlong[::1]
-    CF: cython.longlong[::1]
-    PT: cython.longlong[::1]
-    PF: cython.longlong[::1]
-    G: cython.longlong[::1]
-    L: cython.Py_ssize_t
+def _fcfs_plan(queue: FcfsQueue, base_times: list, base_free: list) -> cython.void:
+    """Play the no-slot FCFS plan (``queue.starts_buf``, ``reach``, ``rmax``, ``qsum``), then
+    play it again from its starts to keep its states (``queue.ct``, ``queue.cf``,
+    ``queue.coff``)."""
+    m: cython.Py_ssize_t = queue.m
+    now: cython.longlong = queue.now
+    procs: cython.longlong[::1] = queue.procs
+    durs: cython.longlong[::1] = queue.durs
+    starts: cython.longlong[::1] = queue.starts_buf
+    reach: cython.longlong[::1] = queue.reach
+    rmax: cython.longlong[::1] = queue.rmax
+    qsum: cython.longlong[::1] = queue.qsum
+    vq: cython.longlong[::1] = queue.vq
+    coff: cython.longlong[::1] = queue.coff
+    times: cython.longlong[::1] = buffer([], queue.size)
+    free: cython.longlong[::1] = buffer([], queue.size)
+    kept_times: cython.longlong[::1]
+    kept_free: cython.longlong[::1]
+    plan_times: cython.longlong[::1]
+    plan_free: cython.longlong[::1]
+    spare: cython.longlong[::1]
+    nsteps: cython.Py_ssize_t
     h: cython.Py_ssize_t = 0
     a: cython.Py_ssize_t
     k: cython.Py_ssize_t
@@ -873,14 +651,14 @@ def _fcfs_plan(Q: FcfsQueue, base_times: list, base_free: list) -> cython.void:
     stop: cython.longlong
     floor: cython.longlong = now
     top: cython.longlong = now
-    shift: cython.Py_ssize_t = Q.shift
+    shift: cython.Py_ssize_t = queue.shift
     every: cython.Py_ssize_t = 1 << shift
     # ---- the plan; the size of each kept state
-    L = _load(T, F, base_times, base_free)
+    nsteps = _load(times, free, base_times, base_free)
     coff[0] = 0
     for j in range(m):
         if (j & (every - 1)) == 0:
-            coff[(j >> shift) + 1] = coff[j >> shift] + (L - h)
+            coff[(j >> shift) + 1] = coff[j >> shift] + (nsteps - h)
         q = procs[j]
         dq = durs[j]
         # the earliest start from the floor (step h holds it)
@@ -888,19 +666,19 @@ def _fcfs_plan(Q: FcfsQueue, base_times: list, base_free: list) -> cython.void:
         k = h
         t = floor
         stop = t + dq
-        last = L - 1
+        last = nsteps - 1
         while True:
-            if F[k] < q:
+            if free[k] < q:
                 k += 1
                 a = k
-                t = T[k]
+                t = times[k]
                 stop = t + dq
-            elif k == last or T[k + 1] >= stop:
+            elif k == last or times[k + 1] >= stop:
                 break
             else:
                 k += 1
-        L = _take(T, F, L, a, k, t, stop, q)
-        h = _holding(T, L, a, t)
+        nsteps = take_block(times, free, nsteps, a, k, t, stop, q)
+        h = _holding(times, nsteps, a, t)
         floor = t
         starts[j] = t
         reach[j] = t + (dq if dq > 0 else 1)
@@ -914,47 +692,47 @@ def _fcfs_plan(Q: FcfsQueue, base_times: list, base_free: list) -> cython.void:
         vq[j] = vq[j + 1] + (starts[j] - now) * procs[j]
     # ---- the plan's profile (a slot in a hole of it delays nobody), when every job holds
     # a block (one of no duration needs its processors at its start, beside no block)
-    Q.pt = None
-    Q.pf = None
-    if 0 not in Q.durs:
-        Q.pt = _zeros(L)
-        Q.pf = _zeros(L)
-        PT = Q.pt
-        PF = Q.pf
-        for x in range(L):
-            PT[x] = T[x]
-            PF[x] = F[x]
+    queue.pt = None
+    queue.pf = None
+    if 0 not in queue.durs:
+        queue.pt = buffer([], nsteps)
+        queue.pf = buffer([], nsteps)
+        plan_times = queue.pt
+        plan_free = queue.pf
+        for x in range(nsteps):
+            plan_times[x] = times[x]
+            plan_free[x] = free[x]
         # and each job's spare processors at its start beside a slot there: the plan's free
         # ones, and those of the later jobs starting with it
-        Q.spare = _zeros(m)
-        G = Q.spare
+        queue.spare = buffer([], m)
+        spare = queue.spare
         x = 0
         for j in range(m):
-            while x + 1 < L and T[x + 1] <= starts[j]:
+            while x + 1 < nsteps and times[x + 1] <= starts[j]:
                 x += 1
-            G[j] = F[x]
+            spare[j] = free[x]
         top = 0
         for j in range(m - 2, -1, -1):
             top = top + procs[j + 1] if starts[j + 1] == starts[j] else 0
-            G[j] += top
+            spare[j] += top
     # ---- the states, played again from the starts
-    Q.ct = _zeros(coff[((m - 1) >> shift) + 1] if m > 0 else 0)
-    Q.cf = _zeros(coff[((m - 1) >> shift) + 1] if m > 0 else 0)
-    CT = Q.ct
-    CF = Q.cf
-    L = _load(T, F, base_times, base_free)
+    queue.ct = buffer([], coff[((m - 1) >> shift) + 1] if m > 0 else 0)
+    queue.cf = buffer([], coff[((m - 1) >> shift) + 1] if m > 0 else 0)
+    kept_times = queue.ct
+    kept_free = queue.cf
+    nsteps = _load(times, free, base_times, base_free)
     h = 0
     floor = now
     for j in range(m):
         if (j & (every - 1)) == 0:
             o = coff[j >> shift]
-            for x in range(h, L):
-                CT[o + x - h] = T[x]
-                CF[o + x - h] = F[x]
-            CT[o] = floor
+            for x in range(h, nsteps):
+                kept_times[o + x - h] = times[x]
+                kept_free[o + x - h] = free[x]
+            kept_times[o] = floor
         t = starts[j]
-        L = _reserve(T, F, L, t, t + durs[j], procs[j])
-        h = _index(T, t, L) if cython.compiled else bisect_right(T, t, 0, L) - 1
+        nsteps = reserve(times, free, nsteps, t, t + durs[j], procs[j])
+        h = index(times, t, nsteps)
         floor = t
 
 
@@ -963,23 +741,23 @@ def _fcfs_plan(Q: FcfsQueue, base_times: list, base_free: list) -> cython.void:
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _same_state(
-    T: cython.longlong[::1],
-    F: cython.longlong[::1],
-    L: cython.Py_ssize_t,
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+    nsteps: cython.Py_ssize_t,
     h: cython.Py_ssize_t,
-    CT: cython.longlong[::1],
-    CF: cython.longlong[::1],
+    kept_times: cython.longlong[::1],
+    kept_free: cython.longlong[::1],
     o: cython.Py_ssize_t,
     size: cython.Py_ssize_t,
     shift: cython.longlong,
 ) -> cython.bint:
-    """Whether the steps ``h..L-1`` (step ``h`` clipped to the floor) are the kept state at
+    """Whether the steps ``h..nsteps-1`` (step ``h`` clipped to the floor) are the kept state at
     ``o`` (of ``size`` steps) moved ``shift`` later."""
     i: cython.Py_ssize_t
-    if L - h != size or F[h] != CF[o]:
+    if nsteps - h != size or free[h] != kept_free[o]:
         return False
     for i in range(1, size):
-        if T[h + i] - shift != CT[o + i] or F[h + i] != CF[o + i]:
+        if times[h + i] - shift != kept_times[o + i] or free[h + i] != kept_free[o + i]:
             return False
     return True
 
@@ -989,54 +767,96 @@ def _same_state(
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _release(
-    T: cython.longlong[::1],
-    F: cython.longlong[::1],
-    L: cython.Py_ssize_t,
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+    nsteps: cython.Py_ssize_t,
     b: cython.Py_ssize_t,
     t: cython.longlong,
     r: cython.longlong,
 ) -> cython.Py_ssize_t:
-    """Add ``r`` processors released at ``t`` to the releases ``b..L-1`` (sorted by time,
-    one per instant); returns the new ``L``."""
+    """Add ``r`` processors released at ``t`` to the releases ``b..nsteps-1`` (sorted by time,
+    one per instant); returns the new ``nsteps``."""
     lo: cython.Py_ssize_t = b
-    hi: cython.Py_ssize_t = L
+    hi: cython.Py_ssize_t = nsteps
     mid: cython.Py_ssize_t
     while lo < hi:  # the first release at or after t
         mid = (lo + hi) >> 1
-        if T[mid] < t:
+        if times[mid] < t:
             lo = mid + 1
         else:
             hi = mid
-    if lo < L and T[lo] == t:
-        F[lo] += r
-        return L
+    if lo < nsteps and times[lo] == t:
+        free[lo] += r
+        return nsteps
     if not cython.compiled:
-        return _open(T, F, L, lo, t, r)
-    _shift(T, F, lo + 1, lo, L - lo)
-    T[lo] = t
-    F[lo] = r
-    return L + 1
+        return insert_step(times, free, nsteps, lo, t, r)
+    move_steps(cython.address(times[0]), cython.address(free[0]), lo + 1, lo, nsteps - lo)
+    times[lo] = t
+    free[lo] = r
+    return nsteps + 1
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _first_meeting(
+    rmax: cython.longlong[::1], m: cython.Py_ssize_t, s: cython.longlong
+) -> cython.Py_ssize_t:
+    """FCFS: the first job whose block meets a slot from ``s`` (``rmax``: the largest reach of
+    the jobs up to each, which never decreases); ``m``: none."""
+    lo: cython.Py_ssize_t = 0
+    hi: cython.Py_ssize_t = m
+    mid: cython.Py_ssize_t
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if rmax[mid] > s:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
 
 
 @cython.cfunc
 @cython.wraparound(False)
 @cython.boundscheck(False)
-def _least(
-    T: cython.longlong[::1],
-    F: cython.longlong[::1],
-    L: cython.Py_ssize_t,
-    a: cython.longlong,
-    b: cython.longlong,
-) -> cython.longlong:
-    """The fewest free processors over ``[a, b)`` (``T[0] <= a < b``) of the ``L`` steps."""
-    x: cython.Py_ssize_t = _index(T, a, L) if cython.compiled else bisect_right(T, a, 0, L) - 1
-    least: cython.longlong = F[x]
-    x += 1
-    while x < L and T[x] < b:
-        if F[x] < least:
-            least = F[x]
-        x += 1
-    return least
+def _first_mover(
+    procs: cython.longlong[::1],
+    starts: cython.longlong[::1],
+    reach: cython.longlong[::1],
+    m: cython.Py_ssize_t,
+    base_times: list,
+    base_free: list,
+    spare: cython.longlong[::1],
+    j0: cython.Py_ssize_t,
+    s: cython.longlong,
+    e: cython.longlong,
+    n: cython.longlong,
+) -> cython.Py_ssize_t:
+    """FCFS, no block of the base starting after ``s``: the first of the ``m`` jobs of the plan
+    (``procs``, ``starts``, ``reach``: :class:`FcfsQueue`'s) the slot ``n`` over ``[s, e)``
+    moves, from ``j0`` (the first whose block meets it) on; ``m``: none.  Until it
+    the re-plan is the plan and the slot, whose profile from a job's floor on only rises but
+    for the slot's start.  A job that starts by the slot's start keeps its start if its block
+    misses the slot, or if the base's free processors at the slot's start hold the slot and
+    the blocks there of the jobs up to it (``used``); one that starts later (and before the
+    slot's end) if its spare processors at its start (``spare``: the plan's free ones, and the
+    later jobs' starting with it) hold the slot."""
+    lim: cython.longlong = _free_over(base_times, base_free, s, s + 1) - n
+    used: cython.longlong = 0
+    k: cython.Py_ssize_t = j0
+    while k < m and starts[k] <= s:
+        if reach[k] > s:
+            used += procs[k]
+            if used > lim:
+                break
+        k += 1
+    if k == m or starts[k] > s:
+        while k < m and starts[k] < e and spare[k] >= n:
+            k += 1
+        if k < m and starts[k] >= e:
+            return m
+    return k
 
 
 @cython.ccall
@@ -1044,12 +864,16 @@ def _least(
 @cython.boundscheck(False)
 @cython.cdivision(True)
 def fcfs_delays(
-    Q: FcfsQueue, base_times: list, base_free: list, cands: list, n: cython.longlong,
+    queue: FcfsQueue,
+    base_times: list,
+    base_free: list,
+    cands: list,
+    n: cython.longlong,
     d: cython.longlong,
-) -> list:  # fmt: skip
+) -> list:
     """:meth:`~scheduler.pricing.price.SiteQuote.price` of the slot ``n`` over ``[s, s + d)``
     at every start ``s`` of ``cands`` under FCFS: None where it does not fit beside the
-    running jobs and reservations (``base_*``), else the delay it causes to the queue ``Q``.
+    running jobs and reservations (``base_*``), else the delay it causes to the queue ``queue``.
 
     Adding the slot only delays (by induction: from the floor on the slot plan's profile
     holds the base, the slot and the blocks of the jobs ahead, each starting no earlier than
@@ -1069,16 +893,16 @@ def fcfs_delays(
     the delay is ``(floor - now)·qsum[j] + W - vq[j]``.  (A re-plan whose state differs from both
     keeps its own in that place, when it has at most ``room`` steps.)
 
-    A slot in a hole of the plan (``Q.pt``/``Q.pf``: at least ``n`` processors free over
+    A slot in a hole of the plan (``queue.pt``/``queue.pf``: at least ``n`` processors free over
     ``[s, e)`` beside every block) costs 0 without a re-plan: every job had room beside every
     later block, so beside the slot too (kept only when no job is of no duration: such a
     job needs its processors at its start, beside no block).
 
     Once no block starts after the floor the profile only rises and is kept as its releases,
-    in place: ``free`` processors at the floor, ``F[x]`` more from ``T[x]`` on
-    (``b <= x < L``); a job starts where the releases first give it room (the room only
+    in place: ``at_floor`` processors at the floor, ``free[x]`` more from ``times[x]`` on
+    (``b <= x < nsteps``); a job starts where the releases first give it room (the room only
     grows after: its duration does not matter) and its block is one more release, at its
-    end.  When no block of the base starts after the kept state's floor (``Q.rise``), the
+    end.  When no block of the base starts after the kept state's floor (``queue.rise``), the
     re-plan is kept so from the start: the slot is a release at its end and, while the
     floor is before its start, a fall there; a job then starts where the releases first
     give it room before the slot's start if its block has room beside the slot there too
@@ -1088,86 +912,59 @@ def fcfs_delays(
     nothing has moved — a job that moves goes to the slot's start or later, ending this —
     so a job searched for there starts where it did and its block, meeting the slot, runs
     into its start.)  Otherwise
-    (a reservation of the base ahead) the re-plan searches the profile (steps ``T``/``F``)
+    (a reservation of the base ahead) the re-plan searches the profile (steps ``times``/``free``)
     while a block starts after the floor, then goes on on the releases.  While nothing has
     moved, a job whose block misses the slot is not searched for, and when the next job
     whose block meets the slot is a few past a kept state, the re-plan starts again from
     there (the kept state, the slot, the jobs up to it).
-
-    Cost (CTC-SP2 at 338 processors, requested estimates, 32 p × 2 h, the deepest queues,
-    ~3,000 jobs, ~1,300 starts): ~300 jobs re-planned per start, most of them on the
-    releases; about a quarter of the starts meet the plan's state, half a previous
-    re-plan's, and a sixth never meet either (two groups of jobs moved by different amounts
-    stay apart to the end of the queue; a quarter at 2,715 queued, with half of the jobs
-    re-planned).  Callgrind at that instant (2,715 queued, 1,448 starts): 171 M
-    instructions in this call when the re-plans searched the profile until the slot's
-    start (60 M of them) and copied the kept re-plan states step by step (21 M); 95 M with
-    the releases from the start, the states copied whole, the holes priced 0 and the first
-    job that moves found without a re-plan (the re-plans then start there: 2 M until the
-    slot's start).  What is left is the releases: perf put a third of the time in finding
-    where a new one goes (a branchy binary search: now the first four are compared at once,
-    the latest tested, and the search has no branches), and the states are kept and
-    compared at every 32nd job (every 8th cost more in checks than the up to 31 more jobs
-    a re-plan now walks past where it could have stopped).  At a 2,750-queued instant
-    (1,366 starts re-planned on the releases, 646 k jobs: 447 starts that meet no state
-    walk 355 k of them) the new releases land: among the first four half of the time (so
-    the releases before it move one place forward, into the room of a consumed one: the
-    compiled build keeps the releases from the middle of buffers twice the size, with room
-    before them, and writes the four places at once), after or at the latest release a
-    fifth (the latter, a merge, found without the search too), and 44 % at an instant that
-    already has a release (a merge) — three in ten at the instant of the last release added,
-    which is then added to in place without the search.  Perf then: the search over the
-    rest (a third of the releases) about a sixth of the time, memmove a tenth.
     """
     out: list = [None] * len(cands)
-    m: cython.Py_ssize_t = Q.m
-    now: cython.longlong = Q.now
-    procs: cython.longlong[::1] = Q.procs
-    durs: cython.longlong[::1] = Q.durs
-    starts: cython.longlong[::1] = Q.starts_buf
-    reach: cython.longlong[::1] = Q.reach
-    rmax: cython.longlong[::1] = Q.rmax
-    qsum: cython.longlong[::1] = Q.qsum
-    vq: cython.longlong[::1] = Q.vq
-    coff: cython.longlong[::1] = Q.coff
-    CT: cython.longlong[::1] = Q.ct
-    CF: cython.longlong[::1] = Q.cf
+    m: cython.Py_ssize_t = queue.m
+    now: cython.longlong = queue.now
+    procs: cython.longlong[::1] = queue.procs
+    durs: cython.longlong[::1] = queue.durs
+    starts: cython.longlong[::1] = queue.starts_buf
+    reach: cython.longlong[::1] = queue.reach
+    rmax: cython.longlong[::1] = queue.rmax
+    qsum: cython.longlong[::1] = queue.qsum
+    vq: cython.longlong[::1] = queue.vq
+    coff: cython.longlong[::1] = queue.coff
+    kept_times: cython.longlong[::1] = queue.ct
+    kept_free: cython.longlong[::1] = queue.cf
     # (compiled: twice the room, the releases from a kept state placed from ``head`` on, so a
     # new release can move the ones before it back into the consumed ones' room)
-    head: cython.Py_ssize_t = Q.size if cython.compiled else 0
-    T: cython.longlong[::1] = buffer([], 2 * Q.size)
-    F: cython.longlong[::1] = buffer([], 2 * Q.size)
-    base_rise: cython.longlong = Q.rise
-    shift: cython.Py_ssize_t = Q.shift
+    head: cython.Py_ssize_t = queue.size if cython.compiled else 0
+    times: cython.longlong[::1] = buffer([], 2 * queue.size)
+    free: cython.longlong[::1] = buffer([], 2 * queue.size)
+    base_rise: cython.longlong = queue.rise
+    shift: cython.Py_ssize_t = queue.shift
     every: cython.Py_ssize_t = 1 << shift
-    room: cython.Py_ssize_t = Q.room
-    holes: cython.bint = Q.pt is not None
-    PT: cython.longlong[::1] = Q.pt if holes else CT
-    PF: cython.longlong[::1] = Q.pf if holes else CF
-    PL: cython.Py_ssize_t = len(Q.pt) if holes else 0
-    G: cython.longlong[::1] = Q.spare if holes else CT
-    lim: cython.longlong
-    used: cython.longlong
+    room: cython.Py_ssize_t = queue.room
+    holes: cython.bint = queue.pt is not None
+    plan_times: cython.longlong[::1] = queue.pt if holes else kept_times
+    plan_free: cython.longlong[::1] = queue.pf if holes else kept_free
+    plan_nsteps: cython.Py_ssize_t = len(queue.pt) if holes else 0
+    spare: cython.longlong[::1] = queue.spare if holes else kept_times
     nc: cython.Py_ssize_t = (m >> shift) + 1
-    # the last state a re-plan of this call had at each kept job (free processors at its
-    # floor, then its releases; MFL: the floor; MW: the sum of (start - floor)·procs of the
-    # jobs from there on)
-    MT: cython.longlong[::1] = _zeros(nc * room)
-    MF: cython.longlong[::1] = _zeros(nc * room)
-    MSIZE: cython.longlong[::1] = _zeros(nc)
-    MFL: cython.longlong[::1] = _zeros(nc)  # (and its floor)
-    MW: cython.longlong[::1] = _zeros(nc)
-    RC: cython.longlong[::1] = _zeros(nc)  # the states this re-plan kept: where, its sum
-    RS: cython.longlong[::1] = _zeros(nc)  # of start·procs before, its floor ...
-    RF: cython.longlong[::1] = _zeros(nc)
-    RZ: cython.longlong[::1] = _zeros(nc)  # ... and its size
+    # the last state a re-plan of this call had at each kept job (free processors at its floor, then
+    # its releases; last_floor: the floor; last_rest: the sum of (start - floor)·procs of the jobs
+    # from there on)
+    last_times: cython.longlong[::1] = buffer([], nc * room)
+    last_free: cython.longlong[::1] = buffer([], nc * room)
+    last_size: cython.longlong[::1] = buffer([], nc)
+    last_floor: cython.longlong[::1] = buffer([], nc)  # (and its floor)
+    last_rest: cython.longlong[::1] = buffer([], nc)
+    rec_at: cython.longlong[::1] = buffer([], nc)  # the states this re-plan kept: where, its sum
+    rec_sum: cython.longlong[::1] = buffer([], nc)  # of start·procs before, its floor ...
+    rec_floor: cython.longlong[::1] = buffer([], nc)
+    rec_size: cython.longlong[::1] = buffer([], nc)  # ... and its size
     nrec: cython.Py_ssize_t
     c: cython.Py_ssize_t
     i: cython.Py_ssize_t
     acc: cython.longlong
     tail: cython.longlong
     hit: cython.bint
-    L: cython.Py_ssize_t
+    nsteps: cython.Py_ssize_t
     h: cython.Py_ssize_t
     a: cython.Py_ssize_t
     k: cython.Py_ssize_t
@@ -1188,7 +985,7 @@ def fcfs_delays(
     stop: cython.longlong
     floor: cython.longlong
     rise: cython.longlong
-    free: cython.longlong
+    at_floor: cython.longlong
     s: cython.longlong
     e: cython.longlong
     delay: cython.longlong
@@ -1208,48 +1005,20 @@ def fcfs_delays(
         delay = 0
         moved = False
         done = False
-        # ---- the first job whose block meets the slot: rmax never decreases
-        lo = 0
-        hi = m
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if rmax[mid] > s:
-                hi = mid
-            else:
-                lo = mid + 1
-        j0 = lo
+        j0 = _first_meeting(rmax, m, s)
         if j0 == m or starts[j0] >= e:
             out[i] = 0  # no job's block meets the slot: all keep their starts
             continue
-        if holes and _least(PT, PF, PL, s, e) >= n:
+        if holes and least_free(plan_times, plan_free, 0, plan_nsteps, s, e) >= n:
             # a hole of the plan: every job had room beside every later block, so beside
             # the slot too, and keeps its start
             out[i] = 0
             continue
         if holes and s >= base_rise:
-            # ---- the first job that moves: until it the re-plan is the plan and the slot,
-            # whose profile from a job's floor on only rises but for the slot's start.  A job
-            # that starts by the slot's start keeps its start if its block misses the slot,
-            # or if the base's free processors at the slot's start hold the slot and the
-            # blocks there of the jobs up to it (`used`); one that starts later (and before
-            # the slot's end) if its spare processors at its start (`G`: the plan's free
-            # ones, and the later jobs' starting with it) hold the slot
-            lim = _free_over(base_times, base_free, s, s + 1) - n
-            used = 0
-            k = j0
-            while k < m and starts[k] <= s:
-                if reach[k] > s:
-                    used += procs[k]
-                    if used > lim:
-                        break
-                k += 1
-            if k == m or starts[k] > s:
-                while k < m and starts[k] < e and G[k] >= n:
-                    k += 1
-                if k == m or starts[k] >= e:
-                    out[i] = 0  # none moves
-                    continue
-            j0 = k  # (the jobs before it as planned)
+            j0 = _first_mover(procs, starts, reach, m, base_times, base_free, spare, j0, s, e, n)
+            if j0 == m:
+                out[i] = 0  # none moves
+                continue
         # ---- the kept state at or before it, the slot (nothing before the state's floor
         # matters, and the plan so far had room for it), the jobs up to j0 as planned
         rise = s if s > base_rise else base_rise
@@ -1258,33 +1027,33 @@ def fcfs_delays(
             j = (j0 >> shift) << shift
             o = coff[j >> shift]
             size = coff[(j >> shift) + 1] - o
-            if CT[o] >= base_rise:
+            if kept_times[o] >= base_rise:
                 # ---- no block of the base starts after the kept state's floor: its profile
                 # only rises, kept as its releases; the slot is one more (at its end) and,
                 # while the floor is before its start, a fall there (``pre``: the releases
                 # after the floor up to it)
                 rel = True
-                floor = CT[o]
-                free = CF[o]
+                floor = kept_times[o]
+                at_floor = kept_free[o]
                 if cython.compiled:
                     for x in range(1, size):
-                        T[head + x - 1] = CT[o + x]
-                        F[head + x - 1] = CF[o + x] - CF[o + x - 1]
+                        times[head + x - 1] = kept_times[o + x]
+                        free[head + x - 1] = kept_free[o + x] - kept_free[o + x - 1]
                 else:
-                    T[:] = CT[o + 1 : o + size]
-                    F[:] = [CF[o + x] - CF[o + x - 1] for x in range(1, size)]
-                L = head + size - 1
+                    times[:] = kept_times[o + 1 : o + size]
+                    free[:] = [kept_free[o + x] - kept_free[o + x - 1] for x in range(1, size)]
+                nsteps = head + size - 1
                 b = head
-                L = _release(T, F, L, b, e, n)
+                nsteps = _release(times, free, nsteps, b, e, n)
                 dropping = s > floor
                 pre = 0
                 if dropping:
                     x = b
-                    while x < L and T[x] <= s:
-                        pre += F[x]
+                    while x < nsteps and times[x] <= s:
+                        pre += free[x]
                         x += 1
                 else:
-                    free -= n
+                    at_floor -= n
                 while j < m:  # the jobs up to j0 as planned, then while the slot is ahead
                     q = procs[j]
                     dq = durs[j]
@@ -1313,25 +1082,25 @@ def fcfs_delays(
                         # slot's start if the block has room beside the slot there too, else
                         # where they give room from its start on (before it, nothing has
                         # moved: the job starts where it did, and its block meets the slot)
-                        while free < q and b < L and T[b] < s:
-                            free += F[b]
-                            pre -= F[b]
-                            floor = T[b]
+                        while at_floor < q and b < nsteps and times[b] < s:
+                            at_floor += free[b]
+                            pre -= free[b]
+                            floor = times[b]
                             b += 1
-                        if free < q or free + pre - n < q:
-                            while b < L and T[b] <= s:
-                                free += F[b]
+                        if at_floor < q or at_floor + pre - n < q:
+                            while b < nsteps and times[b] <= s:
+                                at_floor += free[b]
                                 b += 1
-                            free -= n
+                            at_floor -= n
                             floor = s
                             dropping = False
-                            while free < q:  # (the last release frees the machine)
-                                free += F[b]
-                                floor = T[b]
+                            while at_floor < q:  # (the last release frees the machine)
+                                at_floor += free[b]
+                                floor = times[b]
                                 b += 1
                         if dq > 0 and q > 0:
-                            free -= q
-                            L = _release(T, F, L, b, floor + dq, q)
+                            at_floor -= q
+                            nsteps = _release(times, free, nsteps, b, floor + dq, q)
                         if floor != v:
                             moved = True
                             delay += (floor - v) * q
@@ -1341,35 +1110,35 @@ def fcfs_delays(
                     # job that moves, leaves its fall pending, as if it were yet to come:
                     # that job has no room at its floor beside the slot, so its search
                     # takes the fall in before it looks further)
-                    while b < L and T[b] <= v:
-                        free += F[b]
-                        pre -= F[b]
+                    while b < nsteps and times[b] <= v:
+                        at_floor += free[b]
+                        pre -= free[b]
                         b += 1
                     floor = v
                     if dq > 0 and q > 0:
-                        free -= q
+                        at_floor -= q
                         if v + dq <= s:
                             pre += q
-                        L = _release(T, F, L, b, v + dq, q)
+                        nsteps = _release(times, free, nsteps, b, v + dq, q)
                     j += 1
                 if done or j == m or not dropping:
                     break
                 continue  # (from the kept state nearer to j0)
             if cython.compiled:
                 for x in range(size):
-                    T[x] = CT[o + x]
-                    F[x] = CF[o + x]
+                    times[x] = kept_times[o + x]
+                    free[x] = kept_free[o + x]
             else:
-                T[:] = CT[o : o + size]
-                F[:] = CF[o : o + size]
-            L = size
-            L = _reserve(T, F, L, s if s > T[0] else T[0], e, n)
+                times[:] = kept_times[o : o + size]
+                free[:] = kept_free[o : o + size]
+            nsteps = size
+            nsteps = reserve(times, free, nsteps, s if s > times[0] else times[0], e, n)
             while j < j0:
                 t = starts[j]
-                L = _reserve(T, F, L, t, t + durs[j], procs[j])
+                nsteps = reserve(times, free, nsteps, t, t + durs[j], procs[j])
                 j += 1
             floor = now if j0 == 0 else starts[j0 - 1]
-            h = _index(T, floor, L) if cython.compiled else bisect_right(T, floor, 0, L) - 1
+            h = index(times, floor, nsteps)
             # ---- the re-plan on the profile, while a block starts after the floor
             while j < m and floor < rise:
                 q = procs[j]
@@ -1389,17 +1158,27 @@ def fcfs_delays(
                         if k - j > (k & (every - 1)) + 2:
                             j0 = k  # from the kept state nearer to it (fewer blocks to add)
                             break
-                        L = _reserve(T, F, L, v, v + dq, q)
-                        h = _index(T, v, L) if cython.compiled else bisect_right(T, v, 0, L) - 1
+                        nsteps = reserve(times, free, nsteps, v, v + dq, q)
+                        h = index(times, v, nsteps)
                         floor = v
                         j += 1
                         continue
                 elif (j & (every - 1)) == 0:
                     o = coff[j >> shift]
                     if _same_state(
-                        T, F, L, h, CT, CF, o, coff[(j >> shift) + 1] - o, floor - CT[o]
+                        times,
+                        free,
+                        nsteps,
+                        h,
+                        kept_times,
+                        kept_free,
+                        o,
+                        coff[(j >> shift) + 1] - o,
+                        floor - kept_times[o],
                     ):
-                        delay += (floor - CT[o]) * qsum[j]  # every later job moves as the floor
+                        delay += (floor - kept_times[o]) * qsum[
+                            j
+                        ]  # every later job moves as the floor
                         done = True
                         break
                 # the earliest start from the floor (step h holds it)
@@ -1407,19 +1186,19 @@ def fcfs_delays(
                 k = h
                 t = floor
                 stop = t + dq
-                last = L - 1
+                last = nsteps - 1
                 while True:
-                    if F[k] < q:
+                    if free[k] < q:
                         k += 1
                         a = k
-                        t = T[k]
+                        t = times[k]
                         stop = t + dq
-                    elif k == last or T[k + 1] >= stop:
+                    elif k == last or times[k + 1] >= stop:
                         break
                     else:
                         k += 1
-                L = _take(T, F, L, a, k, t, stop, q)
-                h = _holding(T, L, a, t)
+                nsteps = take_block(times, free, nsteps, a, k, t, stop, q)
+                h = _holding(times, nsteps, a, t)
                 floor = t
                 if t != v:
                     moved = True
@@ -1432,11 +1211,11 @@ def fcfs_delays(
             continue
         # ---- then every block has started by the floor: the releases
         if not rel:
-            x = L - 1
+            x = nsteps - 1
             while x > h:
-                F[x] -= F[x - 1]
+                free[x] -= free[x - 1]
                 x -= 1
-            free = F[h]
+            at_floor = free[h]
             b = h + 1
         nrec = 0
         acc = 0
@@ -1453,129 +1232,150 @@ def fcfs_delays(
                     break  # nothing moved and no later job meets the slot
             elif (j & (every - 1)) == 0:
                 o = coff[j >> shift]
-                if _same_releases(T, F, L, b, free, CT, CF, o, coff[(j >> shift) + 1] - o,
-                                  floor - CT[o]):  # fmt: skip
-                    delay += (floor - CT[o]) * qsum[j]  # every later job moves as the floor
-                    tail = vq[j] + (floor - CT[o]) * qsum[j]
+                if _same_releases(
+                    times,
+                    free,
+                    nsteps,
+                    b,
+                    at_floor,
+                    kept_times,
+                    kept_free,
+                    o,
+                    coff[(j >> shift) + 1] - o,
+                    floor - kept_times[o],
+                ):
+                    delay += (floor - kept_times[o]) * qsum[j]  # every later job moves as the floor
+                    tail = vq[j] + (floor - kept_times[o]) * qsum[j]
                     break
                 # the state the last re-plan had here?  Then the jobs from here on start as
                 # there, from this floor
                 c = j >> shift
-                size = L - b + 1
+                size = nsteps - b + 1
                 o = c * room
-                hit = MSIZE[c] == size and MF[o] == free
+                hit = last_size[c] == size and last_free[o] == at_floor
                 x = 1
-                t = floor - MFL[c]  # (times kept as they were: compared moved by the floors)
+                t = floor - last_floor[c]  # (times kept as they were: compared moved by the floors)
                 while hit and x < size:
-                    hit = T[b + x - 1] - MT[o + x] == t and MF[o + x] == F[b + x - 1]
+                    hit = (
+                        times[b + x - 1] - last_times[o + x] == t
+                        and last_free[o + x] == free[b + x - 1]
+                    )
                     x += 1
                 if hit:
-                    tail = (floor - now) * qsum[j] + MW[c]
+                    tail = (floor - now) * qsum[j] + last_rest[c]
                     delay += tail - vq[j]
                     break
-                if size <= room:  # keep this state (MSIZE, MW: when this re-plan ends; no
+                if (
+                    size <= room
+                ):  # keep this state (last_size, last_rest: when this re-plan ends; no
                     # re-plan reads them before, this one being past them)
-                    MF[o] = free
-                    MFL[c] = floor
+                    last_free[o] = at_floor
+                    last_floor[c] = floor
                     if cython.compiled:
-                        _copy(MT, o + 1, T, b, size - 1)
-                        _copy(MF, o + 1, F, b, size - 1)
+                        copy_values(
+                            cython.address(last_times[o + 1]), cython.address(times[b]), size - 1
+                        )
+                        copy_values(
+                            cython.address(last_free[o + 1]), cython.address(free[b]), size - 1
+                        )
                     else:
-                        MT[o + 1 : o + size] = T[b:L]
-                        MF[o + 1 : o + size] = F[b:L]
-                    RC[nrec] = c
-                    RS[nrec] = acc
-                    RF[nrec] = floor
-                    RZ[nrec] = size
+                        last_times[o + 1 : o + size] = times[b:nsteps]
+                        last_free[o + 1 : o + size] = free[b:nsteps]
+                    rec_at[nrec] = c
+                    rec_sum[nrec] = acc
+                    rec_floor[nrec] = floor
+                    rec_size[nrec] = size
                     nrec += 1
-            if free < q:  # (the last release frees the whole machine)
+            if at_floor < q:  # (the last release frees the whole machine)
                 while True:
-                    free += F[b]
-                    floor = T[b]
+                    at_floor += free[b]
+                    floor = times[b]
                     b += 1
-                    if free >= q:
+                    if at_floor >= q:
                         break
             if dq > 0 and q > 0:
-                free -= q
+                at_floor -= q
                 stop = floor + dq
             if dq > 0 and q > 0 and stop == pstop:
-                # at the last new release's instant (three in ten at the deepest queues): it
+                # at the last new release's instant (often, on deep queues): it
                 # is still at plo (every later step either adds to it or moves it: then plo
                 # follows), after the floor, so not consumed
-                F[plo] += q
+                free[plo] += q
             elif dq > 0 and q > 0:
                 pstop = stop
                 # the first release at or after the block's end (_release, written out;
-                # compiled without branches to mispredict, as _index: ~12 % less time on
-                # CTC-SP2's deepest queues, though more instructions)
+                # compiled without branches to mispredict, as index)
                 lo = b
                 if cython.compiled:
-                    hi = L - b  # the answer is in [lo, lo + hi]
+                    hi = nsteps - b  # the answer is in [lo, lo + hi]
                     if hi >= 4:  # (most land among the first four: compared at once)
                         mid = (
-                            (T[lo] < stop)
-                            + (T[lo + 1] < stop)
-                            + (T[lo + 2] < stop)
-                            + (T[lo + 3] < stop)
+                            (times[lo] < stop)
+                            + (times[lo + 1] < stop)
+                            + (times[lo + 2] < stop)
+                            + (times[lo + 3] < stop)
                         )
                         lo += mid
                         hi = 0 if mid < 4 else hi - 4
-                        if hi > 0 and T[L - 1] <= stop:  # (a tenth are the latest, near
-                            lo = L - (T[L - 1] == stop)  # a tenth at the latest's instant)
+                        # at or after the latest release: found without the search
+                        if hi > 0 and times[nsteps - 1] <= stop:
+                            lo = nsteps - (times[nsteps - 1] == stop)
                             hi = 0
                     if hi > 0:
                         while hi > 1:
                             mid = hi >> 1
-                            lo = lo + mid if T[lo + mid - 1] < stop else lo
+                            lo = lo + mid if times[lo + mid - 1] < stop else lo
                             hi -= mid
-                        if T[lo] < stop:
+                        if times[lo] < stop:
                             lo += 1
                 else:
-                    lo = bisect_left(T, stop, b, L)
+                    lo = bisect_left(times, stop, b, nsteps)
                 plo = lo
-                if lo < L and T[lo] == stop:
-                    F[lo] += q
+                if lo < nsteps and times[lo] == stop:
+                    free[lo] += q
                 elif b > 0 and lo - b < 4:
-                    # among the first four (more than half land there): the releases before
+                    # among the first four (most land there): the releases before
                     # it move one place forward, into a consumed release's room (compiled:
                     # the four places written at once, without a branch or a call)
                     if cython.compiled:
                         mid = lo - b
-                        T[b - 1] = T[b] if mid > 0 else stop
-                        F[b - 1] = F[b] if mid > 0 else q
-                        T[b] = T[b + 1] if mid > 1 else (stop if mid == 1 else T[b])
-                        F[b] = F[b + 1] if mid > 1 else (q if mid == 1 else F[b])
-                        T[b + 1] = T[b + 2] if mid > 2 else (stop if mid == 2 else T[b + 1])
-                        F[b + 1] = F[b + 2] if mid > 2 else (q if mid == 2 else F[b + 1])
-                        T[b + 2] = stop if mid == 3 else T[b + 2]
-                        F[b + 2] = q if mid == 3 else F[b + 2]
+                        times[b - 1] = times[b] if mid > 0 else stop
+                        free[b - 1] = free[b] if mid > 0 else q
+                        times[b] = times[b + 1] if mid > 1 else (stop if mid == 1 else times[b])
+                        free[b] = free[b + 1] if mid > 1 else (q if mid == 1 else free[b])
+                        times[b + 1] = (
+                            times[b + 2] if mid > 2 else (stop if mid == 2 else times[b + 1])
+                        )
+                        free[b + 1] = free[b + 2] if mid > 2 else (q if mid == 2 else free[b + 1])
+                        times[b + 2] = stop if mid == 3 else times[b + 2]
+                        free[b + 2] = q if mid == 3 else free[b + 2]
                     else:
                         for x in range(b, lo):
-                            T[x - 1] = T[x]
-                            F[x - 1] = F[x]
-                        T[lo - 1] = stop
-                        F[lo - 1] = q
+                            times[x - 1] = times[x]
+                            free[x - 1] = free[x]
+                        times[lo - 1] = stop
+                        free[lo - 1] = q
                     b -= 1
                     plo = lo - 1
                 elif cython.compiled:  # (_shift, written out: the loop's hottest call)
-                    if lo < L:
-                        x = (L - lo) * cython.sizeof(cython.longlong)
-                        memmove(cython.address(T[lo + 1]), cython.address(T[lo]), x)
-                        memmove(cython.address(F[lo + 1]), cython.address(F[lo]), x)
-                    T[lo] = stop
-                    F[lo] = q
-                    L += 1
+                    if lo < nsteps:
+                        x = (nsteps - lo) * cython.sizeof(cython.longlong)
+                        memmove(cython.address(times[lo + 1]), cython.address(times[lo]), x)
+                        memmove(cython.address(free[lo + 1]), cython.address(free[lo]), x)
+                    times[lo] = stop
+                    free[lo] = q
+                    nsteps += 1
                 else:
-                    L = _open(T, F, L, lo, stop, q)
+                    nsteps = insert_step(times, free, nsteps, lo, stop, q)
             if floor != v:
                 moved = True
                 delay += (floor - v) * q
             acc += (floor - now) * q
             j += 1
         for x in range(nrec):  # what the states kept lead to
-            c = RC[x]
-            MW[c] = acc + tail - RS[x] - (RF[x] - now) * qsum[c << shift]
-            MSIZE[c] = RZ[x]
+            c = rec_at[x]
+            last_rest[c] = acc + tail - rec_sum[x] - (rec_floor[x] - now) * qsum[c << shift]
+            last_size[c] = rec_size[x]
         out[i] = delay
     return out
 
@@ -1585,25 +1385,25 @@ def fcfs_delays(
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _same_releases(
-    T: cython.longlong[::1],
-    F: cython.longlong[::1],
-    L: cython.Py_ssize_t,
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+    nsteps: cython.Py_ssize_t,
     b: cython.Py_ssize_t,
-    free: cython.longlong,
-    CT: cython.longlong[::1],
-    CF: cython.longlong[::1],
+    at_floor: cython.longlong,
+    kept_times: cython.longlong[::1],
+    kept_free: cython.longlong[::1],
     o: cython.Py_ssize_t,
     size: cython.Py_ssize_t,
     shift: cython.longlong,
 ) -> cython.bint:
-    """:func:`_same_state` of a profile kept as its releases (``free`` at the floor, ``F[x]``
-    more from ``T[x]`` on, ``b <= x < L``)."""
+    """:func:`_same_state` of a profile kept as its releases (``at_floor`` at the floor, ``free[x]``
+    more from ``times[x]`` on, ``b <= x < nsteps``)."""
     i: cython.Py_ssize_t
-    acc: cython.longlong = free
-    if L - b + 1 != size or free != CF[o]:
+    acc: cython.longlong = at_floor
+    if nsteps - b + 1 != size or at_floor != kept_free[o]:
         return False
     for i in range(1, size):
-        acc += F[b + i - 1]
-        if T[b + i - 1] - shift != CT[o + i] or acc != CF[o + i]:
+        acc += free[b + i - 1]
+        if times[b + i - 1] - shift != kept_times[o + i] or acc != kept_free[o + i]:
             return False
     return True

@@ -351,4 +351,4 @@ def test_a_work_built_for_a_shorter_queue_prices_a_longer_one_literally(easy_ker
             priced += 1
     assert priced > 20
     if easy_kernel.__file__.endswith(".so"):  # (the pure kernel's lists grow as needed)
-        assert len(w.T) >= long_q._easy.size and len(w.W) >= long_q._easy.m
+        assert len(w.times) >= long_q._easy.size and len(w.waiting) >= long_q._easy.m

@@ -1,0 +1,83 @@
+# The C side of scheduler/pricing/_steps.py, which the compiled quote kernels cimport
+# (`from cython.cimports.scheduler.pricing._steps import ...`).
+#
+# Declarations: the .py's functions, called as C functions (keep each signature in step with
+# the .py).  Bodies: the operations the kernels call in their hottest loops, compiled only and
+# inlined where they are called (a call into another extension cannot be inlined: it goes
+# through a pointer and copies each typed view it is given); the .py holds their pure
+# counterparts where the uncompiled kernels need one (``index``: bisect).
+
+from libc.string cimport memmove
+
+cdef Py_ssize_t insert_step(long long[::1] times, long long[::1] free, Py_ssize_t count, Py_ssize_t p, long long t, long long f) noexcept
+cdef Py_ssize_t remove_step(long long[::1] times, long long[::1] free, Py_ssize_t count, Py_ssize_t p) noexcept
+cdef Py_ssize_t take_block(long long[::1] times, long long[::1] free, Py_ssize_t count, Py_ssize_t a, Py_ssize_t k, long long t, long long stop, long long q) noexcept
+cdef Py_ssize_t reserve(long long[::1] times, long long[::1] free, Py_ssize_t count, long long t, long long stop, long long q) noexcept
+cdef long long least_free(long long[::1] times, long long[::1] free, Py_ssize_t lo, Py_ssize_t hi, long long a, long long b) noexcept
+
+
+cdef inline Py_ssize_t index(long long[::1] times, long long t, Py_ssize_t hi) noexcept:
+    """``bisect_right(times, t, 0, hi) - 1``: the step holding ``t`` (-1: before the first),
+    without branches to mispredict: ``base`` only moves to steps starting by ``t`` (a
+    conditional move), and ``[base, base + hi)`` holds the answer unless it is -1."""
+    cdef Py_ssize_t base = 0
+    cdef Py_ssize_t half
+    if hi <= 0:
+        return -1
+    while hi > 1:
+        half = hi >> 1
+        base = base + half if times[base + half] <= t else base
+        hi -= half
+    return base - 1 if times[base] > t else base
+
+
+cdef inline void move_steps(long long* times, long long* free, Py_ssize_t dst, Py_ssize_t src, Py_ssize_t n) noexcept:
+    """Move the ``n`` steps from ``src`` on to ``dst`` (C's memmove)."""
+    cdef size_t size = n * sizeof(long long)
+    if n > 0 and dst != src:
+        memmove(times + dst, times + src, size)
+        memmove(free + dst, free + src, size)
+
+
+cdef inline void copy_values(long long* dst, long long* src, Py_ssize_t n) noexcept:
+    """Copy ``n`` 64-bit values from ``src`` to ``dst`` (C's memmove)."""
+    if n > 0:
+        memmove(dst, src, n * sizeof(long long))
+
+
+cdef inline Py_ssize_t take_shifted(long long* times, long long* free, Py_ssize_t count, Py_ssize_t a, Py_ssize_t k, long long t, long long stop, long long q) noexcept:
+    """``take_block`` of ``q > 0`` processors over ``[t, stop)`` (``t < stop``; step ``a``
+    holds ``t``, step ``k`` holds ``stop - 1``) with each region of steps moved once: the
+    splits at ``t`` and ``stop`` and the merges of equal neighbours are decided first — a
+    split at ``t`` leaves no merge at ``t`` (the steps then differ by ``q``), nor does a split
+    at ``stop`` at ``stop`` — then the covered steps after ``a`` move by the net count before
+    them and the tail by the net count in all.  Returns the new count."""
+    cdef Py_ssize_t x
+    cdef long long fa = free[a]
+    cdef long long fk = free[k]
+    cdef Py_ssize_t split_t = 1 if times[a] != t else 0
+    cdef Py_ssize_t split_stop = 1 if (k == count - 1 or times[k + 1] != stop) else 0
+    # after the subtraction: the step at stop equals the last covered one; the step before
+    # t equals the first covered one
+    cdef Py_ssize_t merge_stop = 1 if (split_stop == 0 and free[k + 1] == fk - q) else 0
+    cdef Py_ssize_t merge_t = 1 if (split_t == 0 and a > 0 and free[a - 1] == fa - q) else 0
+    cdef Py_ssize_t shift = split_t - merge_t  # of the covered steps a+1..k
+    cdef Py_ssize_t tail = k + 1 + merge_stop  # the first step kept after the block
+    cdef Py_ssize_t delta = shift + split_stop - merge_stop  # of the tail
+    if delta > 0:  # to the right: the tail first
+        move_steps(times, free, tail + delta, tail, count - tail)
+        move_steps(times, free, a + 1 + shift, a + 1, k - a)
+    else:  # to the left (or in place): the covered steps first
+        move_steps(times, free, a + 1 + shift, a + 1, k - a)
+        move_steps(times, free, tail + delta, tail, count - tail)
+    if split_t:  # step a keeps [times[a], t) at fa; the block starts a new step
+        times[a + 1] = t
+        free[a + 1] = fa - q
+    elif not merge_t:  # step a starts at t (merged: the step before covers it)
+        free[a] = fa - q
+    for x in range(a + 1 + shift, k + 1 + shift):
+        free[x] -= q
+    if split_stop:
+        times[k + 1 + shift] = stop
+        free[k + 1 + shift] = fk
+    return count + delta

@@ -1,0 +1,194 @@
+"""The availability profile as the quote kernels step it: the operations on a profile kept as
+two parallel buffers of steps, ``times`` (each step's first instant, increasing) and ``free``
+(the processors free from it to the next), ``count`` steps long — what
+:class:`scheduler.cluster.profile.Profile` does to its lists, for
+:mod:`scheduler.pricing._easy` (EASY and depth-K quotes) and :mod:`scheduler.pricing._replan`
+(conservative and FCFS quotes).
+
+Plain Python *and* the source of a C extension (``setup.py`` NATIVE_MODULES), in Cython's
+pure-Python mode, with a C side in ``_steps.pxd``.  Compiled, the buffers are fixed-size
+arrays of 64-bit integers (typed memoryviews, raw pointers where only the compiled kernels
+call) and the kernels ``cimport`` these operations as C functions: the ones of their hottest
+loops (``index``, ``take_shifted``, ``move_steps``, ``copy_values``) have their bodies in the
+``.pxd``, inlined where they are called; the others are declared there and called through
+this module's C interface.  Uncompiled, the buffers are lists that grow and shrink with the
+profile, and a kernel takes this module's pure source, never its build (whose functions take
+C arrays).  The few ``if cython.compiled:`` branches compute what the plain lines beside them
+compute.  Times and processor counts must fit in 62 bits.
+
+NB: a kernel's build also depends on ``_steps.pxd`` (the bodies it inlines): rebuild after
+changing it (``make native`` watches the ``.py`` files only).
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_right
+
+try:
+    import cython
+except ImportError:  # no Cython installed: the same source runs uncompiled
+    from scheduler._native import cython_shim as cython
+
+
+def buffer(values: list, size: int):  # type: ignore[no-untyped-def]
+    """``values`` as the kernels index them: compiled, an array of 64-bit integers padded with
+    zeros to ``size`` items; else a list of its own, padded likewise (lists then grow and
+    shrink as the code needs)."""
+    if cython.compiled:
+        out = array("q", values)
+        out.frombytes(bytes(8 * (size - len(values))))  # zeros
+        return out
+    return list(values) + [0] * (size - len(values)) if size > len(values) else list(values)
+
+
+if not cython.compiled:  # (compiled: the .pxd's body, inlined where it is called)
+
+    def index(times: list, t: int, hi: int) -> int:
+        """``bisect_right(times, t, 0, hi) - 1``: the step holding ``t`` (-1: before the first)."""
+        return bisect_right(times, t, 0, hi) - 1
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.inline
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def insert_step(
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+    count: cython.Py_ssize_t,
+    p: cython.Py_ssize_t,
+    t: cython.longlong,
+    f: cython.longlong,
+) -> cython.Py_ssize_t:
+    """Insert the step ``(t, f)`` at position ``p`` of the ``count`` steps; returns
+    ``count + 1``."""
+    x: cython.Py_ssize_t
+    if cython.compiled:
+        x = count
+        while x > p:
+            times[x] = times[x - 1]
+            free[x] = free[x - 1]
+            x -= 1
+        times[p] = t
+        free[p] = f
+    else:  # a list of length count
+        times.insert(p, t)
+        free.insert(p, f)
+    return count + 1
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.inline
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def remove_step(
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+    count: cython.Py_ssize_t,
+    p: cython.Py_ssize_t,
+) -> cython.Py_ssize_t:
+    """Remove the step at position ``p`` of the ``count`` steps; returns ``count - 1``."""
+    x: cython.Py_ssize_t
+    if cython.compiled:
+        for x in range(p, count - 1):
+            times[x] = times[x + 1]
+            free[x] = free[x + 1]
+    else:
+        del times[p]
+        del free[p]
+    return count - 1
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def take_block(
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+    count: cython.Py_ssize_t,
+    a: cython.Py_ssize_t,
+    k: cython.Py_ssize_t,
+    t: cython.longlong,
+    stop: cython.longlong,
+    q: cython.longlong,
+) -> cython.Py_ssize_t:
+    """Take ``q`` processors over ``[t, stop)`` (free there; step ``a`` holds ``t``, step ``k``
+    holds ``stop - 1``), keeping the steps canonical (no two neighbours equal) — what
+    :meth:`Profile.reserve` does to its lists (an empty block changes nothing); returns the
+    new count."""
+    x: cython.Py_ssize_t
+    if stop <= t:
+        return count
+    if cython.compiled and q > 0:
+        return take_shifted(  # noqa: F821 (compiled only: the .pxd's body)
+            cython.address(times[0]), cython.address(free[0]), count, a, k, t, stop, q
+        )
+    if times[a] != t:  # split at t
+        a += 1
+        k += 1
+        count = insert_step(times, free, count, a, t, free[a - 1])
+    if k == count - 1 or times[k + 1] != stop:  # split at stop
+        count = insert_step(times, free, count, k + 1, stop, free[k])
+    if cython.compiled:
+        for x in range(a, k + 1):
+            free[x] -= q
+    else:
+        free[a : k + 1] = [f - q for f in free[a : k + 1]]
+    if free[k] == free[k + 1]:  # canonical steps: merge equal neighbours
+        count = remove_step(times, free, count, k + 1)
+    if a > 0 and free[a - 1] == free[a]:
+        count = remove_step(times, free, count, a)
+    return count
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def reserve(
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+    count: cython.Py_ssize_t,
+    t: cython.longlong,
+    stop: cython.longlong,
+    q: cython.longlong,
+) -> cython.Py_ssize_t:
+    """:func:`take_block` found from the times alone: ``q`` processors over ``[t, stop)``."""
+    a: cython.Py_ssize_t = index(times, t, count)
+    return take_block(times, free, count, a, index(times, stop - 1, count), t, stop, q)
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def least_free(
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+    lo: cython.Py_ssize_t,
+    hi: cython.Py_ssize_t,
+    a: cython.longlong,
+    b: cython.longlong,
+) -> cython.longlong:
+    """The fewest free processors over ``[a, b)`` (``a < b``) of the profile held at
+    ``lo:hi`` of the buffers (its first instant not after ``a``): :meth:`Profile.free_over`."""
+    p: cython.Py_ssize_t = hi
+    mid: cython.Py_ssize_t
+    least: cython.longlong
+    while lo < p:  # p - 1: the step holding a
+        mid = (lo + p) >> 1
+        if a < times[mid]:
+            p = mid
+        else:
+            lo = mid + 1
+    p = lo - 1
+    least = free[p]
+    p += 1
+    while p < hi and times[p] < b:
+        least = min(least, free[p])
+        p += 1
+    return least
