@@ -19,7 +19,7 @@ setup: $(STAMP) $(CHART) $(NATIVE)
 # `make native`: (re)build the compiled modules only (after editing one of NATIVE_MODULES)
 native: $(NATIVE)
 
-$(NATIVE): $(STAMP) setup.py $(NATIVE_SRC)
+$(NATIVE): $(STAMP) setup.py $(NATIVE_SRC) $(wildcard scheduler/*/*.pxd)
 	@mkdir -p build/native
 	@if $(PY) -W ignore setup.py -q build_ext --inplace >build/native/build.log 2>&1; then \
 		grep '^gridportal:' build/native/build.log || true; \

@@ -13,7 +13,6 @@ Without Cython or a C compiler the build prints one line and the package stays p
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 from pathlib import Path
@@ -31,6 +30,9 @@ NATIVE_MODULES = [
 ]
 
 ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT))
+from scheduler._native import source_sha256  # noqa: E402 (imports nothing of the engine)
+
 #: Cython compiler directives for every module (per-function ones are in the sources)
 DIRECTIVES = {"language_level": 3, "binding": False, "embedsignature": False}
 
@@ -39,7 +41,7 @@ def _stamped_copy(path: str) -> Path:
     """``build/native/<path>``: the source plus its hash as ``__source_sha256__``."""
     src = ROOT / path
     data = src.read_bytes()
-    digest = hashlib.sha256(data).hexdigest()
+    digest = source_sha256(src)  # the .py and the .pxd files beside it (scheduler/_native.py)
     copy = ROOT / "build" / "native" / path
     copy.parent.mkdir(parents=True, exist_ok=True)
     text = data.decode() + f'\n__source_sha256__ = "{digest}"\n'

@@ -56,12 +56,18 @@ cython_shim = SimpleNamespace(
 
 
 def source_sha256(path: str | os.PathLike[str]) -> str:
-    """The hash a build embeds: sha256 of the ``.py`` file's bytes."""
+    """The hash a build embeds: sha256 of the ``.py`` file's bytes, then of every ``.pxd``
+    beside it (sorted by name) — a kernel inlines the bodies a ``.pxd`` declares, so a change
+    there makes its build stale too."""
     try:  # CPython's own sha256: no OpenSSL to load at start-up (~2 ms, ~4 MiB)
         from _sha256 import sha256
     except ImportError:  # pragma: no cover - other interpreters
         from hashlib import sha256
-    return sha256(Path(path).read_bytes()).hexdigest()
+    src = Path(path)
+    digest = sha256(src.read_bytes())
+    for pxd in sorted(src.parent.glob("*.pxd")):
+        digest.update(pxd.read_bytes())
+    return digest.hexdigest()
 
 
 def _paths(name: str, directory: str | os.PathLike[str] | None) -> tuple[Path, Path | None]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import random
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -130,9 +131,18 @@ def test_a_build_of_another_source_is_not_loaded(tmp_path):
     ext = module.__file__
     shutil.copy(src, tmp_path / "_replan.py")
     shutil.copy(ext, tmp_path / os.path.basename(ext))
+    for pxd in Path(here).glob("*.pxd"):  # the build's hash covers the .pxd beside it too
+        shutil.copy(pxd, tmp_path / pxd.name)
     module, why = _native.load_compiled(NAME, directory=str(tmp_path))
     assert module is not None and why == "compiled"
     with open(tmp_path / "_replan.py", "a") as fh:
+        fh.write("\n# changed\n")
+    module, why = _native.load_compiled(NAME, directory=str(tmp_path))
+    assert module is None and why.startswith("stale compiled build")
+    (tmp_path / "_replan.py").write_bytes(Path(src).read_bytes())  # the .py as built again
+    module, why = _native.load_compiled(NAME, directory=str(tmp_path))
+    assert module is not None
+    with open(next(tmp_path.glob("*.pxd")), "a") as fh:  # an inlined body changed
         fh.write("\n# changed\n")
     module, why = _native.load_compiled(NAME, directory=str(tmp_path))
     assert module is None and why.startswith("stale compiled build")
