@@ -43,10 +43,13 @@ from .profile import _K, Profile
 __all__ = ["Conservative", "plan_in_order"]
 
 
-def plan_in_order(profile: Profile, shapes: Iterable[tuple[int, int]], t: int) -> list[int]:
+def plan_in_order(
+    profile: Profile, shapes: Iterable[tuple[int, int]], t: int, *, overtaking: bool = True
+) -> list[int]:
     """Place jobs ``(processors, duration)`` one after the other, each at its earliest start
     ``>= t`` (conservative backfilling from scratch); inserts their blocks into ``profile`` and
-    returns the starts.  Pricing compares two such plans, with and without a slot."""
+    returns the starts.  ``overtaking=False``: no job starts before the one ahead of it (the
+    FCFS plan).  Pricing compares two such plans, with and without a slot."""
     out = []
     for n, d in shapes:
         s = profile.earliest_start(n, d, t)
@@ -54,6 +57,8 @@ def plan_in_order(profile: Profile, shapes: Iterable[tuple[int, int]], t: int) -
             raise ValueError(f"a job of {n} processors never fits {profile.capacity}")
         profile.reserve(s, s + d, n)
         out.append(s)
+        if not overtaking:
+            t = s
     return out
 
 

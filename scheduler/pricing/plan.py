@@ -32,6 +32,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..cluster.conservative import plan_in_order
 from ..cluster.policy import PolicyError
 from ..cluster.profile import Profile
 from ..cluster.registry import resolve
@@ -47,32 +48,15 @@ _FAR = np.iinfo(np.int64).max
 
 def plan_conservative(profile: Profile, shapes: Sequence[tuple[int, int]], now: int) -> list[int]:
     """Place ``(processors, duration)`` jobs in queue order, each at its earliest start
-    ``>= now`` given the ones before it; their blocks are inserted into ``profile``."""
-    earliest, reserve = profile.earliest_start, profile.reserve
-    out = []
-    for n, d in shapes:
-        s = earliest(n, d, now)
-        if s is None:
-            raise ValueError(f"a job of {n} processors never fits {profile.capacity}")
-        reserve(s, s + d, n)
-        out.append(s)
-    return out
+    ``>= now`` given the ones before it; their blocks are inserted into ``profile`` (the
+    conservative policy's own plan, :func:`~scheduler.cluster.conservative.plan_in_order`)."""
+    return plan_in_order(profile, shapes, now)
 
 
 def plan_fcfs(profile: Profile, shapes: Sequence[tuple[int, int]], now: int) -> list[int]:
     """Place the queue in order, each job at its earliest start no earlier than the job ahead
     of it (no backfilling); their blocks are inserted into ``profile``."""
-    earliest, reserve = profile.earliest_start, profile.reserve
-    out = []
-    floor = now
-    for n, d in shapes:
-        s = earliest(n, d, floor)
-        if s is None:
-            raise ValueError(f"a job of {n} processors never fits {profile.capacity}")
-        reserve(s, s + d, n)
-        out.append(s)
-        floor = s
-    return out
+    return plan_in_order(profile, shapes, now, overtaking=False)
 
 
 def plan_easy(profile: Profile, shapes: Sequence[tuple[int, int]], now: int) -> list[int]:
