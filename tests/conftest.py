@@ -2,6 +2,16 @@
 
 Services: a test that needs PostgreSQL, Redis or Chromium calls :func:`require`; it skips with
 the reason when the service is absent, except under CI (``CI`` set), where it fails.
+
+Parallel runs (pytest-xdist, ``scripts/test.sh -n``): each xdist worker has its own test
+database (pytest-django's ``_gwN`` suffix), its own Redis database (:func:`_isolate_xdist_worker`:
+Celery's broadcasts, the ``unacked`` hash and the queues are per Redis database, so a run id
+of one worker's database is never seen as alive by another's sweeper) and its own MEDIA_ROOT;
+Celery workers started by tests consume a queue of their own (:func:`start_worker`).
+
+Budgets: the engine's equivalence and property tests run :func:`examples` hypothesis examples
+(a fraction of their full number) and a deterministic sample of the real-trace cases;
+``GRIDPORTAL_FULL_TESTS=1`` runs them all.
 """
 
 from __future__ import annotations
@@ -16,10 +26,73 @@ import uuid
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 CI = bool(os.environ.get("CI"))
 SHARED_DATA = ROOT.parent / "shared" / "data"
+#: ``GRIDPORTAL_FULL_TESTS=1``: every real-trace case and the full number of examples
+FULL = os.environ.get("GRIDPORTAL_FULL_TESTS", "") not in ("", "0")
+
+# Tests without an explicit max_examples: hypothesis' default budget, no deadline (a shared
+# 2-core CI machine makes timings meaningless). ``HYPOTHESIS_PROFILE=full`` (or
+# GRIDPORTAL_FULL_TESTS=1) runs 4x as many examples.
+hypothesis_settings.register_profile("ci", deadline=None)
+hypothesis_settings.register_profile("full", deadline=None, max_examples=400)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("full" if FULL else "ci"))
+
+
+def examples(full: int, fraction: float = 0.25, least: int = 10) -> int:
+    """The number of hypothesis examples for a test whose full budget is ``full``: a
+    ``fraction`` of it (at least ``least``) in ordinary runs, all of it under
+    ``GRIDPORTAL_FULL_TESTS=1``. The cases are derandomized or seeded where the test says so,
+    so a smaller budget runs the first cases of the same sequence, not other ones."""
+    return full if FULL else max(least, min(full, round(full * fraction)))
+
+
+def sample(cases: list, keep: int) -> list:
+    """``keep`` of ``cases`` spread evenly (first and last included), or all of them under
+    ``GRIDPORTAL_FULL_TESTS=1``: deterministic, so every run checks the same ones."""
+    if FULL or keep >= len(cases):
+        return list(cases)
+    if keep <= 1:
+        return list(cases[:1])
+    step = (len(cases) - 1) / (keep - 1)
+    return [cases[round(i * step)] for i in range(keep)]
+
+
+def _isolate_xdist_worker() -> None:
+    """Under pytest-xdist (``PYTEST_XDIST_WORKER=gwN``), give this worker Redis database
+    1 + N (mod 16) of the configured broker and a MEDIA_ROOT of its own. Django's settings are
+    already loaded (pytest-django loads them before this conftest): they are changed in place,
+    and in the environment for the processes the tests start."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not worker.startswith("gw"):
+        return
+    import atexit
+    import shutil
+    import tempfile
+    from urllib.parse import urlsplit, urlunsplit
+
+    from django.conf import settings
+
+    n = int(worker[2:] or 0)
+    url = settings.CELERY_BROKER_URL
+    if url.startswith(("redis://", "rediss://")):
+        parts = urlsplit(url)
+        base = int(parts.path.strip("/") or 0)
+        url = urlunsplit(parts._replace(path=f"/{(base + 1 + n) % 16}"))
+        settings.CELERY_BROKER_URL = os.environ["CELERY_BROKER_URL"] = url
+        from gridportal.celery import app
+
+        app.conf.broker_url = url
+    media = tempfile.mkdtemp(prefix=f"gridportal-media-{worker}-")
+    atexit.register(shutil.rmtree, media, True)
+    settings.MEDIA_ROOT = Path(media)
+    os.environ["MEDIA_ROOT"] = media
+
+
+_isolate_xdist_worker()
 
 
 def require(available: bool, reason: str) -> None:
@@ -201,3 +274,14 @@ def scheduler_cli(*args: str) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=300,
     )
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's loadgroup reads the groups
+def pytest_collection_modifyitems(config, items):
+    """The tests on the private reliability stack (tests/reliability/conftest.py: its own
+    PostgreSQL, Redis, web process and workers, services stopped and restarted, run times
+    measured) run on one xdist worker, one after another: one stack, started once, and no
+    two fault tests measuring each other's load."""
+    for item in items:
+        if "stack" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("reliability-stack"))

@@ -84,3 +84,13 @@ def deep_site(seed: int, jobs: int = 220, cap: int = 64, zeros: bool = False):
             shape = (shape[0], 0)
         shapes.append(shape)
     return base, shapes
+
+
+def deep_cases(kernel, cases: list) -> list:
+    """The deep-queue cases a test runs with ``kernel``: all of them compiled (what runs in
+    production), the first one as pure Python (slow, and compared with the compiled build call
+    by call elsewhere), or all of them under ``GRIDPORTAL_FULL_TESTS=1``."""
+    from tests.conftest import sample
+
+    pure_source = kernel.__name__.endswith("_pure_for_tests")
+    return sample(cases, 1) if pure_source else list(cases)
