@@ -111,7 +111,22 @@ def page_urls(made) -> list[str]:
     return urls
 
 
-def test_no_page_overflows_at_phone_and_laptop_width(live_server, world, browser):
+def test_pages_of_every_kind_and_a_sweep(live_server, world, browser):
+    """The checks below on one world (a finished run of every kind, a sweep, sites with a
+    topology: ~1 min of runs, made once for the three instead of once each). Every check runs;
+    the failures of all of them are reported together."""
+    failures = []
+    for check in (no_page_overflows_at_phone_and_laptop_width,
+                  error_bars_inside_plot_and_no_empty_legend_items,
+                  no_raw_key_on_result_and_sweep_pages):  # fmt: skip
+        try:
+            check(live_server, world, browser)
+        except AssertionError as exc:
+            failures.append(f"{check.__name__}: {exc}")
+    assert not failures, "\n\n".join(failures)
+
+
+def no_page_overflows_at_phone_and_laptop_width(live_server, world, browser):
     urls = world["urls"]
     assert len(urls) > 30
     bad = []
@@ -176,7 +191,7 @@ CHART_CHECK = """() => window.GridCharts.charts.map((chart) => {
 })"""
 
 
-def test_error_bars_inside_plot_and_no_empty_legend_items(live_server, world, browser):
+def error_bars_inside_plot_and_no_empty_legend_items(live_server, world, browser):
     ctx = browser.new_context(viewport={"width": 1366, "height": 900})
     page = ctx.new_page()
     login(page, live_server.url)
@@ -257,7 +272,7 @@ def test_chart_rules_on_specs_that_broke_them(live_server, alice, page):
 RAW_KEY = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b")
 
 
-def test_no_raw_key_on_result_and_sweep_pages(live_server, world, browser):
+def no_raw_key_on_result_and_sweep_pages(live_server, world, browser):
     """Issue 20: every metric and parameter a result or a sweep page shows is in words —
     titles, axes, table headers and the notes on charts with nothing to draw included (the
     sweep's aggregate composes titles such as "jobs_with_requested_time vs procs")."""
