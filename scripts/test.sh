@@ -20,8 +20,9 @@ if [ -z "${CELERY_BROKER_URL:-}" ] && answers 127.0.0.1 6379; then
     export CELERY_BROKER_URL=redis://127.0.0.1:6379/0
 fi
 # In parallel (pytest-xdist): PYTEST_WORKERS processes (default: cores + 2, as many tests wait
-# on worker processes, a web server or the browser); tests marked xdist_group share a process
-# (--dist loadgroup). PYTEST_WORKERS=0, or -n / -p no:xdist given here, leaves it to those.
+# on worker processes, a web server or the browser); the groups of XDIST_GROUPS in
+# tests/conftest.py run on one process each (--dist loadgroup). PYTEST_WORKERS=0, or -n /
+# -p no:xdist given here, leaves it to those.
 parallel=(-n "${PYTEST_WORKERS:-$(($(nproc) + 2))}" --dist loadgroup)
 for arg in "$@"; do
     case $arg in -n | -n* | --numprocesses* | no:xdist | -pno:xdist) parallel=() ;; esac

@@ -276,15 +276,64 @@ def scheduler_cli(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's loadgroup reads the groups
+#: Tests pytest-xdist runs on one worker, one after another (by node id prefix). The
+#: controller process, which schedules, sees node ids only; ``--dist loadgroup``'s own
+#: ``xdist_group`` marks do not reach it with pytest 9 (xdist 3.8 sets ``item._nodeid``,
+#: which pytest 9 no longer reads), hence :func:`pytest_xdist_make_scheduler`.
+XDIST_GROUPS: dict[str, tuple[str, ...]] = {
+    # The private reliability stack (tests/reliability/conftest.py: its own PostgreSQL,
+    # Redis, web process and workers, services stopped and restarted, recovery times
+    # measured): one stack, started once, and no two fault tests measuring each other.
+    "reliability-stack": tuple(
+        f"tests/reliability/test_{name}.py::"
+        for name in (
+            "broker_restart",
+            "dead_worker_detection",
+            "multihost",
+            "noisy_neighbour",
+            "services_down",
+            "worker_kill",
+        )
+    ),
+    # Every real-trace case of the whole-run loops: the event loop's run of each trace (the
+    # slow part, cached by _real_event_loop) is then made once for both loops.
+    "real-trace-event-loops": (
+        "tests/scheduler/test_cluster_loop.py::test_backfilling_on_the_real_traces_",
+        "tests/scheduler/test_cluster_loop.py::test_fcfs_on_the_real_traces_",
+    ),
+}
+
+
+def xdist_group_of(nodeid: str) -> str | None:
+    return next((g for g, pre in XDIST_GROUPS.items() if nodeid.startswith(pre)), None)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadgroup`` with the groups of :data:`XDIST_GROUPS` (the largest first, then
+    every other test alone, in collection order)."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_group_of(nodeid) or nodeid
+
+    return GroupScheduling(config, log)
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """The tests on the private reliability stack (tests/reliability/conftest.py: its own
-    PostgreSQL, Redis, web process and workers, services stopped and restarted, run times
-    measured) run on one xdist worker, one after another: one stack, started once, and no
-    two fault tests measuring each other's load. They are collected first (in their order):
-    the longest chain of the suite starts at once instead of last."""
+    """Every test on the private reliability stack must be in its xdist group (a new module
+    goes into XDIST_GROUPS); they are collected first, in their order: the longest chain of
+    the suite starts at once instead of last."""
     stacked = [item for item in items if "stack" in getattr(item, "fixturenames", ())]
     for item in stacked:
-        item.add_marker(pytest.mark.xdist_group("reliability-stack"))
+        if xdist_group_of(item.nodeid) != "reliability-stack":
+            raise pytest.UsageError(
+                f"{item.nodeid} uses the reliability stack: add its module to "
+                "XDIST_GROUPS['reliability-stack'] in tests/conftest.py"
+            )
     chosen = set(stacked)
     items[:] = stacked + [item for item in items if item not in chosen]

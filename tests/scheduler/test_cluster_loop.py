@@ -131,9 +131,7 @@ def _real_cases():  # type: ignore[no-untyped-def]
                 )
 
 
-# One xdist worker runs every real-trace case: the event loop's run of each trace (the slow
-# part, cached by _real_event_loop) is then made once for both loops.
-@pytest.mark.xdist_group("real-trace-event-loops")
+# (one xdist worker runs every real-trace case: XDIST_GROUPS in tests/conftest.py)
 @pytest.mark.parametrize("policy", ["conservative", "easy"])
 @pytest.mark.parametrize(
     ("loop", "name", "procs", "estimates"), list(_real_cases()), indirect=["loop"]
@@ -145,7 +143,6 @@ def test_backfilling_on_the_real_traces_equals_the_event_loop(loop, name, procs,
     assert_same_run(fast, _real_event_loop(name, procs, estimates, policy), policy)
 
 
-@pytest.mark.xdist_group("real-trace-event-loops")
 @pytest.mark.parametrize(("name", "procs"), REAL[1:3], ids=["CTC-338", "SDSC-128"])
 def test_fcfs_on_the_real_traces_equals_the_event_loop(loop, name, procs):
     jobs = _real_jobs(name, procs, "requested")
