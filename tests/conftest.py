@@ -308,7 +308,7 @@ def xdist_group_of(nodeid: str) -> str | None:
     return next((g for g, pre in XDIST_GROUPS.items() if nodeid.startswith(pre)), None)
 
 
-@pytest.hookimpl(tryfirst=True)
+@pytest.hookimpl(tryfirst=True, optionalhook=True)  # (unknown with -p no:xdist)
 def pytest_xdist_make_scheduler(config, log):
     """``--dist loadgroup`` with the groups of :data:`XDIST_GROUPS` (the largest first, then
     every other test alone, in collection order)."""
