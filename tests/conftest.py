@@ -295,6 +295,10 @@ XDIST_GROUPS: dict[str, tuple[str, ...]] = {
             "worker_kill",
         )
     ),
+    # The fuzz modules count their cases in a module-level dict (CASES) that their last test
+    # records and checks (at least 10,000 and 20,000 cases): the whole module in one process.
+    "fuzz-uploads": ("tests/portal/test_fuzz_uploads.py::",),
+    "fuzz-bounds": ("tests/portal/test_fuzz_bounds.py::",),
     # Every real-trace case of the whole-run loops: the event loop's run of each trace (the
     # slow part, cached by _real_event_loop) is then made once for both loops.
     "real-trace-event-loops": (
@@ -308,7 +312,7 @@ def xdist_group_of(nodeid: str) -> str | None:
     return next((g for g, pre in XDIST_GROUPS.items() if nodeid.startswith(pre)), None)
 
 
-@pytest.hookimpl(tryfirst=True)
+@pytest.hookimpl(tryfirst=True, optionalhook=True)  # (unknown with -p no:xdist)
 def pytest_xdist_make_scheduler(config, log):
     """``--dist loadgroup`` with the groups of :data:`XDIST_GROUPS` (the largest first, then
     every other test alone, in collection order)."""
