@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, TypeVar
@@ -37,6 +38,17 @@ def set_workers(n: int) -> None:
 
 def workers() -> int:
     return _workers
+
+
+def _start_method() -> str:
+    """``fork`` when this process runs one thread: the children inherit the loaded modules
+    (and compiled kernels) instead of importing them again, and nothing they return depends
+    on the parent's state.  With other threads running (a web server's, a test runner's), a
+    forked child can inherit a lock another thread held at the fork and wait for it forever:
+    then ``forkserver`` (a clean single-threaded process forks the children)."""
+    if os.name != "posix":
+        return "spawn"
+    return "fork" if threading.active_count() == 1 else "forkserver"
 
 
 def map_passes(
@@ -63,9 +75,7 @@ def map_passes(
             if done is not None:
                 done(i + 1, n, item)
         return out
-    # fork: the children inherit the loaded modules (and compiled kernels) instead of
-    # importing them again; nothing they return depends on the parent's state
-    ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+    ctx = multiprocessing.get_context(_start_method())
     order = sorted(range(n), key=(lambda i: first(items[i])) if first is not None else None)
     results: list[Any] = [None] * n
     with ProcessPoolExecutor(max_workers=procs, mp_context=ctx) as pool:

@@ -89,3 +89,23 @@ def test_cli_refuses_a_bad_jobs_count():
     )  # fmt: skip
     assert proc.returncode == 2
     assert "--jobs: give a whole number from 1 to 64" in proc.stderr
+
+
+def test_with_other_threads_running_the_workers_are_not_forked_from_them(two_workers):
+    """A child forked from a process with other threads can inherit a lock one of them held
+    and wait forever (seen under pytest-xdist beside a live server): then the children come
+    from a forkserver, with the same results."""
+    import threading
+
+    held = threading.Lock()
+    held.acquire()  # a thread that holds a lock at the moment of the fork, and keeps it
+    thread = threading.Thread(target=lambda: held.acquire(timeout=30), daemon=True)
+    thread.start()
+    try:
+        assert passes._start_method() == "forkserver"
+        out = passes.map_passes(_square_pid, [3, 1, 2])
+        assert [v for v, _ in out] == [9, 1, 4] and os.getpid() not in {p for _, p in out}
+    finally:
+        held.release()
+        thread.join()
+    assert passes._start_method() in ("fork", "forkserver")  # other runner threads may remain
