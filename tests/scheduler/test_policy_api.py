@@ -16,7 +16,7 @@ from scheduler.cluster.jobs import SimJob
 from scheduler.policies import DecisionPolicy, Job, PriorityPolicy, View, compare, simulate
 from scheduler.traces.lublin import generate_lublin99
 from scheduler.traces.swf import read_swf
-from tests.conftest import SHARED_DATA
+from tests.conftest import SHARED_DATA, require
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "docs" / "examples"
@@ -57,8 +57,15 @@ def starts(jobs, procs, policy):  # type: ignore[no-untyped-def]
     return sim.start
 
 
+@pytest.fixture
+def ctc():
+    require(CTC.exists(), f"the CTC-SP2 trace is missing: {CTC}")
+    return CTC
+
+
 @pytest.fixture(scope="module")
 def ctc_jobs():
+    require(CTC.exists(), f"the CTC-SP2 trace is missing: {CTC}")
     trace = read_swf(CTC, limit=3000)
     return prepare_jobs(trace.jobs, 338, "requested")[0]
 
@@ -96,7 +103,7 @@ def test_examples_run_from_a_notebook_and_compare(ctc_jobs) -> None:
     assert table["easy"] == easy.summary()
 
 
-def test_cli_runs_the_tutorial_examples_against_the_builtins(tmp_path) -> None:
+def test_cli_runs_the_tutorial_examples_against_the_builtins(tmp_path, ctc) -> None:
     res = subprocess.run(
         [
             sys.executable, "-m", "scheduler", "simulate", str(CTC), "--estimates", "requested",
@@ -213,7 +220,7 @@ def test_user_policies_take_a_scheduling_interval_and_name_their_source(tmp_path
     assert all(s % 60 == 0 for s in sim.start)
 
 
-def test_the_notebook_runs_cell_by_cell(monkeypatch, capsys) -> None:
+def test_the_notebook_runs_cell_by_cell(monkeypatch, capsys, ctc) -> None:
     """docs/examples/user-policy.ipynb: its code cells, run in order in one namespace as a
     kernel would, define the two tutorial policies and compare them with EASY and
     conservative backfilling."""
