@@ -178,7 +178,8 @@ class Provisioning(ExperimentKind):
         Param("cybershake_pairs", "int", 4017, min=1, max=49_000,
               label="synthSGT/peakValCal pairs (CyberShake)"),
         Param("montage_images", "int", 50, min=2, max=20_000, label="images (Montage)"),
-        Param("mean_data_gbit", "float", 0.0, min=0, max=MAX_BYTES_DATA / GBIT,
+        # (edge data is uniform on [0, 2 × mean]: the mean is at most half the bound)
+        Param("mean_data_gbit", "float", 0.0, min=0, max=MAX_BYTES_DATA / 2 / GBIT,
               label="mean data per edge (Gb)",
               help="Thesis §4.9: 1000 Gb between sites (0: no data)."),
         Param("bandwidth_gbps", "float", 10.0, min=1e-6, max=1e9, label="bandwidth (Gbps)"),

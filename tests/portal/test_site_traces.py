@@ -112,8 +112,9 @@ def test_other_users_runs_on_the_site_stay_theirs(client, alice, bob, staff, ali
     # bob's bundle carries the site's trace, nothing of alice's row, name or account
     bundle = api_for(bob).get(f"/api/experiments/{run.pk}/bundle/")
     assert bundle.status_code == 200
-    with zipfile.ZipFile(io.BytesIO(b"".join(bundle.streaming_content)
-                                    if bundle.streaming else bundle.content)) as zf:
+    with zipfile.ZipFile(
+        io.BytesIO(b"".join(bundle.streaming_content) if bundle.streaming else bundle.content)
+    ) as zf:
         text = "".join(zf.read(n).decode("utf-8", "replace") for n in zf.namelist())
         meta = json.loads(zf.read("ro-crate-metadata.json"))
     assert PRIVATE not in text and "alice" not in text
