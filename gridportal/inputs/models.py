@@ -28,7 +28,7 @@ class Trace(models.Model):
     site_owned = models.BooleanField(
         default=False,
         help_text="a site's background trace: a copy owned by the sites' system account, not "
-        "a user's upload (gridportal.sites.services.site_trace_copy)",
+        "a user's upload (gridportal.sites.traces.site_trace_copy)",
     )
     created = models.DateTimeField(auto_now_add=True)
 

@@ -53,9 +53,9 @@ class Site(models.Model):
         # upload is copied into a site-owned trace, so the uploader's trace page never lists
         # other users' runs and their bundles never carry the uploader's row.
         if self.trace_id is not None and not self.trace.site_owned:
-            from .services import site_trace_copy
+            from .traces import site_trace_copy
 
-            self.trace = site_trace_copy(site=self, trace=self.trace)
+            self.trace = site_trace_copy(site_name=self.name, trace=self.trace)
         super().save(*args, **kwargs)
 
 

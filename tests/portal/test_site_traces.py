@@ -18,7 +18,7 @@ from gridportal.experiments.services import experiment_create, experiment_execut
 from gridportal.inputs.models import Trace
 from gridportal.inputs.services import trace_delete
 from gridportal.sites.models import Site
-from gridportal.sites.services import SITE_TRACES_USERNAME
+from gridportal.sites.traces import SITE_TRACES_USERNAME
 
 from .factories import stored_trace
 

@@ -1,4 +1,4 @@
-"""Every site's background trace becomes a copy the site owns (gridportal.sites.services.
+"""Every site's background trace becomes a copy the site owns (gridportal.sites.traces.
 site_trace_copy), and the runs and sweeps of other users that read the uploader's row read the
 copy instead (same file contents and sha256, so their fingerprints do not change): the
 uploader's trace page then lists only their own runs, and other users' bundles carry the
@@ -9,7 +9,7 @@ from django.contrib.auth.hashers import make_password
 from django.core.files.base import File
 from django.db import migrations
 
-SITE_TRACES_USERNAME = "gridportal-sites"  # as gridportal.sites.services
+SITE_TRACES_USERNAME = "gridportal-sites"  # as gridportal.sites.traces
 
 
 def _repoint(rows, original, copy) -> None:
