@@ -23,8 +23,8 @@ result vocabulary
     ``CHART_TYPES``, ``chart``, ``series``, ``table``
 experiment catalogue
     ``kinds``, ``get_kind``, ``run_experiment``, ``validate_params``, ``schema_as_json``,
-    ``check_inputs``, ``ExperimentKind``, ``InputSpec``, ``Param``, ``Preset``, ``ParamError``,
-    ``InputError``, ``Cancelled``
+    ``check_inputs``, ``document_facts``, ``ExperimentKind``, ``InputSpec``, ``Param``,
+    ``Preset``, ``ParamError``, ``InputError``, ``Cancelled``
 inputs (loading and validation)
     ``load_input``, ``load_trace``, ``SWFError``, ``scan_swf``, ``write_swf``;
     sacct: ``looks_like_sacct``, ``sacct_to_swf``, ``SacctError``;
@@ -90,6 +90,7 @@ _LAZY: dict[str, tuple[str, str]] = {
         )
     },
     "check_inputs": ("scheduler.experiments.base", "check_inputs"),
+    "document_facts": ("scheduler.experiments.base", "document_facts"),
     "schema_as_json": ("scheduler.experiments.schema", "schema_as_json"),
     # inputs
     "load_input": ("scheduler.io", "load_input"),

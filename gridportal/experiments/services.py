@@ -86,14 +86,21 @@ class RunInputs:
 FIELD = {"trace": "traces", "workflow": "workflows", "policies": "policies", "topology": "topology"}
 
 
-def input_facts_of(by_name: dict[str, list]) -> dict[str, list[dict[str, Any]]]:
-    """The facts :meth:`ExperimentKind.check_facts` reads, from the stored rows: a trace's
-    summary as computed at upload (the engine's ``trace_summary``), ``{}`` otherwise."""
-    return {
-        name: [dict(getattr(row, "summary", None) or {}) if hasattr(row, "job_count") else {}
-               for row in rows]
-        for name, rows in by_name.items()
-    }  # fmt: skip
+def input_facts_of(
+    by_name: dict[str, list], spec: engine.ExperimentKind | None = None
+) -> dict[str, list[dict[str, Any]]]:
+    """The facts :meth:`ExperimentKind.check_facts` reads, from the stored rows: a trace's or a
+    workflow's summary as computed at upload (the engine's ``trace_summary``, ``summarize``); a
+    configuration document's
+    facts by the engine's ``document_facts`` (the same call the run makes); ``{}`` otherwise."""
+    kinds = {i.name: i.kind for i in spec.inputs} if spec is not None else {}
+
+    def facts(name: str, row: Any) -> dict[str, Any]:
+        if hasattr(row, "job_count") or hasattr(row, "task_count"):  # a trace or workflow
+            return dict(getattr(row, "summary", None) or {})
+        return engine.document_facts(kinds.get(name, ""), row)
+
+    return {name: [facts(name, row) for row in rows] for name, rows in by_name.items()}
 
 
 def validate_run(
@@ -117,10 +124,6 @@ def validate_run(
             "inputs",
         )
         raise ValidationError({failing: [str(exc)]}) from None
-    try:  # what the run would refuse given its inputs (a window past the trace, say)
-        spec.check_facts(clean, input_facts_of(by_name))
-    except engine.ParamError as exc:
-        raise ValidationError({"params": [f"{k}: {v}" for k, v in exc.errors.items()]}) from None
     for doc in inputs.policies:
         try:
             load_input("policies", doc)
@@ -131,6 +134,12 @@ def validate_run(
             load_input("topology", doc)
         except ValueError as exc:
             raise ValidationError({"topology": [str(exc)]}) from None
+    # what the run would refuse given its inputs (the documents read above): a window past
+    # the trace, an unknown domain of the topology, a size its facts bound
+    try:
+        spec.check_facts(clean, input_facts_of(by_name, spec))
+    except engine.ParamError as exc:
+        raise ValidationError({"params": [f"{k}: {v}" for k, v in exc.errors.items()]}) from None
     if not isinstance(seed, int) or seed < 0 or seed > MAX_SEED:
         raise ValidationError({"seed": [f"must be an integer in 0..{MAX_SEED}"]})
     return spec, clean

@@ -163,6 +163,7 @@ def sweep_create(
                     seed + rep,
                     inputs,
                     f"{sweep} · {_label(point)} · seed {seed + rep}",
+                    point,
                 )
                 if not reused:
                     new_ids.append(exp.id)
@@ -187,12 +188,17 @@ def _label(point: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in point.items())
 
 
-def _run_for(owner, spec, params, seed, inputs: RunInputs, name) -> tuple[Experiment, bool]:
+def _run_for(
+    owner, spec, params, seed, inputs: RunInputs, name, point: dict[str, Any] | None = None
+) -> tuple[Experiment, bool]:
     try:
         clean = spec.validate(params)
-        spec.check_facts(clean, input_facts_of(inputs.for_kind(spec)))
-    except engine.ParamError as exc:
-        raise ValidationError({"vary": [f"{k}: {v}" for k, v in exc.errors.items()]}) from None
+        spec.check_facts(clean, input_facts_of(inputs.for_kind(spec), spec))
+    except engine.ParamError as exc:  # named by the point, which one of many is refused
+        where = f"point {_label(point)}: " if point else ""
+        raise ValidationError(
+            {"vary": [f"{where}{k}: {v}" for k, v in exc.errors.items()]}
+        ) from None
     key = run_fingerprint(kind=spec.name, params=clean, seed=seed, inputs=inputs)
     existing = (
         Experiment.objects.filter(owner=owner, fingerprint=key)

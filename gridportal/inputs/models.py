@@ -25,6 +25,11 @@ class Trace(models.Model):
     machine_procs = models.PositiveIntegerField(null=True, blank=True)
     header = models.JSONField(default=dict, blank=True)
     summary = models.JSONField(default=dict, blank=True)
+    site_owned = models.BooleanField(
+        default=False,
+        help_text="a site's background trace: a copy owned by the sites' system account, not "
+        "a user's upload (gridportal.sites.traces.site_trace_copy)",
+    )
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -48,6 +48,16 @@ class Site(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def save(self, *args, **kwargs) -> None:
+        # A background trace is the site's: whoever sets it (admin, API, a command), a user's
+        # upload is copied into a site-owned trace, so the uploader's trace page never lists
+        # other users' runs and their bundles never carry the uploader's row.
+        if self.trace_id is not None and not self.trace.site_owned:
+            from .traces import site_trace_copy
+
+            self.trace = site_trace_copy(site_name=self.name, trace=self.trace)
+        super().save(*args, **kwargs)
+
 
 class VirtualOrganization(models.Model):
     name = models.SlugField(max_length=64, unique=True)

@@ -116,7 +116,10 @@ def trace_detail(request, pk: int):
         "traces/detail.html",
         {
             "trace": trace,
-            "experiments": trace.experiments.defer("result").order_by("-created")[:20],
+            # the runs the viewer may see (a trace shared as a site's lists no other's runs)
+            "experiments": visible_to(trace.experiments.defer("result"), request.user).order_by(
+                "-created"
+            )[:20],
             "kinds": kinds,
         },
     )

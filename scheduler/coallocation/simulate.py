@@ -21,7 +21,7 @@ from .planner import PlannerConfig, plan
 from .requests import SEED_CPUS, SEED_DURATIONS, Request, seed_request
 from .topology import Topology
 
-__all__ = ["Outcome", "SimResult", "seed_workload", "simulate", "DAY"]
+__all__ = ["Outcome", "SimResult", "expected_requests", "seed_workload", "simulate", "DAY"]
 
 DAY = 86_400
 
@@ -49,6 +49,17 @@ class SimResult:
     window: tuple[int, int]
 
 
+def expected_requests(
+    total_cpus: int, max_load: float, *, types: tuple[int, ...] = (1, 2, 3, 4), day: int = DAY
+) -> float:
+    """The expected number of requests :func:`seed_workload` draws: the requested load of the
+    next day (``max_load`` × CPUs × ``day``) over a request's mean demand (sites × CPUs ×
+    duration).  Known before a request is drawn, so a run can be bounded at submit."""
+    mean_sites = sum(t + 1 for t in types) / len(types)
+    mean_demand = mean_sites * (sum(SEED_CPUS) / 4) * (sum(SEED_DURATIONS) / 3)
+    return max_load * total_cpus * day / mean_demand
+
+
 def seed_workload(
     topology: Topology,
     max_load: float,
@@ -61,9 +72,7 @@ def seed_workload(
 ) -> list[Request]:
     """Poisson arrivals over [0, day) per user, rates set so the expected requested load of
     the next day [day, 2·day) is ``max_load``; sorted by submit time (ties: user order)."""
-    mean_sites = sum(t + 1 for t in types) / len(types)
-    mean_demand = mean_sites * (sum(SEED_CPUS) / 4) * (sum(SEED_DURATIONS) / 3)
-    total = max_load * topology.total_cpus * day / mean_demand  # expected requests
+    total = expected_requests(topology.total_cpus, max_load, types=types, day=day)
     rate = total / day / len(users)
     arrivals: list[tuple[float, int]] = []
     for u in range(len(users)):

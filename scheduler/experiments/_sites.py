@@ -29,6 +29,8 @@ MAX_SITES = 6
 def _names(text: str) -> list[str]:
     """Comma-separated distinct, non-empty site names (at most 6 of 100 characters)."""
     names = split_list(text, "site_names", max_items=MAX_SITES)
+    if text.strip() and len(names) != len(text.split(",")):  # ",,," or "a,,b"
+        raise ParamError({"site_names": "a site name is empty: give non-empty names"})
     if len(set(names)) != len(names) or any(len(n) > 100 for n in names):
         raise ParamError({"site_names": "give distinct names of at most 100 characters"})
     return names
@@ -106,10 +108,11 @@ class SiteSetup:
         return Simulator(self.jobs, self.procs, "conservative")
 
 
-def check_site_facts(params: dict[str, Any], traces: list[dict[str, Any]]) -> None:
-    """What :func:`build_sites` refuses given only how many traces there are and their
-    machine sizes (the kinds' ``check_facts``: at submit and before the run)."""
-    k = len(traces)
+def site_layout(params: dict[str, Any], k: int) -> tuple[list[int], list[str], list[list[Any]]]:
+    """The sites over ``k`` trace inputs: the 1-based trace of each site (the first
+    ``num_sites`` of them), their names and the per-site lists (procs, load p, unit and fixed
+    cost), or :class:`ParamError` naming the field.  The one check of :func:`build_sites` and
+    of the submit (:func:`check_site_facts`): it needs only how many traces there are."""
     if params["site_traces"].strip():
         try:
             mapping = [int(p) for p in params["site_traces"].split(",")]
@@ -118,9 +121,35 @@ def check_site_facts(params: dict[str, Any], traces: list[dict[str, Any]]) -> No
         bad = [m for m in mapping if not 1 <= m <= k]
         if bad:
             raise ParamError({"site_traces": f"no trace number {bad[0]} ({k} given)"})
+        if len(mapping) > MAX_SITES:
+            raise ParamError({"site_traces": f"at most {MAX_SITES} sites"})
     else:
         mapping = list(range(1, k + 1))
-    procs = per_site(params, "procs", len(mapping), int)
+    n = len(mapping)
+    lists = [
+        per_site(params, "procs", n, int),
+        per_site(params, "load_p", n, _nonneg("load_p")),
+        per_site(params, "unit_cost", n, _nonneg("unit_cost")),
+        per_site(params, "fixed_cost", n, _nonneg("fixed_cost")),
+    ]
+    if any(p > 1 for p in lists[1]):
+        raise ParamError({"load_p": "probabilities must be <= 1"})
+    names_text = params["site_names"].strip()
+    names = [x.strip() for x in names_text.split(",")] if names_text else []
+    if len(names) > n or len(set(names)) != len(names) or any(not x for x in names):
+        raise ParamError({"site_names": f"give up to {n} distinct, non-empty names"})
+    names += [f"site{r + 1}" for r in range(len(names), n)]
+    if params["num_sites"]:  # the first k sites of those described
+        if params["num_sites"] > n:
+            raise ParamError({"num_sites": f"only {n} sites are defined"})
+        mapping = mapping[: params["num_sites"]]
+    return mapping, names, lists
+
+
+def check_site_facts(params: dict[str, Any], traces: list[dict[str, Any]]) -> None:
+    """What :func:`build_sites` refuses given only how many traces there are and their
+    summaries (the kinds' ``check_facts``: at submit and before the run)."""
+    mapping, _, (procs, *_) = site_layout(params, len(traces))
     for r, m in enumerate(mapping):
         if traces[m - 1] and not (procs[r] or traces[m - 1].get("machine_procs")):
             raise ParamError({"procs": f"site {r + 1}: the machine size is unknown"})
@@ -162,34 +191,7 @@ def build_sites(
 ) -> list[SiteSetup]:
     """The sites described by ``params`` over the trace inputs (load scaling seeded by
     ``seed`` and the site number), their jobs prepared with ``estimates``."""
-    if params["site_traces"].strip():
-        try:
-            mapping = [int(p) for p in params["site_traces"].split(",")]
-        except ValueError:
-            raise ParamError({"site_traces": "give 1-based trace numbers, e.g. 1,2,1"}) from None
-        bad = [m for m in mapping if not 1 <= m <= len(traces)]
-        if bad:
-            raise ParamError({"site_traces": f"no trace number {bad[0]} ({len(traces)} given)"})
-        if len(mapping) > 6:
-            raise ParamError({"site_traces": "at most 6 sites"})
-    else:
-        mapping = list(range(1, len(traces) + 1))
-    k = len(mapping)
-    procs = per_site(params, "procs", k, int)
-    loads = per_site(params, "load_p", k, _nonneg("load_p"))
-    unit = per_site(params, "unit_cost", k, _nonneg("unit_cost"))
-    fixed = per_site(params, "fixed_cost", k, _nonneg("fixed_cost"))
-    if any(p > 1 for p in loads):
-        raise ParamError({"load_p": "probabilities must be <= 1"})
-    names_text = params["site_names"].strip()
-    names = [n.strip() for n in names_text.split(",")] if names_text else []
-    if len(names) > k or len(set(names)) != len(names) or any(not n for n in names):
-        raise ParamError({"site_names": f"give up to {k} distinct, non-empty names"})
-    names += [f"site{r + 1}" for r in range(len(names), k)]
-    if params["num_sites"]:  # the first k sites of those described
-        if params["num_sites"] > k:
-            raise ParamError({"num_sites": f"only {k} sites are defined"})
-        mapping = mapping[: params["num_sites"]]
+    mapping, names, (procs, loads, unit, fixed) = site_layout(params, len(traces))
     sites = []
     for r, m in enumerate(mapping):
         trace = traces[m - 1]

@@ -48,6 +48,8 @@ __all__ = [
     "kinds",
     "run_experiment",
     "check_inputs",
+    "document_facts",
+    "input_facts",
     "chart",
     "series",
     "table",
@@ -359,16 +361,45 @@ def _no_progress(fraction: float, message: str) -> None:
     return None
 
 
-def input_facts(inputs: dict[str, list[Any]]) -> dict[str, list[dict[str, Any]]]:
+def input_facts(
+    inputs: dict[str, list[Any]], kind: ExperimentKind | None = None
+) -> dict[str, list[dict[str, Any]]]:
     """The headline facts of loaded inputs (see :meth:`ExperimentKind.check_facts`): a trace's
-    summary; ``{}`` for other inputs."""
+    summary; a workflow's summary; a configuration document's :func:`document_facts`
+    (``kind`` says which inputs are documents); ``{}`` for other inputs."""
     from ..traces.stats import trace_summary
     from ..traces.swf import Trace
+    from ..workflows import summarize
+    from ..workflows.dag import Workflow
 
-    return {
-        name: [trace_summary(x) if isinstance(x, Trace) and x.jobs else {} for x in items]
-        for name, items in inputs.items()
-    }
+    documents = {i.name: i.kind for i in kind.inputs} if kind is not None else {}
+
+    def facts(name: str, x: Any) -> dict[str, Any]:
+        if isinstance(x, Trace):
+            return trace_summary(x) if x.jobs else {}
+        if isinstance(x, Workflow):  # the summary the portal stores at upload
+            return summarize(x)
+        return document_facts(documents.get(name, ""), x)
+
+    return {name: [facts(name, x) for x in items] for name, items in inputs.items()}
+
+
+def document_facts(input_kind: str, doc: Any) -> dict[str, Any]:
+    """The facts of a configuration input that validation reads: ``{"document": doc}`` for a
+    co-allocation topology or a usage-policy document (a loaded policy set is written back as
+    its document), ``{}`` otherwise.  The same function serves the portal at submit (from the
+    stored document) and :func:`run_experiment` (from the loaded input), so both check the
+    same thing; a kind's ``check_facts`` loads the document with the parser its run uses."""
+    if input_kind == "topology" and isinstance(doc, dict):
+        return {"document": doc}
+    if input_kind == "policies":
+        if isinstance(doc, dict):
+            return {"document": doc}
+        from ..usage.config import PolicySet, to_document
+
+        if isinstance(doc, PolicySet):
+            return {"document": to_document(doc)}
+    return {}
 
 
 def run_experiment(
@@ -387,7 +418,7 @@ def run_experiment(
     kind = get_kind(name)
     clean = kind.validate(params)
     check_inputs(kind, inputs)
-    kind.check_facts(clean, input_facts(inputs))
+    kind.check_facts(clean, input_facts(inputs, kind))
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ParamError({"seed": f"must be a non-negative integer; got {seed!r}"})
     body = kind.run(clean, inputs, seed, progress or _no_progress)

@@ -26,7 +26,13 @@ from typing import Any
 from ..coallocation.admin_options import domain_utilization
 from ..coallocation.planner import PlannerConfig
 from ..coallocation.requests import SHAPES
-from ..coallocation.simulate import Outcome, SimResult, seed_workload, simulate
+from ..coallocation.simulate import (
+    Outcome,
+    SimResult,
+    expected_requests,
+    seed_workload,
+    simulate,
+)
 from ..coallocation.topology import Topology, TopologyError, builtin_topologies, load_topology
 from .base import ExperimentKind, InputSpec, Preset, chart, register, series, table
 from .claims import of
@@ -40,6 +46,11 @@ def _domain_order(text: str) -> list[str]:
         raise ParamError({"domain_order": "domain names have at most 100 characters"})
     return names
 
+
+#: Most requests a run plans (expected, over all its workloads).  A drawn request and its
+#: planning outcome take about 2 KiB (a run of 1.3 million grew to 2.6 GiB), so 20,000 stay
+#: within ~40 MiB; the bound is checked on the expected count, before a request is drawn.
+MAX_REQUESTS = 20_000
 
 SCENARIOS = (
     ("normal", "normal", "none", False),
@@ -252,16 +263,7 @@ class Coallocation(ExperimentKind):
         self, params: dict[str, Any], inputs: dict[str, list[Any]], seed: int, progress
     ) -> dict[str, Any]:
         topology = self._topology(params, inputs)
-        order = tuple(d.strip() for d in params["domain_order"].split(",") if d.strip())
-        unknown = [d for d in order if d not in topology.domains]
-        if unknown:
-            raise ParamError(
-                {"domain_order": f"unknown domain {unknown[0]!r} "
-                 f"(known: {', '.join(topology.domains)})"}
-            )  # fmt: skip
-        chosen = [s for s in SCENARIOS if params[s[0]]]
-        if not chosen:
-            raise ParamError({"normal": "choose at least one scenario"})
+        order, chosen = self._checked(params, topology)
         day = params["day"]
         W = params["workloads"]
         # W independent day-ahead workloads (the first one is the single-workload run's), so
@@ -277,8 +279,6 @@ class Coallocation(ExperimentKind):
         if params["request_cpus"] == "same":
             workloads = [same_cpus(requests) for requests in workloads]
         total = sum(len(r) for r in workloads)
-        if total > 20000:
-            raise ParamError({"max_load": f"{total} requests: lower the load, day or workloads"})
         results: dict[str, list[SimResult]] = {}
         for n, (key, label, admin, sl) in enumerate(chosen):
             config = PlannerConfig(
@@ -309,6 +309,40 @@ class Coallocation(ExperimentKind):
         body = _report(topology, params, chosen, results, total)
         progress(1.0, "done")
         return body
+
+    def check_facts(self, params: dict[str, Any], facts: dict[str, list[dict[str, Any]]]) -> None:
+        """The run's refusals, at submit: the topology document of the facts (or the built-in
+        testbed) read as the run reads it, then :meth:`_checked`."""
+        docs = [f["document"] for f in facts.get("topology", []) if f.get("document")]
+        self._checked(params, self._topology(params, {"topology": docs}))
+
+    @staticmethod
+    def _checked(
+        params: dict[str, Any], topology: Topology
+    ) -> tuple[tuple[str, ...], list[tuple[str, str, str, bool]]]:
+        """The domain order and the scenarios chosen, or :class:`ParamError` naming the field:
+        a domain the topology does not have, no scenario, more than :data:`MAX_REQUESTS`
+        requests expected (computed from the topology's CPUs before any is drawn).  The one
+        check of both the submit (:meth:`check_facts`) and the run."""
+        order = tuple(_domain_order(params["domain_order"]))
+        unknown = [d for d in order if d not in topology.domains]
+        if unknown:
+            raise ParamError(
+                {"domain_order": f"unknown domain {unknown[0]!r} "
+                 f"(known: {', '.join(topology.domains)})"}
+            )  # fmt: skip
+        chosen = [s for s in SCENARIOS if params[s[0]]]
+        if not chosen:
+            raise ParamError({"normal": "choose at least one scenario"})
+        each = expected_requests(topology.total_cpus, params["max_load"] / 100, day=params["day"])
+        expected = each * params["workloads"]
+        if expected > MAX_REQUESTS:
+            raise ParamError({"max_load": (
+                f"about {expected:,.0f} requests ({params['workloads']} workloads of "
+                f"{each:,.0f} on {topology.total_cpus:,} CPUs over a {params['day']:,} s day): "
+                f"at most {MAX_REQUESTS:,}; lower the load, the day or the workloads"
+            )})  # fmt: skip
+        return order, chosen
 
     @staticmethod
     def _topology(params: dict[str, Any], inputs: dict[str, list[Any]]) -> Topology:

@@ -40,7 +40,7 @@ from ..malleability.model import ClusterSpec, JobSpec, ModelError, clusters_from
 from ..malleability.occupancy import cluster_profiles
 from ..malleability.policies import POLICY_NAMES
 from ..malleability.simulator import THRESHOLD_SCOPES, SimResult, Simulation
-from ..malleability.workload import APP_CHOICES, seed_workload, trace_workload
+from ..malleability.workload import APP_CHOICES, check_sizes, seed_workload, trace_workload
 from .base import ExperimentKind, InputSpec, Preset, chart, register, series, table
 from .claims import of
 from .schema import Param, ParamError, split_list
@@ -49,6 +49,9 @@ from .schema import Param, ParamError, split_list
 SEED_INTERARRIVAL = {"PRA": 120.0, "PWA": 30.0}
 
 #: DAS-3 scaled to 1/8 (Table 1: 85, 41, 68, 46, 32 nodes), where Figure 8's contention appears
+#: Smallest non-zero background load (a smaller one's inter-arrival time overflows).
+MIN_BACKGROUND_LOAD = 1e-6
+
 CONTENDED = {"clusters": "11,5,8,6,4", "threshold": 0, "background_load": 0.3,
              "resize_overhead": 30}  # fmt: skip
 
@@ -441,14 +444,34 @@ class Malleability(ExperimentKind):
         except ModelError as exc:
             raise ParamError({exc.field: str(exc)}) from None
 
-    def _run(
-        self, params: dict[str, Any], inputs: dict[str, list[Any]], seed: int, progress
-    ) -> dict[str, Any]:
+    def validate(self, params: dict[str, Any] | None) -> dict[str, Any]:
+        clean = super().validate(params)
+        try:
+            self._checked(clean)
+        except ModelError as exc:
+            raise ParamError({exc.field: str(exc)}) from None
+        return clean
+
+    def check_facts(self, params: dict[str, Any], facts: dict[str, list[dict[str, Any]]]) -> None:
+        """A generated workload's processor ranges (the run draws one without a trace)."""
+        if not facts.get("traces"):
+            try:
+                check_sizes(params["app"], params["min_procs"], params["max_gadget2"],
+                            params["max_ft"], params["rigid_size"])  # fmt: skip
+            except ModelError as exc:
+                raise ParamError({exc.field: str(exc)}) from None
+
+    @staticmethod
+    def _checked(params: dict[str, Any]) -> tuple[list[Combo], list[int], Any]:
+        """Combinations, cluster sizes and clusters, or :class:`ParamError`/``ModelError``
+        naming the field: the one check of the submit (:meth:`validate`) and the run."""
         combos = parse_combos(params["combos"], params["malleable_fraction"])
         sizes = _int_list("clusters", params["clusters"])
         names_text = params["cluster_names"].strip()
         names = [n.strip() for n in names_text.split(",")] if names_text else []
         clusters = clusters_from_sizes(sizes, names)
+        if 0 < params["background_load"] < MIN_BACKGROUND_LOAD:  # (inter-arrivals overflow)
+            raise ParamError({"background_load": f"0, or at least {MIN_BACKGROUND_LOAD:g}"})
         if params["threshold"] >= min(sizes):
             raise ParamError(
                 {
@@ -464,6 +487,12 @@ class Malleability(ExperimentKind):
             raise ParamError(
                 {"rigid_size": f"{params['rigid_size']} > the largest cluster ({max(sizes)})"}
             )
+        return combos, sizes, clusters
+
+    def _run(
+        self, params: dict[str, Any], inputs: dict[str, list[Any]], seed: int, progress
+    ) -> dict[str, Any]:
+        combos, sizes, clusters = self._checked(params)
         traces = inputs.get("traces") or []
         background = BackgroundLoad(params["background_load"])
         results: dict[str, SimResult] = {}

@@ -269,6 +269,13 @@ class Pricing(ExperimentKind):
                published=of("pricing", "first-30-days-sdsc")),
     )  # fmt: skip
 
+    def validate(self, params: dict[str, Any] | None) -> dict[str, Any]:
+        clean = super().validate(params)
+        if 0 < clean["days"] * DAY < 1:  # the window holds no job: it ends before the first
+            raise ParamError({"days": f"a window of at least 1 s ({1 / DAY:.7f} days), or 0 "
+                                      f"for the whole trace; got {clean['days']:g}"})  # fmt: skip
+        return clean
+
     def check_facts(self, params: dict[str, Any], facts: dict[str, list[dict[str, Any]]]) -> None:
         """No machine size, no job that fits it, "requested" estimates on a trace without
         requested times: refused at submit as the run refuses them."""

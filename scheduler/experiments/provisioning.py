@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..bounds import MAX_BYTES_DATA
 from ..provisioning.best_effort import run_best_effort
 from ..provisioning.exhaustive import exhaustive_front
 from ..provisioning.moga import moga
@@ -39,7 +40,7 @@ from ..provisioning.plan import PlanEvaluator
 from ..slots.advertise import advertise_simulator
 from ..workflows import generate_cybershake, generate_layered, generate_montage
 from ..workflows.dag import Workflow
-from ._sites import SITE_PARAMS, build_sites, check_site_facts
+from ._sites import SITE_PARAMS, build_sites, check_site_facts, site_layout
 from .base import ExperimentKind, InputSpec, Preset, chart, register, series, table
 from .claims import of
 from .schema import Param, ParamError, alpha_list
@@ -98,10 +99,44 @@ def _r(value: float | None, digits: int = 4) -> float | None:
     return None if value is None else round(value, digits)
 
 
+def _layered_levels(params: dict[str, Any]) -> int:
+    """The depth of the generated layered workflow, or :class:`ParamError` on ``levels``."""
+    tasks = params["tasks"]
+    levels = params["levels"] or max(1, round(math.sqrt(tasks)))
+    if levels > tasks:
+        raise ParamError({"levels": f"at most the number of tasks ({tasks})"})
+    return levels
+
+
 @register
 class Provisioning(ExperimentKind):
+    def validate(self, params: dict[str, Any] | None) -> dict[str, Any]:
+        clean = super().validate(params)
+        if clean["window_end"] < clean["window_start"]:
+            raise ParamError({"window_end": "must not be before window_start"})
+        return clean
+
     def check_facts(self, params: dict[str, Any], facts: dict[str, list[dict[str, Any]]]) -> None:
-        check_site_facts(params, facts.get("traces", []))
+        """The run's refusals from the traces' and the workflow's summaries: the sites
+        (:func:`check_site_facts`), a layered workflow deeper than its tasks, a task wider
+        than every site."""
+        traces = facts.get("traces", [])
+        check_site_facts(params, traces)
+        given = facts.get("workflows", [])
+        if given:
+            widest = (given[0] or {}).get("max_processors")
+        elif params["workflow"] == "layered":
+            _layered_levels(params)
+            widest = None  # (generated no wider than the widest site)
+        else:  # the generators' task widths do not depend on the workflow's size
+            small = (generate_cybershake(1) if params["workflow"] == "cybershake"
+                     else generate_montage(2))  # fmt: skip
+            widest = max(t.processors for t in small.tasks if not t.virtual)
+        mapping, _, (procs, *_) = site_layout(params, len(traces))
+        machines = [procs[r] or (traces[m - 1] or {}).get("machine_procs") or 0
+                    for r, m in enumerate(mapping)]  # fmt: skip
+        if widest and machines and all(machines) and widest > max(machines):
+            raise ParamError({"procs": f"a task needs {widest} processors; no site has that many"})
 
     name = "provisioning"
     title = "Provisioning advertised slots versus best effort"
@@ -143,7 +178,9 @@ class Provisioning(ExperimentKind):
         Param("cybershake_pairs", "int", 4017, min=1, max=49_000,
               label="synthSGT/peakValCal pairs (CyberShake)"),
         Param("montage_images", "int", 50, min=2, max=20_000, label="images (Montage)"),
-        Param("mean_data_gbit", "float", 0.0, min=0, max=1e9, label="mean data per edge (Gb)",
+        # (edge data is uniform on [0, 2 × mean]: the mean is at most half the bound)
+        Param("mean_data_gbit", "float", 0.0, min=0, max=MAX_BYTES_DATA / 2 / GBIT,
+              label="mean data per edge (Gb)",
               help="Thesis §4.9: 1000 Gb between sites (0: no data)."),
         Param("bandwidth_gbps", "float", 10.0, min=1e-6, max=1e9, label="bandwidth (Gbps)"),
         Param("latency_s", "float", 150.0, min=0, max=1e7, label="latency (s)"),
@@ -248,10 +285,7 @@ class Provisioning(ExperimentKind):
             return generate_cybershake(params["cybershake_pairs"], edge_data=int(data), seed=seed)
         if params["workflow"] == "montage":
             return generate_montage(params["montage_images"], seed=seed)
-        tasks = params["tasks"]
-        levels = params["levels"] or max(1, round(math.sqrt(tasks)))
-        if levels > tasks:
-            raise ParamError({"levels": f"at most the number of tasks ({tasks})"})
+        tasks, levels = params["tasks"], _layered_levels(params)
         return generate_layered(
             tasks, levels, mean_runtime=params["mean_runtime"],
             mean_processors=params["mean_procs"], parents_per_task=params["parents_per_task"],
@@ -265,8 +299,6 @@ class Provisioning(ExperimentKind):
         report_alpha = params["report_alpha"]
         if report_alpha not in alphas:
             alphas = sorted(set(alphas) | {report_alpha})
-        if params["window_end"] < params["window_start"]:
-            raise ParamError({"window_end": "must not be before window_start"})
         progress(0.01, "preparing the sites")
         sites = build_sites(params, inputs["traces"], seed, params["estimates"])
         workflow = self._workflow(params, inputs, sites, seed)

@@ -313,12 +313,22 @@ class ProvisioningImpact(ExperimentKind):
 
     # ------------------------------------------------------------------ inputs
 
+    def validate(self, params: dict[str, Any] | None) -> dict[str, Any]:
+        """The schema, then the lists and ranges :meth:`_parse` reads (the run's own parse)."""
+        clean = super().validate(params)
+        self._parse(clean)
+        return clean
+
     def _parse(self, params: dict[str, Any]) -> dict[str, Any]:
         names = _choices("policies", params["policies"], POLICIES, "policy")
         fams = _choices("families", params["families"], FAMILIES, "graph family")
         if params["n_min"] > params["n_max"]:
             raise ParamError(
                 {"n_min": f"the request range {params['n_min']}..{params['n_max']} is empty"}
+            )
+        if params["n_max"] > params["procs"]:
+            raise ParamError(
+                {"n_max": f"{params['n_max']} exceeds the cluster's {params['procs']} processors"}
             )
         return {
             "policies": list(dict.fromkeys(names)),
@@ -418,10 +428,6 @@ class ProvisioningImpact(ExperimentKind):
                     "n_max": f"a task needs {widest} processors: no request in "
                     f"{params['n_min']}..{params['n_max']} can run the workflow"
                 }
-            )
-        if params["n_max"] > procs:
-            raise ParamError(
-                {"n_max": f"{params['n_max']} exceeds the cluster's {procs} processors"}
             )
         try:
             weights = FairShareWeights(

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from ..bounds import MAX_FACTOR
+from ..traces.stats import trace_summary
 from ..usage import STRATEGIES, Condor, GridModel, Maui, outcome_metrics, simulate
 from ..usage.config import PolicySet, load_policy_document, policy_warnings
 from ..usage.metrics import METRICS, downsample, trailing_average
@@ -75,6 +76,17 @@ def weights_syntax(text: str) -> None:
                                          f"in [0, {MAX_FACTOR:.0e}]"})  # fmt: skip
 
 
+def weights_text(params: dict[str, Any], from_document: bool) -> str:
+    """The ``weights`` a Poisson workload uses: as given, else the scenario's (none for a
+    policy document: every VO equal)."""
+    text = params["weights"]
+    if not text.strip() and params["scenario"] != "custom" and not from_document:
+        return scenario_weights(params["scenario"])
+    return text
+
+
+#: Most steps of a simulation (each step visits every consumer and site: memory for the
+#: per-step series and time grow with it).
 MAX_STEPS = 2_000_000
 STRATEGY_PARAMS = (
     ("spep", "spep"),
@@ -347,23 +359,15 @@ class UsagePolicy(ExperimentKind):
         self, params: dict[str, Any], inputs: dict[str, list[Any]], seed: int, progress
     ) -> dict[str, Any]:
         chosen = [name for name, key in STRATEGY_PARAMS if params[key]]
-        if not chosen:
-            raise ParamError({"spep": "choose at least one strategy"})
         policyset, source = self._policyset(params, inputs)
-        model = GridModel.from_policyset(policyset)
-        if not model.sites:
-            raise ParamError({"policies": "the policy document has no site"})
+        traces = inputs.get("traces") or []
+        fact = trace_summary(traces[0]) if traces and not params["duration"] else {}
+        span = fact["last_end"] - fact["first_submit"] if fact.get("jobs") else 0
+        model = self._checked(params, policyset, bool(inputs.get("policies")), bool(traces), span)
         progress(0.01, "workload")
         jobs, dropped = self._workload(params, inputs, policyset, seed)
         duration = params["duration"] or (max((j.submit for j in jobs), default=0) + 1)
         horizon = duration + params["drain"]
-        if horizon / params["step"] > MAX_STEPS:
-            raise ParamError(
-                {
-                    "step": f"{horizon} s in steps of {params['step']} s is more than {MAX_STEPS} "
-                    "steps: raise the step or shorten the duration"
-                }
-            )
 
         outcomes: dict[str, SimOutcome] = {}
         metrics: dict[str, dict[str, Any]] = {}
@@ -404,6 +408,49 @@ class UsagePolicy(ExperimentKind):
         progress(1.0, "done")
         return body
 
+    def check_facts(self, params: dict[str, Any], facts: dict[str, list[dict[str, Any]]]) -> None:
+        """The run's refusals, at submit: the policy document of the facts (or the scenario's)
+        read as the run reads it, and the trace's span; then :meth:`_checked`."""
+        docs = [f["document"] for f in facts.get("policies", []) if f.get("document")]
+        traces = facts.get("traces", [])
+        policyset, _ = self._policyset(params, {"policies": docs})
+        fact = traces[0] if traces and not params["duration"] else {}
+        span = fact["last_end"] - fact["first_submit"] if fact.get("jobs") else 0
+        self._checked(params, policyset, bool(docs), bool(traces), span)
+
+    @staticmethod
+    def _checked(
+        params: dict[str, Any],
+        policyset: PolicySet,
+        from_document: bool,
+        with_trace: bool,
+        trace_span: int,
+    ) -> GridModel:
+        """The grid model, or :class:`ParamError` naming the field: no strategy, no site, a
+        Poisson workload shorter than 1 s or with weights the policy set cannot take, more
+        than :data:`MAX_STEPS` steps (over the duration, else the trace's span from its
+        first submission to its last end, plus the drain).  The one check of the submit
+        (:meth:`check_facts`) and the run."""
+        if not any(params[key] for _, key in STRATEGY_PARAMS):
+            raise ParamError({"spep": "choose at least one strategy"})
+        model = GridModel.from_policyset(policyset)
+        if not model.sites:
+            raise ParamError({"policies": "the policy document has no site"})
+        if not with_trace:
+            if params["duration"] < 1:
+                raise ParamError({"duration": "must be >= 1 s for a Poisson workload"})
+            try:
+                parse_weights(weights_text(params, from_document), policyset)
+            except ValueError as exc:
+                raise ParamError({"weights": str(exc)}) from None
+        horizon = (params["duration"] or trace_span + 1) + params["drain"]
+        if horizon / params["step"] > MAX_STEPS:
+            raise ParamError({"step": (
+                f"{horizon:,} s in steps of {params['step']} s is more than {MAX_STEPS:,} "
+                "steps: raise the step or shorten the duration"
+            )})  # fmt: skip
+        return model
+
     @staticmethod
     def _policyset(params: dict[str, Any], inputs: dict[str, list[Any]]) -> tuple[PolicySet, str]:
         given = inputs.get("policies") or []
@@ -436,15 +483,8 @@ class UsagePolicy(ExperimentKind):
                 duration=params["duration"],
                 limit=params["swf_limit"],
             )
-        if params["duration"] < 1:
-            raise ParamError({"duration": "must be >= 1 s for a Poisson workload"})
-        text = params["weights"]
-        if not text.strip() and params["scenario"] != "custom" and not inputs.get("policies"):
-            text = scenario_weights(params["scenario"])
-        try:
-            weights = parse_weights(text, ps)
-        except ValueError as exc:
-            raise ParamError({"weights": str(exc)}) from None
+        # (duration and weights checked by _checked before)
+        weights = parse_weights(weights_text(params, bool(inputs.get("policies"))), ps)
         jobs = poisson_jobs(
             weights,
             jobs=params["jobs"],

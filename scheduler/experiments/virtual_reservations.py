@@ -52,7 +52,16 @@ def number_list(text: str, field: str, *, integer: bool = False, positive: bool 
         if any(not v.is_integer() for v in values):
             raise ParamError({field: f"give whole numbers; got {text[:40]!r}"})
         values = [int(v) for v in values]
+    if field in SECONDS_AT_LEAST:  # hours run in whole seconds: a value must be >= 1 s
+        short = next((v for v in values if round(v * HOUR) < 1), None)
+        if short is not None:
+            raise ParamError({field: f"{SECONDS_AT_LEAST[field]} must be at least 1 s "
+                                     f"({1 / HOUR:.6f} h); got {short:g} h"})  # fmt: skip
     return list(dict.fromkeys(values))
+
+
+#: The hour lists whose values the run rounds to whole seconds, and what they are.
+SECONDS_AT_LEAST = {"durations_h": "a duration", "offsets_h": "a start after the request"}
 
 
 def _r(value: float | None, digits: int = 4) -> float | None:
@@ -199,10 +208,6 @@ class VirtualReservations(ExperimentKind):
             raise ParamError({
                 "sizes": f"{too_big[0]} processors exceed the site's {procs}"
             })  # fmt: skip
-        if any(round(o * HOUR) < 1 for o in offsets):
-            raise ParamError({"offsets_h": "a start must be at least 1 s after the request"})
-        if any(round(d * HOUR) < 1 for d in durations):
-            raise ParamError({"durations_h": "a duration must be at least 1 s"})
         if params["estimates"] == "requested" and not any(j.req_time > 0 for j in trace.jobs):
             raise ParamError({
                 "estimates": "the trace has no requested times (SWF field 9 is -1 or 0 "

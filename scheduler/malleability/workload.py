@@ -51,6 +51,20 @@ def _bounds(app: str, lo: int, hi: int) -> tuple[int, int]:
     return lo, hi
 
 
+def check_sizes(app: str, min_procs: int, max_gadget2: int, max_ft: int, rigid_size: int) -> None:
+    """The processor ranges of the generated applications, or :class:`ModelError` naming the
+    field (what :func:`seed_workload` checks before drawing; callable at submit)."""
+    if min_procs < 1:
+        raise ModelError("min_procs", f"min_procs {min_procs} < 1")
+    for name, hi in (("max_gadget2", max_gadget2), ("max_ft", max_ft)):
+        if hi < min_procs:
+            raise ModelError(name, f"{name} = {hi} is below min_procs = {min_procs}")
+    if rigid_size < 1:
+        raise ModelError("rigid_size", f"rigid_size {rigid_size} < 1")
+    if app in ("mixed", "ft") and pow2_ceil(min_procs) > pow2_floor(max_ft):
+        raise ModelError("max_ft", f"no power of 2 between min {min_procs} and FT max {max_ft}")
+
+
 def seed_workload(
     *,
     jobs: int = 300,
@@ -71,15 +85,7 @@ def seed_workload(
         raise ModelError("interarrival", f"inter-arrival {interarrival} s < 0")
     if arrivals not in ("fixed", "poisson"):
         raise ModelError("arrivals", f"unknown arrival process {arrivals!r}")
-    if min_procs < 1:
-        raise ModelError("min_procs", f"min_procs {min_procs} < 1")
-    for name, hi in (("max_gadget2", max_gadget2), ("max_ft", max_ft)):
-        if hi < min_procs:
-            raise ModelError(name, f"{name} = {hi} is below min_procs = {min_procs}")
-    if rigid_size < 1:
-        raise ModelError("rigid_size", f"rigid_size {rigid_size} < 1")
-    if app in ("mixed", "ft") and pow2_ceil(min_procs) > pow2_floor(max_ft):
-        raise ModelError("max_ft", f"no power of 2 between min {min_procs} and FT max {max_ft}")
+    check_sizes(app, min_procs, max_gadget2, max_ft, rigid_size)
     rng = random.Random(seed)
     names = _apps_for(jobs, app, rng)
     marks = mark_malleable(jobs, malleable_fraction, seed)

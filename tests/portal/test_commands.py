@@ -31,11 +31,13 @@ def test_seed_demo_creates_user_trace_and_queued_experiment_once(media_root, cap
         .epoch_percent
         == 20
     )
-    # the demo sites replay the demo trace (quotes, predictions) and seed 001's testbed is there
-    assert all(s.trace_id == trace.pk for s in Site.objects.all())
+    # the demo sites replay the demo trace (quotes, predictions) as their own copies (not the
+    # demo user's row) and seed 001's testbed is there
+    assert all(s.trace.site_owned and s.trace.sha256 == trace.sha256 for s in Site.objects.all())
     assert Topology.objects.get().name == "seed001"
-    call_command("seed_demo")
-    assert Trace.objects.count() == 1 and Experiment.objects.count() == 1
+    call_command("seed_demo")  # again: nothing new (the sites' copies included)
+    assert Trace.objects.filter(site_owned=False).count() == 1 and Experiment.objects.count() == 1
+    assert Trace.objects.filter(site_owned=True).count() == Site.objects.count()
     assert Workflow.objects.count() == 1 and Site.objects.count() == 2
     assert Topology.objects.count() == 1
 

@@ -21,6 +21,7 @@ def test_index_is_built_once_and_answers_without_the_trace(alice, make_user, med
     staff = make_user("root", staff=True)
     trace = stored_trace(staff, jobs=400, procs=64, seed=3, name="bg")
     site = Site.objects.create(name="alpha", processors=64, trace=trace)
+    trace = site.trace  # the site's own copy of the upload (what it replays)
     api = APIClient()
     api.force_authenticate(alice)
     first = api.get(f"/api/sites/{site.pk}/quote/", {"n": 16, "duration": 3600, "at": 20})

@@ -99,9 +99,11 @@ class Command(BaseCommand):
                 f"grid configuration of Dumitrescu, Wilde & Foster 2005: {counts['sites']} sites, "
                 f"{counts['vos']} VOs, {counts['policies']} usage policies"
             )
-        bare = Site.objects.filter(trace__isnull=True)
-        if bare.exists():  # the demo sites replay the demo trace: quotes and predictions work
-            bare.update(trace=trace)
+        # the demo sites replay the demo trace (quotes and predictions work), each as its own
+        # copy (Site.save): the demo user's trace page never lists other users' runs
+        for site in Site.objects.filter(trace__isnull=True):
+            site.trace = trace
+            site.save(update_fields=["trace"])
         if not Topology.objects.exists():
             topology = topology_load(name="seed001", document=builtin_topologies()["seed001"])
             self.stdout.write(
