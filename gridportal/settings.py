@@ -242,6 +242,18 @@ GRIDPORTAL_WEB_HEAVY_WAIT = float(os.environ.get("GRIDPORTAL_WEB_HEAVY_WAIT", 2)
 #: Checking an uploaded trace or workflow (parse and summary) happens under these limits.
 GRIDPORTAL_UPLOAD_MEMORY_MB = int(os.environ.get("GRIDPORTAL_UPLOAD_MEMORY_MB", 2048))
 GRIDPORTAL_UPLOAD_TIME_LIMIT = float(os.environ.get("GRIDPORTAL_UPLOAD_TIME_LIMIT", 25))
+#: Zip uploads (run bundles, job-array results; gridportal/archives.py): checked from the
+#: zip's directory before any member is read. A Result or another JSON document in them (and
+#: so a stored result coming in) is at most MAX_RESULT_BYTES.
+GRIDPORTAL_ARCHIVE_MAX_MEMBERS = int(os.environ.get("GRIDPORTAL_ARCHIVE_MAX_MEMBERS", 5000))
+GRIDPORTAL_ARCHIVE_MAX_MEMBER_BYTES = int(
+    os.environ.get("GRIDPORTAL_ARCHIVE_MAX_MEMBER_BYTES", 256 * 2**20)
+)
+GRIDPORTAL_ARCHIVE_MAX_TOTAL_BYTES = int(
+    os.environ.get("GRIDPORTAL_ARCHIVE_MAX_TOTAL_BYTES", 512 * 2**20)
+)
+GRIDPORTAL_ARCHIVE_MAX_RATIO = int(os.environ.get("GRIDPORTAL_ARCHIVE_MAX_RATIO", 200))
+GRIDPORTAL_MAX_RESULT_BYTES = int(os.environ.get("GRIDPORTAL_MAX_RESULT_BYTES", 16 * 2**20))
 #: Parsed traces and workflows a worker keeps for the next runs, in (estimated) MiB.
 GRIDPORTAL_INPUT_CACHE_MB = int(os.environ.get("GRIDPORTAL_INPUT_CACHE_MB", 512))
 #: Sweeper: seconds before a queued run with no live task message is enqueued again, and

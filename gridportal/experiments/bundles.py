@@ -18,7 +18,9 @@ the outputs::
 A sweep bundle holds the sweep (``sweep.json``: fixed parameters, varied values, seeds), its
 inputs once, every run's result under ``runs/<id>/`` and the aggregate under ``result/``.
 
-:func:`bundle_import` takes a run bundle back (hostile input: bounded zip, names, JSON), stores
+:func:`bundle_import` takes a run bundle back (hostile input, read in a limited child: the zip
+checked by :mod:`gridportal.archives`, the crate's sha256 of every file verified, run.json's
+fields typed, the result by :mod:`gridportal.experiments.result_check`), stores
 its inputs as the importing user's own, records the bundle's result as a finished run and
 queues a re-run with the same kind, parameters, seed and inputs — the two can then be compared
 side by side.  Everything is saved or nothing.
@@ -29,21 +31,25 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import platform
-import re
+import shutil
+import tempfile
 import zipfile
-from typing import Any
+from typing import IO, Any
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.core.files.base import ContentFile
+from django.core.files.base import File
 from django.db import transaction
 from django.utils import timezone
 
+from gridportal.archives import CheckedArchive, open_archive, refuse
 from scheduler import engine
 
 from .export import result_csv
-from .jobarray import check_result
 from .models import Experiment, Sweep
+from .result_check import check_result, load_json, result_params_match
 from .services import experiment_create, run_inputs_of
 from .sweeps import sweep_aggregate
 
@@ -52,9 +58,6 @@ __all__ = ["bundle_import", "experiment_bundle_zip", "sweep_bundle_zip"]
 PROFILE = "https://w3id.org/ro/wfrun/process/0.5"
 CONTEXT = "https://w3id.org/ro/crate/1.1/context"
 MAX_BUNDLE_BYTES = 256 * 1024 * 1024
-MAX_MEMBERS = 2000
-MAX_RATIO = 200
-_SAFE = re.compile(r"^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$")
 _DATE = (2020, 1, 1, 0, 0, 0)
 
 
@@ -285,94 +288,169 @@ def sweep_bundle_zip(*, sweep: Sweep) -> bytes:
 
 # --- import ---------------------------------------------------------------------------------
 
+RUN_JSON = "run.json"
+RESULT_JSON = "result/result.json"
+CRATE_JSON = "ro-crate-metadata.json"
+_INPUT_KEYS = ("traces", "workflows", "policies", "topology")
 
-def _open_bundle(data: bytes) -> dict[str, bytes]:
-    if len(data) > MAX_BUNDLE_BYTES:
-        raise ValidationError({"file": [f"larger than {MAX_BUNDLE_BYTES:,} bytes"]})
+
+def _member(archive: CheckedArchive, name: str) -> Any:
+    """A JSON member, bounded and checked (GRIDPORTAL_MAX_RESULT_BYTES)."""
+    if name not in archive.by_name:
+        raise refuse(f"the bundle has no {name}")
+    body = archive.read(name, max_bytes=settings.GRIDPORTAL_MAX_RESULT_BYTES,
+                        cap_name="GRIDPORTAL_MAX_RESULT_BYTES")  # fmt: skip
+    return load_json(body, name=name)
+
+
+def _field(path: str, value: Any, kind: type | tuple, what: str) -> Any:
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise refuse(f"{RUN_JSON}: {path}: must be {what}")
+    return value
+
+
+def _run_fields(run: Any, archive: CheckedArchive) -> dict[str, Any]:
+    """run.json's fields, typed (strings were checked storable by load_json)."""
+    if not isinstance(run, dict) or run.get("format") != "gridportal-run-bundle":
+        raise refuse(f"{RUN_JSON} is not a GridPortal run bundle")
+    inputs = _field("inputs", run.get("inputs", {}), dict, "an object")
+    names: dict[str, list[str]] = {}
+    for key in _INPUT_KEYS:
+        value = inputs.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise refuse(f"{RUN_JSON}: inputs.{key} must be a list of names")
+        for v in value:
+            if v not in archive.by_name:
+                raise refuse(f"{RUN_JSON} names {v[:80]!r}, which is not in the zip")
+        names[key] = value
+    return {
+        "kind": _field("kind", run.get("kind"), str, "a string (an experiment kind)")[:100],
+        "params": _field("params", run.get("params", {}), dict, "an object"),
+        "seed": _field("seed", run.get("seed", 0), int, "an integer"),
+        "name": _field("name", run.get("name") or "", str, "a string"),
+        "engine_version": _field(
+            "engine_version", run.get("engine_version") or "?", str, "a string"
+        ),  # fmt: skip
+        "inputs": names,
+    }
+
+
+def _verify_crate(archive: CheckedArchive) -> None:
+    """Every file entity of ro-crate-metadata.json that has a sha256 matches its member."""
+    if CRATE_JSON not in archive.by_name:
+        return
+    crate = _member(archive, CRATE_JSON)
+    graph = crate.get("@graph") if isinstance(crate, dict) else None
+    if not isinstance(graph, list):
+        raise refuse(f"{CRATE_JSON}: @graph: must be a list of entities")
+    for entity in graph:
+        if not isinstance(entity, dict) or "sha256" not in entity:
+            continue
+        path, want = entity.get("@id"), entity["sha256"]
+        if not isinstance(path, str) or not isinstance(want, str):
+            raise refuse(f"{CRATE_JSON}: an entity's @id and sha256 must be strings")
+        if path not in archive.by_name:
+            raise refuse(f"{path[:80]!r} has a sha256 in {CRATE_JSON} but is not in the zip")
+        if archive.copy_to(path, _Discard()) != want.lower():
+            raise refuse(f"{path}: its sha256 is not the one {CRATE_JSON} gives (the file was "
+                         "changed or damaged)")  # fmt: skip
+
+
+class _Discard:
+    def write(self, data: bytes) -> int:
+        return len(data)
+
+
+def _read_bundle(data: Any, label: str, outdir: str) -> dict[str, Any]:
+    """(In a limited child) check the bundle whole, without touching the database: the zip,
+    the crate's checksums, run.json, the result and the JSON inputs.  Input files are copied
+    to ``outdir``, the checked result written there; only names, paths and small documents go
+    back to the web process."""
+    archive = open_archive(data, label=label)
+    run = _run_fields(_member(archive, RUN_JSON), archive)
+    result = _member(archive, RESULT_JSON)
+    if not isinstance(result, dict) or result.get("kind") != run["kind"]:
+        raise refuse(f"{RESULT_JSON} does not belong to {RUN_JSON}")
+    check_result(result, name=RESULT_JSON)
+    _verify_crate(archive)
+    files: dict[str, list[tuple[str, str, str]]] = {"traces": [], "workflows": []}
+    for key in files:
+        for k, name in enumerate(run["inputs"][key]):
+            path = os.path.join(outdir, f"{key}-{k}")
+            with open(path, "wb") as out:
+                sha = archive.copy_to(name, out)
+            files[key].append((path, name.rsplit("/", 1)[-1], sha))
+    docs = {key: [_member(archive, name) for name in run["inputs"][key]]
+            for key in ("policies", "topology")}  # fmt: skip
+    result_path = os.path.join(outdir, "result.json")
+    with open(result_path, "w", encoding="utf-8") as out:
+        json.dump(result, out)
+    meta = {"kind": result["kind"], "seed": result["seed"], "params": result["params"]}
+    return {"run": run, "files": files, "docs": docs, "result": result_path, "meta": meta}
+
+
+def bundle_import(*, owner, data: bytes | IO[bytes]) -> tuple[Experiment, Experiment]:
+    """Import a run bundle: (the bundle's run, with its result; the queued re-run).
+
+    The bundle is read and checked whole in a limited child (:func:`_read_bundle`); then the
+    inputs, the re-run and the run are saved in one transaction, and the input files written
+    by this import are removed again if anything fails: all or nothing."""
+    from gridportal.inputs.services import upload_limited
+
+    label = (getattr(data, "name", "") or "bundle.zip").rsplit("/", 1)[-1][:100]
+    outdir = tempfile.mkdtemp(prefix="gridportal-bundle-")
     try:
-        zf = zipfile.ZipFile(io.BytesIO(data))
-        members = [m for m in zf.infolist() if not m.is_dir()]
-    except zipfile.BadZipFile as exc:
-        raise ValidationError({"file": [f"not a zip file ({exc})"]}) from None
-    if len(members) > MAX_MEMBERS:
-        raise ValidationError({"file": [f"{len(members)} files in the zip (max {MAX_MEMBERS})"]})
-    total = sum(m.file_size for m in members)
-    if total > MAX_BUNDLE_BYTES or total > MAX_RATIO * max(len(data), 1) + 1_000_000:
-        raise ValidationError({"file": ["the zip unpacks to too much data"]})
-    out: dict[str, bytes] = {}
-    for m in members:
-        if not _SAFE.match(m.filename) or ".." in m.filename.split("/"):
-            raise ValidationError({"file": [f"unsafe file name in the zip: {m.filename[:80]!r}"]})
-        with zf.open(m) as fh:
-            body = fh.read(MAX_BUNDLE_BYTES + 1)
-        if len(body) > m.file_size:
-            raise ValidationError({"file": [f"{m.filename}: larger than its zip header says"]})
-        out[m.filename] = body
-    return out
+        plan = upload_limited(_read_bundle, data, label, outdir, what=f"{label}: reading it")
+        return _bundle_store(owner, plan)
+    finally:
+        shutil.rmtree(outdir, ignore_errors=True)
 
 
-def _json_member(files: dict[str, bytes], name: str) -> Any:
-    if name not in files:
-        raise ValidationError({"file": [f"the bundle has no {name}"]})
-    try:
-        return json.loads(files[name].decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise ValidationError({"file": [f"{name}: not valid JSON ({exc})"]}) from None
-
-
-def bundle_import(*, owner, data: bytes) -> tuple[Experiment, Experiment]:
-    """Import a run bundle: (the bundle's run, with its result; the queued re-run)."""
+def _bundle_store(owner, plan: dict[str, Any]) -> tuple[Experiment, Experiment]:
     from gridportal.inputs.models import Trace, Workflow
     from gridportal.inputs.services import trace_create, workflow_create
 
-    files = _open_bundle(data)
-    run = _json_member(files, "run.json")
-    if not isinstance(run, dict) or run.get("format") != "gridportal-run-bundle":
-        raise ValidationError({"file": ["run.json is not a GridPortal run bundle"]})
-    result = _json_member(files, "result/result.json")
-    if not isinstance(result, dict) or result.get("kind") != run.get("kind"):
-        raise ValidationError({"file": ["result/result.json does not belong to run.json"]})
-    names = run.get("inputs")
-    if not isinstance(names, dict):
-        raise ValidationError({"file": ["run.json: 'inputs' must be an object"]})
+    run = plan["run"]
+    written: list = []  # files this import wrote: removed if it fails
 
-    def listed(key: str) -> list[str]:
-        value = names.get(key, [])
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise ValidationError({"file": [f"run.json: inputs.{key} must be a list of names"]})
-        for v in value:
-            if v not in files:
-                raise ValidationError({"file": [f"run.json names {v!r}, which is not in the zip"]})
-        return value
-
-    def stored(model, create, path: str):
+    def stored(model, create, path: str, filename: str, sha: str):
         """The importer's own copy of an input file: an identical one they have, else new."""
-        body = files[path]
-        same = model.objects.filter(owner=owner, sha256=hashlib.sha256(body).hexdigest()).first()
-        filename = path.rsplit("/", 1)[-1]
-        return same or create(
-            owner=owner, name=f"{filename} (bundle)", upload=ContentFile(body, name=filename)
-        )
+        same = model.objects.filter(owner=owner, sha256=sha).first()
+        if same is not None:
+            return same
+        with open(path, "rb") as fh:
+            row = create(owner=owner, name=f"{filename} (bundle)", upload=File(fh, name=filename))
+        written.append((row.file.storage, row.file.name))
+        return row
 
-    with transaction.atomic():
-        traces = [stored(Trace, trace_create, p) for p in listed("traces")]
-        workflows = [stored(Workflow, workflow_create, p) for p in listed("workflows")]
-        policies = [_json_member(files, p) for p in listed("policies")]
-        topologies = [_json_member(files, p) for p in listed("topology")]
-        seed = run.get("seed", 0)
-        rerun = experiment_create(
-            owner=owner, kind=str(run.get("kind")), params=run.get("params"),
-            traces=traces, workflows=workflows, policies=policies, topologies=topologies,
-            seed=seed if isinstance(seed, int) else -1,
-            name=f"re-run of bundle ({run.get('name') or run.get('kind')})"[:200],
-        )  # fmt: skip
-        original = Experiment.objects.create(
-            owner=owner, kind=rerun.kind, params=rerun.params, seed=rerun.seed,
-            snapshot=rerun.snapshot, fingerprint="",
-            name=f"from bundle (engine {run.get('engine_version', '?')})"[:200],
-            status=Experiment.Status.SUCCEEDED, progress=1.0, message="imported from a bundle",
-            result=check_result("result/result.json", result, rerun), finished_at=timezone.now(),
-        )  # fmt: skip
-        original.traces.set(traces)
-        original.workflows.set(workflows)
+    try:
+        with transaction.atomic():
+            traces = [stored(Trace, trace_create, *f) for f in plan["files"]["traces"]]
+            workflows = [stored(Workflow, workflow_create, *f) for f in plan["files"]["workflows"]]
+            rerun = experiment_create(
+                owner=owner, kind=run["kind"], params=run["params"], traces=traces,
+                workflows=workflows, policies=plan["docs"]["policies"],
+                topologies=plan["docs"]["topology"], seed=run["seed"],
+                name=f"re-run of bundle ({run['name'] or run['kind']})"[:200],
+            )  # fmt: skip
+            why = result_params_match(
+                plan["meta"], kind=rerun.kind, seed=rerun.seed, params=rerun.params
+            )
+            if why:
+                raise refuse(f"{RESULT_JSON}: {why}")
+            with open(plan["result"], encoding="utf-8") as fh:
+                result = json.load(fh)  # checked in the child: bounded and storable
+            original = Experiment.objects.create(
+                owner=owner, kind=rerun.kind, params=rerun.params, seed=rerun.seed,
+                snapshot=rerun.snapshot, fingerprint="",
+                name=f"from bundle (engine {run['engine_version']})"[:200],
+                status=Experiment.Status.SUCCEEDED, progress=1.0,
+                message="imported from a bundle", result=result, finished_at=timezone.now(),
+            )  # fmt: skip
+            original.traces.set(traces)
+            original.workflows.set(workflows)
+    except BaseException:
+        for storage, name in written:
+            storage.delete(name)
+        raise
     return original, rerun

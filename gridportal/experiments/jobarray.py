@@ -7,33 +7,40 @@ parameter file per run, ``run-task.sh INDEX`` and one ``sbatch`` script per arra
 :data:`MAX_ARRAY_TASKS` tasks (Slurm's default ``MaxArraySize`` is 1001).  Each task writes
 ``results/<run id>.json``; :func:`sweep_upload_results` takes those files (or a zip of them)
 back, checks each against the run it claims to be (kind, parameters, seed, the Result contract)
-and stores them all or none.  A run that already has a result must get the same one back: the
-engine is deterministic, so a difference means different inputs or a different engine.
+and stores them all or none.  The upload is read in a limited child (the SWF uploads' limits):
+zips through :mod:`gridportal.archives`, each result through
+:mod:`gridportal.experiments.result_check`; the web process gets back only the checked results,
+one small file each, and loads them one at a time to store them.  A run that already has a
+result must get the same one back: the engine is deterministic, so a difference means
+different inputs or a different engine.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import os
 import re
+import shutil
+import tempfile
 import zipfile
 from pathlib import PurePosixPath
-from typing import Any
+from typing import IO
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from scheduler import engine
+from gridportal.archives import open_archive, refuse
 
 from .models import Experiment, Sweep, SweepRun
+from .result_check import check_result, load_json, result_params_match
 from .services import run_inputs_of
 
-__all__ = ["MAX_ARRAY_TASKS", "check_result", "sweep_jobarray_zip", "sweep_upload_results"]
+__all__ = ["MAX_ARRAY_TASKS", "sweep_jobarray_zip", "sweep_upload_results"]
 
 MAX_ARRAY_TASKS = 1000
-MAX_RESULT_BYTES = 64 * 1024 * 1024
-MAX_UPLOAD_MEMBERS = 5000
 MAX_UPLOAD_TOTAL = 512 * 1024 * 1024
 _RESULT_NAME = re.compile(r"^(?:.*/)?(\d{1,12})\.json$")
 _WAITING = "waiting for results from the Slurm job array"
@@ -159,93 +166,85 @@ def sweep_jobarray_zip(*, sweep: Sweep, time_limit: str = "04:00:00") -> tuple[b
     return buf.getvalue(), len(runs)
 
 
-def _read_upload(files: list[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
-    """Expand zips; bounded in members, sizes and names."""
-    out: list[tuple[str, bytes]] = []
-    total = 0
+Upload = bytes | IO[bytes]
+RunSpec = tuple[str, int, dict]  # kind, seed, parameters
+
+
+def _read_results(
+    files: list[tuple[str, Upload]], specs: dict[int, RunSpec], outdir: str
+) -> list[tuple[int, str, str]]:
+    """(In a limited child) read the uploaded files and zips, check every result against its
+    run and write each checked result to ``outdir``; returns (run id, name, path) sorted."""
+    cap = settings.GRIDPORTAL_MAX_RESULT_BYTES
+    found: dict[int, tuple[str, str]] = {}
+
+    def take(name: str, body: bytes) -> None:
+        run_id = int(_RESULT_NAME.match(name).group(1))  # type: ignore[union-attr]
+        if run_id not in specs:
+            raise refuse(f"{name}: run {run_id} is not a run of this sweep")
+        if run_id in found:
+            raise refuse(f"{name}: a second result of run {run_id} (first: {found[run_id][0]})")
+        doc = check_result(load_json(body, name=name), name=name)
+        kind, seed, params = specs[run_id]
+        why = result_params_match(doc, kind=kind, seed=seed, params=params)
+        if why:
+            raise refuse(f"{name}: {why.replace('the run', f'run {run_id}')}")
+        path = os.path.join(outdir, f"{run_id}.json")
+        with open(path, "w", encoding="utf-8") as out:
+            json.dump(doc, out)
+        found[run_id] = (name, path)
+
     for name, data in files:
-        if data[:4] == b"PK\x03\x04":
-            try:
-                zf = zipfile.ZipFile(io.BytesIO(data))
-                members = [m for m in zf.infolist() if not m.is_dir()]
-            except zipfile.BadZipFile as exc:
-                raise ValidationError({"file": [f"{name}: not a readable zip ({exc})"]}) from None
-            if len(members) > MAX_UPLOAD_MEMBERS:
-                raise ValidationError(
-                    {"file": [f"{name}: {len(members)} files (max {MAX_UPLOAD_MEMBERS})"]}
-                )
-            for m in members:
-                if m.file_size > MAX_RESULT_BYTES:
-                    raise ValidationError(
-                        {"file": [f"{name}/{m.filename}: larger than {MAX_RESULT_BYTES:,} bytes"]}
-                    )
-                total += m.file_size
-                if total > MAX_UPLOAD_TOTAL:
-                    raise ValidationError(
-                        {"file": [f"{name}: more than {MAX_UPLOAD_TOTAL:,} bytes unpacked"]}
-                    )
-                with zf.open(m) as fh:
-                    body = fh.read(MAX_RESULT_BYTES + 1)
-                if len(body) > MAX_RESULT_BYTES:  # the header lied about the size
-                    raise ValidationError({"file": [f"{name}/{m.filename}: too large"]})
-                out.append((f"{name}/{m.filename}", body))
-        else:
-            total += len(data)
-            out.append((name, data))
-    return out
+        stream = io.BytesIO(data) if isinstance(data, bytes | bytearray) else data
+        stream.seek(0)
+        head = stream.read(4)
+        stream.seek(0)
+        if head[:2] == b"PK":
+            archive = open_archive(stream, label=name)
+            for member in archive.members:
+                inner = f"{name}/{member.orig_filename}"
+                if _RESULT_NAME.match(inner) is None:
+                    continue  # logs, the zip's folder entries... (never read)
+                body = archive.read(member.orig_filename, max_bytes=cap,
+                                    cap_name="GRIDPORTAL_MAX_RESULT_BYTES")  # fmt: skip
+                take(inner, body)
+        elif _RESULT_NAME.match(name) is not None:
+            body = stream.read(cap + 1)
+            if len(body) > cap:
+                raise refuse(f"{name}: larger than {cap:,} bytes (GRIDPORTAL_MAX_RESULT_BYTES)")
+            take(name, body)
+    if not found:
+        raise refuse("no results/<run id>.json file in the upload")
+    return [(run_id, name, path) for run_id, (name, path) in sorted(found.items())]
 
 
-def check_result(name: str, doc: Any, exp: Experiment) -> dict[str, Any]:
-    if not isinstance(doc, dict):
-        raise ValidationError({"file": [f"{name}: a result must be a JSON object"]})
-    for key in ("kind", "params", "seed", "summary", "tables", "charts"):
-        if key not in doc:
-            raise ValidationError({"file": [f"{name}: missing key {key!r}"]})
-    if doc["kind"] != exp.kind or doc["seed"] != exp.seed:
-        raise ValidationError(
-            {"file": [f"{name}: kind/seed {doc['kind']!r}/{doc['seed']!r} are not run "
-                      f"{exp.id}'s ({exp.kind!r}/{exp.seed})"]}
-        )  # fmt: skip
-    if json.dumps(doc["params"], sort_keys=True) != json.dumps(exp.params, sort_keys=True):
-        raise ValidationError({"file": [f"{name}: parameters differ from run {exp.id}'s"]})
-    if not isinstance(doc["summary"], dict) or not isinstance(doc["charts"], list):
-        raise ValidationError({"file": [f"{name}: summary must be an object, charts a list"]})
-    if not isinstance(doc["tables"], list) or not isinstance(doc.get("summary_labels", {}), dict):
-        raise ValidationError({"file": [f"{name}: tables must be a list"]})
-    for spec in doc["charts"]:
-        if not isinstance(spec, dict) or spec.get("type") not in engine.CHART_TYPES:
-            raise ValidationError({"file": [f"{name}: a chart has no known type"]})
-    for key, value in doc["summary"].items():
-        if value is not None and not isinstance(value, int | float | str):
-            raise ValidationError({"file": [f"{name}: summary {key!r} is not a number"]})
-    return doc
+def sweep_upload_results(*, sweep: Sweep, files: list[tuple[str, Upload]]) -> dict[str, int]:
+    """Store uploaded results of the sweep's runs (files or zips, as bytes or open files), all
+    or none; returns counts."""
+    from gridportal.inputs.services import upload_limited
 
-
-def sweep_upload_results(*, sweep: Sweep, files: list[tuple[str, bytes]]) -> dict[str, int]:
-    """Store uploaded results of the sweep's runs, all or none; returns counts."""
-    members = _read_upload(files)
     runs = {
         p.experiment_id: p.experiment
         for p in SweepRun.objects.filter(sweep=sweep).select_related("experiment")
     }
-    found: dict[int, tuple[str, dict]] = {}
-    for name, data in members:
-        m = _RESULT_NAME.match(name)
-        if m is None:
-            continue  # logs, the zip's folder entries...
-        run_id = int(m.group(1))
-        if run_id not in runs:
-            raise ValidationError({"file": [f"{name}: run {run_id} is not a run of this sweep"]})
-        try:
-            doc = json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-            raise ValidationError({"file": [f"{name}: not a JSON result ({exc})"]}) from None
-        found[run_id] = (name, check_result(name, doc, runs[run_id]))
-    if not found:
-        raise ValidationError({"file": ["no results/<run id>.json file in the upload"]})
+    specs = {run_id: (exp.kind, exp.seed, exp.params) for run_id, exp in runs.items()}
+    outdir = tempfile.mkdtemp(prefix="gridportal-results-")
+    try:
+        found = upload_limited(
+            _read_results, files, specs, outdir, what="reading the uploaded results"
+        )
+        return _store_results(found, runs)
+    finally:
+        shutil.rmtree(outdir, ignore_errors=True)
+
+
+def _store_results(found: list[tuple[int, str, str]], runs: dict) -> dict[str, int]:
+    """Store the checked results (loaded one at a time), all or none."""
     stored = same = 0
     with transaction.atomic():
-        for run_id, (name, doc) in sorted(found.items()):
+        for run_id, name, path in found:
+            with open(path, encoding="utf-8") as fh:
+                doc = json.load(fh)  # checked in the child: bounded and storable
             exp = Experiment.objects.select_for_update().get(pk=run_id)
             if exp.status == Experiment.Status.SUCCEEDED:
                 if json.dumps(exp.result, sort_keys=True) != json.dumps(doc, sort_keys=True):

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
+import tempfile
 import threading
 import zlib
 from collections import OrderedDict
@@ -28,7 +31,7 @@ from scheduler.engine import (
     load_trace,
     load_workflow,
     looks_like_sacct,
-    sacct_to_swf,
+    sacct_to_swf_file,
     scan_swf,
     summarize_workflow,
 )
@@ -162,24 +165,46 @@ def trace_validate_file(*, upload: File, filename: str) -> dict:
     }
 
 
-def trace_sacct_converted(*, upload: File, filename: str) -> tuple[File, str, dict | None]:
-    """Slurm ``sacct --parsable2`` output (or its fixed-width form) becomes SWF text here.
+@contextlib.contextmanager
+def trace_sacct_converted(*, upload: File, filename: str):
+    """Slurm ``sacct --parsable2`` output (or its fixed-width form) becomes SWF here.
 
-    Returns the file to validate and store, its name, and the conversion report (None when the
-    upload is not sacct output).  A file that cannot be converted is refused naming its lines.
+    Yields the file to validate and store, its name, and the conversion report (None when the
+    upload is not sacct output).  The conversion streams the upload line by line in a limited
+    child (GRIDPORTAL_UPLOAD_{MEMORY_MB,TIME_LIMIT}, as SWF checks) that writes the SWF to a
+    temporary file, removed on leaving; the web process never parses the upload itself.  A file
+    that cannot be converted is refused naming its lines and fields.
     """
     upload.seek(0)
     head = upload.read(4096)
     upload.seek(0)
     if not looks_like_sacct(head if isinstance(head, bytes) else head.encode()):
-        return upload, filename, None
+        yield upload, filename, None
+        return
     limit = settings.GRIDPORTAL_MAX_UPLOAD_BYTES
-    data = upload.read(limit + 1)
-    upload.seek(0)
-    if len(data) > limit:
-        raise ValidationError({"file": [f"{filename}: larger than the limit of {limit:,} bytes"]})
+    if upload.size is not None and upload.size > limit:
+        raise _refuse(filename, f"the file is {upload.size:,} bytes; the limit is {limit:,} bytes")
+    fd, path = tempfile.mkstemp(prefix="gridportal-sacct-", suffix=".swf")
+    os.close(fd)
     try:
-        text, report = sacct_to_swf(data)
+        report = upload_limited(
+            _sacct_to_file, upload, filename, path, what=f"{filename}: converting it"
+        )
+        stem = filename.rsplit(".", 1)[0] if "." in filename else filename
+        swf_name = f"{stem}.swf"[:255]
+        with open(path, "rb") as converted:
+            yield File(converted, name=swf_name), swf_name, report
+    finally:
+        os.unlink(path)
+
+
+def _sacct_to_file(upload: File, filename: str, path: str) -> dict:
+    """(In a limited child) convert the sacct upload, read line by line, into SWF at ``path``;
+    only the conversion report goes back."""
+    upload.seek(0)
+    try:
+        with open(path, "w", encoding="utf-8") as out:
+            report = sacct_to_swf_file(_LineCapped(upload), out)
     except SacctError as exc:
         raise ValidationError(
             {
@@ -189,9 +214,23 @@ def trace_sacct_converted(*, upload: File, filename: str) -> tuple[File, str, di
                 ]
             }
         ) from None
-    stem = filename.rsplit(".", 1)[0] if "." in filename else filename
-    swf_name = f"{stem}.swf"[:255]
-    return ContentFile(text.encode(), name=swf_name), swf_name, report.as_json()
+    return report.as_json()
+
+
+class _LineCapped:
+    """An upload read by lines, refused past GRIDPORTAL_MAX_UPLOAD_BYTES (when its size was
+    not known beforehand)."""
+
+    def __init__(self, upload: File) -> None:
+        self.upload, self.read_bytes = upload, 0
+        self.limit = settings.GRIDPORTAL_MAX_UPLOAD_BYTES
+
+    def readline(self, size: int = -1):
+        line = self.upload.readline(size)
+        self.read_bytes += len(line)
+        if self.read_bytes > self.limit:
+            raise ValidationError({"file": [f"larger than the limit of {self.limit:,} bytes"]})
+        return line
 
 
 def trace_create(*, owner, name: str, upload: File) -> Trace:
@@ -200,7 +239,11 @@ def trace_create(*, owner, name: str, upload: File) -> Trace:
     Nothing is saved if anything fails.
     """
     filename = (getattr(upload, "name", "") or "trace.swf").rsplit("/", 1)[-1][:255]
-    upload, filename, conversion = trace_sacct_converted(upload=upload, filename=filename)
+    with trace_sacct_converted(upload=upload, filename=filename) as converted:
+        return _trace_store(owner, name, *converted)
+
+
+def _trace_store(owner, name: str, upload: File, filename: str, conversion: dict | None):
     size = trace_precheck(upload=upload, filename=filename)  # here: cheap, constant memory
     facts = (
         _trace_facts(upload, filename)

@@ -20,7 +20,7 @@ def bundle_import_view(request):
         messages.error(request, f"Choose a bundle zip (at most {MAX_BUNDLE_BYTES // 2**20} MB).")
         return redirect("experiment-list")
     try:
-        original, rerun = bundle_import(owner=request.user, data=upload.read())
+        original, rerun = bundle_import(owner=request.user, data=upload)
     except ValidationError as exc:
         messages.error(request, "The bundle was refused: " + "; ".join(exc.messages))
         return redirect("experiment-list")

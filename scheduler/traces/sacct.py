@@ -43,21 +43,52 @@ Mapping (SWF field numbers in brackets):
 Malformed rows are never shifted silently: a row with more fields than the header is repaired
 only when the extra ``|`` can only belong to the job name (reported with its line number);
 any other row whose field count differs (a cut-off line) is refused with its line number.
+
+Hostile files: the file is read as a stream of lines (constant memory per row; only the kept
+jobs are held, to sort them by submit time).  A header with more than :data:`MAX_COLUMNS`
+fields, a fixed-width rule line with more column spans, a line longer than
+:data:`MAX_LINE_CHARS`, a JobID longer than :data:`MAX_ID_CHARS`, a name (User, Group,
+Account, Partition, QOS) longer than :data:`MAX_NAME_CHARS` and any NUL or control character
+(other than a tab) are refused naming the line and the field.
 """
 
 from __future__ import annotations
 
+import io
+import itertools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import IO, Any
 
 from .swf import SWFHeader, SWFJob
 
-__all__ = ["SacctError", "SacctReport", "convert_sacct", "looks_like_sacct", "sacct_to_swf"]
+__all__ = [
+    "MAX_COLUMNS",
+    "MAX_ID_CHARS",
+    "MAX_LINE_CHARS",
+    "MAX_NAME_CHARS",
+    "SacctError",
+    "SacctReport",
+    "convert_sacct",
+    "looks_like_sacct",
+    "sacct_to_swf",
+    "sacct_to_swf_file",
+]
 
 MAX_ROWS = 5_000_000
+#: Fields of a header (or column spans of a fixed-width rule line): sacct knows ~120 fields.
+MAX_COLUMNS = 256
+#: Characters of one line (a row of every sacct field is a few KB).
+MAX_LINE_CHARS = 65_536
+#: Characters of a JobID (``123_45.batch``; Slurm ids are 32-bit numbers).
+MAX_ID_CHARS = 64
+#: Characters of a User, Group, Account, Partition or QOS name (numbered and kept in the report).
+MAX_NAME_CHARS = 256
+_NAMES = ("User", "Group", "Account", "Partition", "QOS")
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")  # a tab is allowed
+_MAX_REPAIRED_KEPT = 50
 _MAX_ERRORS = 20
 _MAX_SECONDS = 100 * 365 * 86400
 _MAX_PROCS = 10_000_000
@@ -97,7 +128,8 @@ class SacctReport:
     steps_folded: int = 0
     array_tasks: int = 0
     dropped: dict[str, int] = field(default_factory=dict)
-    repaired: list[str] = field(default_factory=list)
+    repaired: list[str] = field(default_factory=list)  # the first few (see repaired_count)
+    repaired_count: int = 0
     missing_fields: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     mappings: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -106,6 +138,11 @@ class SacctReport:
 
     def drop(self, reason: str) -> None:
         self.dropped[reason] = self.dropped.get(reason, 0) + 1
+
+    def repair(self, what: str) -> None:
+        self.repaired_count += 1
+        if len(self.repaired) < _MAX_REPAIRED_KEPT:
+            self.repaired.append(what)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -117,7 +154,7 @@ class SacctReport:
             "dropped": dict(sorted(self.dropped.items())),
             "jobs_dropped": sum(self.dropped.values()),
             "repaired": self.repaired[:50],
-            "repaired_count": len(self.repaired),
+            "repaired_count": self.repaired_count,
             "missing_fields": self.missing_fields,
             "notes": self.notes,
             "mappings": self.mappings,
@@ -201,17 +238,51 @@ def _mem_kb(value: str) -> tuple[float, str] | None:
 # --- splitting rows -------------------------------------------------------------------------
 
 
-def _rows_parsable(lines: list[str], report: SacctReport, errors: list) -> tuple[list, list]:
-    header = [h.strip() for h in lines[0].split("|")]
-    if header and header[-1] == "":  # --parsable (trailing |)
+def _numbered_lines(source: bytes | str | IO[bytes]) -> Iterator[tuple[int, str]]:
+    """(line number, text without its line end) of the file, one line at a time.
+
+    Lines end at ``\\n`` (a ``\\r`` before it is dropped); bytes are read as UTF-8 with
+    undecodable bytes replaced.  A line longer than :data:`MAX_LINE_CHARS` is refused here,
+    before it is held whole."""
+    if isinstance(source, str):
+        source = source.encode("utf-8", errors="surrogatepass")
+    stream: IO[bytes] = io.BytesIO(source) if isinstance(source, bytes | bytearray) else source
+    limit = MAX_LINE_CHARS * 4 + 2  # UTF-8: at most 4 bytes a character, plus "\r\n"
+    for n in itertools.count(1):
+        raw = stream.readline(limit + 1)
+        if not raw:
+            return
+        if isinstance(raw, str):  # a text-mode stream
+            raw = raw.encode("utf-8", errors="surrogatepass")
+        if n == 1 and raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        ended = raw.endswith(b"\n")
+        text = raw.rstrip(b"\n").removesuffix(b"\r").decode("utf-8", errors="replace")
+        if len(text) > MAX_LINE_CHARS or (not ended and len(raw) > limit):
+            raise SacctError([(n, f"longer than {MAX_LINE_CHARS:,} characters (no sacct row is)")])
+        yield n, text
+
+
+def _header_parsable(n: int, line: str) -> tuple[list[str], bool]:
+    if line.count("|") + 1 > MAX_COLUMNS + 1:  # (+1: the trailing | of --parsable)
+        raise SacctError(
+            [(n, f"the header has {line.count('|') + 1:,} fields; at most {MAX_COLUMNS} are read "
+                 "(sacct --format lists far fewer)")]
+        )  # fmt: skip
+    header = [h.strip() for h in line.split("|")]
+    trailing = bool(header) and header[-1] == ""  # --parsable (trailing |)
+    if trailing:
         header.pop()
-        trailing = True
-    else:
-        trailing = False
+    return header, trailing
+
+
+def _rows_parsable(
+    header: list[str], trailing: bool, lines: Iterable[tuple[int, str]], report: SacctReport,
+    errors: list,
+) -> Iterator[tuple[int, list[str]]]:  # fmt: skip
     width = len(header)
     name_at = header.index("JobName") if "JobName" in header else None
-    rows = []
-    for n, raw in enumerate(lines[1:], start=2):
+    for n, raw in lines:
         if not raw.strip():
             continue
         parts = raw.split("|")
@@ -220,37 +291,55 @@ def _rows_parsable(lines: list[str], report: SacctReport, errors: list) -> tuple
         if len(parts) > width and name_at is not None:
             extra = len(parts) - width
             parts[name_at : name_at + extra + 1] = ["|".join(parts[name_at : name_at + extra + 1])]
-            report.repaired.append(f"line {n}: a '|' inside the job name (columns re-joined)")
+            report.repair(f"line {n}: a '|' inside the job name (columns re-joined)")
         if len(parts) != width:
             errors.append(
                 (n, f"{len(parts)} fields where the header has {width} (a cut-off or shifted "
                     "line); fix or delete it")
             )  # fmt: skip
             if len(errors) >= _MAX_ERRORS:
-                break
+                return
             continue
-        rows.append((n, parts))
-    return header, rows
+        yield n, parts
 
 
-def _rows_fixed(lines: list[str], report: SacctReport, errors: list) -> tuple[list, list]:
-    rule = lines[1]
-    spans = [(m.start(), m.end()) for m in re.finditer(r"-+", rule)]
-    header = [lines[0][a:b].strip() for a, b in spans]
-    report.form = "fixed-width"
-    rows = []
-    for n, raw in enumerate(lines[2:], start=3):
+def _spans_fixed(n: int, rule: str) -> list[tuple[int, int]]:
+    spans = []
+    for m in re.finditer(r"-+", rule):
+        if len(spans) >= MAX_COLUMNS:
+            raise SacctError(
+                [(n, f"the rule line has more than {MAX_COLUMNS} column spans (at most "
+                     f"{MAX_COLUMNS} are read; sacct --format lists far fewer)")]
+            )  # fmt: skip
+        spans.append((m.start(), m.end()))
+    return spans
+
+
+def _rows_fixed(
+    spans: list[tuple[int, int]], lines: Iterable[tuple[int, str]]
+) -> Iterator[tuple[int, list[str]]]:
+    for n, raw in lines:
         if not raw.strip():
             continue
-        parts = [raw[a:b].strip() for a, b in spans]
-        rows.append((n, parts))
-    return header, rows
+        yield n, [raw[a:b].strip() for a, b in spans]
+
+
+def _field_problem(header: list[str], parts: list[str]) -> str | None:
+    """A reason naming the field when a row holds what no field may (control characters,
+    over-long ids and names); None when it is fine."""
+    if not _CONTROL.search("|".join(parts)):  # one search a row; the field only when needed
+        return None
+    for name, value in zip(header, parts, strict=False):
+        bad = _CONTROL.search(value)
+        if bad:
+            return f"{name or 'a field'}: holds the control character U+{ord(bad.group()):04X}"
+    return None
 
 
 # --- conversion -----------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class _Job:
     line: int
     key: tuple
@@ -272,31 +361,37 @@ class _Job:
 
 
 def convert_sacct(
-    data: bytes | str, *, max_procs: int | None = None, max_rows: int = MAX_ROWS
+    data: bytes | str | IO[bytes], *, max_procs: int | None = None, max_rows: int = MAX_ROWS
 ) -> tuple[SWFHeader, list[SWFJob], SacctReport]:
     """Convert sacct output; returns the SWF header, jobs in submit order, and the report.
 
     Raises :class:`SacctError` naming the lines at fault (nothing is converted then).
+    ``data`` may be a binary file object: it is read one line at a time.
     """
-    text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
-    text = text.lstrip("\ufeff")
-    lines = text.splitlines()
-    while lines and not lines[0].strip():
-        lines.pop(0)
-    if not lines:
+    lines = _numbered_lines(data)
+    first = next(((n, text) for n, text in lines if text.strip()), None)
+    if first is None:
         raise SacctError([(None, "the file is empty")])
-    if len(lines) > max_rows + 2:
-        raise SacctError([(None, f"more than {max_rows:,} rows (the limit)")])
+    head_n, head_line = first
+    second = next(lines, None)
     report = SacctReport()
     errors: list[tuple[int | None, str]] = []
-    fixed = "|" not in lines[0] and len(lines) > 1 and set(lines[1].strip()) <= {"-", " "}
-    header, rows = (_rows_fixed if fixed else _rows_parsable)(lines, report, errors)
+    fixed = "|" not in head_line and second is not None and set(second[1].strip()) <= {"-", " "}
+    rows: Iterable[tuple[int, list[str]]]
+    if fixed and second is not None:
+        spans = _spans_fixed(second[0], second[1])
+        header = [head_line[a:b].strip() for a, b in spans]
+        report.form = "fixed-width"
+        rows = _rows_fixed(spans, lines)
+    else:
+        header, trailing = _header_parsable(head_n, head_line)
+        rest = itertools.chain([second] if second is not None else [], lines)
+        rows = _rows_parsable(header, trailing, rest, report, errors)
     col = {name: k for k, name in enumerate(header)}
     missing = [f for f in _NEEDED if f not in col]
     if missing:
-        raise SacctError([(1, f"the header lacks the field(s) {', '.join(missing)}")])
+        raise SacctError([(head_n, f"the header lacks the field(s) {', '.join(missing)}")])
     report.missing_fields = [f for f in _KNOWN if f not in col]
-    report.rows = len(rows)
 
     def get(parts: list[str], name: str) -> str:
         k = col.get(name)
@@ -308,7 +403,21 @@ def convert_sacct(
     for n, parts in rows:
         if len(errors) >= _MAX_ERRORS:
             break
+        report.rows += 1
+        if report.rows > max_rows:
+            raise SacctError([(n, f"more than {max_rows:,} rows (the limit)")])
+        problem = _field_problem(header, parts)
+        if problem is not None:
+            errors.append((n, problem))
+            continue
         jobid = get(parts, "JobID").strip()
+        if len(jobid) > MAX_ID_CHARS:
+            errors.append((n, f"JobID: longer than {MAX_ID_CHARS} characters ({len(jobid):,})"))
+            continue
+        long_name = next((f for f in _NAMES if len(get(parts, f).strip()) > MAX_NAME_CHARS), None)
+        if long_name is not None:
+            errors.append((n, f"{long_name}: longer than {MAX_NAME_CHARS} characters"))
+            continue
         if fixed and any(
             get(parts, f).endswith("+") for f in ("JobID", "Submit", "Start", "End", "State")
         ):
@@ -483,11 +592,18 @@ def _peak_cpus(jobs: list[SWFJob]) -> int:
 
 def sacct_to_swf(data: bytes | str, *, max_procs: int | None = None) -> tuple[str, SacctReport]:
     """The SWF text of converted sacct output, and the report (see :func:`convert_sacct`)."""
-    import io
+    out = io.StringIO()
+    report = sacct_to_swf_file(data, out, max_procs=max_procs)
+    return out.getvalue(), report
 
+
+def sacct_to_swf_file(
+    data: bytes | str | IO[bytes], out: IO[str], *, max_procs: int | None = None
+) -> SacctReport:
+    """Convert sacct output (bytes, text or a binary file read line by line) and write the
+    SWF text to ``out``; returns the report."""
     from .swf import write_swf
 
     header, jobs, report = convert_sacct(data, max_procs=max_procs)
-    out = io.StringIO()
     write_swf(jobs, out, header=header.fields, comments=header.comments[len(header.fields) :])
-    return out.getvalue(), report
+    return report

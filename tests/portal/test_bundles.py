@@ -108,6 +108,20 @@ def _good_files(data: bytes) -> dict[str, bytes]:
     return {n: zf.read(n) for n in zf.namelist()}
 
 
+def _files(root) -> int:
+    return sum(p.is_file() for p in root.rglob("*")) if root.exists() else 0
+
+
+def _rehashed(files: dict[str, bytes]) -> dict[str, bytes]:
+    """The crate's sha256 made to match the (damaged) files again, so that a damaged member
+    reaches the check behind the checksum's."""
+    meta = json.loads(files["ro-crate-metadata.json"])
+    for entity in meta["@graph"]:
+        if "sha256" in entity and entity["@id"] in files:
+            entity["sha256"] = hashlib.sha256(files[entity["@id"]]).hexdigest()
+    return {**files, "ro-crate-metadata.json": json.dumps(meta).encode()}
+
+
 @pytest.mark.parametrize(
     "damage, message",
     [
@@ -126,11 +140,37 @@ def test_hostile_bundles_are_refused_and_nothing_is_saved(bundle, bob, damage, m
     _, data = bundle
     before = (Experiment.objects.count(), Trace.objects.count())
     resp = _client(bob).post(
-        "/api/experiments/import-bundle/", {"file": _zip(damage(_good_files(data)))},
+        "/api/experiments/import-bundle/", {"file": _zip(_rehashed(damage(_good_files(data))))},
         format="multipart",
     )  # fmt: skip
     assert resp.status_code == 400 and message in str(resp.json()), resp.content
     assert (Experiment.objects.count(), Trace.objects.count()) == before
+
+
+@pytest.mark.parametrize(
+    "member", ["inputs/trace-1.swf", "result/result.json", "run.json", "result/summary.csv"]
+)
+def test_a_file_whose_sha256_differs_from_the_crate_is_refused_naming_it(
+    bundle, bob, media_root, member
+):
+    _, data = bundle
+    files = _good_files(data)
+    files[member] = files[member] + b"\n"  # still valid, but not the file the crate describes
+    before = (Experiment.objects.count(), Trace.objects.count(), _files(media_root))
+    resp = _client(bob).post(
+        "/api/experiments/import-bundle/", {"file": _zip(files)}, format="multipart"
+    )
+    assert resp.status_code == 400, resp.content
+    assert resp.json()["file"] == [
+        f"{member}: its sha256 is not the one ro-crate-metadata.json gives (the file was "
+        "changed or damaged)"
+    ]
+    assert (Experiment.objects.count(), Trace.objects.count(), _files(media_root)) == before
+    # the same bundle, checksums intact, imports
+    resp = _client(bob).post(
+        "/api/experiments/import-bundle/", {"file": _zip(_good_files(data))}, format="multipart"
+    )
+    assert resp.status_code == 201, resp.content
 
 
 def test_zip_bomb_is_refused_cheaply(bob, media_root):
@@ -150,5 +190,5 @@ def test_import_form_in_the_browser(bundle, bob, client):
     bad = io.BytesIO(b"not a zip")
     bad.name = "x.zip"
     resp = client.post("/experiments/import-bundle/", {"file": bad}, follow=True)
-    assert b"The bundle was refused: not a zip file" in resp.content
+    assert b"The bundle was refused: x.zip: not a readable zip file" in resp.content
     assert Experiment.objects.filter(owner=bob).count() == 2

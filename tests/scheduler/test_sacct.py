@@ -189,3 +189,89 @@ def test_command_line_converts_and_refuses_naming_the_line(tmp_path):
     done = scheduler_cli("convert", "sacct", str(bad), "-o", str(tmp_path / "x.swf"))
     assert done.returncode == 2 and "line 15" in done.stderr
     assert not (tmp_path / "x.swf").exists()
+
+
+# Hostile files (issue 36): bounded columns, lines, ids and names; no control characters -------
+
+GOOD_ROW = (
+    "1|u|g|p|q|COMPLETED|2025-01-06T08:00:00|2025-01-06T08:00:00|2025-01-06T09:00:00|10|1|1G|x"
+)
+FIXED_HEAD = "".join(f"{name:<20} " for name in ("JobID", "State", "Submit", "Start", "End")) + "\n"
+
+
+def test_a_rule_line_with_too_many_spans_is_refused_naming_line_2():
+    from scheduler.traces.sacct import MAX_COLUMNS
+
+    rule = "- " * (MAX_COLUMNS + 1)
+    with pytest.raises(SacctError) as err:
+        convert_sacct(FIXED_HEAD + rule + "\n" + "x\n" * 10)
+    assert err.value.errors == [(2, err.value.errors[0][1])]
+    assert f"more than {MAX_COLUMNS} column spans" in err.value.errors[0][1]
+    # the cap itself still reads (the needed columns come first)
+    ok = FIXED_HEAD + ("-" * 20 + " ") * 5 + "- " * (MAX_COLUMNS - 5) + "\n"
+    with pytest.raises(SacctError, match="no finished job"):
+        convert_sacct(ok + "1                    COMPLETED\n")
+
+
+def test_a_header_with_too_many_fields_is_refused_naming_line_1():
+    with pytest.raises(SacctError) as err:
+        convert_sacct(HEAD + "|x" * 300 + "\n")
+    assert err.value.errors[0][0] == 1 and "fields" in err.value.errors[0][1]
+
+
+def test_a_huge_job_id_is_refused_naming_the_line_and_field():
+    row = "9" * 5000 + GOOD_ROW[1:]
+    with pytest.raises(SacctError) as err:
+        _one(row)
+    assert err.value.errors[0][0] == 2 and err.value.errors[0][1].startswith("JobID: longer than")
+
+
+@pytest.mark.parametrize("field", ["User", "Group", "Partition", "QOS"])
+def test_a_huge_name_is_refused_naming_the_field(field):
+    values = dict(zip(HEAD.split("|"), GOOD_ROW.split("|"), strict=True))
+    values[field] = "n" * 300
+    with pytest.raises(SacctError) as err:
+        _one("|".join(values.values()))
+    assert err.value.errors[0][0] == 2 and err.value.errors[0][1].startswith(f"{field}: longer")
+
+
+@pytest.mark.parametrize("char", ["\x00", "\x01", "\x1b", "\x7f", "\x0b"])
+def test_control_characters_are_refused_naming_line_and_field(char):
+    row = f"1|u{char}x|g|p|q|COMPLETED|2025-01-06T08:00:00|2025-01-06T08:00:00|2025-01-06T09:00:00|10|1|1G|x"
+    with pytest.raises(SacctError) as err:
+        _one(row)
+    assert err.value.errors[0][0] == 2
+    assert err.value.errors[0][1] == f"User: holds the control character U+{ord(char):04X}"
+
+
+def test_a_line_past_the_cap_is_refused_naming_it():
+    from scheduler.traces.sacct import MAX_LINE_CHARS
+
+    row = "1|u|g|p|q|COMPLETED|2025-01-06T08:00:00|2025-01-06T08:00:00|2025-01-06T09:00:00|10|1|1G|"
+    with pytest.raises(SacctError) as err:
+        convert_sacct(f"{HEAD}\n{row}ok\n{row}{'x' * MAX_LINE_CHARS}\n")
+    assert err.value.errors[0][0] == 3 and "longer than" in err.value.errors[0][1]
+
+
+def test_a_stream_is_read_line_by_line_with_the_same_result():
+    from scheduler.traces.sacct import sacct_to_swf_file
+
+    text, report = sacct_to_swf(DATA)
+    out = io.StringIO()
+    streamed = sacct_to_swf_file(io.BytesIO(DATA), out)
+    assert out.getvalue() == text and streamed.as_json() == report.as_json()
+
+
+def test_many_one_character_rows_under_a_wide_rule_stay_small():
+    """The probe's shape (a rule of many spans, many tiny rows) within the caps: the rows are
+    read one at a time, so memory does not grow with rows × spans."""
+    import tracemalloc
+
+    rule = "- " * 250
+    text = (FIXED_HEAD + rule + "\n" + "x\n" * 20_000).encode()
+    tracemalloc.start()
+    with pytest.raises(SacctError):
+        convert_sacct(text)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 8 * 2**20, peak

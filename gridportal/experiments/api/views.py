@@ -152,7 +152,7 @@ class ExperimentViewSet(
         if (upload.size or 0) > MAX_BUNDLE_BYTES:
             raise serializers.ValidationError({"file": [f"larger than {MAX_BUNDLE_BYTES:,} B"]})
         try:
-            original, rerun = bundle_import(owner=request.user, data=upload.read())
+            original, rerun = bundle_import(owner=request.user, data=upload)
         except DjangoValidationError as exc:
             raise serializers.ValidationError(
                 exc.message_dict if hasattr(exc, "error_dict") else {"file": exc.messages}
@@ -267,7 +267,7 @@ class SweepViewSet(
             raise serializers.ValidationError(
                 {"file": [f"more than {MAX_UPLOAD_TOTAL:,} bytes in all"]}
             )
-        files = [(u.name or "result", u.read(MAX_UPLOAD_TOTAL + 1)) for u in uploads]
+        files = [(u.name or "result", u) for u in uploads]  # read in a limited child
         try:
             counts = sweep_upload_results(sweep=sweep, files=files)
         except DjangoValidationError as exc:

@@ -3,6 +3,8 @@
 Run it periodically next to the workers (``scripts/run-portal.sh`` runs it every minute;
 ``--every N`` loops here). Each pass enqueues the runs held while the broker was down, and
 re-queues ``running`` runs whose worker died (or marks them failed after repeated losses).
+It also reports (logs, never deletes) orphan files under MEDIA_ROOT, at most every
+``--orphans-every`` seconds (``manage.py orphans --delete`` removes them).
 """
 
 import time
@@ -12,6 +14,7 @@ from django.core.management.base import BaseCommand
 from django.db import DatabaseError, close_old_connections
 
 from gridportal.experiments.services import MAX_WORKER_LOSSES, experiment_sweep_stale
+from gridportal.orphans import report_orphans
 
 
 class Command(BaseCommand):
@@ -40,8 +43,15 @@ class Command(BaseCommand):
         parser.add_argument(
             "--every", type=float, default=0.0, help="repeat every N seconds (0: run once)"
         )
+        parser.add_argument(
+            "--orphans-every",
+            type=float,
+            default=3600.0,
+            help="report orphan files under MEDIA_ROOT at most every N seconds (0: never)",
+        )
 
-    def handle(self, *args, grace, inspect_timeout, max_losses, every, **options):
+    def handle(self, *args, grace, inspect_timeout, max_losses, every, orphans_every, **options):
+        last_orphans = float("-inf")
         while True:
             try:
                 counts = experiment_sweep_stale(
@@ -52,6 +62,12 @@ class Command(BaseCommand):
                     raise
                 self.stderr.write(f"sweep_runs: database unavailable ({exc}); next pass later")
             else:
+                if orphans_every > 0 and time.monotonic() - last_orphans >= orphans_every:
+                    last_orphans = time.monotonic()
+                    try:
+                        counts["orphan_files"], counts["orphan_bytes"] = report_orphans()
+                    except OSError as exc:  # a report only: the sweep itself went through
+                        self.stderr.write(f"sweep_runs: cannot list MEDIA_ROOT ({exc})")
                 self.stdout.write(" ".join(f"{k}={v}" for k, v in counts.items()))
             if every <= 0:
                 return
