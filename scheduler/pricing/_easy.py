@@ -2,7 +2,8 @@
 USC 2008, §5.1: the delay, in processor-seconds, that inserting the slot causes to the queued
 jobs) at every candidate start of :meth:`scheduler.pricing.price.SiteQuote.price`, under EASY
 backfilling (Lifka 1995; Mu'alem & Feitelson 2001) or backfilling with a reservation depth K,
-without re-planning the whole queue for every start (issue 21).
+without re-planning the whole queue for every start (which, at 200 or more queued jobs, made
+a quote take half a second at the median and seconds at the 99th percentile).
 
 Plain Python *and* the source of a C extension, like :mod:`scheduler.pricing._replan`; the
 profile's steps are :mod:`scheduler.pricing._steps`' (C functions once compiled).  Times and

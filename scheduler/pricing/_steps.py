@@ -9,7 +9,8 @@ Plain Python *and* the source of a C extension (``setup.py`` NATIVE_MODULES), in
 pure-Python mode, with a C side in ``_steps.pxd``.  Compiled, the buffers are fixed-size
 arrays of 64-bit integers (typed memoryviews, raw pointers where only the compiled kernels
 call) and the kernels ``cimport`` these operations as C functions: the ones of their hottest
-loops (``index``, ``take_shifted``, ``move_steps``, ``copy_values``) have their bodies in the
+loops (``index``, ``earliest_window``, ``take_shifted``, ``move_steps``, ``copy_values``) have
+their bodies in the
 ``.pxd``, inlined where they are called; the others are declared there and called through
 this module's C interface.  Uncompiled, the buffers are lists that grow and shrink with the
 profile, and a kernel takes this module's pure source, never its build (whose functions take
