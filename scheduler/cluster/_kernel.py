@@ -57,18 +57,9 @@ def _bisect_left(a: list, x: cython.longlong, lo: cython.Py_ssize_t) -> cython.P
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _bisect_right(a: list, x: cython.longlong, lo: cython.Py_ssize_t) -> cython.Py_ssize_t:
-    """``bisect.bisect_right(a, x, lo)`` on a list of ints, as a C loop (compiled only)."""
-    hi: cython.Py_ssize_t = len(a)
-    mid: cython.Py_ssize_t
-    v: cython.longlong
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        v = a[mid]
-        if x < v:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
+    """``bisect.bisect_right(a, x, lo)`` on a list of ints, as a C loop (compiled only): of
+    integers, the first after ``x`` is the first at least ``x + 1``."""
+    return _bisect_left(a, x + 1, lo)
 
 
 @cython.ccall

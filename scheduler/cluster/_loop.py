@@ -76,6 +76,26 @@ def fits(origin: int, submit: list, runtime: list, estimate: list) -> bool:
     return span < 1 << (62 - shift) and origin > -(1 << 62) and span + origin < 1 << 62
 
 
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _first_at_least(
+    a: cython.longlong[::1], lo: cython.Py_ssize_t, hi: cython.Py_ssize_t, x: cython.longlong
+) -> cython.Py_ssize_t:
+    """``bisect_left(a, x, lo, hi)``: the first index from ``lo`` whose value is at least ``x``
+    (``a[lo:hi]`` sorted; ``hi``: none)."""
+    mid: cython.Py_ssize_t
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if a[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
 @cython.cclass
 class _Heap:
     """A binary min-heap of int64 (compiled: an array; pure: a list and :mod:`heapq`)."""
@@ -187,31 +207,16 @@ class _Steps:
     @cython.boundscheck(False)
     @cython.wraparound(False)
     def right(self, x: cython.longlong, lo: cython.Py_ssize_t) -> cython.Py_ssize_t:
-        """``bisect_right(times[:size], x, lo)``."""
-        hi: cython.Py_ssize_t = self.size
-        mid: cython.Py_ssize_t
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if x < self.times[mid]:
-                hi = mid
-            else:
-                lo = mid + 1
-        return lo
+        """``bisect_right(times[:size], x, lo)``: of integers, the first after ``x`` is the first
+        at least ``x + 1``."""
+        return _first_at_least(self.times, lo, self.size, x + 1)
 
     @cython.cfunc
     @cython.boundscheck(False)
     @cython.wraparound(False)
     def left(self, x: cython.longlong, lo: cython.Py_ssize_t) -> cython.Py_ssize_t:
         """``bisect_left(times[:size], x, lo)``."""
-        hi: cython.Py_ssize_t = self.size
-        mid: cython.Py_ssize_t
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if self.times[mid] < x:
-                lo = mid + 1
-            else:
-                hi = mid
-        return lo
+        return _first_at_least(self.times, lo, self.size, x)
 
     @cython.cfunc
     @cython.boundscheck(False)
@@ -890,16 +895,7 @@ class _Pass:
     @cython.wraparound(False)
     def first_with(self, n: cython.longlong) -> cython.Py_ssize_t:
         """The first index of the snapshot whose running maximum reaches ``n``."""
-        lo: cython.Py_ssize_t = 0
-        hi: cython.Py_ssize_t = self.peak_len
-        mid: cython.Py_ssize_t
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if self.peak[mid] < n:
-                lo = mid + 1
-            else:
-                hi = mid
-        return lo
+        return _first_at_least(self.peak, 0, self.peak_len, n)
 
     @cython.cfunc
     @cython.boundscheck(False)

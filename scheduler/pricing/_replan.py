@@ -49,9 +49,11 @@ except (ImportError, AttributeError):  # uncompiled (Cython's shadow module rais
 if cython.compiled:  # the profile's steps: C functions (scheduler/pricing/_steps.pxd)
     from cython.cimports.scheduler.pricing._steps import (
         copy_values,
+        earliest_window,
         index,
         insert_step,
         least_free,
+        load_steps,
         move_steps,
         reserve,
         take_block,
@@ -64,6 +66,7 @@ else:  # their pure source (a build's functions take C arrays, not lists)
     _steps = load_pure("scheduler.pricing._steps", "scheduler.pricing._steps_pure")
     buffer, index, insert_step = _steps.buffer, _steps.index, _steps.insert_step
     least_free, reserve, take_block = _steps.least_free, _steps.reserve, _steps.take_block
+    earliest_window, load_steps = _steps.earliest_window, _steps.load_steps
 
 __all__ = ["FcfsQueue", "Queue", "buffer", "delays", "fcfs_delays", "first_options", "replan"]
 
@@ -242,7 +245,7 @@ def replan(
 ) -> cython.longlong:
     """The fast path of :meth:`~scheduler.pricing.price.SiteQuote.price` (conservative or
     FCFS): the delay the slot ``n`` over ``[s, e)`` causes (see :func:`_replan`)."""
-    return _replan(queue, times, free, new_starts, s, e, n, now, fcfs, False)
+    return _replan(queue, times, free, new_starts, buffer([], 1), s, e, n, now, fcfs, False)
 
 
 @cython.cfunc
@@ -253,6 +256,7 @@ def _replan(
     times: cython.longlong[::1],
     free: cython.longlong[::1],
     new_starts: cython.longlong[::1],
+    ends: cython.longlong[::1],
     s: cython.longlong,
     e: cython.longlong,
     n: cython.longlong,
@@ -263,7 +267,7 @@ def _replan(
     """The fast path of :meth:`~scheduler.pricing.price.SiteQuote.price` (conservative or
     FCFS): the delay the slot ``n`` over ``[s, e)`` causes, re-planning the queue ``queue`` from the
     first job whose block meets it (``times``, ``free``: buffers of ``queue.size``, ``new_starts``
-    of ``queue.m``, overwritten).
+    of ``queue.m``, ``ends`` of 1, overwritten).
 
     One loop with the earliest-start search (:meth:`Profile.earliest_start`'s scan, from
     where the answer can be: see :mod:`scheduler.pricing.price`; FCFS from the job ahead's
@@ -372,18 +376,11 @@ def _replan(
                 # start from one before it: the search goes on from there
         if not found:
             # the search from t (step a holds t); on return, steps a..k hold the block
-            k = a
+            x = earliest_window(times, free, nsteps, a, q, dq, t, ends)
+            t = t if x == a else times[x]
+            a = x
+            k = ends[0]
             stop = t + dq
-            while True:
-                if free[k] < q:
-                    k += 1
-                    a = k
-                    t = times[k]
-                    stop = t + dq
-                elif k == last or times[k + 1] >= stop:
-                    break
-                else:
-                    k += 1
         # ---- take q processors over [t, stop)
         nsteps = take_block(times, free, nsteps, a, k, t, stop, q)
         last_t = t
@@ -462,6 +459,7 @@ def delays(
     times = buffer([], queue.size)
     free = buffer([], queue.size)
     new_starts = buffer([], queue.m)
+    ends = buffer([], 1)  # (earliest_window's second result)
     zeros: list = queue.zeros
     for s in cands:
         if _free_over(base_times, base_free, s, s + d) < n:
@@ -471,7 +469,7 @@ def delays(
         ):
             out.append(0)
         else:
-            out.append(_replan(queue, times, free, new_starts, s, s + d, n, now, fcfs, False))
+            out.append(_replan(queue, times, free, new_starts, ends, s, s + d, n, now, fcfs, False))
     return out
 
 
@@ -505,6 +503,7 @@ def first_options(
     times = buffer([], queue.size)
     free = buffer([], queue.size)
     new_starts = buffer([], queue.m)
+    ends = buffer([], 1)  # (earliest_window's second result)
     zeros: list = queue.zeros
     for i in range(len(cands)):
         s = cands[i]
@@ -519,7 +518,7 @@ def first_options(
             ):
                 first_free = i
             else:
-                f = _replan(queue, times, free, new_starts, s, s + d, n, now, fcfs, True)
+                f = _replan(queue, times, free, new_starts, ends, s, s + d, n, now, fcfs, True)
                 if f == 0:
                     first_free = i
                 elif least == 0 or f < least:
@@ -632,6 +631,7 @@ def _fcfs_plan(queue: FcfsQueue, base_times: list, base_free: list) -> cython.vo
     coff: cython.longlong[::1] = queue.coff
     times: cython.longlong[::1] = buffer([], queue.size)
     free: cython.longlong[::1] = buffer([], queue.size)
+    ends: cython.longlong[::1] = buffer([], 1)  # (earliest_window's second result)
     kept_times: cython.longlong[::1]
     kept_free: cython.longlong[::1]
     plan_times: cython.longlong[::1]
@@ -640,15 +640,12 @@ def _fcfs_plan(queue: FcfsQueue, base_times: list, base_free: list) -> cython.vo
     nsteps: cython.Py_ssize_t
     h: cython.Py_ssize_t = 0
     a: cython.Py_ssize_t
-    k: cython.Py_ssize_t
     j: cython.Py_ssize_t
     x: cython.Py_ssize_t
     o: cython.Py_ssize_t
-    last: cython.Py_ssize_t
     q: cython.longlong
     dq: cython.longlong
     t: cython.longlong
-    stop: cython.longlong
     floor: cython.longlong = now
     top: cython.longlong = now
     shift: cython.Py_ssize_t = queue.shift
@@ -662,22 +659,9 @@ def _fcfs_plan(queue: FcfsQueue, base_times: list, base_free: list) -> cython.vo
         q = procs[j]
         dq = durs[j]
         # the earliest start from the floor (step h holds it)
-        a = h
-        k = h
-        t = floor
-        stop = t + dq
-        last = nsteps - 1
-        while True:
-            if free[k] < q:
-                k += 1
-                a = k
-                t = times[k]
-                stop = t + dq
-            elif k == last or times[k + 1] >= stop:
-                break
-            else:
-                k += 1
-        nsteps = take_block(times, free, nsteps, a, k, t, stop, q)
+        a = earliest_window(times, free, nsteps, h, q, dq, floor, ends)
+        t = floor if a == h else times[a]
+        nsteps = take_block(times, free, nsteps, a, ends[0], t, t + dq, q)
         h = _holding(times, nsteps, a, t)
         floor = t
         starts[j] = t
@@ -859,6 +843,28 @@ def _first_mover(
     return k
 
 
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.inline
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _next_meeting(
+    starts: cython.longlong[::1],
+    reach: cython.longlong[::1],
+    m: cython.Py_ssize_t,
+    j: cython.Py_ssize_t,
+    s: cython.longlong,
+    e: cython.longlong,
+) -> cython.Py_ssize_t:
+    """FCFS, nothing moved yet: the first job from ``j`` on whose block meets the slot over
+    ``[s, e)`` (``j`` itself when it does); ``m`` when none does before a job starts at ``e``
+    or later (then every job keeps its start)."""
+    k: cython.Py_ssize_t = j
+    while k < m and starts[k] < e and reach[k] <= s:
+        k += 1
+    return m if k == m or starts[k] >= e else k
+
+
 @cython.ccall
 @cython.wraparound(False)
 @cython.boundscheck(False)
@@ -936,6 +942,7 @@ def fcfs_delays(
     head: cython.Py_ssize_t = queue.size if cython.compiled else 0
     times: cython.longlong[::1] = buffer([], 2 * queue.size)
     free: cython.longlong[::1] = buffer([], 2 * queue.size)
+    ends: cython.longlong[::1] = buffer([], 1)  # (earliest_window's second result)
     base_rise: cython.longlong = queue.rise
     shift: cython.Py_ssize_t = queue.shift
     every: cython.Py_ssize_t = 1 << shift
@@ -976,7 +983,6 @@ def fcfs_delays(
     o: cython.Py_ssize_t
     size: cython.Py_ssize_t
     x: cython.Py_ssize_t
-    last: cython.Py_ssize_t
     b: cython.Py_ssize_t
     q: cython.longlong
     dq: cython.longlong
@@ -1063,16 +1069,11 @@ def fcfs_delays(
                         if not dropping:
                             break
                         if not moved:
-                            if v >= e:
+                            k = _next_meeting(starts, reach, m, j, s, e)
+                            if k == m:
                                 done = True  # nothing moved and no later job meets the slot
                                 break
-                            if reach[j] <= s:  # its block misses the slot: it keeps its start
-                                k = j + 1  # and the next job whose block meets the slot?
-                                while k < m and starts[k] < e and reach[k] <= s:
-                                    k += 1
-                                if k == m or starts[k] >= e:
-                                    done = True  # none: all keep their starts
-                                    break
+                            if k > j:  # its block misses the slot: it keeps its start
                                 if k - j > (k & (every - 1)) + 2:
                                     j0 = k  # from the kept state nearer to it
                                     break
@@ -1124,14 +1125,7 @@ def fcfs_delays(
                 if done or j == m or not dropping:
                     break
                 continue  # (from the kept state nearer to j0)
-            if cython.compiled:
-                for x in range(size):
-                    times[x] = kept_times[o + x]
-                    free[x] = kept_free[o + x]
-            else:
-                times[:] = kept_times[o : o + size]
-                free[:] = kept_free[o : o + size]
-            nsteps = size
+            nsteps = load_steps(times, free, kept_times, kept_free, o, size)
             nsteps = reserve(times, free, nsteps, s if s > times[0] else times[0], e, n)
             while j < j0:
                 t = starts[j]
@@ -1145,16 +1139,11 @@ def fcfs_delays(
                 dq = durs[j]
                 v = starts[j]
                 if not moved:
-                    if v >= e:
+                    k = _next_meeting(starts, reach, m, j, s, e)
+                    if k == m:
                         done = True  # nothing moved and no later job meets the slot
                         break
-                    if reach[j] <= s:  # its block misses the slot: it keeps its start
-                        k = j + 1  # and the next job whose block meets the slot?
-                        while k < m and starts[k] < e and reach[k] <= s:
-                            k += 1
-                        if k == m or starts[k] >= e:
-                            done = True  # none: all keep their starts
-                            break
+                    if k > j:  # its block misses the slot: it keeps its start
                         if k - j > (k & (every - 1)) + 2:
                             j0 = k  # from the kept state nearer to it (fewer blocks to add)
                             break
@@ -1182,22 +1171,9 @@ def fcfs_delays(
                         done = True
                         break
                 # the earliest start from the floor (step h holds it)
-                a = h
-                k = h
-                t = floor
-                stop = t + dq
-                last = nsteps - 1
-                while True:
-                    if free[k] < q:
-                        k += 1
-                        a = k
-                        t = times[k]
-                        stop = t + dq
-                    elif k == last or times[k + 1] >= stop:
-                        break
-                    else:
-                        k += 1
-                nsteps = take_block(times, free, nsteps, a, k, t, stop, q)
+                a = earliest_window(times, free, nsteps, h, q, dq, floor, ends)
+                t = floor if a == h else times[a]
+                nsteps = take_block(times, free, nsteps, a, ends[0], t, t + dq, q)
                 h = _holding(times, nsteps, a, t)
                 floor = t
                 if t != v:

@@ -14,6 +14,7 @@ cdef Py_ssize_t remove_step(long long[::1] times, long long[::1] free, Py_ssize_
 cdef Py_ssize_t take_block(long long[::1] times, long long[::1] free, Py_ssize_t count, Py_ssize_t a, Py_ssize_t k, long long t, long long stop, long long q) noexcept
 cdef Py_ssize_t reserve(long long[::1] times, long long[::1] free, Py_ssize_t count, long long t, long long stop, long long q) noexcept
 cdef long long least_free(long long[::1] times, long long[::1] free, Py_ssize_t lo, Py_ssize_t hi, long long a, long long b) noexcept
+cdef Py_ssize_t load_steps(long long[::1] times, long long[::1] free, long long[::1] from_times, long long[::1] from_free, Py_ssize_t o, Py_ssize_t count) noexcept
 
 
 cdef inline Py_ssize_t index(long long[::1] times, long long t, Py_ssize_t hi) noexcept:
@@ -29,6 +30,26 @@ cdef inline Py_ssize_t index(long long[::1] times, long long t, Py_ssize_t hi) n
         base = base + half if times[base + half] <= t else base
         hi -= half
     return base - 1 if times[base] > t else base
+
+
+cdef inline Py_ssize_t earliest_window(long long[::1] times, long long[::1] free, Py_ssize_t count, Py_ssize_t a, long long q, long long dq, long long t, long long[::1] out) noexcept:
+    """From ``t`` (step ``a`` holds it), the earliest window of ``q`` processors for ``dq``
+    (:meth:`Profile.earliest_start`'s scan; ``q`` fits the machine): the step holding its
+    start — ``a`` (the start is ``t``), else the step whose first instant the start is;
+    ``out[0]``: the last step the window meets."""
+    cdef Py_ssize_t last = count - 1
+    cdef Py_ssize_t k = a
+    cdef long long end = t + dq
+    while True:
+        if free[k] < q:
+            k += 1  # cannot be past the last step: it holds the whole capacity
+            a = k
+            end = times[k] + dq
+        elif k == last or times[k + 1] >= end:
+            out[0] = k
+            return a
+        else:
+            k += 1
 
 
 cdef inline void move_steps(long long* times, long long* free, Py_ssize_t dst, Py_ssize_t src, Py_ssize_t n) noexcept:

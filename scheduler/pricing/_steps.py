@@ -9,7 +9,8 @@ Plain Python *and* the source of a C extension (``setup.py`` NATIVE_MODULES), in
 pure-Python mode, with a C side in ``_steps.pxd``.  Compiled, the buffers are fixed-size
 arrays of 64-bit integers (typed memoryviews, raw pointers where only the compiled kernels
 call) and the kernels ``cimport`` these operations as C functions: the ones of their hottest
-loops (``index``, ``take_shifted``, ``move_steps``, ``copy_values``) have their bodies in the
+loops (``index``, ``earliest_window``, ``take_shifted``, ``move_steps``, ``copy_values``) have
+their bodies in the
 ``.pxd``, inlined where they are called; the others are declared there and called through
 this module's C interface.  Uncompiled, the buffers are lists that grow and shrink with the
 profile, and a kernel takes this module's pure source, never its build (whose functions take
@@ -47,6 +48,23 @@ if not cython.compiled:  # (compiled: the .pxd's body, inlined where it is calle
     def index(times: list, t: int, hi: int) -> int:
         """``bisect_right(times, t, 0, hi) - 1``: the step holding ``t`` (-1: before the first)."""
         return bisect_right(times, t, 0, hi) - 1
+
+    def earliest_window(times: list, free: list, count: int, a: int, q: int, dq: int, t: int, out):  # type: ignore[no-untyped-def]  # noqa: E501
+        """From ``t`` (step ``a`` holds it), the step holding the start of the earliest window of
+        ``q`` processors for ``dq`` (``a``: the start is ``t``, else that step's first instant);
+        ``out[0]``: the last step the window meets (the scan is the .pxd's)."""
+        k = a
+        end = t + dq
+        while True:
+            if free[k] < q:
+                k += 1
+                a = k
+                end = times[k] + dq
+            elif k == count - 1 or times[k + 1] >= end:
+                out[0] = k
+                return a
+            else:
+                k += 1
 
 
 @cython.cfunc
@@ -160,6 +178,29 @@ def reserve(
     """:func:`take_block` found from the times alone: ``q`` processors over ``[t, stop)``."""
     a: cython.Py_ssize_t = index(times, t, count)
     return take_block(times, free, count, a, index(times, stop - 1, count), t, stop, q)
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def load_steps(
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+    from_times: cython.longlong[::1],
+    from_free: cython.longlong[::1],
+    o: cython.Py_ssize_t,
+    count: cython.Py_ssize_t,
+) -> cython.Py_ssize_t:
+    """Copy the ``count`` steps from ``o`` of ``from_times``/``from_free`` to the start of the
+    buffers (uncompiled: the lists become those steps); returns ``count``."""
+    if cython.compiled:
+        copy_values(cython.address(times[0]), cython.address(from_times[o]), count)  # noqa: F821
+        copy_values(cython.address(free[0]), cython.address(from_free[o]), count)  # noqa: F821
+    else:
+        times[:] = from_times[o : o + count]
+        free[:] = from_free[o : o + count]
+    return count
 
 
 @cython.cfunc
