@@ -286,8 +286,8 @@ def experiment_enqueue_or_hold(*, experiment: Experiment) -> bool:
     owner has room; keep it held otherwise, with a message saying why. A broker that cannot
     take it leaves it queued with a message saying so (the user sees it; ``manage.py
     sweep_runs`` enqueues it once the broker is back). Returns whether it was published."""
-    experiments_mark_held(ids=[experiment.id])
     experiments_dispatch(owner_ids=[experiment.owner_id])
+    experiments_mark_held(ids=[experiment.id])
     row = Experiment.objects.filter(pk=experiment.pk).values("message", "published_at").first()
     if row is not None:
         experiment.message, experiment.published_at = row["message"], row["published_at"]
@@ -300,25 +300,28 @@ HELD = "held: you have"
 
 def held_message(in_flight: int, limit: int) -> str:
     return (
-        f"{HELD} {in_flight} runs in flight, your limit; it starts as yours finish "
-        "(oldest first, users taking turns)"
+        f"{HELD} {in_flight} runs in flight (your limit is {limit}); it starts as yours "
+        "finish (oldest first, users taking turns)"
     )
 
 
 def experiments_mark_held(*, ids: list[int]) -> None:
-    """Say why runs just submitted wait (their owner is at the in-flight limit); runs that
-    get published next have their message replaced."""
-    rows = list(
-        Experiment.objects.filter(pk__in=ids, status=Experiment.Status.QUEUED, message="")
-        .values_list("owner_id", flat=True)
-        .distinct()
+    """(After a dispatch) say why runs just submitted still wait: their owner is at the
+    in-flight limit. Runs published later have their message replaced."""
+    still = Experiment.objects.filter(
+        pk__in=ids, status=Experiment.Status.QUEUED, published_at__isnull=True, message=""
     )
+    rows = sorted(set(still.values_list("owner_id", flat=True)))
     limits = limits_by_user(rows)
     for owner_id in rows:
         in_flight = Experiment.objects.filter(IN_FLIGHT, owner_id=owner_id).count()
-        Experiment.objects.filter(
-            pk__in=ids, owner_id=owner_id, status=Experiment.Status.QUEUED, message=""
-        ).update(message=held_message(in_flight, limits[owner_id]))
+        limit = limits[owner_id]
+        message = (
+            held_message(in_flight, limit)
+            if 0 < limit <= in_flight
+            else f"{NOT_ENQUEUED}: the broker did not take it; the run starts when it is back"
+        )
+        still.filter(owner_id=owner_id).update(message=message)
 
 
 def held_runs():

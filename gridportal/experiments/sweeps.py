@@ -220,9 +220,9 @@ def _enqueue_group(ids: list[int]) -> None:
     broker outage holds them with a message saying so (the sweeper publishes them later)."""
     if not ids:
         return
-    experiments_mark_held(ids=ids)
     owners = list(Experiment.objects.filter(pk__in=ids).values_list("owner_id", flat=True)[:1])
     experiments_dispatch(owner_ids=owners)
+    experiments_mark_held(ids=ids)
 
 
 def sweep_cancel(*, sweep: Sweep) -> int:

@@ -112,16 +112,20 @@ def quota_check_storage(*, owner, adding: int = 0, field: str = "file") -> None:
         return
     used = storage_used(user_id=owner.pk)
     if used["total"] + adding > limit or (adding == 0 and used["total"] >= limit):
-        parts = ", ".join(
-            f"{k} {describe_bytes(used[k])}" for k in ("traces", "workflows", "results")
+        kinds = ("traces", "workflows", "results")
+        parts = ", ".join(f"{k} {describe_bytes(used[k])}" for k in kinds)
+        head = (
+            f"this upload of {describe_bytes(adding)} would pass your storage quota of "
+            f"{describe_bytes(limit)}"
+            if adding
+            else f"your storage quota of {describe_bytes(limit)} is used up"
         )
-        what = f"; this adds {describe_bytes(adding)}" if adding else ""
         raise ValidationError(
             {
                 field: [
-                    f"your storage quota of {describe_bytes(limit)} is used up: you store "
-                    f"{describe_bytes(used['total'])} ({parts}){what}. Delete runs, traces or "
-                    "workflows you no longer need, or ask staff for a larger quota."
+                    f"{head}: you store {describe_bytes(used['total'])} ({parts}). Delete "
+                    "runs, traces or workflows you no longer need, or ask staff for a larger "
+                    "quota."
                 ]
             }
         )

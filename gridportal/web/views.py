@@ -29,8 +29,8 @@ from gridportal.inputs.models import Trace, Workflow
 from gridportal.inputs.selectors import usable_traces
 from gridportal.inputs.services import trace_create, workflow_create, workflow_generate
 from gridportal.limits import web_limited
-from gridportal.quotas.services import quota_summary
 from gridportal.ownership import visible_to
+from gridportal.quotas.services import quota_summary
 from gridportal.sites.models import Site, Topology
 from gridportal.sites.services import (
     site_quote,
