@@ -45,6 +45,29 @@ class LimitExceeded(Exception):
         self.limit, self.message = limit, message
 
 
+class Stopped(Exception):
+    """The work was stopped because ``should_stop`` said so (a cancelled or deleted run)."""
+
+
+class KilledFromOutside(Exception):
+    """The child died of a signal that no limit of ours sent (the kernel's out-of-memory
+    killer, an administrator's ``kill -9``): said as such, never as a limit."""
+
+    def __init__(self, sig: int, what: str = "this work"):
+        try:
+            name = signal.Signals(sig).name
+        except ValueError:
+            name = f"signal {sig}"
+        self.signal, self.message = (
+            sig,
+            (
+                f"{what}'s process was killed by signal {sig} ({name}) from outside the portal "
+                "(out-of-memory killer or an administrator?)"
+            ),
+        )
+        super().__init__(self.message)
+
+
 def describe_memory(memory_mb: int) -> str:
     return f"{memory_mb / 1024:g} GiB" if memory_mb % 1024 == 0 else f"{memory_mb} MiB"
 
@@ -180,6 +203,8 @@ def run_limited(
     memory_mb: int,
     what: str = "this work",
     on_report: Callable[[Any], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    poll_s: float = 1.0,
     **kwargs: Any,
 ) -> Any:
     """``fn(*args, **kwargs)`` in a forked child under the limits; see the module docstring.
@@ -187,6 +212,10 @@ def run_limited(
     ``timeout`` <= 0 or ``memory_mb`` <= 0 turns that limit off. Raises LimitExceeded.
     What the child sends with :func:`child_report` is given to ``on_report`` here, in the
     parent; if ``on_report`` raises, the child is killed and the exception propagates.
+    ``should_stop`` is asked every ``poll_s`` seconds while the child works, whether or not it
+    reports: when it answers true the child's process group is killed and :class:`Stopped`
+    is raised (if it raises, the child is killed and the exception propagates). A child that
+    dies of a signal no limit sent raises :class:`KilledFromOutside`.
     """
     memory_bytes = max(0, int(memory_mb)) * MIB
     cpu_s = int(timeout) + 1 if timeout > 0 else 0
@@ -202,12 +231,18 @@ def run_limited(
     answer: tuple | None = None
     fired: str | None = None
     finished = False
+    next_poll = time.monotonic() + poll_s
     try:
         while True:
             wait = 0.25 if deadline is None else min(0.25, deadline - time.monotonic())
             if wait <= 0:
                 fired = "time"
                 break
+            if should_stop is not None and time.monotonic() >= next_poll:
+                if should_stop():
+                    fired = "stop"
+                    break
+                next_poll = time.monotonic() + poll_s
             ready, _, _ = select.select([rfd], [], [], wait)
             if ready:
                 chunk = os.read(rfd, 1 << 20)
@@ -243,8 +278,10 @@ def run_limited(
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        _, status = os.waitpid(pid, 0)
+        _, status, usage = os.wait4(pid, 0)
     if fired:
+        if fired == "stop":
+            raise Stopped(f"{what} was stopped")
         if fired == "time":
             raise LimitExceeded("time", time_message(timeout, what))
         raise LimitExceeded("memory", memory_message(memory_mb, what))
@@ -258,11 +295,19 @@ def run_limited(
     sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
     if kind == "memory" or os.WIFEXITED(status) and os.WEXITSTATUS(status) == 3:
         raise LimitExceeded("memory", memory_message(memory_mb, what))
-    if sig == signal.SIGXCPU:
+    cpu_used = usage.ru_utime + usage.ru_stime
+    if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu_s and cpu_used >= cpu_s):
+        # RLIMIT_CPU: SIGXCPU at the soft limit, the kernel's SIGKILL at the hard one
         raise LimitExceeded("time", time_message(timeout, what))
-    if sig in (signal.SIGKILL, signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS) and memory_bytes:
-        # an allocation failed where Python could not raise MemoryError (in C code)
+    if sig in (signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS) and memory_bytes:
+        # RLIMIT_AS: an allocation failed where Python could not raise MemoryError (in C
+        # code, which then crashed or aborted). SIGKILL is never ours here: the parent sends
+        # it only when a limit fired (handled above), so it came from outside.
         raise LimitExceeded("memory", memory_message(memory_mb, what) + f" (signal {sig})")
+    if sig in (signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS, signal.SIGFPE, signal.SIGILL):
+        raise _ChildError(f"the process doing {what} crashed ({signal.Signals(sig).name})")
+    if sig:
+        raise KilledFromOutside(sig, what)
     raise _ChildError(f"the process doing {what} stopped unexpectedly (status {status})")
 
 

@@ -66,6 +66,7 @@ INSTALLED_APPS = [
     "gridportal.inputs",
     "gridportal.sites",
     "gridportal.experiments",
+    "gridportal.quotas",
     "gridportal.web",
 ]
 
@@ -259,6 +260,15 @@ GRIDPORTAL_INPUT_CACHE_MB = int(os.environ.get("GRIDPORTAL_INPUT_CACHE_MB", 512)
 #: Sweeper: seconds before a queued run with no live task message is enqueued again, and
 #: before a running run no live worker reports is declared lost.
 GRIDPORTAL_SWEEP_GRACE = float(os.environ.get("GRIDPORTAL_SWEEP_GRACE", 10))
+# Per-user limits (staff override them per user in the admin: Quotas > User quotas; 0: none).
+# Runs in flight (published to the workers or running) per user: runs past it wait in the
+# database and are published as the user's runs finish, users taking turns, so one user's
+# sweep never holds every worker slot. About the worker slots one user may fill at once.
+GRIDPORTAL_USER_MAX_RUNNING = int(os.environ.get("GRIDPORTAL_USER_MAX_RUNNING", 8))
+# Queued runs per user: a submit (a sweep) past it is refused, naming it.
+GRIDPORTAL_USER_MAX_QUEUED = int(os.environ.get("GRIDPORTAL_USER_MAX_QUEUED", 1000))
+# Bytes of traces, workflows and results a user stores; uploads and submits past it are refused.
+GRIDPORTAL_USER_STORAGE_BYTES = int(os.environ.get("GRIDPORTAL_USER_STORAGE_BYTES", 10 * 2**30))
 
 LOGGING = {
     "version": 1,

@@ -13,6 +13,7 @@ from rest_framework.routers import APIRootView, DefaultRouter
 from gridportal.experiments.api.reproductions import ReproductionViewSet
 from gridportal.experiments.api.views import ExperimentViewSet, KindViewSet, SweepViewSet
 from gridportal.inputs.api.views import TraceViewSet, WorkflowViewSet
+from gridportal.quotas.api.views import QuotaViewSet
 from gridportal.sites.api.views import (
     GroupViewSet,
     SiteViewSet,
@@ -54,6 +55,7 @@ router.register("vos", VirtualOrganizationViewSet, basename="vo")
 router.register("groups", GroupViewSet, basename="group")
 router.register("policies", UsagePolicyViewSet, basename="policy")
 router.register("topologies", TopologyViewSet, basename="topology")
+router.register("quota", QuotaViewSet, basename="quota")
 
 urlpatterns = [
     path("admin/", admin.site.urls),

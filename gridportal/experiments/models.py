@@ -50,12 +50,24 @@ class Experiment(models.Model):
         blank=True,
         help_text="the task message that took the run (a duplicate message never runs it twice)",
     )
+    published_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="when its task message was published; a queued run without one is held in "
+        "the database until its owner has room under the in-flight limit (fair dispatch)",
+    )
 
     class Meta:
         ordering = ["-created", "-id"]
+        indexes = [models.Index(fields=["owner", "status"], name="experiment_owner_status")]
 
     def __str__(self) -> str:
         return self.name or f"{self.kind} #{self.pk}"
+
+    @property
+    def is_held(self) -> bool:
+        """Queued and not yet published: waiting in the database for a turn (fair dispatch)."""
+        return self.status == self.Status.QUEUED and self.published_at is None
 
     @property
     def is_finished(self) -> bool:

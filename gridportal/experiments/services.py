@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import heapq
 import json
 import logging
 import time
@@ -12,12 +13,20 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.db import InterfaceError, OperationalError, transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from gridportal.inputs.services import trace_open, workflow_open
-from gridportal.limits import LimitExceeded, child_report, run_limited
+from gridportal.limits import KilledFromOutside, LimitExceeded, Stopped, child_report, run_limited
+from gridportal.quotas.services import (
+    IN_FLIGHT,
+    limits_by_user,
+    quota_check_queued,
+    quota_check_storage,
+)
 from scheduler import engine
 from scheduler.engine import SWFError, load_input
 
@@ -191,6 +200,7 @@ def experiment_create(
     """Validate against the kind's schema, save as queued, enqueue after commit."""
     inputs = RunInputs.of(traces, workflows, policies, topologies)
     with transaction.atomic():
+        submit_checks(owner=owner, runs=1)
         exp = experiment_new(
             owner=owner, kind=kind, params=params, inputs=inputs, seed=seed, name=name
         )
@@ -198,6 +208,16 @@ def experiment_create(
         # no task will ever take: the row says so and the sweeper enqueues it later.
         transaction.on_commit(lambda: experiment_enqueue_or_hold(experiment=exp))
     return exp
+
+
+def submit_checks(*, owner, runs: int) -> None:
+    """(In the submit's transaction) the owner's storage and queued-run quotas; refusals name
+    them (field ``quota``). The owner's row is locked so that two submits of one user are
+    counted one after the other."""
+    if connection.features.has_select_for_update:
+        get_user_model().objects.select_for_update().filter(pk=owner.pk).exists()
+    quota_check_storage(owner=owner, field="quota")
+    quota_check_queued(owner=owner, adding=runs, field="quota")
 
 
 def run_inputs_of(exp) -> RunInputs:
@@ -271,20 +291,179 @@ NOT_ENQUEUED = "waiting for the task queue"
 
 
 def experiment_enqueue_or_hold(*, experiment: Experiment) -> bool:
-    """Enqueue a saved run; if the broker cannot take it, keep the row queued with a message
-    that says so (the user sees it; ``manage.py sweep_runs`` enqueues it once the broker is
-    back). Returns whether the task was published."""
+    """(After a submit's commit) dispatch the owner's held runs, this one among them if the
+    owner has room; keep it held otherwise, with a message saying why. A broker that cannot
+    take it leaves it queued with a message saying so (the user sees it; ``manage.py
+    sweep_runs`` enqueues it once the broker is back). Returns whether it was published."""
+    experiments_dispatch(owner_ids=[experiment.owner_id])
+    experiments_mark_held(ids=[experiment.id])
+    row = Experiment.objects.filter(pk=experiment.pk).values("message", "published_at").first()
+    if row is not None:
+        experiment.message, experiment.published_at = row["message"], row["published_at"]
+    return bool(row and row["published_at"])
+
+
+#: The message of a run held back by fair dispatch (its place is worked out when it is read).
+HELD = "held: you have"
+
+
+def held_message(in_flight: int, limit: int) -> str:
+    return (
+        f"{HELD} {in_flight} runs in flight (your limit is {limit}); it starts as yours "
+        "finish (oldest first, users taking turns)"
+    )
+
+
+def experiments_mark_held(*, ids: list[int]) -> None:
+    """(After a dispatch) say why runs just submitted still wait: their owner is at the
+    in-flight limit. Runs published later have their message replaced."""
+    still = Experiment.objects.filter(
+        pk__in=ids, status=Experiment.Status.QUEUED, published_at__isnull=True, message=""
+    )
+    rows = sorted(set(still.values_list("owner_id", flat=True)))
+    limits = limits_by_user(rows)
+    for owner_id in rows:
+        in_flight = Experiment.objects.filter(IN_FLIGHT, owner_id=owner_id).count()
+        limit = limits[owner_id]
+        message = (
+            held_message(in_flight, limit)
+            if 0 < limit <= in_flight
+            else f"{NOT_ENQUEUED}: the broker did not take it; the run starts when it is back"
+        )
+        still.filter(owner_id=owner_id).update(message=message)
+
+
+def held_runs():
+    """Queued runs whose task message is not published: they wait for a turn (or for the
+    broker). A Slurm sweep's runs are not among them: they wait for uploaded results."""
+    return Experiment.objects.filter(
+        status=Experiment.Status.QUEUED, published_at__isnull=True
+    ).exclude(sweeps__executor="slurm")
+
+
+def experiment_queue_place(experiment: Experiment) -> int | None:
+    """A held run's place among its owner's held runs (1 = next to start), else None."""
+    if not experiment.is_held:
+        return None
+    earlier = (
+        held_runs()
+        .filter(owner_id=experiment.owner_id)
+        .filter(
+            Q(created__lt=experiment.created) | Q(created=experiment.created, pk__lt=experiment.pk)
+        )
+    )
+    return earlier.count() + 1
+
+
+#: An arbitrary constant: the PostgreSQL advisory lock that serialises dispatchers.
+DISPATCH_LOCK = 0x67726964
+
+
+def experiments_dispatch(*, owner_ids: list[int] | None = None) -> dict[str, int]:
+    """Publish held runs, users taking turns, while each has room under their in-flight limit.
+
+    Each turn goes to the user with the fewest runs in flight (then the one whose oldest held
+    run is oldest) and publishes that user's oldest held run. Called after a submit, after
+    each run ends (the worker frees a slot), after a cancel or delete, and by the sweeper.
+    ``owner_ids`` restricts the turns to those users (a submit: only its owner can gain).
+
+    Dispatchers are serialised (a PostgreSQL advisory lock for the transaction), so counts
+    are not raced; a run is marked published by a conditional UPDATE before its message is
+    sent, so two dispatchers never publish the same run, and the run's claim (``_claim``)
+    makes any duplicate message harmless. Returns counts: ``enqueued`` and ``held`` (1 when
+    the broker refused, the rest waiting for the next call).
+    """
+    counts = {"enqueued": 0, "held": 0}
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_xact_lock(%s)", [DISPATCH_LOCK])
+        waiting = held_runs()
+        if owner_ids is not None:
+            waiting = waiting.filter(owner_id__in=owner_ids)
+        owners = sorted(set(waiting.values_list("owner_id", flat=True)))
+        if not owners:
+            return counts
+        limits = limits_by_user(owners)
+        in_flight = dict.fromkeys(owners, 0)
+        for owner_id, n in (
+            Experiment.objects.filter(IN_FLIGHT, owner_id__in=owners)
+            .values("owner_id")
+            .annotate(n=Count("id"))
+            .values_list("owner_id", "n")
+        ):
+            in_flight[owner_id] = n
+        queues: dict[int, list[tuple]] = {}
+        turns: list[tuple] = []
+        for owner_id in owners:
+            limit = limits[owner_id]
+            room = None if limit <= 0 else limit - in_flight[owner_id]
+            if room is not None and room <= 0:
+                continue
+            rows = list(
+                held_runs()
+                .filter(owner_id=owner_id)
+                .order_by("created", "id")
+                .values_list("created", "id")[: room if room is not None else None]
+            )
+            if rows:
+                queues[owner_id] = rows[::-1]  # popped from the end: oldest first
+                turns.append((in_flight[owner_id], rows[0][0], rows[0][1], owner_id))
+        heapq.heapify(turns)
+        while turns:
+            n, _, _, owner_id = heapq.heappop(turns)
+            _, pk = queues[owner_id].pop()
+            published = _publish(pk)
+            if published is None:
+                continue  # taken meanwhile (cancelled, deleted): the turn goes on
+            if not published:
+                counts["held"] = 1
+                break  # the broker refused: the others wait for the next call
+            counts["enqueued"] += 1
+            if queues[owner_id]:
+                created, next_pk = queues[owner_id][-1]
+                heapq.heappush(turns, (n + 1, created, next_pk, owner_id))
+    if counts["enqueued"]:
+        log.info("dispatch: %d held runs published", counts["enqueued"])
+    return counts
+
+
+def _publish(pk: int) -> bool | None:
+    """Mark a held run published and send its task message. None: it was no longer held;
+    False: the broker refused (the run is held again, with a message saying so)."""
+    marked = held_runs().filter(pk=pk).update(published_at=timezone.now(), message="queued")
+    if not marked:
+        return None
+    try:
+        experiment_enqueue(experiment_id=pk)
+    except Exception as exc:  # any broker/transport failure: the run must not be lost
+        log.warning("run %s not enqueued: %s: %s", pk, type(exc).__name__, exc)
+        Experiment.objects.filter(pk=pk).update(published_at=None)
+        experiments_hold(ids=[pk], reason=exc)
+        return False
+    return True
+
+
+def experiment_republish(*, experiment: Experiment) -> bool:
+    """Send the task message of a published run again (its message was lost): it stays in
+    flight. If the broker refuses, the run is held again, with a message saying so."""
     try:
         experiment_enqueue(experiment_id=experiment.id)
-    except Exception as exc:  # any broker/transport failure: the run must not be lost
+    except Exception as exc:
         log.warning("run %s not enqueued: %s: %s", experiment.id, type(exc).__name__, exc)
+        Experiment.objects.filter(pk=experiment.pk, status=Experiment.Status.QUEUED).update(
+            published_at=None
+        )
         experiment.message = experiments_hold(ids=[experiment.id], reason=exc)
         return False
     return True
 
 
 def experiment_cancel(*, experiment: Experiment) -> Experiment:
-    """Cancel a queued or running run; the worker notices at its next progress report."""
+    """Cancel a queued or running run. The worker running it asks every
+    ``STOP_POLL_S`` whether its run is still running, and kills the engine's process group
+    when not (``run_limited(should_stop=...)``): the slot is free within seconds, and the
+    next held runs are dispatched."""
     updated = Experiment.objects.filter(
         pk=experiment.pk, status__in=[Experiment.Status.QUEUED, Experiment.Status.RUNNING]
     ).update(
@@ -293,9 +472,20 @@ def experiment_cancel(*, experiment: Experiment) -> Experiment:
         message="cancelled by the user",
     )
     if not updated:
+        experiment.refresh_from_db()
         raise ValidationError(f"this run has already {experiment.status}")
+    transaction.on_commit(dispatch_quietly)
     experiment.refresh_from_db()
     return experiment
+
+
+def dispatch_quietly() -> None:
+    """Dispatch held runs where a failure must not hide what just happened (after a run, a
+    cancel or a delete): the sweeper dispatches again on its next pass."""
+    try:
+        experiments_dispatch()
+    except Exception:  # noqa: BLE001 (logged; the sweeper retries)
+        log.exception("dispatch of held runs failed; the sweeper will try again")
 
 
 def _inputs_for(exp: Experiment) -> dict[str, list[Any]]:
@@ -403,6 +593,7 @@ def experiment_execute(*, experiment_id: int, token: str = "") -> str:
     exp, why_not = _claim(experiment_id, token)
     if why_not:
         return why_not
+    mine = Experiment.objects.filter(pk=exp.id, status=Experiment.Status.RUNNING, claim=token)
     try:
         inputs = _inputs_for(exp)
         store_progress = _progress_reporter(exp.id)
@@ -416,9 +607,17 @@ def experiment_execute(*, experiment_id: int, token: str = "") -> str:
             memory_mb=settings.GRIDPORTAL_RUN_MEMORY_MB,
             what="the run",
             on_report=lambda report: store_progress(*report),
+            # cancelled, deleted, or taken by another message (re-queued): stop now
+            should_stop=lambda: not mine.exists(),
+            poll_s=STOP_POLL_S,
         )
-    except engine.Cancelled:
+    except (engine.Cancelled, Stopped):
+        log.info("experiment %s stopped: it is no longer running here", exp.id)
         return Experiment.Status.CANCELLED
+    except KilledFromOutside as exc:
+        log.warning("experiment %s: %s", exp.id, exc.message)
+        _finish(exp.id, status=Experiment.Status.FAILED, error=exc.message, message="failed")
+        return Experiment.Status.FAILED
     except LimitExceeded as exc:
         log.warning("experiment %s stopped: %s", exp.id, exc.message)
         _finish(exp.id, status=Experiment.Status.FAILED, error=exc.message, message="failed")
@@ -442,8 +641,14 @@ def experiment_execute(*, experiment_id: int, token: str = "") -> str:
 
 
 def experiment_delete(*, experiment: Experiment) -> None:
-    """Delete a run and its result; a worker still running it stops at its next report."""
+    """Delete a run and its result; a worker still running it stops within ``STOP_POLL_S``
+    (it finds the row gone) and the next held runs are dispatched."""
     experiment.delete()
+    transaction.on_commit(dispatch_quietly)
+
+
+#: Seconds between a running run's checks that it should go on (cancel, delete).
+STOP_POLL_S = 1.0
 
 
 # Sweeper: repairs runs whose task was never published or whose worker died ------------------
@@ -556,13 +761,16 @@ def _worker_run_ids(timeout: float) -> set[int]:
 
 
 def experiments_requeue_orphans(*, grace_s: float, inspect_timeout: float = 3.0) -> int:
-    """Enqueue again the queued runs that have no task message anywhere (the broker restarted
-    empty, a message was lost): the database says what must run. Runs of Slurm sweeps wait
-    for uploaded results on purpose and are skipped. A message that does still exist
-    somewhere only makes a duplicate, which the run's claim makes harmless."""
+    """Enqueue again the published queued runs that have no task message anywhere (the
+    broker restarted empty, a message was lost): the database says what must run. Held runs
+    (not yet published: fair dispatch publishes them) are not orphans, and runs of Slurm
+    sweeps wait for uploaded results on purpose. A message that does still exist somewhere
+    only makes a duplicate, which the run's claim makes harmless."""
     cutoff = timezone.now() - timezone.timedelta(seconds=grace_s)
     candidates = list(
-        Experiment.objects.filter(status=Experiment.Status.QUEUED, created__lt=cutoff)
+        Experiment.objects.filter(
+            status=Experiment.Status.QUEUED, created__lt=cutoff, published_at__lt=cutoff
+        )
         .exclude(message__startswith=NOT_ENQUEUED)
         .exclude(started_at__gte=cutoff)
         .exclude(sweeps__executor="slurm")
@@ -574,8 +782,10 @@ def experiments_requeue_orphans(*, grace_s: float, inspect_timeout: float = 3.0)
     present = _messages_in_broker() | _worker_run_ids(inspect_timeout)
     orphans = [pk for pk in candidates if pk not in present]
     enqueued = 0
-    for exp in Experiment.objects.filter(pk__in=orphans, status=Experiment.Status.QUEUED):
-        if not experiment_enqueue_or_hold(experiment=exp):
+    for exp in Experiment.objects.filter(
+        pk__in=orphans, status=Experiment.Status.QUEUED, published_at__isnull=False
+    ):
+        if not experiment_republish(experiment=exp):
             break
         enqueued += 1
     if enqueued:
@@ -591,14 +801,17 @@ def experiment_sweep_stale(
 ) -> dict[str, int]:
     """Repair runs no worker will ever finish; returns counts by what was done.
 
-    * queued runs held by :func:`experiments_hold` (broker down at submit) are enqueued;
+    * held runs (beyond their owner's in-flight limit, or held while the broker was down)
+      are dispatched, users taking turns (:func:`experiments_dispatch`);
+    * published queued runs whose message is nowhere are enqueued again;
     * ``running`` runs started more than ``grace_s`` ago that no live worker is executing
-      (the worker was killed, its machine died) are re-queued, or marked failed with the
-      reason once they have lost ``max_worker_losses`` workers. With ``acks_late`` their
-      message would come back only after the broker's visibility timeout (hours).
+      (the worker was killed, its machine died) are re-queued (held, then dispatched), or
+      marked failed with the reason once they have lost ``max_worker_losses`` workers. With
+      ``acks_late`` their message would come back only after the broker's visibility
+      timeout (hours).
 
     Run it periodically (``manage.py sweep_runs``; ``scripts/run-portal.sh`` does every
-    minute). Safe to run anywhere, any number of times: each change is a conditional update.
+    5 s). Safe to run anywhere, any number of times: each change is a conditional update.
     """
     counts = {
         "enqueued": 0,
@@ -608,18 +821,8 @@ def experiment_sweep_stale(
         "failed": 0,
         "running_alive": 0,
     }
-    held = Experiment.objects.filter(
-        status=Experiment.Status.QUEUED, message__startswith=NOT_ENQUEUED
-    ).order_by("id")
-    for exp in held:
-        if experiment_enqueue_or_hold(experiment=exp):
-            Experiment.objects.filter(
-                pk=exp.pk, status=Experiment.Status.QUEUED, message=exp.message
-            ).update(message="queued")
-            counts["enqueued"] += 1
-        else:
-            counts["held"] += 1
-            break  # the broker is still down: the others wait for the next sweep
+    dispatched = experiments_dispatch()
+    counts["enqueued"], counts["held"] = dispatched["enqueued"], dispatched["held"]
     if not counts["held"]:
         try:
             counts["orphans"] = experiments_requeue_orphans(
@@ -664,10 +867,13 @@ def experiment_sweep_stale(
             status=Experiment.Status.QUEUED,
             snapshot=snapshot,
             progress=0.0,
+            published_at=None,  # held: dispatched below, oldest first among its owner's
             message=f"re-queued: its worker stopped while running it ({losses}/"
             f"{max_worker_losses})",
         ):
             counts["requeued"] += 1
-            exp.refresh_from_db()
-            experiment_enqueue_or_hold(experiment=exp)
+    if counts["requeued"]:
+        again = experiments_dispatch()
+        counts["enqueued"] += again["enqueued"]
+        counts["held"] = max(counts["held"], again["held"])
     return counts

@@ -15,8 +15,6 @@ import math
 from statistics import fmean, stdev
 from typing import Any
 
-from celery import group
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count, Sum
@@ -25,14 +23,14 @@ from scheduler import engine
 
 from .models import Experiment, Sweep, SweepRun
 from .services import (
-    ENQUEUE_RETRY_POLICY,
     RunInputs,
     experiment_cancel,
     experiment_new,
-    experiments_hold,
+    experiments_dispatch,
+    experiments_mark_held,
     input_facts_of,
     run_fingerprint,
-    run_signature,
+    submit_checks,
     validate_run,
 )
 
@@ -138,8 +136,23 @@ def sweep_create(
         raise ValidationError({"vary": [f"the sweep has {total} runs; the limit is {MAX_RUNS}"]})
     if seed + repetitions - 1 > 2**31 - 1:
         raise ValidationError({"seed": ["seed + repetitions is too large"]})
+    facts = input_facts_of(inputs.for_kind(spec), spec)
+    plan = [  # (index, point, repetition, clean parameters, fingerprint)
+        (
+            index,
+            point,
+            rep,
+            *_clean_point(spec, {**base, **point}, seed + rep, inputs, facts, point),
+        )
+        for index, point in enumerate(points)
+        for rep in range(repetitions)
+    ]
     new_ids: list[int] = []
     with transaction.atomic():
+        reusable = _reusable_runs(owner, {key for *_, key in plan})
+        # quotas (stored bytes; queued runs: the runs this adds, re-used ones not counted)
+        adding = len({key for *_, key in plan} - set(reusable)) if executor == "workers" else 0
+        submit_checks(owner=owner, runs=adding)
         sweep = Sweep.objects.create(
             owner=owner,
             kind=kind,
@@ -153,28 +166,22 @@ def sweep_create(
         )
         sweep.traces.set(inputs.traces)
         sweep.workflows.set(inputs.workflows)
-        for index, point in enumerate(points):
-            for rep in range(repetitions):
-                run_params = {**base, **point}
-                exp, reused = _run_for(
-                    owner,
-                    spec,
-                    run_params,
-                    seed + rep,
-                    inputs,
-                    f"{sweep} · {_label(point)} · seed {seed + rep}",
-                    point,
+        for index, point, rep, clean, key in plan:
+            exp = reusable.get(key)
+            reused = exp is not None
+            if exp is None:
+                exp = reusable[key] = experiment_new(
+                    owner=owner,
+                    kind=spec.name,
+                    params=clean,
+                    inputs=inputs,
+                    seed=seed + rep,
+                    name=f"{sweep} · {_label(point)} · seed {seed + rep}",
                 )
-                if not reused:
-                    new_ids.append(exp.id)
-                SweepRun.objects.create(
-                    sweep=sweep,
-                    experiment=exp,
-                    point=point,
-                    index=index,
-                    repetition=rep,
-                    reused=reused,
-                )
+                new_ids.append(exp.id)
+            SweepRun.objects.create(
+                sweep=sweep, experiment=exp, point=point, index=index, repetition=rep, reused=reused
+            )
         if executor == "slurm":
             Experiment.objects.filter(id__in=new_ids).update(
                 message="waiting for results from the Slurm job array"
@@ -188,40 +195,45 @@ def _label(point: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in point.items())
 
 
-def _run_for(
-    owner, spec, params, seed, inputs: RunInputs, name, point: dict[str, Any] | None = None
-) -> tuple[Experiment, bool]:
+def _clean_point(
+    spec, params, seed: int, inputs: RunInputs, facts, point: dict[str, Any] | None = None
+) -> tuple[dict, str]:
+    """A point's parameters as the schema cleans them, and the run's fingerprint; a refusal
+    names the point (which one of many is refused)."""
     try:
         clean = spec.validate(params)
-        spec.check_facts(clean, input_facts_of(inputs.for_kind(spec), spec))
-    except engine.ParamError as exc:  # named by the point, which one of many is refused
+        spec.check_facts(clean, facts)
+    except engine.ParamError as exc:
         where = f"point {_label(point)}: " if point else ""
         raise ValidationError(
             {"vary": [f"{where}{k}: {v}" for k, v in exc.errors.items()]}
         ) from None
-    key = run_fingerprint(kind=spec.name, params=clean, seed=seed, inputs=inputs)
-    existing = (
-        Experiment.objects.filter(owner=owner, fingerprint=key)
+    return clean, run_fingerprint(kind=spec.name, params=clean, seed=seed, inputs=inputs)
+
+
+def _reusable_runs(owner, keys: set[str]) -> dict[str, Experiment]:
+    """The owner's runs identical to some of these (by fingerprint) that are not failed or
+    cancelled: a finished one first, then the oldest."""
+    found: dict[str, Experiment] = {}
+    for exp in (
+        Experiment.objects.filter(owner=owner, fingerprint__in=keys)
         .exclude(status__in=[Experiment.Status.FAILED, Experiment.Status.CANCELLED])
+        .defer("result")
         .order_by("-status", "id")
-        .first()
-    )
-    if existing is not None:
-        return existing, True
-    return experiment_new(
-        owner=owner, kind=spec.name, params=clean, inputs=inputs, seed=seed, name=name
-    ), False
+    ):
+        found.setdefault(exp.fingerprint, exp)
+    return found
 
 
 def _enqueue_group(ids: list[int]) -> None:
+    """(After the sweep's commit) its new runs are held; the owner's turns publish as many
+    as their in-flight limit allows, the rest start as theirs finish, users taking turns. A
+    broker outage holds them with a message saying so (the sweeper publishes them later)."""
     if not ids:
         return
-    try:
-        group(run_signature(i) for i in ids).apply_async(
-            queue=settings.CELERY_TASK_DEFAULT_QUEUE, retry=True, retry_policy=ENQUEUE_RETRY_POLICY
-        )
-    except Exception as exc:  # broker down: the runs wait for the sweeper, not a server error
-        experiments_hold(ids=ids, reason=exc)
+    owners = list(Experiment.objects.filter(pk__in=ids).values_list("owner_id", flat=True)[:1])
+    experiments_dispatch(owner_ids=owners)
+    experiments_mark_held(ids=ids)
 
 
 def sweep_cancel(*, sweep: Sweep) -> int:

@@ -20,4 +20,8 @@ from . import services
 )
 def run_experiment_task(self, experiment_id: int) -> str:
     # The message's id is the run's claim: a duplicate message never runs it twice.
-    return services.experiment_execute(experiment_id=experiment_id, token=self.request.id or "")
+    outcome = services.experiment_execute(experiment_id=experiment_id, token=self.request.id or "")
+    if outcome not in ("duplicate", "missing"):
+        # a slot of this user is free (or the run was already over): the next held runs go
+        services.dispatch_quietly()
+    return outcome

@@ -17,6 +17,7 @@ from django.core.files.base import ContentFile, File
 from django.db import transaction
 
 from gridportal.limits import LimitExceeded, heavy_slot, run_limited
+from gridportal.quotas.services import quota_check_storage
 from scheduler.engine import (
     SacctError,
     SummarySink,
@@ -292,7 +293,9 @@ def upload_limited(fn, *args, what: str):
 
 
 def _save_with_file(row, filename: str, content):
-    """Write the file, then the row; if the row cannot be saved, the file goes too."""
+    """Write the file, then the row; if the row cannot be saved, the file goes too. Refused
+    (naming the quota) when it would take the owner past their storage quota."""
+    quota_check_storage(owner=row.owner, adding=row.size_bytes, field="file")
     row.file.save(filename, content, save=False)
     try:
         with transaction.atomic():

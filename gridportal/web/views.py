@@ -21,6 +21,7 @@ from gridportal.experiments.services import (
     experiment_cancel,
     experiment_create,
     experiment_delete,
+    experiment_queue_place,
 )
 from gridportal.experiments.sweeps import sweep_cancel, sweep_create, sweep_delete, sweep_status
 from gridportal.ids import parse_id
@@ -29,6 +30,7 @@ from gridportal.inputs.selectors import usable_traces
 from gridportal.inputs.services import trace_create, workflow_create, workflow_generate
 from gridportal.limits import web_limited
 from gridportal.ownership import visible_to
+from gridportal.quotas.services import quota_summary
 from gridportal.sites.models import Site, Topology
 from gridportal.sites.services import (
     site_quote,
@@ -237,6 +239,7 @@ def experiment_list(request):
         {
             "page": page,
             "experiments": page.object_list,
+            "quota": quota_summary(user=request.user),
             "kinds": engine.kinds(),
             "statuses": Experiment.Status.choices,
             "traces": visible_to(Trace.objects.only("id", "name"), request.user),
@@ -561,6 +564,7 @@ def experiment_detail(request, pk: int):
         {
             "exp": exp,
             "kind": kind,
+            "queue_place": experiment_queue_place(exp),
             "reference": reference,
             "error_labels": _error_labels(kind),
             "message_words": _message_words(kind),

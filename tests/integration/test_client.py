@@ -71,3 +71,52 @@ def test_client_installs_on_its_own(tmp_path):
         )
         for line in source.splitlines()
     )
+
+
+def test_client_cancels_and_deletes_running_runs_within_seconds(
+    live_server, celery_worker, make_user, tmp_path, monkeypatch
+):
+    """``Client.cancel`` and ``Client.delete`` on a run computing on a real worker: its
+    engine child is gone within seconds (issue 36); ``Client.quota`` shows the user's share."""
+    require(broker_is_redis(), "needs CELERY_BROKER_URL=redis://… (Redis)")
+    require(database_is_postgres(), "needs DATABASE_URL=postgres://… (PostgreSQL)")
+    import time
+
+    from tests.conftest import wait_for
+
+    from .run_control import LONG_PARAMS, alive, engine_children
+
+    monkeypatch.syspath_prepend(str(CLIENT))
+    from gridportal_client import Client, PortalError
+
+    make_user("carol", password="pw-Secret-123")
+    gp = Client(live_server.url)
+    gp.login("carol", "pw-Secret-123")
+    trace = tmp_path / "t.swf"
+    trace.write_bytes(make_swf_bytes(jobs=2000, procs=128, seed=5))
+    trace_id = gp.upload_trace(trace)["id"]
+    for seed, stop in enumerate((gp.cancel, gp.delete)):
+        run = gp.submit("provisioning", traces=[trace_id], params=LONG_PARAMS, seed=seed)
+
+        def child(run_id=run["id"]):
+            running = gp.run(run_id)["status"] == "running"
+            return running and engine_children(celery_worker.pid)
+
+        pid = wait_for(child, timeout=120, interval=0.2, what="the run's engine child")[0]
+        assert gp.quota()["runs_running"] == 1
+        t0 = time.monotonic()
+        stop(run["id"])
+        wait_for(lambda: not alive(pid), timeout=30, interval=0.05, what="the child to go")  # noqa: B023
+        assert time.monotonic() - t0 < 10
+        if stop == gp.cancel:
+            assert gp.run(run["id"])["status"] == "cancelled"
+            try:
+                gp.cancel(run["id"])
+            except PortalError as exc:
+                assert exc.status == 409
+            else:
+                raise AssertionError("cancelling a cancelled run must be refused")
+        else:
+            assert not Experiment.objects.filter(pk=run["id"]).exists()
+    quota = gp.quota()
+    assert quota["runs_in_flight"] == 0 and quota["storage_by_kind"]["traces"] > 0

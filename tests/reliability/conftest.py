@@ -234,6 +234,10 @@ class Stack:
             GRIDPORTAL_WEB_TIME_LIMIT="10",
             GRIDPORTAL_UPLOAD_MEMORY_MB="1024",
             GRIDPORTAL_UPLOAD_TIME_LIMIT="30",
+            # Room for every run these tests publish at once (the broker-restart test counts
+            # 11 lost messages); fair dispatch past the limit has its own tests
+            # (tests/integration/test_fair_dispatch.py).
+            GRIDPORTAL_USER_MAX_RUNNING="16",
         )
         self.api: Api | None = None
 

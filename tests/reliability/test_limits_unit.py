@@ -184,8 +184,9 @@ def test_the_input_cache_is_bounded_in_bytes():
 
 @pytest.mark.django_db
 def test_the_sweeper_enqueues_a_queued_run_that_has_no_message_once(alice, media_root, settings):
-    """The embedded broker's queue is read for real: a run saved without a message is found
-    and enqueued; the next pass sees its message and leaves it."""
+    """The embedded broker's queue is read for real: a published run whose message is gone is
+    found and enqueued; the next pass sees its message and leaves it. A held run (not yet
+    published: fair dispatch publishes it) is no orphan."""
     settings.CELERY_TASK_DEFAULT_QUEUE = f"orphans-{uuid.uuid4().hex[:8]}"  # a queue of its own
     exp = services.experiment_new(
         owner=alice,
@@ -193,6 +194,14 @@ def test_the_sweeper_enqueues_a_queued_run_that_has_no_message_once(alice, media
         params={},
         inputs=services.RunInputs.of([stored_trace(alice)]),
     )
+    held = services.experiment_new(
+        owner=alice,
+        kind="trace-stats",
+        params={"procs": 7},
+        inputs=services.RunInputs.of([stored_trace(alice)]),
+    )
+    Experiment.objects.filter(pk=exp.pk).update(published_at=exp.created)  # its message lost
     assert services.experiments_requeue_orphans(grace_s=0, inspect_timeout=0.2) == 1
+    assert held.pk not in services._messages_in_broker()
     assert exp.pk in services._messages_in_broker()
     assert services.experiments_requeue_orphans(grace_s=0, inspect_timeout=0.2) == 0

@@ -187,6 +187,23 @@ class Client:
     def run(self, run_id: int) -> dict:
         return self._request("GET", f"api/experiments/{int(run_id)}/")
 
+    def cancel(self, run_id: int) -> dict:
+        """Cancel a queued or running run (a running one's work stops within seconds);
+        returns the run. A run already finished raises PortalError (409)."""
+        return self._request("POST", f"api/experiments/{int(run_id)}/cancel/")
+
+    def cancel_sweep(self, sweep_id: int) -> dict:
+        """Cancel every queued or running run of a sweep; returns the sweep."""
+        return self._request("POST", f"api/sweeps/{int(sweep_id)}/cancel/")
+
+    def delete(self, run_id: int) -> None:
+        """Delete a run and its result (a running one is stopped first)."""
+        self._request("DELETE", f"api/experiments/{int(run_id)}/")
+
+    def quota(self) -> dict:
+        """Your runs in flight and queued and your stored bytes, against your limits."""
+        return self._request("GET", "api/quota/")
+
     def wait(
         self,
         run_id: int,

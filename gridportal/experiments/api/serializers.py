@@ -8,7 +8,7 @@ from gridportal.sites.services import policy_document
 from scheduler import engine
 
 from ..models import Experiment, Sweep
-from ..services import experiment_create
+from ..services import experiment_create, experiment_queue_place
 from ..sweeps import sweep_create, sweep_status
 from .params import validate_kind_params
 
@@ -110,6 +110,10 @@ class RunSpecFields(serializers.Serializer):
 
 class ExperimentSerializer(RunSpecFields, serializers.ModelSerializer):
     result_url = serializers.SerializerMethodField()
+    queue_place = serializers.SerializerMethodField(
+        help_text="a held run's place among its owner's held runs (1: next to start); null "
+        "once it is published to the workers (or finished)"
+    )
 
     class Meta:
         model = Experiment
@@ -123,6 +127,7 @@ class ExperimentSerializer(RunSpecFields, serializers.ModelSerializer):
             "started_at",
             "finished_at",
             "result_url",
+            "queue_place",
         ]
         read_only_fields = [
             "snapshot",
@@ -134,6 +139,9 @@ class ExperimentSerializer(RunSpecFields, serializers.ModelSerializer):
             "started_at",
             "finished_at",
         ]
+
+    def get_queue_place(self, obj) -> int | None:
+        return experiment_queue_place(obj)
 
     def get_result_url(self, obj) -> str | None:
         if obj.status != Experiment.Status.SUCCEEDED:
