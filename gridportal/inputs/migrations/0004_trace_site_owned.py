@@ -13,6 +13,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='trace',
             name='site_owned',
-            field=models.BooleanField(default=False, help_text="a site's background trace: a copy owned by the sites' system account, not a user's upload (gridportal.sites.services.site_trace_copy)"),
+            field=models.BooleanField(default=False, help_text="a site's background trace: a copy owned by the sites' system account, not a user's upload (gridportal.sites.traces.site_trace_copy)"),
         ),
     ]
