@@ -6,6 +6,7 @@ re-queues ``running`` runs whose worker died (or marks them failed after repeate
 """
 
 import time
+from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
@@ -40,8 +41,14 @@ class Command(BaseCommand):
         parser.add_argument(
             "--every", type=float, default=0.0, help="repeat every N seconds (0: run once)"
         )
+        parser.add_argument(
+            "--heartbeat",
+            type=Path,
+            default=None,
+            help="a file touched after each successful pass (a container's health check)",
+        )
 
-    def handle(self, *args, grace, inspect_timeout, max_losses, every, **options):
+    def handle(self, *args, grace, inspect_timeout, max_losses, every, heartbeat, **options):
         while True:
             try:
                 counts = experiment_sweep_stale(
@@ -53,6 +60,8 @@ class Command(BaseCommand):
                 self.stderr.write(f"sweep_runs: database unavailable ({exc}); next pass later")
             else:
                 self.stdout.write(" ".join(f"{k}={v}" for k, v in counts.items()))
+                if heartbeat is not None:
+                    heartbeat.touch()
             if every <= 0:
                 return
             time.sleep(every)
