@@ -1,4 +1,4 @@
-# GridPortal image for docker compose: the web (gunicorn) and worker (celery) services.
+# GridPortal image for docker compose: the web (gunicorn), worker (celery) and sweeper services.
 FROM node:20-bookworm-slim AS assets
 WORKDIR /src
 COPY package.json package-lock.json ./
@@ -29,7 +29,9 @@ COPY --from=native /out/ ./
 # bytecode compiled once at build (PYTHONDONTWRITEBYTECODE stops the running user writing it):
 # otherwise every `python -m scheduler` command recompiles the engine, ~0.05 s CPU each (issue 21)
 RUN python -m compileall -q scheduler gridportal
-RUN useradd --create-home gridportal && mkdir -p /data && chown gridportal /data
+# /srv/static: collectstatic's output, a volume shared with nginx (docker-compose.yml)
+RUN useradd --create-home gridportal && mkdir -p /data /srv/static \
+    && chown gridportal /data /srv/static
 USER gridportal
 EXPOSE 8000
 CMD ["gunicorn", "gridportal.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--threads", "4"]

@@ -30,7 +30,11 @@ from hypothesis import settings as hypothesis_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 CI = bool(os.environ.get("CI"))
-SHARED_DATA = ROOT.parent / "shared" / "data"
+#: The real archive traces and workflows, never copied into the repository: ``../shared/data``
+#: beside the checkout, or ``GRIDPORTAL_SHARED_DATA`` (a scratch clone elsewhere points there).
+#: Every test reads them through this setting and ``shared_data_file`` (a clear skip locally, a
+#: named failure under CI), never through a path of its own.
+SHARED_DATA = Path(os.environ.get("GRIDPORTAL_SHARED_DATA") or ROOT.parent / "shared" / "data")
 #: ``GRIDPORTAL_FULL_TESTS=1``: every real-trace case and the full number of examples
 FULL = os.environ.get("GRIDPORTAL_FULL_TESTS", "") not in ("", "0")
 
@@ -102,6 +106,16 @@ def require(available: bool, reason: str) -> None:
     if CI:
         pytest.fail(f"required under CI: {reason}")
     pytest.skip(reason)
+
+
+def shared_data_file(*parts: str) -> Path:
+    """A file of ``SHARED_DATA`` (e.g. ``"traces", "CTC-SP2-1996-3.1-cln.swf.gz"``), required."""
+    path = SHARED_DATA.joinpath(*parts)
+    require(
+        path.is_file(),
+        f"shared data file missing: {path} (set GRIDPORTAL_SHARED_DATA to the shared data folder)",
+    )
+    return path
 
 
 def make_swf_bytes(jobs: int = 300, procs: int = 64, seed: int = 7) -> bytes:

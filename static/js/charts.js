@@ -288,7 +288,9 @@
 
   // ---- PNG export: white background, the title, twice the resolution -------------------
   function pngOf(spec) {
-    const holder = el("div", {style: "position:fixed;left:-10000px;top:0;width:900px;height:480px"});
+    // off screen, sized through the CSSOM (a style attribute is inline style: refused by the CSP)
+    const holder = el("div");
+    Object.assign(holder.style, {position: "fixed", left: "-10000px", top: "0", width: "900px", height: "480px"});
     const canvas = el("canvas");
     holder.appendChild(canvas);
     document.body.appendChild(holder);

@@ -7,7 +7,7 @@ import pytest
 from tests.conftest import make_swf_bytes, wait_for
 
 from .conftest import monotonic, record_figure
-from .test_worker_kill import CTC, LONG_RUN
+from .test_worker_kill import LONG_RUN, ctc_bytes
 
 pytestmark = pytest.mark.integration
 
@@ -66,7 +66,7 @@ def test_broker_down_at_submit_holds_the_run_and_the_sweeper_queues_it(services,
 
 def test_postgres_restart_while_a_worker_runs(services):
     stack = services
-    trace_id = stack.api.upload_trace("ctc.swf.gz", CTC.read_bytes())
+    trace_id = stack.api.upload_trace("ctc.swf.gz", ctc_bytes())
     stack.start_worker()
     status, body = stack.api.post("/api/experiments/", {**LONG_RUN, "traces": [trace_id]})
     assert status == 201, body

@@ -20,13 +20,20 @@ import subprocess
 
 import pytest
 
-from tests.conftest import SHARED_DATA, require, wait_for
+from tests.conftest import SHARED_DATA, shared_data_file, wait_for
 
 from .conftest import monotonic, record_figure
 
 pytestmark = pytest.mark.integration
 
 CTC = SHARED_DATA / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"
+
+
+def ctc_bytes() -> bytes:
+    """The whole CTC-SP2 trace, through the shared-data setting (skips or fails by name)."""
+    return shared_data_file("traces", CTC.name).read_bytes()
+
+
 LONG_RUN = {
     "kind": "cluster-sim",
     "params": {
@@ -41,8 +48,7 @@ LONG_RUN = {
 
 @pytest.fixture(scope="module")
 def ctc_trace(stack):
-    require(CTC.exists(), f"the CTC-SP2 trace is missing: {CTC}")
-    return stack.api.upload_trace("ctc.swf.gz", CTC.read_bytes())
+    return stack.api.upload_trace("ctc.swf.gz", ctc_bytes())
 
 
 def submit_long_run(stack, trace_id: int, seed: int) -> int:

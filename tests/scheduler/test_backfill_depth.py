@@ -7,8 +7,6 @@ never over-committed.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from scheduler.cluster import (
@@ -23,10 +21,10 @@ from scheduler.cluster import (
 from scheduler.cluster.depth import BackfillDepth
 from scheduler.traces.lublin import generate_lublin99
 from scheduler.traces.swf import SWFJob, read_swf
-from tests.conftest import require
+from tests.conftest import SHARED_DATA, require
 from tests.scheduler.test_cluster_sim import assert_no_overcommit, job
 
-CTC = Path(__file__).resolve().parents[3] / "shared" / "data" / "traces"
+CTC = SHARED_DATA / "traces"
 CTC = CTC / "CTC-SP2-1996-3.1-cln.swf.gz"
 
 

@@ -23,7 +23,7 @@ from scheduler.experiments.reproduce import (
     worst,
 )
 from scheduler.experiments.reproduce_report import build_report, report_html, svg_chart
-from tests.conftest import ROOT, require
+from tests.conftest import ROOT, SHARED_DATA, require
 
 
 def result(summary=None, charts=None) -> dict:
@@ -311,7 +311,7 @@ import pytest  # noqa: E402
 from scheduler.experiments.claims import CLAIMS, SEED_FILES  # noqa: E402
 from scheduler.experiments.reproduce import scoreboard, tally  # noqa: E402
 
-SEEDS = ROOT.parent / "shared" / "seeds"  # beside the repository, as ../shared/data
+SEEDS = SHARED_DATA.parent / "seeds"  # beside the shared data (../shared/seeds)
 
 
 def test_a_by_construction_claim_holds_but_never_counts_as_reproduced():

@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 from scheduler.cluster import Profile, Reservation, SimJob, Simulator, prepare_jobs
 from scheduler.io import load_trace
 from scheduler.slots import Slot, advertise, advertise_simulator, cut_free_area, horizon
-from tests.conftest import require
+from tests.conftest import SHARED_DATA, require
 from tests.conftest import scheduler_cli as run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
-TRACES = ROOT.parent / "shared" / "data" / "traces"
+TRACES = SHARED_DATA / "traces"
 CTC = TRACES / "CTC-SP2-1996-3.1-cln.swf.gz"
 H = 3600
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -21,10 +21,10 @@ from scheduler.traces.swf import (
     read_swf,
     write_swf,
 )
-from tests.conftest import require
+from tests.conftest import SHARED_DATA, require
 
 ROOT = Path(__file__).resolve().parents[2]
-REAL_TRACES = ROOT.parent / "shared" / "data" / "traces"
+REAL_TRACES = SHARED_DATA / "traces"
 
 # job counts (non-comment lines) and MaxProcs header values, from shared/data/traces/README.md
 REAL = {

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from scheduler.workflows import load_workflow, summarize
-from tests.conftest import require
+from tests.conftest import SHARED_DATA, require
 from tests.conftest import scheduler_cli as cli
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED_WORKFLOWS = ROOT.parent / "shared" / "data" / "workflows"
+SHARED_WORKFLOWS = SHARED_DATA / "workflows"
 
 
 def test_workflow_info_contract(tmp_path):

@@ -24,10 +24,10 @@ from scheduler.workflows import (
     with_virtual_endpoints,
     write_native,
 )
-from tests.conftest import require
+from tests.conftest import SHARED_DATA, require
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED_WORKFLOWS = ROOT.parent / "shared" / "data" / "workflows"
+SHARED_WORKFLOWS = SHARED_DATA / "workflows"
 
 # From shared/data/workflows/README.md: tasks, edges, levels, roots, sinks, Σ runtime (s)
 REAL = {

@@ -8,6 +8,7 @@ It also reports (logs, never deletes) orphan files under MEDIA_ROOT, at most eve
 """
 
 import time
+from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
@@ -49,8 +50,16 @@ class Command(BaseCommand):
             default=3600.0,
             help="report orphan files under MEDIA_ROOT at most every N seconds (0: never)",
         )
+        parser.add_argument(
+            "--heartbeat",
+            type=Path,
+            default=None,
+            help="a file touched after each successful pass (a container's health check)",
+        )
 
-    def handle(self, *args, grace, inspect_timeout, max_losses, every, orphans_every, **options):
+    def handle(
+        self, *args, grace, inspect_timeout, max_losses, every, orphans_every, heartbeat, **options
+    ):
         last_orphans = float("-inf")
         while True:
             try:
@@ -69,6 +78,8 @@ class Command(BaseCommand):
                     except OSError as exc:  # a report only: the sweep itself went through
                         self.stderr.write(f"sweep_runs: cannot list MEDIA_ROOT ({exc})")
                 self.stdout.write(" ".join(f"{k}={v}" for k, v in counts.items()))
+                if heartbeat is not None:
+                    heartbeat.touch()
             if every <= 0:
                 return
             time.sleep(every)
