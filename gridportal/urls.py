@@ -5,7 +5,6 @@ from django.http import HttpResponsePermanentRedirect
 from django.templatetags.static import static
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
-from rest_framework.authtoken.views import obtain_auth_token
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.routers import APIRootView, DefaultRouter
@@ -20,6 +19,7 @@ from gridportal.sites.api.views import (
     UsagePolicyViewSet,
     VirtualOrganizationViewSet,
 )
+from gridportal.web.auth_guard import TokenLoginView, throttled
 
 
 class PortalAPIRoot(APIRootView):
@@ -56,10 +56,12 @@ router.register("policies", UsagePolicyViewSet, basename="policy")
 router.register("topologies", TopologyViewSet, basename="topology")
 
 urlpatterns = [
+    # the admin's login form, throttled per client like the portal's (before the admin's own)
+    path("admin/login/", throttled("login")(admin.site.login)),
     path("admin/", admin.site.urls),
     path("favicon.ico", lambda request: HttpResponsePermanentRedirect(static("favicon.svg"))),
     path("api/", include(router.urls)),
-    path("api/auth/token/", obtain_auth_token, name="api-token"),
+    path("api/auth/token/", TokenLoginView.as_view(), name="api-token"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("", include("gridportal.web.urls")),
