@@ -269,9 +269,10 @@ def show_latency(label: str, res: dict) -> None:
 
 
 def run(tree: Path, tag: str, args) -> None:
-    print(
-        f"\n== {tag}: {tree} ({subprocess.run(['git', '-C', str(tree), 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True).stdout.strip()})"
-    )  # noqa: E501
+    rev = subprocess.run(
+        ["git", "-C", str(tree), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    print(f"\n== {tag}: {tree} ({rev})")
     print(f"   load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     portal = Portal(tree, tag, args.workers, args.threads)
     try:
