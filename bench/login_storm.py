@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import socket
 import statistics
 import subprocess
@@ -39,6 +40,12 @@ import requests
 
 ROOT = Path(__file__).resolve().parents[1]
 PG = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
+#: Throttle counters shared by the gunicorn workers, as docker-compose.yml sets CACHE_URL
+#: (without it each worker counts on its own: 3 workers let 3 x the rate through).
+CACHE = os.environ.get("BENCH_CACHE_URL", "redis://127.0.0.1:6379/7")
+#: This run's client addresses (10.N.x.y): counters left in the cache by an earlier run
+#: (throttles last up to an hour) are not met again.
+NET = random.Random().randrange(1, 200)
 RIGHT = "Bench-Right-Pass-2931"
 
 
@@ -81,6 +88,7 @@ class Portal:
             "STATIC_ROOT": f"{self.var}/static",
             "CELERY_BROKER_URL": "filesystem://",
             "GRIDPORTAL_NUM_PROXIES": "1",
+            "CACHE_URL": CACHE,
             "GRIDPORTAL_SIGNUP": "on",
             "DEBUG": "0",
             "ALLOWED_HOSTS": "127.0.0.1,localhost",
@@ -159,7 +167,8 @@ def cheap_latency(url: str, stop: threading.Event, out: list[float]) -> None:
     while not stop.is_set():
         t0 = time.perf_counter()
         try:
-            requests.get(f"{url}/login/", timeout=120, headers={"X-Forwarded-For": "10.250.0.1"})
+            xff = {"X-Forwarded-For": f"10.{NET}.250.1"}
+            requests.get(f"{url}/login/", timeout=120, headers=xff)
         except requests.RequestException:
             pass
         out.append(time.perf_counter() - t0)
@@ -173,10 +182,11 @@ def storm(url: str, n: int, seconds: float, distributed: bool) -> dict:
 
     def attacker(k: int) -> None:
         i = 0
-        session = form_session(url, "/login/", "10.200.0.1")  # this thread's cookie and token
+        one = f"10.{NET}.200.1"
+        session = form_session(url, "/login/", one)  # this thread's cookie and token
         while not stop.is_set():
             i += 1
-            ip = f"10.{100 + k}.{i // 250 % 250}.{i % 250 + 1}" if distributed else "10.200.0.1"
+            ip = f"10.{NET}.{k * 12 + i // 250 % 12}.{i % 250 + 1}" if distributed else one
             name = f"nobody-{k}-{i}" if distributed else "victim"
             try:
                 r = post_form(
@@ -237,7 +247,7 @@ def until_lockout(url: str, path: str, user: str, ip: str) -> tuple[int | None, 
 
 
 def signups(url: str, seconds: float) -> tuple[int, int, dict]:
-    ip = "10.230.0.1"
+    ip = f"10.{NET}.230.1"
     created = attempts = 0
     codes: dict[int, int] = {}
     deadline = time.monotonic() + seconds
@@ -285,9 +295,9 @@ def run(tree: Path, tag: str, args) -> None:
             storm(portal.url, args.storm, args.seconds, distributed=True),
         )
         for path, user, ip in (
-            ("/login/", "web-user", "10.240.0.1"),
-            ("/admin/login/", "admin-user", "10.240.0.2"),
-            ("/api/auth/token/", "token-user", "10.240.0.3"),
+            ("/login/", "web-user", f"10.{NET}.240.1"),
+            ("/admin/login/", "admin-user", f"10.{NET}.240.2"),
+            ("/api/auth/token/", "token-user", f"10.{NET}.240.3"),
         ):
             n, right = until_lockout(portal.url, path, user, ip)
             locked = f"locked after {n} wrong attempts" if n else "no lockout in 60 attempts"
