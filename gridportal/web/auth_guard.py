@@ -174,8 +174,12 @@ class TokenLoginSerializer(AuthTokenSerializer):
 
 
 class TokenLoginView(ObtainAuthToken):
-    """``POST /api/auth/token/``: the project's bounded JSON parser, a per-client throttle,
-    axes' lockout (429 with the same message for every name) and the hashing bound (503)."""
+    """Exchange a username and password for an API token (``{"token": "…"}``).
+
+    Requests are throttled per client address (429). After repeated failed attempts for a
+    name or from an address, logging in is paused for a while (429, the same answer whether
+    the name exists or not). When too many logins are being checked at once: 503, try again
+    in a moment. Passwords longer than the portal's maximum are refused (400)."""
 
     parser_classes = (BoundedJSONParser, parsers.FormParser, parsers.MultiPartParser)
     serializer_class = TokenLoginSerializer
