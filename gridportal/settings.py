@@ -9,6 +9,7 @@ Set ``DATABASE_URL`` (PostgreSQL) and ``CELERY_BROKER_URL`` (Redis) for real dep
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -84,6 +85,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "csp",
+    "axes",
     "gridportal.inputs",
     "gridportal.sites",
     "gridportal.experiments",
@@ -103,6 +105,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "gridportal.csp.ApiPagesInlineStyleMiddleware",  # the API's own HTML: inline style only
+    "gridportal.web.auth_guard.LoginBusyMiddleware",
+    "axes.middleware.AxesMiddleware",  # last, as axes asks: lockouts become its 429 page
 ]
 
 ROOT_URLCONF = "gridportal.urls"
@@ -142,12 +146,67 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# ---- Authentication and abuse (issue 36; gridportal/web/auth_guard.py) ----------------------
+# Axes' check first: a locked-out name or client is refused before any password is hashed.
+AUTHENTICATION_BACKENDS = [
+    "gridportal.web.auth_guard.LockoutBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+#: Longest password accepted anywhere (sign-up, login forms, token endpoint): refused unhashed.
+GRIDPORTAL_PASSWORD_MAX_LENGTH = int(os.environ.get("GRIDPORTAL_PASSWORD_MAX_LENGTH", 128))
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "gridportal.web.passwords.MaximumLengthValidator"},
+    {"NAME": "gridportal.web.passwords.NotOnlyWhitespaceValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "gridportal.web.passwords.CommonWordWithAffixesValidator"},
+    {"NAME": "gridportal.web.passwords.ContextWordsValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Django's PBKDF2 (stored hashes unchanged) with at most GRIDPORTAL_HASH_CONCURRENCY hashes at
+# once per process; another waits GRIDPORTAL_HASH_WAIT seconds, then gets a 503.
+PASSWORD_HASHERS = [
+    "gridportal.web.passwords.BoundedPBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "django.contrib.auth.hashers.BCryptSHA256PasswordHasher",
+    "django.contrib.auth.hashers.ScryptPasswordHasher",
+]
+GRIDPORTAL_HASH_CONCURRENCY = int(os.environ.get("GRIDPORTAL_HASH_CONCURRENCY", 1))
+GRIDPORTAL_HASH_WAIT = float(os.environ.get("GRIDPORTAL_HASH_WAIT", 1.0))
+# django-axes: AXES_FAILURE_LIMIT failed logins for one name, or from one client address,
+# lock that name / address for AXES_COOLOFF_TIME (every way in: web, admin, token). Attempts
+# during the lockout do not extend it. Staff unlock in the admin or with `manage.py axes_reset`.
+AXES_FAILURE_LIMIT = int(os.environ.get("GRIDPORTAL_LOGIN_FAILURE_LIMIT", 5))
+AXES_COOLOFF_TIME = timedelta(minutes=float(os.environ.get("GRIDPORTAL_LOGIN_COOLOFF_MINUTES", 15)))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_LOCKOUT_CALLABLE = "gridportal.web.auth_guard.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "gridportal.web.auth_guard.client_ip"
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"  # shared by every web process
+#: Proxies in front of the web processes that append to X-Forwarded-For (0: none, and the
+#: header is ignored — a client could write it). Throttles and lockout key on this address.
+GRIDPORTAL_NUM_PROXIES = int(os.environ.get("GRIDPORTAL_NUM_PROXIES", 0))
+#: Per client address: logins (web and admin forms), token requests, sign-up attempts.
+GRIDPORTAL_THROTTLE_RATES = {
+    "login": os.environ.get("GRIDPORTAL_LOGIN_RATE", "20/min"),
+    "auth-token": os.environ.get("GRIDPORTAL_TOKEN_RATE", "20/min"),
+    "signup": os.environ.get("GRIDPORTAL_SIGNUP_RATE", "10/hour"),
+}
+# Throttle counters live in the cache: CACHE_URL (redis://…) shares them between the web
+# processes; without it each process counts on its own (local memory).
+CACHE_URL = os.environ.get("CACHE_URL", "")
+if CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": CACHE_URL,
+            "KEY_PREFIX": "gridportal",
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -212,6 +271,8 @@ REST_FRAMEWORK = {
         "rest_framework.filters.OrderingFilter",
     ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_THROTTLE_RATES": GRIDPORTAL_THROTTLE_RATES,
+    "NUM_PROXIES": GRIDPORTAL_NUM_PROXIES,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "GridPortal API",

@@ -5,7 +5,6 @@ from django.http import HttpResponsePermanentRedirect
 from django.templatetags.static import static
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
-from rest_framework.authtoken.views import obtain_auth_token
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.routers import APIRootView, DefaultRouter
@@ -21,6 +20,7 @@ from gridportal.sites.api.views import (
     UsagePolicyViewSet,
     VirtualOrganizationViewSet,
 )
+from gridportal.web.auth_guard import TokenLoginView, throttled
 
 
 class PortalAPIRoot(APIRootView):
@@ -58,10 +58,12 @@ router.register("topologies", TopologyViewSet, basename="topology")
 router.register("quota", QuotaViewSet, basename="quota")
 
 urlpatterns = [
+    # the admin's login form, throttled per client like the portal's (before the admin's own)
+    path("admin/login/", throttled("login")(admin.site.login)),
     path("admin/", admin.site.urls),
     path("favicon.ico", lambda request: HttpResponsePermanentRedirect(static("favicon.svg"))),
     path("api/", include(router.urls)),
-    path("api/auth/token/", obtain_auth_token, name="api-token"),
+    path("api/auth/token/", TokenLoginView.as_view(), name="api-token"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # the split view serves its start-up script as a file of its own (no inline script: CSP)
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
