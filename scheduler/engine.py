@@ -63,7 +63,7 @@ import importlib
 from typing import Any
 
 from .bounds import MAX_HOURS, MAX_MONEY, MAX_PROCS, MAX_SECONDS
-from .jsonvalues import JSONLimitError
+from .jsonvalues import JSONLimitError, json_depth
 from .jsonvalues import loads as json_loads
 from .jsonvalues import loads_strict as json_loads_strict
 from .labels import format_value, label_of, labelled, unit_of
@@ -207,6 +207,7 @@ def native_status() -> str:
 __all__ = [
     "CHART_TYPES",
     "JSONLimitError",
+    "json_depth",
     "MAX_HOURS",
     "MAX_MONEY",
     "MAX_PROCS",

@@ -25,7 +25,6 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 
 from scheduler import engine
-from scheduler.jsonvalues import json_depth
 
 __all__ = ["check_json", "check_result", "load_json", "result_params_match"]
 
@@ -73,7 +72,7 @@ def load_json(data: bytes, *, name: str, max_bytes: int | None = None) -> Any:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise _refuse(name, "", f"not UTF-8 text (byte {exc.start})") from None
-    depth = json_depth(text)
+    depth = engine.json_depth(text)
     if depth > MAX_DEPTH:
         raise _refuse(name, "", f"nested {depth} levels deep (at most {MAX_DEPTH})")
     try:

@@ -12,14 +12,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.apps import apps
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db.models import BigIntegerField, Func, Q, Sum
 
-from gridportal.experiments.models import Experiment
-from gridportal.inputs.models import Trace, Workflow
-
 from .models import UserQuota
+
+
+def _experiments():  # type: ignore[no-untyped-def]
+    """The Experiment model, looked up by name (as are Trace and Workflow): the experiments and
+    inputs apps use this one (to refuse a submit or an upload past a quota), so importing
+    their models here would tie the apps into a circle."""
+    return apps.get_model("experiments", "Experiment")
 
 
 @dataclass(frozen=True)
@@ -56,16 +61,16 @@ def limits_by_user(user_ids) -> dict[int, int]:
 
 
 #: A run in flight: its task message is published (waiting in the broker) or it is running.
-IN_FLIGHT = Q(status=Experiment.Status.RUNNING) | Q(
-    status=Experiment.Status.QUEUED, published_at__isnull=False
-)
+IN_FLIGHT = Q(status="running") | Q(status="queued", published_at__isnull=False)
 
 
 def queued_runs(user_id: int):
     """The user's queued runs that wait for the portal's workers (a Slurm sweep's runs wait
     for uploaded results instead, and take no worker)."""
-    return Experiment.objects.filter(owner_id=user_id, status=Experiment.Status.QUEUED).exclude(
-        sweeps__executor="slurm"
+    return (
+        _experiments()
+        .objects.filter(owner_id=user_id, status=_experiments().Status.QUEUED)
+        .exclude(sweeps__executor="slurm")
     )
 
 
@@ -81,12 +86,22 @@ class StoredSize(Func):
 
 
 def storage_used(*, user_id: int) -> dict[str, int]:
-    traces = Trace.objects.filter(owner_id=user_id).aggregate(n=Sum("size_bytes"))["n"] or 0
-    workflows = Workflow.objects.filter(owner_id=user_id).aggregate(n=Sum("size_bytes"))["n"] or 0
+    traces = (
+        apps.get_model("inputs", "Trace")
+        .objects.filter(owner_id=user_id)
+        .aggregate(n=Sum("size_bytes"))["n"]
+        or 0
+    )
+    workflows = (
+        apps.get_model("inputs", "Workflow")
+        .objects.filter(owner_id=user_id)
+        .aggregate(n=Sum("size_bytes"))["n"]
+        or 0
+    )
     results = (
-        Experiment.objects.filter(owner_id=user_id, result__isnull=False).aggregate(
-            n=Sum(StoredSize("result"))
-        )["n"]
+        _experiments()
+        .objects.filter(owner_id=user_id, result__isnull=False)
+        .aggregate(n=Sum(StoredSize("result")))["n"]
         or 0
     )
     return {
@@ -152,9 +167,9 @@ def quota_check_queued(*, owner, adding: int, field: str = "vary") -> None:
 def quota_summary(*, user) -> dict[str, Any]:
     """The user's usage against their limits, for the runs page and ``/api/quota/``."""
     limits = quota_limits(user=user)
-    mine = Experiment.objects.filter(owner_id=user.pk)
+    mine = _experiments().objects.filter(owner_id=user.pk)
     in_flight = mine.filter(IN_FLIGHT).count()
-    running = mine.filter(status=Experiment.Status.RUNNING).count()
+    running = mine.filter(status=_experiments().Status.RUNNING).count()
     queued = queued_runs(user.pk).count()
     held = queued_runs(user.pk).filter(published_at__isnull=True).count()
     storage = storage_used(user_id=user.pk)

@@ -15,7 +15,7 @@ from django.core.management.base import BaseCommand
 from django.db import DatabaseError, close_old_connections
 
 from gridportal.experiments.services import MAX_WORKER_LOSSES, experiment_sweep_stale
-from gridportal.orphans import report_orphans
+from gridportal.inputs.orphans import report_orphans
 
 
 class Command(BaseCommand):

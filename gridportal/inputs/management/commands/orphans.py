@@ -4,7 +4,7 @@ being saved writes its file just before its row)."""
 
 from django.core.management.base import BaseCommand
 
-from gridportal.orphans import media_orphans
+from gridportal.inputs.orphans import media_orphans
 
 
 class Command(BaseCommand):
