@@ -476,9 +476,11 @@ def _compare_result(pks: list[int]) -> dict:
 def experiment_compare(request):
     ids = list(dict.fromkeys(i for i in map(parse_id, request.GET.getlist("ids")) if i))
     error, result, status = None, None, 400
-    if not 2 <= len(ids) <= MAX_COMPARED:  # before any query: a 100,000-id list is no work
+    if not 2 <= len(ids) <= MAX_COMPARED:
         error = f"pick between 2 and {MAX_COMPARED} runs to compare"
-        ids = ids[:MAX_COMPARED]
+        if len(ids) > MAX_COMPARED:  # refused before any query (no list of 900 ids looked up)
+            return render(request, "experiments/compare.html",
+                          {"experiments": [], "result": None, "error": error}, status=400)  # fmt: skip
     qs = visible_to(Experiment.objects.defer("result"), request.user).filter(pk__in=ids)
     by_pk = {e.pk: e for e in qs}
     if len(by_pk) != len(ids):
