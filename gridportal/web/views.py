@@ -479,8 +479,8 @@ def experiment_compare(request):
     if not 2 <= len(ids) <= MAX_COMPARED:
         error = f"pick between 2 and {MAX_COMPARED} runs to compare"
         if len(ids) > MAX_COMPARED:  # refused before any query (no list of 900 ids looked up)
-            return render(request, "experiments/compare.html",
-                          {"experiments": [], "result": None, "error": error}, status=400)  # fmt: skip
+            context = {"experiments": [], "result": None, "error": error}
+            return render(request, "experiments/compare.html", context, status=400)
     qs = visible_to(Experiment.objects.defer("result"), request.user).filter(pk__in=ids)
     by_pk = {e.pk: e for e in qs}
     if len(by_pk) != len(ids):

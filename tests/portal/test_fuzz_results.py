@@ -24,7 +24,6 @@ import io
 import json
 import random
 import zipfile
-from urllib.parse import quote
 
 import pytest
 from django.db import IntegrityError, connection, transaction
@@ -181,10 +180,12 @@ GOOD_TABLE = {"id": "t", "title": "T", "columns": ["a", "b"], "rows": [[1, 2], [
 
 def _good() -> dict:
     """A well-formed Result (a fresh deep copy each time)."""
-    return json.loads(json.dumps({"kind": "trace-stats", "params": {}, "seed": 0, "summary": {"jobs": 3, "m": 1.5},
-            "summary_labels": {"jobs": "jobs"}, "key": ["jobs"], "tables": [GOOD_TABLE],
-            "charts": [GOOD_CHART, {**GOOD_CHART, "id": "b", "type": "bar", "series": [
-                {"name": "s", "points": [["a", 1], ["b", 2]]}]}]}))  # fmt: skip
+    bars = {**GOOD_CHART, "id": "b", "type": "bar",
+            "series": [{"name": "s", "points": [["a", 1], ["b", 2]]}]}  # fmt: skip
+    doc = {"kind": "trace-stats", "params": {}, "seed": 0, "summary": {"jobs": 3, "m": 1.5},
+           "summary_labels": {"jobs": "jobs"}, "key": ["jobs"], "tables": [GOOD_TABLE],
+           "charts": [GOOD_CHART, bars]}  # fmt: skip
+    return json.loads(json.dumps(doc))
 
 
 #: Where a hostile leaf goes: a JSON text with ``@`` where the leaf is put.
@@ -246,7 +247,7 @@ def store_raw(exp: Experiment, text: str) -> bool:
         return False
 
 
-def _readers(api, client, exp: Experiment, good: Experiment, sweep: Sweep) -> int:
+def _readers(api, client, exp, good, sweep, *, sweeps: bool = True) -> int:
     """Ask every reader of the stored Result; return how many requests were made."""
     n = 0
 
@@ -259,12 +260,12 @@ def _readers(api, client, exp: Experiment, good: Experiment, sweep: Sweep) -> in
 
     base = f"/api/experiments/{exp.pk}"
     page = ok(api.get(f"{base}/result/"), "result")
-    parts = ["summary", "table:t", "chart:c", "chart:b", "table:unshown", "chart:"]
+    parts = ["summary", "table:t", "chart:c"]
     if page.status_code == 200:
         view = page.json()
         assert isinstance(view["summary"], dict) and isinstance(view["unshown"], list)
-        parts += [f"table:{t['id']}" for t in view["tables"]]
-        parts += [f"chart:{c['id']}" for c in view["charts"]]
+        parts += [f"table:{t['id']}" for t in view["tables"][:2]]
+        parts += [f"chart:{c['id']}" for c in view["charts"][:2]]
     ok(api.get(f"{base}/result/?download=1"), "download")
     for part in dict.fromkeys(parts):
         ok(api.get(f"{base}/result/csv/", {"part": part}), f"csv {part}")
@@ -272,12 +273,13 @@ def _readers(api, client, exp: Experiment, good: Experiment, sweep: Sweep) -> in
     if resp.status_code == 200:
         with zipfile.ZipFile(io.BytesIO(resp.content)) as zf:
             assert "result/result.json" in zf.namelist()
-    ok(client.get(f"/experiments/{exp.pk}/"), "page")
     ok(client.get(f"/experiments/compare/?ids={exp.pk}&ids={good.pk}"), "compare")
-    ok(api.get(f"/api/sweeps/{sweep.pk}/result/"), "sweep result")
-    ok(api.get(f"/api/sweeps/{sweep.pk}/result/csv/"), "sweep csv")
-    ok(api.get(f"/api/sweeps/{sweep.pk}/bundle/"), "sweep bundle")
-    ok(client.get(f"/sweeps/{sweep.pk}/"), "sweep page")
+    if sweeps:  # the aggregate reads the summary alone
+        ok(api.get(f"/api/sweeps/{sweep.pk}/result/"), "sweep result")
+        ok(api.get(f"/api/sweeps/{sweep.pk}/result/csv/"), "sweep csv")
+        ok(api.get(f"/api/sweeps/{sweep.pk}/bundle/"), "sweep bundle")
+        ok(client.get(f"/sweeps/{sweep.pk}/"), "sweep page")
+        ok(client.get(f"/experiments/{exp.pk}/"), "page")
     return n
 
 
@@ -296,16 +298,29 @@ def stage(alice, media_root, client):
     return api, client, exp, good, sweep
 
 
-def test_hostile_leaves_in_every_position_of_a_stored_result(stage):
+GROUPS = (
+    "result summary key kind params seed",
+    "table tables",
+    "chart charts axis",
+    "series point error bar",
+)
+
+
+@pytest.mark.parametrize("group", GROUPS)
+def test_hostile_leaves_in_every_position_of_a_stored_result(stage, group):
     api, client, exp, good, sweep = stage
+    words = group.split()
+    positions = [(n, t) for n, t in _positions() if n.split()[0].split("_")[0] in words]
+    assert positions
     refused = 0
-    for _name, template in _positions():
+    for name, template in positions:
         for leaf in LEAVES:
             if not store_raw(exp, template.replace(MARK, leaf)):
                 refused += 1
                 continue
-            count("stored", _readers(api, client, exp, good, sweep))
-    assert refused <= len(_positions()), refused  # jsonb keeps nearly all of them
+            sweeps = name.startswith(("summary", "result"))
+            count("stored", _readers(api, client, exp, good, sweep, sweeps=sweeps))
+    assert refused <= len(positions), refused  # jsonb keeps nearly all of them
 
 
 def test_what_jsonb_refuses_is_refused_not_half_stored(stage):
