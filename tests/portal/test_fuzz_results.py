@@ -450,6 +450,18 @@ def test_probe_bar_chart_of_40000_categories_bundles_quickly(stage):
     assert took < 15, took  # 26.5 s before (list.index per bar); about 2 s now
 
 
+def test_format_suffix_routes_are_gone_not_500(world):
+    """Found by the query fuzz: ``/api/experiments/<id>/bundle.json/`` (and 19 other actions'
+    format-suffix twins) raised TypeError (an unexpected ``format`` argument): a 500."""
+    api = APIClient()
+    api.force_authenticate(world["user"])
+    pk, sweep = world["ids"]["experiment"], world["ids"]["sweep"]
+    for url in (f"/api/experiments/{pk}/bundle.json/", f"/api/experiments/{pk}/result.json/",
+                f"/api/sweeps/{sweep}/jobarray.json/", "/api/kinds.json/"):  # fmt: skip
+        assert api.get(url).status_code == 404, url
+    assert api.get("/api/kinds/?format=json").status_code == 200
+
+
 def test_compare_refuses_a_long_id_list_before_any_query(client, world):
     client.force_login(world["user"])
     query = "&".join(f"ids={i}" for i in range(1, 901))  # (past 1,000 fields Django says 400)
