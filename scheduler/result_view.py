@@ -332,7 +332,7 @@ def _points(raw: Any, kind: str, path: str, unshown: _Unshown) -> tuple[list, li
                     out.append([x, p[1] if y is not None else None])
             else:
                 x = _num(p[0])
-                if x is None or y is None:
+                if x is None or (y is None and p[1] is not None):  # (a null y is a gap)
                     why = "x and y must be finite numbers"
                 else:
                     out.append([p[0], p[1]])
