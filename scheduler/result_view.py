@@ -17,7 +17,7 @@ What comes out (see :mod:`scheduler.results` and :mod:`scheduler.experiments.bas
   cells, exactly as many as the columns (a ragged row is padded or cut, and said so);
 - ``charts``: each with a str ``id`` (unique), a known ``type``, ``title``, ``x``/``y`` axes
   with a label and scale, ``series`` with a name and points that are pairs of finite numbers
-  (``[category, number]`` for bar and histogram, ``[start, end, row]`` for gantt), and
+  (a null y is a gap; ``[category, number]`` for bar and histogram, ``[start, end, row]`` for gantt), and
   ``errors`` only when they are one finite number (or None) per point.
 
 Every step is linear in the size of the stored value (dicts for lookups, lists appended, no
