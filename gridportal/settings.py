@@ -238,7 +238,8 @@ GRIDPORTAL_WEB_MEMORY_MB = int(os.environ.get("GRIDPORTAL_WEB_MEMORY_MB", 1024))
 GRIDPORTAL_WEB_TIME_LIMIT = float(os.environ.get("GRIDPORTAL_WEB_TIME_LIMIT", 25))
 # A stored Result whose JSON text is larger is not rendered (page, CSV of a part, SVG): its
 # summary is shown and its JSON offered as a download (gridportal/experiments/results.py).
-GRIDPORTAL_RESULT_RENDER_MAX_MB = int(os.environ.get("GRIDPORTAL_RESULT_RENDER_MAX_MB", 32))
+# 16 MB: a line chart of 10^6 points (14 MB) renders in a 628 MiB child (bench/render_results.py).
+GRIDPORTAL_RESULT_RENDER_MAX_MB = int(os.environ.get("GRIDPORTAL_RESULT_RENDER_MAX_MB", 16))
 #: Heavy requests (those limited children) at once per web process; others wait this long,
 #: then are refused: the remaining threads stay free for ordinary requests.
 GRIDPORTAL_WEB_HEAVY_CONCURRENCY = int(os.environ.get("GRIDPORTAL_WEB_HEAVY_CONCURRENCY", 2))
