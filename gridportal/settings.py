@@ -97,6 +97,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",  # before whitenoise: static files carry the policy too
     "gridportal.uploads.UploadCapMiddleware",  # oversized bodies refused before being read
+    "gridportal.querystrings.QueryStringMiddleware",  # NUL in a query string: 400, not a 500
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -320,6 +321,10 @@ GRIDPORTAL_RUN_MEMORY_MB = int(os.environ.get("GRIDPORTAL_RUN_MEMORY_MB", 4096))
 GRIDPORTAL_RUN_TIME_LIMIT = int(os.environ.get("GRIDPORTAL_RUN_TIME_LIMIT", 3600))
 GRIDPORTAL_WEB_MEMORY_MB = int(os.environ.get("GRIDPORTAL_WEB_MEMORY_MB", 1024))
 GRIDPORTAL_WEB_TIME_LIMIT = float(os.environ.get("GRIDPORTAL_WEB_TIME_LIMIT", 25))
+# A stored Result whose JSON text is larger is not rendered (page, CSV of a part, SVG): its
+# summary is shown and its JSON offered as a download (gridportal/experiments/results.py).
+# 16 MB: a line chart of 10^6 points (14 MB) renders in a 628 MiB child (bench/render_results.py).
+GRIDPORTAL_RESULT_RENDER_MAX_MB = int(os.environ.get("GRIDPORTAL_RESULT_RENDER_MAX_MB", 16))
 #: Heavy requests (those limited children) at once per web process; others wait this long,
 #: then are refused: the remaining threads stay free for ordinary requests.
 GRIDPORTAL_WEB_HEAVY_CONCURRENCY = int(os.environ.get("GRIDPORTAL_WEB_HEAVY_CONCURRENCY", 2))

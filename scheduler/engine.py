@@ -20,7 +20,8 @@ bounds and JSON values
 labels
     ``label_of``, ``unit_of``, ``format_value``, ``labelled``
 result vocabulary
-    ``CHART_TYPES``, ``chart``, ``series``, ``table``
+    ``CHART_TYPES``, ``chart``, ``series``, ``table``; the tolerant reader of stored Results:
+    ``read_result``, ``summary_only``
 experiment catalogue
     ``kinds``, ``get_kind``, ``run_experiment``, ``validate_params``, ``schema_as_json``,
     ``check_inputs``, ``document_facts``, ``ExperimentKind``, ``InputSpec``, ``Param``,
@@ -67,6 +68,7 @@ from .jsonvalues import JSONLimitError, json_depth
 from .jsonvalues import loads as json_loads
 from .jsonvalues import loads_strict as json_loads_strict
 from .labels import format_value, label_of, labelled, unit_of
+from .result_view import read_result, summary_only
 from .results import CHART_TYPES, chart, series, table
 
 # Loaded on first use: facade name -> (module, name there).  Every name resolves
@@ -220,7 +222,9 @@ __all__ = [
     "label_of",
     "labelled",
     "native_status",
+    "read_result",
     "series",
+    "summary_only",
     "table",
     "unit_of",
     *_LAZY,

@@ -47,9 +47,9 @@ from django.utils import timezone
 from gridportal.archives import CheckedArchive, open_archive, refuse
 from scheduler import engine
 
-from .export import result_csv
 from .models import Experiment, Sweep
 from .result_check import check_result, load_json, result_params_match
+from .results import result_files, stored_result_files, stored_size
 from .services import experiment_create, run_inputs_of
 from .sweeps import sweep_aggregate
 
@@ -94,38 +94,16 @@ class _Crate:
         return {"@id": path}
 
     def add_result(self, prefix: str, result: dict[str, Any]) -> list[dict]:
-        out = [
-            self.add(
-                f"{prefix}/result.json",
-                json.dumps(result, indent=1, sort_keys=True) + "\n",
-                fmt="application/json",
-                about="Result (summary, tables, charts)",
-            ),
-            self.add(f"{prefix}/summary.csv", result_csv(result, "summary"), fmt="text/csv"),
-        ]
-        for tab in result.get("tables", []):
-            tid = _safe_id(tab.get("id", "table"))
-            out.append(
-                self.add(f"{prefix}/table-{tid}.csv", result_csv(result, f"table:{tab['id']}"),
-                         fmt="text/csv", about=tab.get("title", tid))
-            )  # fmt: skip
-        svg_chart = engine.svg_chart  # loaded here: an import error is not a chart's error
-        for spec in result.get("charts", []):
-            cid = _safe_id(spec.get("id", "chart"))
-            out.append(
-                self.add(f"{prefix}/chart-{cid}.csv", result_csv(result, f"chart:{spec['id']}"),
-                         fmt="text/csv", about=f"data of {spec.get('title', cid)}")
-            )  # fmt: skip
-            try:
-                svg = svg_chart(spec)
-            except Exception:  # a chart type the SVG drawer does not know: data only
-                svg = ""
-            if svg:
-                out.append(
-                    self.add(f"{prefix}/chart-{cid}.svg", svg, fmt="image/svg+xml",
-                             about=spec.get("title", cid))
-                )  # fmt: skip
-        return out
+        """A Result computed here (a sweep's aggregate): its JSON, CSVs and SVGs."""
+        return self.add_files(result_files(result, prefix))
+
+    def add_stored_result(self, prefix: str, experiment: Experiment) -> list[dict]:
+        """A run's stored Result, read tolerantly and rendered under the limits
+        (:mod:`gridportal.experiments.results`)."""
+        return self.add_files(stored_result_files(experiment, prefix))
+
+    def add_files(self, files: list[tuple[str, bytes, str, str]]) -> list[dict]:
+        return [self.add(path, body, fmt=fmt, about=about) for path, body, fmt, about in files]
 
     def zip(self, mentions: list[dict], conforms: bool = True) -> bytes:
         root = {
@@ -216,7 +194,7 @@ def _action(exp: Experiment, objects: list[dict], results: list[dict], prefix: s
 
 def experiment_bundle_zip(*, experiment: Experiment) -> bytes:
     """The run as a Process Run Crate zip (see the module docstring)."""
-    if experiment.status != Experiment.Status.SUCCEEDED or not experiment.result:
+    if experiment.status != Experiment.Status.SUCCEEDED or stored_size(experiment.pk) is None:
         raise ValidationError({"detail": [f"no result to bundle: the run is {experiment.status}"]})
     crate = _Crate(
         f"GridPortal run {experiment.pk} ({experiment.kind})",
@@ -238,7 +216,7 @@ def experiment_bundle_zip(*, experiment: Experiment) -> bytes:
     }
     crate.add("run.json", json.dumps(run, indent=1, sort_keys=True) + "\n",
               fmt="application/json", about="kind, parameters, seed, inputs")  # fmt: skip
-    results = crate.add_result("result", experiment.result)
+    results = crate.add_stored_result("result", experiment)
     entities = _action(experiment, objects, results, f"run-{experiment.pk}")
     crate.entities.extend(entities)
     return crate.zip([{"@id": entities[0]["@id"]}])
@@ -252,7 +230,11 @@ def sweep_bundle_zip(*, sweep: Sweep) -> bytes:
         "result and the aggregate (mean, standard deviation, n per point).",
     )
     objects, names = _add_inputs(crate, run_inputs_of(sweep))
-    rows = list(sweep.points.select_related("experiment").order_by("index", "repetition"))
+    rows = list(
+        sweep.points.select_related("experiment")
+        .defer("experiment__result")
+        .order_by("index", "repetition")
+    )
     doc = {
         "format": "gridportal-sweep-bundle",
         "version": 1,
@@ -275,10 +257,12 @@ def sweep_bundle_zip(*, sweep: Sweep) -> bytes:
     seen: set[int] = set()
     for r in rows:
         exp = r.experiment
-        if exp.pk in seen or exp.status != Experiment.Status.SUCCEEDED or not exp.result:
+        if exp.pk in seen or exp.status != Experiment.Status.SUCCEEDED:
+            continue
+        if stored_size(exp.pk) is None:
             continue
         seen.add(exp.pk)
-        results = crate.add_result(f"runs/{exp.pk}", exp.result)
+        results = crate.add_stored_result(f"runs/{exp.pk}", exp)
         entities = _action(exp, objects, results, f"run-{exp.pk}")
         crate.entities.extend(entities)
         mentions.append({"@id": entities[0]["@id"]})

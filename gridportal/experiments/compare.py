@@ -6,15 +6,29 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 
-from scheduler.engine import table
+from scheduler.engine import read_result, summary_only, table
 
 from .models import Experiment
+from .results import render_cap, stored_size, stored_summary, stored_view
 
 MAX_COMPARED = 12
 
 
 def _label(exp: Experiment) -> str:
     return f"#{exp.pk} {exp.name}" if exp.name else f"#{exp.pk}"
+
+
+def compared_views(experiments: list[Experiment]) -> list[dict[str, Any]]:
+    """Each run's Result as the tolerant reader shows it; when together they are larger than
+    the render cap, each run's summary only (the page says why)."""
+    sizes = [stored_size(e.pk) or 0 for e in experiments]
+    if sum(sizes) > render_cap():
+        why = (
+            f"the compared results are {sum(sizes) / 2**20:,.1f} MB together, over the "
+            f"{render_cap() / 2**20:,.0f} MB the portal renders: compare fewer runs"
+        )
+        return [summary_only(stored_summary(e.pk), why) for e in experiments]
+    return [stored_view(e.pk) or read_result(None) for e in experiments]
 
 
 def compare_runs(experiments: list[Experiment]) -> dict[str, Any]:
@@ -41,17 +55,16 @@ def compare_runs(experiments: list[Experiment]) -> dict[str, Any]:
     differing = [k for k in keys if len({repr(settings[e.pk].get(k)) for e in experiments}) > 1]
     diff_rows = [[k, *[settings[e.pk].get(k) for e in experiments]] for k in differing]
 
-    metrics: list[str] = []
-    for e in experiments:
-        metrics += [m for m in e.result.get("summary", {}) if m not in metrics]
-    summary_rows = [
-        [m, *[e.result.get("summary", {}).get(m) for e in experiments]] for m in metrics
-    ]
+    views = compared_views(experiments)
+    metrics: dict[str, None] = {}  # in order of first appearance (a dict: no list scans)
+    for view in views:
+        metrics.update(dict.fromkeys(view["summary"]))
+    summary_rows = [[m, *[view["summary"].get(m) for view in views]] for m in metrics]
 
     charts: list[dict[str, Any]] = []
     by_id: dict[str, dict[str, Any]] = {}
-    for e, label in zip(experiments, labels, strict=True):
-        for spec in e.result.get("charts", []):
+    for view, label in zip(views, labels, strict=True):
+        for spec in view["charts"]:
             merged = by_id.get(spec["id"])
             if merged is None:
                 merged = {**spec, "series": []}
@@ -60,6 +73,12 @@ def compare_runs(experiments: list[Experiment]) -> dict[str, Any]:
             for s in spec["series"]:
                 name = label if len(spec["series"]) == 1 else f"{label}: {s['name']}"
                 merged["series"].append({**s, "name": name})
+    unshown = [
+        [label, line] for view, label in zip(views, labels, strict=True) for line in view["unshown"]
+    ]
+    columns = ["run", "this part of the result cannot be shown"]
+    title = "Parts of the runs' results that cannot be shown"
+    extra = [table("unshown", title, columns, unshown)] if unshown else []
     return {
         "kind": experiments[0].kind,
         "params": {},
@@ -69,6 +88,7 @@ def compare_runs(experiments: list[Experiment]) -> dict[str, Any]:
         "tables": [
             table("differences", "Settings that differ", ["setting", *labels], diff_rows),
             table("summaries", "Summaries side by side", ["metric", *labels], summary_rows),
+            *extra,
         ],
         "charts": charts,
     }

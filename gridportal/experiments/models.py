@@ -3,6 +3,8 @@
 from django.conf import settings
 from django.db import models
 
+from .fields import ResultField
+
 
 class Experiment(models.Model):
     class Status(models.TextChoices):
@@ -35,7 +37,7 @@ class Experiment(models.Model):
     progress = models.FloatField(default=0.0)
     message = models.CharField(max_length=200, blank=True)
     error = models.TextField(blank=True)
-    result = models.JSONField(null=True, blank=True)
+    result = ResultField(null=True, blank=True)  # reads what jsonb stored, never raises
     fingerprint = models.CharField(
         max_length=64,
         blank=True,

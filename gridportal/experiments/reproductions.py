@@ -22,6 +22,7 @@ from gridportal.ownership import visible_to
 from scheduler import engine
 
 from .models import Experiment
+from .results import stored_view
 from .services import experiment_create
 
 PREFIX = "Reproduction: "
@@ -124,7 +125,7 @@ def reproduction_rows(*, user, kind: str | None = None) -> list[Row]:
         traces, missing = _user_traces(user, rep.preset.traces)
         done, active = latest_runs(user, rep)
         if done is not None:
-            results[rep.key] = Experiment.objects.values_list("result", flat=True).get(pk=done.pk)
+            results[rep.key] = stored_view(done.pk)
         if rep.key in keys:
             found.append((rep, done, active, traces, missing))
     rows = []
@@ -203,7 +204,7 @@ def _other_results(experiment: Experiment, rep: engine.Reproduction) -> dict[str
         for other in engine.reproductions(kind, name):
             done, _ = latest_runs(experiment.owner, other)
             if done is not None:
-                out[key] = Experiment.objects.values_list("result", flat=True).get(pk=done.pk)
+                out[key] = stored_view(done.pk)
     return out
 
 
@@ -217,7 +218,7 @@ def reproduction_reference(*, experiment: Experiment) -> dict[str, Any] | None:
         if experiment.status != Experiment.Status.SUCCEEDED:
             return {"kind": rep.kind.name, "preset": rep.preset.name, "verdict": "not run",
                     "checks": [], "summary": {}, "charts": {}}  # fmt: skip
-        result = Experiment.objects.values_list("result", flat=True).get(pk=experiment.pk)
+        result = stored_view(experiment.pk)
         verdict, checks = engine.reproduction_verdict(
             rep.preset, result, _other_results(experiment, rep)
         )

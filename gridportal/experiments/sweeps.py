@@ -17,7 +17,9 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Count, Sum
+from django.db.models import Count, Sum, TextField
+from django.db.models.fields.json import KeyTransform
+from django.db.models.functions import Cast, Length
 
 from scheduler import engine
 
@@ -310,39 +312,31 @@ def sweep_status(sweep: Sweep, *, with_runs: bool = True) -> dict[str, Any]:
 def sweep_aggregate(sweep: Sweep) -> dict[str, Any]:
     """Mean, standard deviation and n per point of every numeric summary metric, as a Result
     (summary, tables, charts with error bars) that the generic renderer and exports accept."""
-    rows = list(sweep.points.select_related("experiment"))
+    rows = list(sweep.points.select_related("experiment").defer("experiment__result"))
     points = sweep_points(sweep.vary)
     per_point: list[list[dict[str, Any]]] = [[] for _ in points]
     labels: dict[str, str] = {}
     failed = 0
+    summaries_of, unreadable = _run_summaries(
+        {r.experiment_id for r in rows if r.experiment.status == Experiment.Status.SUCCEEDED}
+    )
     for r in rows:
         exp = r.experiment
-        if exp.status == Experiment.Status.SUCCEEDED and exp.result:
-            per_point[r.index].append(exp.result.get("summary", {}))
-            labels.update(exp.result.get("summary_labels", {}))
+        if exp.pk in summaries_of:
+            summary, run_labels = summaries_of[exp.pk]
+            per_point[r.index].append(summary)
+            labels.update(run_labels)
         elif exp.status == Experiment.Status.FAILED:
             failed += 1
     metrics = sorted(
-        {
-            k
-            for summaries in per_point
-            for s in summaries
-            for k, v in s.items()
-            if isinstance(v, (int, float)) and not isinstance(v, bool)
-        }
+        {k for summaries in per_point for s in summaries for k, v in s.items() if _is_number(v)}
     )
     stats: list[dict[str, tuple[float | None, float | None, int]]] = []
     for summaries in per_point:
         entry = {}
         for m in metrics:
-            values = [
-                float(s[m])
-                for s in summaries
-                if isinstance(s.get(m), (int, float)) and not isinstance(s.get(m), bool)
-            ]
-            mean = fmean(values) if values else None
-            sd = stdev(values) if len(values) > 1 else (0.0 if values else None)
-            entry[m] = (mean, sd, len(values))
+            values = [float(s[m]) for s in summaries if _is_number(s.get(m))]
+            entry[m] = (*_mean_sd(values), len(values))
         stats.append(entry)
 
     names = [v["param"] for v in sweep.vary]
@@ -368,8 +362,10 @@ def sweep_aggregate(sweep: Sweep) -> dict[str, Any]:
             "succeeded_runs": sum(len(s) for s in per_point),
             "failed_runs": failed,
             "repetitions": sweep.repetitions,
+            "unreadable_runs": unreadable,
         },
         "summary_labels": {
+            "unreadable_runs": "finished runs whose summary cannot be read",
             "points": "sweep points",
             "runs": "runs",
             "succeeded_runs": "finished runs",
@@ -384,7 +380,49 @@ def sweep_aggregate(sweep: Sweep) -> dict[str, Any]:
 
 
 def _round(x: float | None) -> float | None:
-    return None if x is None else round(x, 6)
+    return None if x is None or not math.isfinite(x) else round(x, 6)
+
+
+def _is_number(v: Any) -> bool:
+    """A summary value the aggregate counts: what the tolerant reader keeps as a number (at
+    most 20 digits, finite), never a bool or a text."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _mean_sd(values: list[float]) -> tuple[float | None, float | None]:
+    """Mean and standard deviation, None where they overflow a float (1e308 + 1e308)."""
+    if not values:
+        return None, None
+    try:
+        mean = fmean(values)
+        sd = stdev(values) if len(values) > 1 else 0.0
+    except (OverflowError, ValueError, ZeroDivisionError):
+        return None, None
+    return (mean if math.isfinite(mean) else None), (sd if math.isfinite(sd) else None)
+
+
+def _run_summaries(ids: set[int]) -> tuple[dict[int, tuple[dict, dict]], int]:
+    """The finished runs' summaries and labels as the tolerant reader shows them, read alone
+    (``result -> 'summary'``: never the whole Result) and only when under MAX_SUMMARY_CHARS;
+    and how many runs were left out for that."""
+    from .results import MAX_SUMMARY_CHARS
+
+    def size(key: str):
+        return Length(Cast(KeyTransform(key, "result"), TextField()))
+
+    sizes = Experiment.objects.filter(pk__in=ids).annotate(
+        s=size("summary"), lab=size("summary_labels")
+    )
+    small = [pk for pk, a, b in sizes.values_list("pk", "s", "lab")
+             if (a or 0) <= MAX_SUMMARY_CHARS and (b or 0) <= MAX_SUMMARY_CHARS]  # fmt: skip
+    out = {}
+    rows = Experiment.objects.filter(pk__in=small).values_list(
+        "pk", "result__summary", "result__summary_labels"
+    )
+    for pk, summary, run_labels in rows:
+        view = engine.read_result({"summary": summary, "summary_labels": run_labels})
+        out[pk] = (view["summary"], view["summary_labels"])
+    return out, len(ids) - len(out)
 
 
 def _metric_chart(metric, label, names, points, stats) -> dict[str, Any]:

@@ -14,9 +14,15 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.dateparse import parse_date
 from django.views.decorators.http import require_POST
 
-from gridportal.experiments.compare import compare_runs
+from gridportal.experiments.compare import MAX_COMPARED, compare_runs
 from gridportal.experiments.models import Experiment, Sweep
 from gridportal.experiments.reproductions import reproduction_reference
+from gridportal.experiments.results import (
+    ResultRefused,
+    render_limited,
+    stored_size,
+    stored_summary,
+)
 from gridportal.experiments.services import (
     experiment_cancel,
     experiment_create,
@@ -209,6 +215,15 @@ def workflow_download(request, pk: int):
     return FileResponse(wf.file.open("rb"), as_attachment=True, filename=wf.original_filename)
 
 
+def _day(text: str | None):
+    """A YYYY-MM-DD filter, or None (an ignored filter) when it is not a real day:
+    ``parse_date`` raises on 2024-02-30 (well formed, no such day)."""
+    try:
+        return parse_date((text or "")[:32])
+    except ValueError:
+        return None
+
+
 @login_required
 def experiment_list(request):
     """Runs, "my runs" by default; filter by kind, status, input and date; search by name."""
@@ -227,7 +242,7 @@ def experiment_list(request):
     if f.get("sweeps") != "1":  # a sweep's runs are listed on its page
         qs = qs.filter(sweeps__isnull=True)
     for key, lookup in (("after", "created__date__gte"), ("before", "created__date__lte")):
-        day = parse_date(f.get(key) or "")
+        day = _day(f.get(key))
         if day:
             qs = qs.filter(**{lookup: day})
     page = Paginator(qs.distinct(), 50).get_page(f.get("page"))
@@ -455,27 +470,42 @@ def _label_rows(result: dict) -> dict:
     return {**result, "tables": tables}
 
 
+def _compare_result(pks: list[int]) -> dict:
+    """The compare page's Result (built where the results are read: in a limited child for
+    large results, so only the compared Result, never the stored ones, comes back)."""
+    by_pk = {e.pk: e for e in Experiment.objects.defer("result").filter(pk__in=pks)}
+    experiments = [by_pk[pk] for pk in pks]
+    return _label_rows(labelled(compare_runs(experiments)))
+
+
 @login_required
 def experiment_compare(request):
-    ids = [i for i in map(parse_id, request.GET.getlist("ids")) if i]
-    experiments = list(visible_to(Experiment.objects.all(), request.user).filter(pk__in=ids))
-    if len(experiments) != len(set(ids)):
+    ids = list(dict.fromkeys(i for i in map(parse_id, request.GET.getlist("ids")) if i))
+    error, result, status = None, None, 400
+    if not 2 <= len(ids) <= MAX_COMPARED:
+        error = f"pick between 2 and {MAX_COMPARED} runs to compare"
+        if len(ids) > MAX_COMPARED:  # refused before any query (no list of 900 ids looked up)
+            context = {"experiments": [], "result": None, "error": error}
+            return render(request, "experiments/compare.html", context, status=400)
+    qs = visible_to(Experiment.objects.defer("result"), request.user).filter(pk__in=ids)
+    by_pk = {e.pk: e for e in qs}
+    if len(by_pk) != len(ids):
         raise Http404("no such run")
-    experiments.sort(key=lambda e: ids.index(e.pk))
-    error, result = None, None
-    try:
-        result = _label_rows(labelled(compare_runs(experiments)))  # labels, units
-    except ValidationError as exc:
-        error = exc.messages[0]
+    experiments = [by_pk[pk] for pk in ids]
+    if error is None:
+        size = sum(stored_size(pk) or 0 for pk in ids)
+        try:
+            result = render_limited(_compare_result, ids, size=size, what="comparing these runs")
+            status = 200
+        except ValidationError as exc:
+            error = exc.messages[0]
+        except ResultRefused as exc:
+            error, status = exc.message, exc.status
     return render(
         request,
         "experiments/compare.html",
-        {
-            "experiments": experiments,
-            "result": result,
-            "error": error,
-        },
-        status=400 if error else 200,
+        {"experiments": experiments, "result": result, "error": error},
+        status=status,
     )
 
 
@@ -521,9 +551,10 @@ def _key_labels(sweep: Sweep, kind) -> dict[str, str]:
     ("first_submit mean", "… vs procs"): the kind's parameters and the metrics of one finished
     run (no raw key on the page)."""
     names = {n for n in _error_labels(kind)}
-    done = sweep.runs.filter(status=Experiment.Status.SUCCEEDED).only("result").first()
-    if done is not None and isinstance(done.result, dict):
-        names |= set((done.result.get("summary") or {}).keys())
+    done = sweep.runs.filter(status=Experiment.Status.SUCCEEDED).only("pk").first()
+    summary = stored_summary(done.pk) if done is not None else None  # the summary alone
+    if isinstance(summary, dict):
+        names |= {k for k in summary if len(k) <= 200}
     return {n: text for n in sorted(names) if (text := label_of(n)) != n}
 
 

@@ -204,8 +204,8 @@
     if (spec.type === "bar" || spec.type === "histogram") {
       // Categories: the union over all series, in first-seen order, so that overlaid runs
       // with different categories still line up.
-      const labels = [];
-      spec.series.forEach((s) => s.points.forEach((p) => { if (!labels.includes(String(p[0]))) labels.push(String(p[0])); }));
+      const labels = [], seen = new Set();  // a Set: 40,000 categories must not be 40,000² steps
+      spec.series.forEach((s) => s.points.forEach((p) => { const l = String(p[0]); if (!seen.has(l)) { seen.add(l); labels.push(l); } }));
       const hist = spec.type === "histogram";
       const align = (s, values) => {
         const at = new Map(s.points.map((p, j) => [String(p[0]), values[j]]));
@@ -227,8 +227,8 @@
               options: Object.assign(base, {scales: scales}), plugins: [errorBars]};
     }
     if (spec.type === "gantt") {
-      const rows = [];
-      spec.series.forEach((s) => s.points.forEach((p) => { if (!rows.includes(String(p[2]))) rows.push(String(p[2])); }));
+      const rows = [], seenRows = new Set();
+      spec.series.forEach((s) => s.points.forEach((p) => { const r = String(p[2]); if (!seenRows.has(r)) { seenRows.add(r); rows.push(r); } }));
       return {
         type: "bar",
         data: {

@@ -12,12 +12,12 @@ from rest_framework.response import Response
 from gridportal.ids import ID_REGEX
 from gridportal.ownership import visible_to
 from scheduler import engine
-from scheduler.engine import labelled
 
 from ..bundles import MAX_BUNDLE_BYTES, bundle_import, experiment_bundle_zip, sweep_bundle_zip
 from ..export import UnknownPart, result_csv
 from ..jobarray import MAX_UPLOAD_TOTAL, sweep_jobarray_zip, sweep_upload_results
 from ..models import Experiment, Sweep
+from ..results import ResultRefused, result_csv_text, result_json, view_of
 from ..services import experiment_cancel, experiment_clone, experiment_delete
 from ..sweeps import sweep_aggregate, sweep_cancel, sweep_delete
 from .filters import ExperimentFilter, SweepFilter
@@ -53,15 +53,20 @@ def csv_response(request, data: dict, filename: str) -> HttpResponse:
     except UnknownPart as exc:
         raise Http404(exc.args[0]) from None
     resp = HttpResponse(body, content_type="text/csv; charset=utf-8")
-    safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in part)
-    resp["Content-Disposition"] = f'attachment; filename="{filename}-{safe}.csv"'
+    resp["Content-Disposition"] = f'attachment; filename="{filename}-{_filename_part(part)}.csv"'
     return resp
 
 
-def _finished_result(exp: Experiment) -> dict:
-    if exp.status != Experiment.Status.SUCCEEDED or exp.result is None:
-        raise serializers.ValidationError({"detail": f"no result: the run is {exp.status}"})
-    return labelled(exp.result)  # every summary key labelled, with units
+def refused_response(exc: ResultRefused) -> HttpResponse:
+    """A stored Result that is not rendered: the reason as text (400 or 503), never a 500."""
+    resp = HttpResponse(exc.message + "\n", status=exc.status, content_type="text/plain")
+    if exc.status == 503:
+        resp["Retry-After"] = "30"
+    return resp
+
+
+def _filename_part(part: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "-" for c in part)[:80]
 
 
 class ExperimentViewSet(
@@ -114,16 +119,38 @@ class ExperimentViewSet(
     @RESULT_JSON_SCHEMA
     @action(detail=True, methods=["get"])
     def result(self, request, pk=None):
-        """The Result JSON: summary, tables and declarative chart specs."""
+        """The Result JSON: summary, tables and declarative chart specs (read tolerantly: what
+        cannot be shown is listed in ``unshown``; over the render cap, the summary only —
+        ``?download=1`` then gives the stored JSON as it is)."""
         exp = self.get_object()
-        return json_response(request, _finished_result(exp), f"experiment-{exp.pk}")
+        download = bool(request.query_params.get("download"))
+        try:
+            body = result_json(exp, download=download)
+        except ResultRefused as exc:
+            if exc.status == 400:
+                raise serializers.ValidationError({"detail": exc.message}) from None
+            return refused_response(exc)
+        resp = HttpResponse(body, content_type="application/json")
+        if download:
+            resp["Content-Disposition"] = f'attachment; filename="experiment-{exp.pk}.json"'
+        return resp
 
     @RESULT_CSV_SCHEMA
     @action(detail=True, methods=["get"], url_path="result/csv", url_name="result-csv")
     def result_csv(self, request, pk=None):
         """The result as CSV: the summary, one table or one chart's data."""
         exp = self.get_object()
-        return csv_response(request, _finished_result(exp), f"experiment-{exp.pk}")
+        part = request.query_params.get("part", "summary")
+        try:
+            body = result_csv_text(exp, part)
+        except UnknownPart as exc:
+            raise Http404(exc.args[0]) from None
+        except ResultRefused as exc:
+            return refused_response(exc)
+        resp = HttpResponse(body, content_type="text/csv; charset=utf-8")
+        name = f"experiment-{exp.pk}-{_filename_part(part)}.csv"
+        resp["Content-Disposition"] = f'attachment; filename="{name}"'
+        return resp
 
     @extend_schema(responses={(200, "application/zip"): OpenApiTypes.BINARY})
     @action(detail=True, methods=["get"])
@@ -135,6 +162,8 @@ class ExperimentViewSet(
             data = experiment_bundle_zip(experiment=exp)
         except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.message_dict) from None
+        except ResultRefused as exc:
+            return refused_response(exc)
         return _zip_response(data, f"gridportal-run-{exp.pk}.zip")
 
     @extend_schema(
@@ -211,13 +240,13 @@ class SweepViewSet(
         """The aggregate as a Result: a table per point and a chart per metric with error
         bars (mean ± standard deviation)."""
         sweep = self.get_object()
-        return json_response(request, labelled(sweep_aggregate(sweep)), f"sweep-{sweep.pk}")
+        return json_response(request, view_of(sweep_aggregate(sweep)), f"sweep-{sweep.pk}")
 
     @RESULT_CSV_SCHEMA
     @action(detail=True, methods=["get"], url_path="result/csv", url_name="result-csv")
     def result_csv(self, request, pk=None):
         sweep = self.get_object()
-        return csv_response(request, sweep_aggregate(sweep), f"sweep-{sweep.pk}")
+        return csv_response(request, view_of(sweep_aggregate(sweep)), f"sweep-{sweep.pk}")
 
     @extend_schema(responses={(200, "application/zip"): OpenApiTypes.BINARY})
     @action(detail=True, methods=["get"], url_path="bundle", url_name="bundle")
@@ -225,7 +254,11 @@ class SweepViewSet(
         """The sweep as an RO-Crate zip: inputs once, every finished run's result, the
         aggregate."""
         sweep = self.get_object()
-        return _zip_response(sweep_bundle_zip(sweep=sweep), f"gridportal-sweep-{sweep.pk}.zip")
+        try:
+            data = sweep_bundle_zip(sweep=sweep)
+        except ResultRefused as exc:
+            return refused_response(exc)
+        return _zip_response(data, f"gridportal-sweep-{sweep.pk}.zip")
 
     @extend_schema(
         responses={(200, "application/zip"): OpenApiTypes.BINARY},
