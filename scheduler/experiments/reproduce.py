@@ -355,8 +355,9 @@ def _spread_check(
 ) -> Check | None:
     """A claim judged over the runs of a declared spread (``result["spread"]``): **reproduced**
     when the published value lies within our 10th–90th percentile (widened by the tolerance)
-    and our median is within the tolerance, and a declared shape holds in every run; **depends** when it holds in some runs
-    only; **differs** when in none.  None when the spread kept no value of the metric."""
+    and our median is within the tolerance, and a declared shape holds in every run;
+    **depends** when it holds in some runs only; **differs** when in none.  None when the
+    spread kept no value of the metric."""
     runs = spread.get("runs") or []
     choice = spread.get("choice", "?")
     theirs: dict[Any, dict[str, Any]] = {}
@@ -484,9 +485,10 @@ def tally(checks: Iterable[dict[str, Any]]) -> dict[str, Any]:
 
     ``counts`` counts checks (one claim checked by two presets counts twice there);
     ``distinct`` counts each claim of a seed once (:func:`claim_identity`, :func:`_merged`):
-    the worst counted verdict any preset measured, else its uncounted class.  The **honest rate** is reproduced ÷ (numeric claims − fitted − by construction −
-    constant − blocked), over distinct numeric claims; a numeric claim not run or not measured
-    stays in the denominator (it is not reproduced)."""
+    the worst counted verdict any preset measured, else its uncounted class.  The **honest
+    rate** is reproduced ÷ (numeric claims − fitted − by construction − constant − blocked),
+    over distinct numeric claims; a numeric claim not run or not measured stays in the
+    denominator (it is not reproduced)."""
     counts = dict.fromkeys(VERDICTS, 0)
     no_cause = 0
     distinct: dict[tuple[Any, ...], str] = {}

@@ -152,8 +152,11 @@ def test_reclassify_moves_a_stored_check_of_a_fitted_claim_to_fitted():
 
 def spread_result(choice: str, values: list[float], metric: str = "m") -> dict:
     runs = [{"value": i, "metrics": {metric: v}} for i, v in enumerate(values)]
-    return {"summary": {metric: values[0]}, "charts": [],
-            "spread": {"choice": choice, "values": list(range(len(values))), "runs": runs}}
+    return {
+        "summary": {metric: values[0]},
+        "charts": [],
+        "spread": {"choice": choice, "values": list(range(len(values))), "runs": runs},
+    }
 
 
 def test_a_claim_over_a_spread_is_reproduced_when_the_published_value_is_inside_it():
@@ -189,8 +192,10 @@ def test_a_cross_run_order_over_a_spread_pairs_runs_of_the_same_seed():
 def test_a_spread_keeps_every_summary_number_and_the_claims_series():
     p = Preset("p", "t", published=(claim(metric="chart/curve", value=None, tolerance=0.1,
                                           points=((1, 2.0),)),))  # fmt: skip
-    r = {"summary": {"a": 1.5, "b": "text", "c": float("nan")},
-         "charts": [{"id": "chart", "series": [{"name": "curve", "points": [[1, 2.0]]}]}]}
+    r = {
+        "summary": {"a": 1.5, "b": "text", "c": float("nan")},
+        "charts": [{"id": "chart", "series": [{"name": "curve", "points": [[1, 2.0]]}]}],
+    }
     assert spread_metrics(p, r) == {"a": 1.5, "chart/curve": [[1, 2.0]]}
     json.dumps(spread_metrics(p, r))
 
