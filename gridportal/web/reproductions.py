@@ -35,7 +35,7 @@ def than_in_words(text: str, than) -> str:
 
 
 #: What the scoreboard shows (the verdicts a claim or a figure can have).
-SHOWN = ("reproduced", "same shape", "differs", "by construction", "not measured", "not run")
+SHOWN = engine.VERDICTS
 
 
 def _check_view(check: dict) -> dict:

@@ -116,6 +116,14 @@ class Expectation:
     * ``by_construction`` — non-empty when the algorithm guarantees the claim, saying what
       guarantees it (e.g. "eq. 20 at α = 1 picks the price-0 slot").  Such a claim is shown and
       checked but never counted as a reproduction.
+    * ``fitted`` — non-empty when the set-up was tuned on this very number (a calibration
+      target, a parameter chosen after a miss), saying what was tuned: shown, never counted,
+      whatever it shows.  :mod:`~scheduler.experiments.claims` marks every target of a declared
+      :class:`~scheduler.experiments.claims.calibrations.Calibration` so.
+    * ``constant`` — non-empty when the metric is structurally the same in every row or
+      policy (0 violations everywhere): shown, never counted.
+    * ``blocked`` — non-empty when the claim's input cannot be obtained, saying where it would
+      come from: never counted.
     * ``cause`` — why we differ (trace version, data missing in the seed, model choice); shown
       when the verdict is "differs".
     * ``than_run`` — ``"kind/preset"``: a cross-run claim, ``than`` is read from the latest
@@ -138,6 +146,9 @@ class Expectation:
     relative: bool = False
     tolerance_why: str = ""
     by_construction: str = ""
+    fitted: str = ""
+    constant: str = ""
+    blocked: str = ""
     cause: str = ""
     than_run: str = ""
     figure: str = ""
@@ -160,6 +171,12 @@ class Expectation:
             raise ValueError(
                 f"expectation {self.metric}: than_run names a preset as 'kind/preset' and "
                 "'than' a metric of it"
+            )
+        uncounted = [n for n in ("by_construction", "fitted", "constant", "blocked")
+                     if getattr(self, n)]  # fmt: skip
+        if len(uncounted) > 1:
+            raise ValueError(
+                f"expectation {self.metric}: one reason not to count it, not {uncounted}"
             )
         if not self.seed:
             object.__setattr__(self, "seed", seed_of(self.source))
@@ -193,6 +210,9 @@ class Expectation:
             "tolerance_why": self.tolerance_why,
             "by_construction": bool(self.by_construction),
             "by_construction_why": self.by_construction,
+            "fitted": self.fitted,
+            "constant": self.constant,
+            "blocked": self.blocked,
             "cause": self.cause,
             "than_run": self.than_run,
             "figure": self.figure,
@@ -243,6 +263,26 @@ def figure_of(source: str) -> str:
 
 
 @dataclass(frozen=True)
+class Spread:
+    """A choice the seed does not state that a preset's claims depend on, and the plausible
+    range it is run over (``choice``: ``"seed"``, the run's random seed, or a parameter name).
+    The reproduction runs the preset once per value and judges each claim on the spread
+    (:mod:`scheduler.experiments.reproduce`); ``why`` says what the seed leaves open and why
+    that range."""
+
+    choice: str
+    values: tuple[Any, ...]
+    why: str
+
+    def __post_init__(self) -> None:
+        if len(self.values) < 3:
+            raise ValueError(f"spread over {self.choice}: give at least three values")
+
+    def as_json(self) -> dict[str, Any]:
+        return {"choice": self.choice, "values": list(self.values), "why": self.why}
+
+
+@dataclass(frozen=True)
 class Preset:
     """Named parameters ("as in thesis Figure 13").  A preset that reproduces a seed figure or
     table declares the seed's ``published`` values, the archive ``traces`` it runs on (names
@@ -255,6 +295,7 @@ class Preset:
     published: tuple[Expectation, ...] = ()
     traces: tuple[str, ...] = ()
     minutes: float | None = None
+    spread: Spread | None = None
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "title": self.title, "params": self.params}
@@ -262,6 +303,8 @@ class Preset:
             out["published"] = [e.as_json() for e in self.published]
             out["traces"] = list(self.traces)
             out["minutes"] = self.minutes
+            if self.spread is not None:
+                out["spread"] = self.spread.as_json()
         return out
 
 
@@ -452,4 +495,4 @@ def _check_result(result: dict[str, Any]) -> None:
 # Builders that keep kinds short and the shape consistent: the engine's result vocabulary,
 # defined below every domain package in scheduler/results.py and re-exported here.
 
-__all__ += ["Expectation", "Param", "ParamError", "Preset", "SHAPES"]
+__all__ += ["Expectation", "Param", "ParamError", "Preset", "SHAPES", "Spread"]

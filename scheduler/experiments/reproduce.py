@@ -23,6 +23,7 @@ Results and traces in.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -51,14 +52,27 @@ __all__ = [
     "archive_url",
     "REPRODUCED",
     "BY_CONSTRUCTION",
+    "FITTED",
+    "CONSTANT",
+    "BLOCKED",
+    "DEPENDS",
+    "UNCOUNTED",
+    "honest_rate",
 ]
 
 REPRODUCED, SAME_SHAPE, DIFFERS = "reproduced", "same shape", "differs"
 BY_CONSTRUCTION, NOT_MEASURED, NOT_RUN = "by construction", "not measured", "not run"
+FITTED, CONSTANT, BLOCKED = "fitted", "constant", "blocked"
+DEPENDS = "depends"  # over a declared spread of an unstated choice, not within it
 MATCHES = REPRODUCED  # the issue-15 name
-#: Verdicts from best to worst; a preset's verdict is the worst of its measured checks.
-VERDICTS = (REPRODUCED, SAME_SHAPE, DIFFERS, BY_CONSTRUCTION, NOT_MEASURED, NOT_RUN)
-_RANK = {REPRODUCED: 0, SAME_SHAPE: 1, DIFFERS: 2}
+#: Verdicts from best to worst; a preset's verdict is the worst of its counted checks.
+VERDICTS = (REPRODUCED, SAME_SHAPE, DEPENDS, DIFFERS, FITTED, BY_CONSTRUCTION, CONSTANT,
+            BLOCKED, NOT_MEASURED, NOT_RUN)  # fmt: skip
+#: Verdicts that count (the honest rate's denominator), best first.
+_RANK = {REPRODUCED: 0, SAME_SHAPE: 1, DEPENDS: 2, DIFFERS: 3}
+#: Verdicts shown but never counted, with the field of the claim that says why.
+UNCOUNTED = {FITTED: "fitted", BY_CONSTRUCTION: "by_construction", CONSTANT: "constant",
+             BLOCKED: "blocked"}  # fmt: skip
 
 Number = float
 Series = list[tuple[Any, float]]
@@ -294,12 +308,120 @@ def _base_check(e: Expectation, result: dict[str, Any], others: dict[str, Any] |
     return Check(e, SAME_SHAPE if e.shape else DIFFERS, ours, off)
 
 
+def spread_metrics(preset: Preset, result: dict[str, Any]) -> dict[str, Any]:
+    """What a spread keeps of one run: every finite summary number (a cross-run claim of
+    another preset may read any) and the chart series its own claims read."""
+    out: dict[str, Any] = {}
+    for name, v in (result.get("summary") or {}).items():
+        if _finite(v) is not None:
+            out[name] = v
+    names = {e.metric for e in preset.published}
+    names |= {e.than for e in preset.published if isinstance(e.than, str)}
+    for name in sorted(n for n in names if "/" in n):
+        v = read_metric(result, name)
+        if v is not None:
+            out[name] = [list(p) for p in v]  # type: ignore[union-attr]
+    return out
+
+
+def _as_result(run: dict[str, Any]) -> dict[str, Any]:
+    """A Result holding one spread run's metrics (summary numbers and chart series)."""
+    out: dict[str, Any] = {"summary": {}, "charts": []}
+    for name, v in (run.get("metrics") or {}).items():
+        if isinstance(v, list):
+            chart, _, series = name.partition("/")
+            series = series.partition("[")[0]  # the kept points are those the selection chose
+            out["charts"].append({"id": chart, "series": [{"name": series, "points": v}]})
+        else:
+            out["summary"][name] = v
+    return out
+
+
+def _quantiles(values: list[float]) -> tuple[float, float, float]:
+    """(10th percentile, median, 90th percentile), linear between order statistics."""
+    xs = sorted(values)
+
+    def q(p: float) -> float:
+        k = (len(xs) - 1) * p
+        lo = math.floor(k)
+        hi = min(lo + 1, len(xs) - 1)
+        return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+
+    return q(0.1), q(0.5), q(0.9)
+
+
+def _spread_check(
+    e: Expectation, spread: dict[str, Any], others: dict[str, Any] | None
+) -> Check | None:
+    """A claim judged over the runs of a declared spread (``result["spread"]``): **reproduced**
+    when the published value lies within our 10th–90th percentile (widened by the tolerance)
+    and our median is within the tolerance, and a declared shape holds in every run;
+    **depends** when it holds in some runs only; **differs** when in none.  None when the
+    spread kept no value of the metric."""
+    runs = spread.get("runs") or []
+    choice = spread.get("choice", "?")
+    theirs: dict[Any, dict[str, Any]] = {}
+    if e.than_run:  # a cross-run claim: pair the runs of the same value of the same choice
+        other = ((others or {}).get(e.than_run) or {}).get("spread") or {}
+        if other.get("choice") != choice:
+            return None
+        theirs = {json.dumps(r.get("value")): _as_result(r) for r in other.get("runs") or []}
+    per_run = []
+    for run in runs:
+        key = json.dumps(run.get("value"))
+        if e.than_run and key not in theirs:
+            continue
+        paired = {e.than_run: theirs[key]} if e.than_run else others
+        per_run.append((run.get("value"), _base_check(e, _as_result(run), paired)))
+    measured = [(v, c) for v, c in per_run if c.verdict != NOT_MEASURED]
+    if not measured:
+        return None
+    held = [v for v, c in measured if c.verdict == REPRODUCED]
+    span = f"{choice} over {', '.join(str(v) for v, _ in measured)}"
+    if e.value is not None and all(isinstance(c.ours, (int, float)) for _, c in measured):
+        ours = [float(c.ours) for _, c in measured]  # type: ignore[arg-type]
+        p10, median, p90 = _quantiles(ours)
+        tol = _tolerance(e, e.value)
+        # the declared shape holds in a run when its check reproduced or kept the shape
+        shape_ok = not e.shape or all(c.verdict in (REPRODUCED, SAME_SHAPE) for _, c in measured)
+        # inside the spread (widened by the tolerance: a metric the choice does not move has
+        # a spread of width 0) and the median within the tolerance
+        inside = p10 - tol <= e.value <= p90 + tol and abs(median - e.value) <= tol
+        detail = (f"{len(measured)} runs, {span}: median {_fmt(median)}, 10–90 % "
+                  f"{_fmt(p10)}–{_fmt(p90)}; published {_fmt(e.value)} ± {tol:.3g}; within "
+                  f"tolerance in {len(held)} of {len(measured)}")  # fmt: skip
+        if inside and shape_ok:
+            return Check(e, REPRODUCED, median, detail)
+        return Check(e, DEPENDS if held else DIFFERS, median,
+                     detail + (f" — depends on {choice}" if held else ""))  # fmt: skip
+    detail = f"holds in {len(held)} of {len(measured)} runs, {span}"
+    ours_first = measured[0][1].ours
+    if len(held) == len(measured):
+        return Check(e, REPRODUCED, ours_first, detail)
+    return Check(e, DEPENDS if held else DIFFERS, ours_first,
+                 detail + (f" — depends on {choice}" if held else ""))  # fmt: skip
+
+
 def check(e: Expectation, result: dict[str, Any], others: dict[str, Any] | None = None) -> Check:
     """The verdict of one claim against one Result (``others``: the latest Result of other
-    presets by ``"kind/preset"``, for cross-run claims).  A by-construction claim that holds
-    is **by construction**, never **reproduced**; one that fails **differs** (a bug: the
-    guarantee is broken)."""
-    c = _base_check(e, result, others)
+    presets by ``"kind/preset"``, for cross-run claims).
+
+    Claims that are never counted keep their class whatever they show, and say what the check
+    found: **fitted** (the set-up was tuned on this number), **constant** (the metric is the
+    same in every row by structure), **blocked** (the input cannot be obtained).  A
+    by-construction claim that holds is **by construction**; one that fails **differs** (a
+    bug: the guarantee is broken)."""
+    if e.blocked:
+        return Check(e, BLOCKED, None, f"blocked: {e.blocked}")
+    spread = result.get("spread")
+    c = _spread_check(e, spread, others) if spread else None
+    c = c or _base_check(e, result, others)
+    if e.fitted or e.constant:
+        verdict_, why = (FITTED, e.fitted) if e.fitted else (CONSTANT, e.constant)
+        if c.verdict == NOT_MEASURED:
+            return c
+        found = "holds" if c.verdict == REPRODUCED else f"would be {c.verdict}: {c.detail}"
+        return Check(e, verdict_, c.ours, f"{verdict_} (never counted): {why}; it {found}")
     if e.by_construction and c.verdict == REPRODUCED:
         return Check(e, BY_CONSTRUCTION, c.ours, f"holds by construction: {e.by_construction}")
     if e.by_construction and c.off:
@@ -308,13 +430,17 @@ def check(e: Expectation, result: dict[str, Any], others: dict[str, Any] | None 
 
 
 def worst(verdicts: Iterable[str]) -> str:
-    """A preset's verdict: the worst measured one that is not by construction; 'by
-    construction' when only such claims were measured; 'not measured' when none was."""
+    """A preset's verdict: the worst counted one; when none was counted, the first uncounted
+    class measured (fitted, by construction, constant, blocked); 'not measured' when none
+    was."""
     seen = list(verdicts)
     measured = [v for v in seen if v in _RANK]
     if measured:
         return max(measured, key=_RANK.__getitem__)
-    return BY_CONSTRUCTION if BY_CONSTRUCTION in seen else NOT_MEASURED
+    for v in UNCOUNTED:
+        if v in seen:
+            return v
+    return NOT_MEASURED
 
 
 def verdict(
@@ -344,41 +470,88 @@ def claim_identity(c: dict[str, Any]) -> tuple[Any, ...]:
     )  # fmt: skip
 
 
-def tally(checks: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """Counts of claim verdicts (from :meth:`Check.as_json` rows, or claims not run), and the
-    share of numeric claims that are not by construction reproduced within tolerance.
+def claim_class(c: dict[str, Any]) -> str:
+    """The verdict a check row stands for in the counts: its own verdict, or the uncounted
+    class its claim declares (a fitted claim that was not run is still fitted)."""
+    for verdict_, field_ in UNCOUNTED.items():
+        if c.get(field_):
+            return verdict_
+    return c.get("verdict", NOT_RUN)
 
-    The counts are per check (one claim checked by two presets counts twice there); the
-    numeric share counts each claim of a seed once (:func:`claim_identity`), with the worst
-    verdict any preset measured for it, so a duplicated check can neither inflate nor sink
-    it."""
+
+def tally(checks: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """Counts of claim verdicts (from :meth:`Check.as_json` rows, or claims not run) and the
+    honest rate.
+
+    ``counts`` counts checks (one claim checked by two presets counts twice there);
+    ``distinct`` counts each claim of a seed once (:func:`claim_identity`, :func:`_merged`):
+    the worst counted verdict any preset measured, else its uncounted class.  The **honest
+    rate** is reproduced ÷ (numeric claims − fitted − by construction − constant − blocked),
+    over distinct numeric claims; a numeric claim not run or not measured stays in the
+    denominator (it is not reproduced)."""
     counts = dict.fromkeys(VERDICTS, 0)
     no_cause = 0
     distinct: dict[tuple[Any, ...], str] = {}
+    numeric_ids: set[tuple[Any, ...]] = set()
     for c in checks:
         v = c.get("verdict", NOT_RUN)
         counts[v] = counts.get(v, 0) + 1
-        if c.get("numeric") and not c.get("by_construction") and v in _RANK:
-            key = claim_identity(c)
-            seen = distinct.get(key)
-            distinct[key] = v if seen is None else max(seen, v, key=_RANK.__getitem__)
+        key = claim_identity(c)
+        cls = claim_class(c)
+        distinct[key] = _merged(distinct.get(key), cls)
+        if c.get("numeric"):
+            numeric_ids.add(key)
         no_cause += bool(c.get("missing_cause"))
-    numeric = len(distinct)
-    numeric_ok = sum(v == REPRODUCED for v in distinct.values())
+    by_claim = dict.fromkeys(VERDICTS, 0)
+    for v in distinct.values():
+        by_claim[v] = by_claim.get(v, 0) + 1
+    numeric = {k: v for k, v in distinct.items() if k in numeric_ids}
+    excluded = sum(v in UNCOUNTED for v in numeric.values())
+    counted = len(numeric) - excluded
+    numeric_ok = sum(v == REPRODUCED for v in numeric.values())
     return {
         "counts": counts,
+        "distinct": by_claim,
         # the same, named for templates
         "reproduced": counts[REPRODUCED],
         "same_shape": counts[SAME_SHAPE],
         "differs": counts[DIFFERS],
+        "depends": counts[DEPENDS],
         "by_construction": counts[BY_CONSTRUCTION],
+        "fitted": counts[FITTED],
+        "constant": counts[CONSTANT],
+        "blocked": counts[BLOCKED],
         "not_run": counts[NOT_RUN] + counts[NOT_MEASURED],
         "claims": sum(counts.values()),
-        "numeric": numeric,
+        "distinct_claims": len(distinct),
+        "numeric": len(numeric),
+        "numeric_excluded": excluded,
+        "numeric_counted": counted,
         "numeric_reproduced": numeric_ok,
-        "numeric_share": round(numeric_ok / numeric, 3) if numeric else None,
+        "honest_rate": honest_rate(numeric_ok, counted),
+        "numeric_share": honest_rate(numeric_ok, counted),  # the older name
         "missing_cause": no_cause,
     }
+
+
+def _merged(seen: str | None, cls: str) -> str:
+    """One claim's class from two checks of it: a counted verdict beats an uncounted class
+    (a claim checked both in a fitted set-up and in the seed's own counts as the seed's shows),
+    the worse of two counted verdicts wins, and a measured one beats 'not run'."""
+    if seen is None:
+        return cls
+    if seen in _RANK and cls in _RANK:
+        return max(seen, cls, key=_RANK.__getitem__)
+    if cls in _RANK:
+        return cls
+    if seen in _RANK or seen in UNCOUNTED:
+        return seen
+    return cls if cls in UNCOUNTED else seen
+
+
+def honest_rate(reproduced: int, counted: int) -> float | None:
+    """reproduced ÷ counted numeric claims, to three places (None when nothing counts)."""
+    return round(reproduced / counted, 3) if counted else None
 
 
 def cell_verdict(verdicts: Iterable[str]) -> str:
@@ -504,9 +677,26 @@ def run_reproduction(
     seed: int = 0,
     progress: Callable[[float, str], None] | None = None,
 ) -> dict[str, Any]:
-    """Run one preset on its (loaded) traces and return the Result."""
+    """Run one preset on its (loaded) traces and return the Result.  A preset with a declared
+    :class:`~scheduler.experiments.base.Spread` runs once more per value of its choice; the
+    Result then carries ``spread``: the choice, its values and, per run, the metrics its claims
+    read (:func:`spread_metrics`), which :func:`check` judges the claims on."""
     inputs = {"traces": traces} if traces else {}
-    return run_experiment(rep.kind.name, rep.preset.params, inputs, seed=seed, progress=progress)
+    result = run_experiment(rep.kind.name, rep.preset.params, inputs, seed=seed,
+                            progress=progress)  # fmt: skip
+    spread = rep.preset.spread
+    if spread is None:
+        return result
+    runs = []
+    for value in spread.values:
+        if spread.choice == "seed":
+            params, run_seed = rep.preset.params, int(value)
+        else:
+            params, run_seed = {**rep.preset.params, spread.choice: value}, seed
+        one = run_experiment(rep.kind.name, params, inputs, seed=run_seed)
+        runs.append({"value": value, "metrics": spread_metrics(rep.preset, one)})
+    result["spread"] = {**spread.as_json(), "runs": runs}
+    return result
 
 
 # ---------------------------------------------------------------------- words

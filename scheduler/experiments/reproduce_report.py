@@ -31,6 +31,9 @@ from ..traces.swf import SWFError, read_swf
 from .base import InputError, ParamError
 from .claims import deviations
 from .reproduce import (
+    BLOCKED,
+    CONSTANT,
+    FITTED,
     NOT_RUN,
     VERDICTS,
     Reproduction,
@@ -47,6 +50,7 @@ from .reproduce import (
 __all__ = [
     "build_report",
     "merge_reports",
+    "reclassify",
     "report_html",
     "report_markdown",
     "write_report",
@@ -178,6 +182,8 @@ def rescore(report: dict[str, Any]) -> dict[str, Any]:
         if key in results:
             v, checks = verdict(current[key].preset, results[key], results)
             row.update(verdict=v, checks=[c.as_json() for c in checks])
+    # rows kept without their Result (a slim report merged in): their checks re-declared
+    rows = reclassify({"rows": rows})["rows"]
     counts = Counter(r["verdict"] for r in rows)
     return {
         **report,
@@ -186,6 +192,43 @@ def rescore(report: dict[str, Any]) -> dict[str, Any]:
         "scoreboard": scoreboard(rows),
         "deviations": _deviations([current[f"{r['kind']}/{r['preset']}"] for r in rows]),
     }
+
+
+def reclassify(report: dict[str, Any]) -> dict[str, Any]:
+    """A report without Results (``docs/reproductions.json``) with every check's claim as it is
+    declared now and its verdict moved to the claim's uncounted class (fitted, by construction,
+    constant, blocked) where it has one; measured values and other verdicts stay as they were
+    run.  For a before/after of re-declaring claims without re-running them (``rescore`` re-checks
+    the Results when the report keeps them)."""
+    from .reproduce import UNCOUNTED, claim_identity, reproductions, worst
+
+    current = {r.key: r for r in reproductions()}
+    rows = []
+    for row in report["rows"]:
+        key = f"{row['kind']}/{row['preset']}"
+        if key not in current:
+            continue
+        declared = {claim_identity({**e.as_json()}): e for e in current[key].preset.published}
+        checks = []
+        for c in row.get("checks") or []:
+            e = declared.get(claim_identity(c))
+            if e is None:
+                continue  # a claim no longer declared
+            fresh = {**c, **e.as_json()}
+            for verdict_, field_ in UNCOUNTED.items():
+                if fresh.get(field_) and fresh.get("verdict") not in (NOT_RUN, "not measured"):
+                    why = (
+                        fresh.get("by_construction_why")
+                        if field_ == "by_construction"
+                        else (fresh[field_])
+                    )
+                    fresh["verdict"] = verdict_
+                    fresh["detail"] = f"{verdict_} (never counted): {why}"
+            checks.append(fresh)
+        preset_verdict = worst(c["verdict"] for c in checks) if checks else row.get("verdict")
+        rows.append({**row, **current[key].as_json(), "checks": checks,
+                     "verdict": preset_verdict})  # fmt: skip
+    return {**report, "rows": rows, "scoreboard": scoreboard(rows)}
 
 
 def merge_reports(reports: Iterable[dict[str, Any]]) -> dict[str, Any]:
@@ -279,9 +322,12 @@ def _md(v: Any) -> str:
 
 
 def _share(t: dict[str, Any]) -> str:
-    if not t["numeric"]:
+    """The honest rate: reproduced ÷ counted numeric claims (numeric − fitted − by
+    construction − constant − blocked)."""
+    if not t["numeric_counted"]:
         return "—"
-    return f"{t['numeric_reproduced']}/{t['numeric']} ({100 * t['numeric_share']:.0f} %)"
+    return (f"{t['numeric_reproduced']}/{t['numeric_counted']} "
+            f"({100 * t['honest_rate']:.0f} %)")  # fmt: skip
 
 
 def _not_run_text(report: dict[str, Any]) -> str:
@@ -312,23 +358,34 @@ def report_markdown(report: dict[str, Any]) -> str:
             else ""
         )
         + _not_run_text(report)
-        + ". Verdicts per claim: **reproduced** (the number within its tolerance and the shape "
-        "holds), **same shape** (the shape holds, the number is off), **differs**, **by "
-        "construction** (the algorithm guarantees it: checked, never counted), **not run**. "
-        "The verdict columns count checks (a claim two presets check counts twice); *numeric "
-        "claims reproduced* counts each claim of a seed once, with the worst verdict any preset "
-        "measured for it, and leaves out claims that hold by construction.",
+        + ".",
         "",
-        "| seed | claims | reproduced | same shape | differs | by construction | not run / "
-        "not measured | numeric claims reproduced | differs without a cause |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "**The honest rate** — numeric claims reproduced ÷ (numeric claims − fitted − by "
+        "construction − constant − blocked), each claim of a seed counted once — is "
+        f"**{_share(board['tally'])}**.",
+        "",
+        "Verdicts per claim: **reproduced** (the number within its tolerance and the shape "
+        "holds; over a declared spread of an unstated choice, the published value inside the "
+        "10th–90th percentile and the median within tolerance), **same shape** (the shape "
+        "holds, the number is off), **depends** (it holds for some values of an unstated "
+        "choice only), **differs**; never counted: **fitted** (the set-up was tuned on this "
+        "number), **by construction** (the algorithm guarantees it), **constant** (the metric "
+        "is the same in every row by structure), **blocked** (the input cannot be obtained); "
+        "**not run**. The claim columns count each claim of a seed once (the worst verdict "
+        "any preset measured for it); *checks* counts every preset's check.",
+        "",
+        "| seed | claims (checks) | reproduced | same shape | depends | differs | fitted | "
+        "by construction | constant | blocked | not run | honest rate | differs without a "
+        "cause |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for s in board["seeds"] + [{"seed": "all", "title": "", "tally": board["tally"]}]:
-        t, c = s["tally"], s["tally"]["counts"]
+        t, d = s["tally"], s["tally"]["distinct"]
         lines.append(
-            f"| {s['seed']} {_md(s['title'])} | {t['claims']} | {c['reproduced']} | "
-            f"{c['same shape']} | {c['differs']} | {c['by construction']} | "
-            f"{c['not run'] + c['not measured']} | {_share(t)} | {t['missing_cause']} |"
+            f"| {s['seed']} {_md(s['title'])} | {t['distinct_claims']} ({t['claims']}) | "
+            f"{d['reproduced']} | {d['same shape']} | {d['depends']} | {d['differs']} | "
+            f"{d['fitted']} | {d['by construction']} | {d['constant']} | {d['blocked']} | "
+            f"{d['not run'] + d['not measured']} | {_share(t)} | {t['missing_cause']} |"
         )
     lines += ["", "## Seed × figure", ""]
     for s in board["seeds"]:
@@ -345,6 +402,8 @@ def report_markdown(report: dict[str, Any]) -> str:
             note = c.get("shown_cause") or ""
             if c.get("by_construction"):
                 note = f"by construction: {c.get('by_construction_why', '')}"
+            elif c["verdict"] in (FITTED, CONSTANT, BLOCKED):
+                note = c.get("detail") or ""
             elif c.get("missing_cause"):
                 note = "**no cause given**"
             if c["verdict"] == NOT_RUN:

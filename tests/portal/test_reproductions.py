@@ -40,7 +40,7 @@ def test_every_reproduction_is_listed_not_run_with_what_it_needs(alice):
     assert rows["malleability/seed002-fig8-pwa"]["needs"] == []  # no trace needed
     # every claim carries its quote, place, tolerance reason and cause or guarantee
     claim = rows["malleability/seed002-fig7-pra"]["published"][0]
-    assert claim["by_construction"] and claim["seed"] == "002" and claim["figure"] == "Fig. 6"
+    assert claim["fitted"] and claim["seed"] == "002" and claim["figure"] == "Fig. 6"
     only = api(alice).get("/api/reproductions/?kind=malleability").json()
     assert {r["kind"] for r in only} == {"malleability"}
 
@@ -91,7 +91,7 @@ def test_a_run_started_elsewhere_with_the_preset_counts_and_others_do_not(alice,
     experiment_execute(experiment_id=theirs.pk)
     row = rows_by_key(api(alice).get("/api/reproductions/"))["malleability/seed002-fig7-pra"]
     assert row["experiment"] == mine.pk  # not the other parameters, not bob's newer run
-    assert row["verdict"] == "by construction"  # the fitted speed-up points
+    assert row["verdict"] == "fitted"  # the fitted speed-up points: shown, never counted
     assert [c["verdict"] for c in row["checks"]] == [
         c.verdict for c in engine.verdict(rep.preset, Experiment.objects.get(pk=mine.pk).result)[1]
     ]
@@ -121,8 +121,8 @@ def test_scoreboard_page_counts_filters_and_runs_lead_to_the_run(client, alice):
     assert "needs trace CTC-SP2" in html and "Traces page" in html
     assert "l_ctc_sp2/CTC-SP2-1996-3.1-cln.swf.gz" in html
     # claims with their guarantee / quote
-    # a guarantee is declared before any run
-    assert "by construction: the speed-up curves" in html
+    # a fit is declared before any run
+    assert "fitted (never counted): the speed-up curves" in html
     assert "nearly 10 minutes" in html
     # server-side filters
     only = client.get("/reproductions/?kind=malleability").content.decode()
@@ -146,8 +146,8 @@ def test_scoreboard_page_counts_filters_and_runs_lead_to_the_run(client, alice):
     done = client.get("/reproductions/status/").json()
     assert done["active"] is False
     row = done["rows"]["malleability/seed002-fig7-pra"]
-    assert row["verdict"] == "by construction" and "by construction: the speed-up" in row["html"]
-    assert 'class="cell by-construction"' in done["scoreboard_html"]
+    assert row["verdict"] == "fitted" and "fitted (never counted): the speed-up" in row["html"]
+    assert 'class="cell fitted"' in done["scoreboard_html"]
     missing = client.post(
         "/reproductions/run/", {"kind": "pricing", "preset": "thesis-fig23-24-ctc"}, follow=True
     )
@@ -196,8 +196,8 @@ def test_make_reproduce_command_writes_the_scoreboard_docs(tmp_path, capsys):
     assert "total time" in printed and "in process" in printed
     md = (tmp_path / "docs" / "reproductions.md").read_text()
     # per-seed totals, the figure grid, every claim with its verdict and cause
-    assert "| 002 Buisson et al. 2007" in md and "Fig. 6: **by construction**" in md
-    assert "by construction: the speed-up curves" in md
+    assert "| 002 Buisson et al. 2007" in md and "Fig. 6: **fitted**" in md
+    assert "fitted (never counted): the speed-up curves" in md
     assert "model choice: at the seed's load" in md  # the cause of Figure 8's difference
     slim = json.loads((tmp_path / "docs" / "reproductions.json").read_text())
     assert all("result" not in r for r in slim["rows"])
@@ -401,7 +401,7 @@ def test_the_page_shows_the_projects_own_scoreboard_beside_your_runs(client, ali
     client.force_login(alice)
     html = client.get("/reproductions/").content.decode()
     assert 'id="reference"' in html
-    numeric = f"{tally['numeric_reproduced']}/{tally['numeric']}"
+    numeric = f"{tally['numeric_reproduced']}/{tally['numeric_counted']}"
     assert f'data-role="reference-numeric">{numeric}</b>' in html
     for seed in committed["scoreboard"]["seeds"]:
         assert f"<b>{seed['seed']}</b>" in html

@@ -15,13 +15,15 @@ reads them (and ``CALIBRATION`` likewise) for the Reproductions page and the rep
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from typing import Any
 
 from ..base import Expectation
 from . import seed001, seed002, seed003, seed004, thesis_ch3, thesis_ch4_ch7, thesis_ch5, thesis_ch6
 from ._base import claim
+from .calibrations import CALIBRATIONS, Calibration
 
-__all__ = ["CLAIMS", "claim", "of", "deviations", "SEED_FILES"]
+__all__ = ["CLAIMS", "CALIBRATIONS", "Calibration", "claim", "of", "deviations", "SEED_FILES"]
 
 #: "kind/preset" -> the claims its runs are checked against.
 CLAIMS: dict[str, tuple[Expectation, ...]] = {}
@@ -31,6 +33,29 @@ for _module in (thesis_ch3, thesis_ch4_ch7, thesis_ch5, thesis_ch6, seed001, see
         if _key in CLAIMS:
             raise ValueError(f"claims for {_key} declared twice")
         CLAIMS[_key] = tuple(_claims)
+
+
+def _mark_fitted(claims: dict[str, tuple[Expectation, ...]]) -> None:
+    """Every claim a calibration was tuned on becomes ``fitted`` (shown, never counted); a
+    target that matches no claim is an error, so a declaration cannot go stale unseen."""
+    for cal in CALIBRATIONS:
+        unknown = [key for key in cal.presets if key not in claims]
+        if unknown:
+            raise ValueError(f"calibration {cal.name}: no claims for presets {unknown}")
+        found = {e.metric for key in cal.presets for e in claims[key]}
+        missing = [m for m in cal.targets if m not in found]
+        if missing:
+            raise ValueError(f"calibration {cal.name}: no claim of its presets on {missing}")
+        for key in cal.presets:
+            claims[key] = tuple(
+                replace(e, fitted=cal.why, by_construction="", constant="")
+                if e.metric in cal.targets
+                else e
+                for e in claims[key]
+            )
+
+
+_mark_fitted(CLAIMS)
 
 #: The seed texts the quotes come from, by seed id (the five publications of
 #: docs/references.md, as text files kept beside the repository, not in it).

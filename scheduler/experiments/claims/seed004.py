@@ -94,6 +94,16 @@ ARU_ROW = (
     "by 18 and 6 points, a difference between batch systems that their documented defaults do "
     "not give"
 )
+#: What is structurally the same in every row (never counted, calibrations.py / reproduce).
+BURST_ZERO = (
+    "BUPV is 0 in every row, every seed 0–9 and every mechanism of this set-up: no VO reaches "
+    "its burst share with our workload, so a check against it says nothing of the mechanism"
+)
+SPEP_ZERO = (
+    "the S-PEP's final rule suspends as soon as the epoch usage passes the share, so its EUPV is "
+    "0 by design in every seed: a published value within 0.05 of 0 passes whatever we model"
+)
+
 CALIBRATED = (
     "calibrated to this value: the testbed size is not in the seed, so Site0's CPUs (298) are "
     "chosen so that the mean ARU of our four rows over seeds 0–9 (0.749) equals the mean of "
@@ -114,9 +124,11 @@ def _row(quote: str, strategy: str, bupv: float, eupv: float, aru: float) -> tup
     epoch = SPEP_EPOCH if strategy.startswith("spep") else RM_EPOCH
     return (
         _c(where=WHERE, figure=FIGURE, metric=f"{strategy}.BUPV", quote=full, value=bupv,
-           tolerance=VIOLATION_TOL, tolerance_why=VIOLATION_WHY, cause=BURST),
+           tolerance=VIOLATION_TOL, tolerance_why=VIOLATION_WHY, cause=BURST,
+           constant=BURST_ZERO),
         _c(where=WHERE, figure=FIGURE, metric=f"{strategy}.EUPV", quote=full, value=eupv,
-           tolerance=VIOLATION_TOL, tolerance_why=VIOLATION_WHY, cause=epoch),
+           tolerance=VIOLATION_TOL, tolerance_why=VIOLATION_WHY, cause=epoch,
+           constant=SPEP_ZERO if strategy.startswith("spep") else ""),
         _c(where=WHERE, figure=FIGURE, metric=f"{strategy}.ARU", quote=full,
            value=round(aru / 100, 4), tolerance=ARU_TOL, tolerance_why=ARU_WHY, cause=ARU_ROW),
     )  # fmt: skip
@@ -131,7 +143,6 @@ CALIBRATION = _c(
     value=ARU_MEAN, tolerance=ARU_TOL,
     tolerance_why="the calibration is on the mean over seeds 0–9; one seed's mean of the four "
     "rows varies by about ± 0.06 around it",
-    by_construction=CALIBRATED,
 )  # fmt: skip
 
 STATEMENTS = (
@@ -145,11 +156,11 @@ STATEMENTS = (
        tolerance_why="'no clear winner' read as the S-PEP's and the RMs' BUPV, each the mean "
        "over the two batch systems, within 0.05 of each other (the table's: 0.11 and 0.095; "
        "its rows cross: 0.12 < 0.16 on Condor, 0.10 > 0.03 on PBS)",
-       cause=BURST),
+       cause=BURST, constant=BURST_ZERO),
     _c(where=WHERE, figure=FIGURE, metric="pbs-mean.BUPV",
        quote="PBS is slightly better at enforcing burst usage policies than is Condor",
        shape="<", than="condor-mean.BUPV",
-       cause=BURST + "; so both batch systems tie at 0"),
+       cause=BURST + "; so both batch systems tie at 0", constant=BURST_ZERO),
 )  # fmt: skip
 
 CLAIMS = {
