@@ -216,25 +216,25 @@ class Pricing(ExperimentKind):
                "Thesis Figures 25–26 on CTC-SP2, load +20 %, first 30 days (as in the thesis)",
                {"procs": 430, "extra_load": 0.2, "days": 30.0,
                 "estimates": "accurate"},
-               traces=("CTC-SP2",), minutes=1.0,
+               traces=("CTC-SP2",), minutes=8.0,  # 11 runs (seeds 0-9), loaded machine
                published=of("pricing", "thesis-fig25-26-ctc-plus20"), spread=SEED_SPREAD),
         Preset("thesis-fig25-26-ctc-plus40",
                "Thesis Figures 25–26 on CTC-SP2, load +40 %, first 30 days",
                {"procs": 430, "extra_load": 0.4, "days": 30.0,
                 "estimates": "accurate"},
-               traces=("CTC-SP2",), minutes=1.0,
+               traces=("CTC-SP2",), minutes=17.0,  # 11 runs (seeds 0-9), loaded machine
                published=of("pricing", "thesis-fig25-26-ctc-plus40"), spread=SEED_SPREAD),
         Preset("thesis-fig25-26-sdsc-plus20",
                "Thesis Figures 25–26 on SDSC-SP2, load +20 %, first 30 days",
                {"procs": 128, "extra_load": 0.2, "days": 30.0,
                 "estimates": "accurate"},
-               traces=("SDSC-SP2",), minutes=1.0,
+               traces=("SDSC-SP2",), minutes=2.0,  # 11 runs (seeds 0-9), loaded machine
                published=of("pricing", "thesis-fig25-26-sdsc-plus20"), spread=SEED_SPREAD),
         Preset("thesis-fig25-26-sdsc-plus40",
                "Thesis Figures 25–26 on SDSC-SP2, load +40 %, first 30 days",
                {"procs": 128, "extra_load": 0.4, "days": 30.0,
                 "estimates": "accurate"},
-               traces=("SDSC-SP2",), minutes=1.0,
+               traces=("SDSC-SP2",), minutes=2.0,  # 11 runs (seeds 0-9), loaded machine
                published=of("pricing", "thesis-fig25-26-sdsc-plus40"), spread=SEED_SPREAD),
         Preset("thesis-fig27-ctc",
                "Thesis Figure 27 on CTC-SP2: α = 0; sweep fraction 0.1, 0.2, 0.4, 0.6, 0.8, 0.9",
@@ -278,7 +278,7 @@ class Pricing(ExperimentKind):
                published=of("pricing", "thesis-fig30-31-sdsc-accurate")),
         Preset("first-30-days-ctc", "As the thesis could afford: CTC-SP2, first 30 days",
                {"procs": 430, "days": 30.0, "estimates": "accurate"},
-               traces=("CTC-SP2",), minutes=1.0,
+               traces=("CTC-SP2",), minutes=3.0,  # 11 runs (seeds 0-9), loaded machine
                published=of("pricing", "first-30-days-ctc"), spread=SEED_SPREAD),
         Preset("first-30-days-sdsc", "As the thesis could afford: SDSC-SP2, first 30 days",
                {"procs": 128, "days": 30.0, "estimates": "accurate"},

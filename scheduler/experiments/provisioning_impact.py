@@ -289,7 +289,7 @@ class ProvisioningImpact(ExperimentKind):
                "Singh, Kesselman & Deelman 2005, Figure 7: "
                "every request for the original Montage, three policies",
                {**SEED003, "families": "original", "figure7": True},
-               traces=("SDSC-SP2",), minutes=10.0, spread=SUBMIT_SPREAD,
+               traces=("SDSC-SP2",), minutes=25.0, spread=SUBMIT_SPREAD,  # 10 runs, 1,408 s loaded
                published=of("provisioning-impact", "seed003-fig7")),
         Preset("seed003-fig8",
                "Singh, Kesselman & Deelman 2005, Figure 8: "
