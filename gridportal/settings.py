@@ -147,7 +147,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# ---- Authentication and abuse (issue 36; gridportal/web/auth_guard.py) ----------------------
+# ---- Authentication and abuse (gridportal/web/auth_guard.py) ------------------------------
 # Axes' check first: a locked-out name or client is refused before any password is hashed.
 AUTHENTICATION_BACKENDS = [
     "gridportal.web.auth_guard.LockoutBackend",

@@ -42,8 +42,8 @@ class PortalAPIRoot(APIRootView):
 class PortalRouter(DefaultRouter):
     APIRootView = PortalAPIRoot
     # No ``.json`` twin of every route: the actions take no ``format`` argument, so
-    # ``/api/experiments/1/bundle.json/`` was a 500 (TypeError) on 20 actions (issue 36's
-    # query fuzz). ``?format=json`` still picks the renderer.
+    # ``/api/experiments/1/bundle.json/`` was a 500 (TypeError) on 20 actions (found by the
+    # query-string fuzz). ``?format=json`` still picks the renderer.
     include_format_suffixes = False
 
 

@@ -1,7 +1,7 @@
 """Getting in: a sign-up page (``GRIDPORTAL_SIGNUP=off`` turns it off for closed
 deployments) and, in development, the demo account's credentials on the login page.
 
-Abuse (issue 36; :mod:`gridportal.web.auth_guard`): logins are throttled per client and locked
+Abuse (:mod:`gridportal.web.auth_guard`): logins are throttled per client and locked
 per name and per client after repeated failures (django-axes), sign-ups are throttled per
 client, passwords are bounded in length before anything is computed on them (every login form
 and the sign-up form), new names may not mix alphabets nor look like an existing name

@@ -142,11 +142,11 @@ _MEASURED_COLUMNS = ("normal_success_at_50", "normal_success_at_80",
 def calibration_splits(
     measured: tuple | list | None = None, tolerance: float = 0.05
 ) -> list[dict[str, Any]]:
-    """Both ways to split seed 001's four printed ratios into calibration targets and held-out
-    checks: choose the candidate set-up (wiring 'none' is no candidate: the seed lists an
-    in-domain link class) closest to the targets, then read the held-out ratios of that set-up
-    and whether each lies within ``tolerance`` of the paper's (the 80 % ratio, printed as
-    'over 0.61', also when above).  From the measured table, without running anything."""
+    """Both ways to split Takefusa et al.'s (2010) four printed ratios into calibration targets
+    and held-out checks: choose the candidate set-up (wiring "none" is no candidate: the seed
+    lists an in-domain link class) closest to the targets, then read the held-out ratios of
+    that set-up and whether each lies within ``tolerance`` of the paper's (the 80 % ratio,
+    printed as 'over 0.61', also when above).  From the measured table, without running anything."""
     rows = [r for r in (measured or CALIBRATION["measured"]) if r[0] != "none"]
     printed = CALIBRATION["printed"]
     halves = (_MEASURED_COLUMNS[2:], _MEASURED_COLUMNS[:2])

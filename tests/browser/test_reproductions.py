@@ -40,13 +40,13 @@ def test_scoreboard_filters_run_link_and_live_update(live_server, celery_worker,
     page.wait_for_selector("body[data-result-drawn=true]", timeout=90_000)
     page.wait_for_function(
         """() => { const v = document.querySelector('#published-values [data-role=verdict]');
-                   return v && v.textContent.trim() === 'by construction'; }""",
+                   return v && v.textContent.trim() === 'fitted'; }""",
         timeout=30_000,
     )
 
     # back on the scoreboard: start the other malleability preset and watch it finish live
     page.goto(f"{live_server.url}/reproductions/?kind=malleability")
-    assert page.get_attribute(row, "data-verdict") == "by construction"
+    assert page.get_attribute(row, "data-verdict") == "fitted"
     assert page.get_attribute(f"{row} a[data-role=latest]", "href") in run_url
     other = "#repro-malleability-seed002-fig8-pwa"
     page.click(f"{other} [data-role=run]")
@@ -61,7 +61,12 @@ def test_scoreboard_filters_run_link_and_live_update(live_server, celery_worker,
     assert page.evaluate("window.__same_page") is True  # updated without a reload
     assert "cause:" in page.text_content(other)
     cell = page.locator("#board tr[data-seed='002'] a.cell").first
-    assert cell.get_attribute("data-verdict") in ("by construction", "differs", "reproduced")
+    assert cell.get_attribute("data-verdict") in (
+        "fitted",
+        "by construction",
+        "differs",
+        "reproduced",
+    )
 
 
 SCREEN = 900  # the window's height: a "screen"

@@ -54,7 +54,9 @@ def test_trace_stats_runs_on_a_real_worker(services_present, celery_worker, alic
     expected = run_experiment(
         "trace-stats", {"procs": 100}, {"traces": [load_trace(tmp_path / "t.swf")]}, seed=5
     )
-    assert result == labelled(expected)  # the API adds a label and unit to every metric
+    # the API adds a label and unit to every metric, and says what it could not show (nothing)
+    assert result.pop("unshown") == []
+    assert result == labelled(expected)
     assert result["summary"]["jobs"] == 800 and result["summary"]["machine_procs"] == 100
 
     rows = list(

@@ -452,3 +452,9 @@ def test_preset_durations_say_when_the_engine_runs_pure_python(client, alice, mo
     assert (
         f"about {minutes:g} min with the compiled engine; this server runs its pure-Python" in html
     )
+
+
+def test_the_page_lists_every_verdict_of_the_engine():
+    from gridportal.web.reproductions import SHOWN
+
+    assert tuple(SHOWN) == tuple(engine.VERDICTS)

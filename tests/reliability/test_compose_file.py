@@ -17,6 +17,7 @@ from tests.conftest import ROOT
 SERVICE_KEYS = {
     "build", "image", "command", "environment", "volumes", "depends_on", "ports",
     "healthcheck", "restart", "env_file", "entrypoint", "working_dir", "user", "networks",
+    "expose",  # gunicorn behind nginx: reachable on the compose network only
 }  # fmt: skip
 
 

@@ -29,4 +29,7 @@ def test_fetch_trace_downloads_from_the_same_table():
     # the paths follow the archive's naming: l_<dir>/<NAME>-<year>-<version>[-cln].swf.gz
     for name, path in ARCHIVE_LOGS.items():
         folder, _, file = path.partition("/")
-        assert folder.startswith("l_") and file.startswith(name + "-"), (name, path)
+        # an original (uncleaned) log is named after its cleaned one: <NAME>-original
+        stem = name.removesuffix("-original")
+        assert folder.startswith("l_") and file.startswith(stem + "-"), (name, path)
+        assert ("-cln" in file) == (stem == name), (name, path)

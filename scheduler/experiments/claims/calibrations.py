@@ -37,7 +37,7 @@ class Calibration:
         return f"calibration {self.name}: {self.tuned}"
 
 
-#: Seed 001: the unknown testbed (wiring, request shape, CPU draw) is chosen on the two
+#: Takefusa et al. 2010: the unknown testbed (wiring, request shape, CPU draw) is chosen on the two
 #: service levels at 100 % load; the two success ratios are held out.
 SEED001_TARGETS = ("service_levels_UserA_at_100", "service_levels_UserB_at_100")
 SEED001_HELD_OUT = ("normal_success_at_50", "normal_success_at_80")
