@@ -85,6 +85,10 @@ def test_a_run_past_the_memory_limit_fails_naming_it_and_is_not_a_lost_worker(al
     # 16 MiB of growth: the largest co-allocation the submit accepts grows past it (about
     # 129 MiB peak in a process of its own), the worker's ordinary runs need far more
     settings.GRIDPORTAL_RUN_MEMORY_MB = 16
+    # the solver's shared library loaded here, as in a worker that has run a co-allocation:
+    # mapping it in the child would itself pass 16 MiB (an ImportError, not the run's growth)
+    import highspy  # noqa: F401
+
     exp = hostile_coallocation(alice)
     before = _rss_kib()
     assert services.experiment_execute(experiment_id=exp.pk, token="t1") == "failed"
