@@ -341,10 +341,19 @@ def heavy_slot(field: str = "request"):
         gate.release()
 
 
-def web_limited(fn: Callable, *args: Any, field: str = "request", what: str = "this request"):
-    """``fn(*args)`` for a web request under GRIDPORTAL_WEB_TIME_LIMIT / _MEMORY_MB; a limit
-    that fires becomes a ValidationError on ``field`` (a 400 naming the limit), never a
-    stuck or swollen web worker."""
+def web_limited(
+    fn: Callable,
+    *args: Any,
+    field: str = "request",
+    what: str = "this request",
+    budget: str = "WEB",
+    advice: str = "ask for less",
+):
+    """``fn(*args)`` for a web request in a limited child, under the limits of the budget
+    GRIDPORTAL_{budget}_TIME_LIMIT / _MEMORY_MB (``WEB`` for plans, quotes and generated
+    inputs; ``UPLOAD`` for checking an uploaded file), in one of the process's heavy slots
+    (:func:`heavy_slot`). A limit that fires becomes a ValidationError on ``field`` (a 400
+    naming the limit, then ``advice``), never a stuck or swollen web worker."""
     from django.conf import settings
     from django.core.exceptions import ValidationError
 
@@ -353,9 +362,9 @@ def web_limited(fn: Callable, *args: Any, field: str = "request", what: str = "t
             return run_limited(
                 fn,
                 *args,
-                timeout=settings.GRIDPORTAL_WEB_TIME_LIMIT,
-                memory_mb=settings.GRIDPORTAL_WEB_MEMORY_MB,
+                timeout=getattr(settings, f"GRIDPORTAL_{budget}_TIME_LIMIT"),
+                memory_mb=getattr(settings, f"GRIDPORTAL_{budget}_MEMORY_MB"),
                 what=what,
             )
     except LimitExceeded as exc:
-        raise ValidationError({field: [f"{exc.message}; ask for less"]}) from None
+        raise ValidationError({field: [f"{exc.message}; {advice}"]}) from None

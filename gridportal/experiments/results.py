@@ -31,7 +31,7 @@ from django.db.models import TextField
 from django.db.models.fields.json import KeyTransform
 from django.db.models.functions import Cast, Length
 
-from gridportal.limits import LimitExceeded, heavy_slot, run_limited
+from gridportal.limits import web_limited
 from scheduler import engine
 from scheduler.engine import read_result, summary_only
 
@@ -113,23 +113,19 @@ def _summary_view(pk: int, size: int) -> dict[str, Any]:
 
 
 def render_limited(fn, *args, size: int, what: str) -> Any:
-    """``fn(*args)`` here when the stored Result is small, else in a limited child."""
+    """``fn(*args)`` here when the stored Result is small, else in a limited child (a 503
+    naming the limit, or that the portal is busy)."""
     if size <= INLINE_CHARS:
         return fn(*args)
     try:
-        with heavy_slot("result"):
-            return run_limited(
-                fn,
-                *args,
-                timeout=settings.GRIDPORTAL_WEB_TIME_LIMIT,
-                memory_mb=settings.GRIDPORTAL_WEB_MEMORY_MB,
-                what=what,
-            )
-    except LimitExceeded as exc:
-        raise ResultRefused(
-            503, f"{exc.message} (the stored result is {_mb(size)}); download the result JSON"
-        ) from None
-    except ValidationError as exc:  # heavy_slot: the portal is busy
+        return web_limited(
+            fn,
+            *args,
+            field="result",
+            what=what,
+            advice=f"the stored result is {_mb(size)}; download the result JSON",
+        )
+    except ValidationError as exc:  # a limit fired, or heavy_slot: the portal is busy
         raise ResultRefused(503, exc.messages[0]) from None
 
 

@@ -16,7 +16,7 @@ from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile, File
 from django.db import transaction
 
-from gridportal.limits import LimitExceeded, heavy_slot, run_limited
+from gridportal.limits import web_limited
 from gridportal.quotas.services import quota_check_storage
 from scheduler.engine import (
     SacctError,
@@ -279,17 +279,9 @@ def _trace_facts(upload: File, filename: str) -> dict:
 def upload_limited(fn, *args, what: str):
     """Check an upload in a child under GRIDPORTAL_UPLOAD_{MEMORY_MB,TIME_LIMIT}: a file that
     needs more is refused naming the limit (field ``file``), the web process never grows."""
-    try:
-        with heavy_slot("file"):
-            return run_limited(
-                fn,
-                *args,
-                timeout=settings.GRIDPORTAL_UPLOAD_TIME_LIMIT,
-                memory_mb=settings.GRIDPORTAL_UPLOAD_MEMORY_MB,
-                what=what,
-            )
-    except LimitExceeded as exc:
-        raise ValidationError({"file": [f"{exc.message}; the file is refused"]}) from None
+    return web_limited(
+        fn, *args, field="file", what=what, budget="UPLOAD", advice="the file is refused"
+    )
 
 
 def _save_with_file(row, filename: str, content):
@@ -455,20 +447,14 @@ def workflow_generate(*, owner, model: str, params: dict, name: str = "") -> Wor
     as native JSON."""
     if model not in WORKFLOW_GENERATORS:
         raise ValidationError({"model": [f"unknown model {model!r}"]})
-    try:
-        with heavy_slot("params"):
-            data, facts = run_limited(
-                _generated,
-                model,
-                params,
-                timeout=settings.GRIDPORTAL_WEB_TIME_LIMIT,
-                memory_mb=settings.GRIDPORTAL_WEB_MEMORY_MB,
-                what="generating this workflow",
-            )
-    except LimitExceeded as exc:
-        raise ValidationError(
-            {"params": [f"{exc.message}: ask for fewer tasks or fewer parents per task"]}
-        ) from None
+    data, facts = web_limited(
+        _generated,
+        model,
+        params,
+        field="params",
+        what="generating this workflow",
+        advice="ask for fewer tasks or fewer parents per task",
+    )
     filename = f"{model}-{facts['name'] or 'workflow'}.json".replace("/", "-")
     return _store_workflow(
         owner=owner,
