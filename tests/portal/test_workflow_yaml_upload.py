@@ -70,7 +70,7 @@ def test_pegasus_json_upload_page_shows_the_default_runtime_note(client, alice, 
     assert wf.format == "pegasus-json" and wf.task_count == 2
     detail = html.unescape(client.get(resp["Location"]).content.decode())
     notes = detail.split('<ul id="workflow-notes">', 1)[1].split("</ul>", 1)[0]
-    assert "<li>default runtime of 60 s (no pegasus.runtime profile) for 1 of 2 jobs: j2</li>" in (
+    assert "<li>Default runtime of 60 s (no pegasus.runtime profile) for 1 of 2 jobs: j2</li>" in (
         notes
     )
-    assert "default of 1 processor" in notes
+    assert "Default of 1 processor" in notes
