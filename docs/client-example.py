@@ -1,11 +1,12 @@
 """GridPortal from Python: upload a trace, run an experiment and a sweep, read the results.
 
     pip install ./clients/python[pandas]
-    GRIDPORTAL_URL=http://127.0.0.1:8000 GRIDPORTAL_USER=demo GRIDPORTAL_PASSWORD=demo \\
+    GRIDPORTAL_URL=http://127.0.0.1:8000 GRIDPORTAL_USER=demo GRIDPORTAL_PASSWORD=demo-grid \\
         python docs/client-example.py TRACE.swf[.gz]
 
-The test suite runs this file against a live portal with a real worker
-(tests/integration/test_client.py).
+``demo``/``demo-grid`` is the demo account that ``make run`` creates (``manage.py seed_demo``).
+The test suite runs the command above as written (the address and the trace aside) against a
+live portal with a real worker (tests/integration/test_client.py).
 """
 
 from __future__ import annotations
@@ -18,7 +19,10 @@ from gridportal_client import Client
 
 def main(trace_path: str) -> None:
     gp = Client(os.environ.get("GRIDPORTAL_URL", "http://127.0.0.1:8000"))
-    gp.login(os.environ.get("GRIDPORTAL_USER", "demo"), os.environ.get("GRIDPORTAL_PASSWORD", ""))
+    gp.login(
+        os.environ.get("GRIDPORTAL_USER", "demo"),
+        os.environ.get("GRIDPORTAL_PASSWORD", "demo-grid"),
+    )
 
     trace = gp.upload_trace(trace_path, name="client example")
     print(f"uploaded trace {trace['id']}: {trace['job_count']} jobs")

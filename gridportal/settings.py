@@ -344,6 +344,20 @@ GRIDPORTAL_ARCHIVE_MAX_TOTAL_BYTES = int(
 )
 GRIDPORTAL_ARCHIVE_MAX_RATIO = int(os.environ.get("GRIDPORTAL_ARCHIVE_MAX_RATIO", 200))
 GRIDPORTAL_MAX_RESULT_BYTES = int(os.environ.get("GRIDPORTAL_MAX_RESULT_BYTES", 16 * 2**20))
+#: Run bundles (RO-Crate 1.1 + Process Run Crate 0.5, gridportal/experiments/bundles.py): the
+#: licence under which a bundle's data are published (a URL; the root's ``license``), its name,
+#: and the project's home page or public repository (the engine's ``url``, the publisher).
+#: Set GRIDPORTAL_PROJECT_URL to the deployment's project page.
+GRIDPORTAL_DATA_LICENSE = os.environ.get(
+    "GRIDPORTAL_DATA_LICENSE", "https://creativecommons.org/licenses/by/4.0/"
+)
+GRIDPORTAL_DATA_LICENSE_NAME = os.environ.get(
+    "GRIDPORTAL_DATA_LICENSE_NAME",
+    "Creative Commons Attribution 4.0 International (CC BY 4.0)"
+    if GRIDPORTAL_DATA_LICENSE == "https://creativecommons.org/licenses/by/4.0/"
+    else GRIDPORTAL_DATA_LICENSE,
+)
+GRIDPORTAL_PROJECT_URL = os.environ.get("GRIDPORTAL_PROJECT_URL", "https://gridportal.example.org/")
 #: Parsed traces and workflows a worker keeps for the next runs, in (estimated) MiB.
 GRIDPORTAL_INPUT_CACHE_MB = int(os.environ.get("GRIDPORTAL_INPUT_CACHE_MB", 512))
 #: Sweeper: seconds before a queued run with no live task message is enqueued again, and

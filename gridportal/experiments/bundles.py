@@ -2,9 +2,18 @@
 
 The zip is a Workflow Run RO-Crate of the **Process Run Crate** profile
 (https://w3id.org/ro/wfrun/process/0.5, RO-Crate 1.1): one ``CreateAction`` per run whose
-``instrument`` is the engine (``gridportal-sim``, with its version), whose ``object`` lists the
-input files and one ``PropertyValue`` per parameter (and the seed), and whose ``result`` lists
-the outputs::
+``instrument`` is the engine (``gridportal-sim``, with its version and ``url``), whose ``agent``
+is the run's owner (a ``Person`` named by their full name or user name, never an e-mail),
+whose ``object`` lists the input files and one ``PropertyValue`` per parameter (and the seed),
+whose ``result`` lists the outputs, and whose ``startTime``/``endTime`` are the run's own.  The
+root carries ``license`` (``GRIDPORTAL_DATA_LICENSE``, a ``CreativeWork``) and ``author`` and
+``publisher``: GridPortal, the ``Organization`` at ``GRIDPORTAL_PROJECT_URL`` that wrote the
+crate (RO-Crate 1.1 recommends an affiliation for a ``Person`` author, which a portal does not
+know; the person who ran it is each Action's ``agent``).  Each file's checksum is ``sha256``:
+the RO-Crate 1.1 context does not define that key, so the crate extends the context with it
+as RO-Crate 1.1's "Extending RO-Crate" (appendix, JSON-LD) says, mapped to
+``http://schema.org/sha256`` as the RO-Crate 1.2 context maps it.  Single values are written
+as values, not one-element lists (RO-Crate 1.1, appendix JSON-LD).  Laid out as::
 
     ro-crate-metadata.json      the crate (JSON-LD)
     run.json                    kind, parameters, seed, snapshot documents, engine version
@@ -28,6 +37,7 @@ side by side.  Everything is saved or nothing.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import io
 import json
@@ -57,6 +67,9 @@ __all__ = ["bundle_import", "experiment_bundle_zip", "sweep_bundle_zip"]
 
 PROFILE = "https://w3id.org/ro/wfrun/process/0.5"
 CONTEXT = "https://w3id.org/ro/crate/1.1/context"
+#: The crate's @context: RO-Crate 1.1's, extended with the checksum key every File carries.
+CRATE_CONTEXT = [CONTEXT, {"sha256": "http://schema.org/sha256"}]
+ENGINE_ID = "#gridportal-sim"  # the instrument's fragment under GRIDPORTAL_PROJECT_URL
 MAX_BUNDLE_BYTES = 256 * 1024 * 1024
 _DATE = (2020, 1, 1, 0, 0, 0)
 
@@ -65,8 +78,30 @@ def engine_version() -> str:
     return engine.engine_version()
 
 
+def engine_id() -> str:
+    """The engine's @id: an absolute URI (Process Run Crate 0.5), under the project's URL."""
+    return settings.GRIDPORTAL_PROJECT_URL + ENGINE_ID
+
+
 def _safe_id(text: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "-" for c in str(text))[:80]
+
+
+def _instant(when) -> str:
+    """An instant as Process Run Crate 0.5 writes it: UTC, milliseconds, ``+00:00``."""
+    return timezone.localtime(when, dt.UTC).isoformat(timespec="milliseconds")
+
+
+def _person(user) -> dict[str, Any]:
+    """A portal user as a Person: the full name, else the user name (the part before any
+    ``@``: a user name may be an e-mail address, which a published crate must not carry)."""
+    name = (user.get_full_name() or "").strip() or user.get_username().split("@", 1)[0]
+    return {"@id": f"#user-{user.pk}", "@type": "Person", "name": name or f"user {user.pk}"}
+
+
+def _single(value: Any) -> Any:
+    """RO-Crate 1.1 (appendix JSON-LD): a property with one value is written as the value."""
+    return value[0] if isinstance(value, list) and len(value) == 1 else value
 
 
 class _Crate:
@@ -76,7 +111,14 @@ class _Crate:
         self.files: dict[str, bytes] = {}
         self.entities: list[dict[str, Any]] = []
         self.parts: list[dict[str, str]] = []
+        self.people: dict[str, dict[str, Any]] = {}
         self.name, self.description = name, description
+
+    def person(self, user) -> dict[str, str]:
+        """A reference to ``user`` as a Person, added to the crate once."""
+        entity = _person(user)
+        self.people.setdefault(entity["@id"], entity)
+        return {"@id": entity["@id"]}
 
     def add(self, path: str, data: bytes | str, *, fmt: str, about: str = "") -> dict:
         body = data.encode() if isinstance(data, str) else data
@@ -106,12 +148,17 @@ class _Crate:
         return [self.add(path, body, fmt=fmt, about=about) for path, body, fmt, about in files]
 
     def zip(self, mentions: list[dict], conforms: bool = True) -> bytes:
+        project = settings.GRIDPORTAL_PROJECT_URL
+        licence = settings.GRIDPORTAL_DATA_LICENSE
         root = {
             "@id": "./",
             "@type": "Dataset",
             "name": self.name,
             "description": self.description,
             "datePublished": timezone.now().date().isoformat(),
+            "license": {"@id": licence},
+            "author": {"@id": project},
+            "publisher": {"@id": project},
             "hasPart": self.parts,
             "mentions": mentions,
         }
@@ -128,15 +175,23 @@ class _Crate:
             {"@id": PROFILE, "@type": "CreativeWork", "name": "Process Run Crate",
              "version": "0.5"},
             {
-                "@id": "#gridportal-sim",
+                "@id": engine_id(),
                 "@type": "SoftwareApplication",
                 "name": "gridportal-sim (GridPortal's engine, python -m scheduler)",
                 "version": engine_version(),
+                "url": project,
                 "softwareRequirements": f"Python {platform.python_version()}",
             },
+            {"@id": licence, "@type": "CreativeWork", "name": settings.GRIDPORTAL_DATA_LICENSE_NAME,
+             "description": "The licence of this crate's data: the inputs, parameters and "
+                            "results of the runs."},
+            {"@id": project, "@type": "Organization", "name": "GridPortal",
+             "url": project},
+            *self.people.values(),
             *self.entities,
         ]  # fmt: skip
-        meta = json.dumps({"@context": CONTEXT, "@graph": graph}, indent=1, sort_keys=True)
+        graph = [{key: _single(value) for key, value in e.items()} for e in graph]
+        meta = json.dumps({"@context": CRATE_CONTEXT, "@graph": graph}, indent=1, sort_keys=True)
         buf = io.BytesIO()
         with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
             for path, body in [("ro-crate-metadata.json", meta.encode()), *self.files.items()]:
@@ -169,7 +224,9 @@ def _add_inputs(crate: _Crate, inputs) -> tuple[list[dict], dict[str, list[str]]
     return objects, names
 
 
-def _action(exp: Experiment, objects: list[dict], results: list[dict], prefix: str) -> list:
+def _action(
+    crate: _Crate, exp: Experiment, objects: list[dict], results: list[dict], prefix: str
+) -> list:
     params = [
         {"@id": f"#{prefix}-param-{_safe_id(k)}", "@type": "PropertyValue", "name": k,
          "value": json.dumps(v) if not isinstance(v, str) else v}
@@ -180,15 +237,22 @@ def _action(exp: Experiment, objects: list[dict], results: list[dict], prefix: s
         "@id": f"#{prefix}",
         "@type": "CreateAction",
         "name": f"GridPortal run {exp.pk}: {exp.kind}" + (f" ({exp.name})" if exp.name else ""),
-        "instrument": {"@id": "#gridportal-sim"},
+        "description": (
+            f"A run of the experiment kind {exp.kind!r} by gridportal-sim with seed {exp.seed}: "
+            "its objects are the input files and one PropertyValue per parameter, its results "
+            "the files the run wrote."
+        ),
+        "instrument": {"@id": engine_id()},
+        "agent": crate.person(exp.owner),
         "object": objects + [{"@id": p["@id"]} for p in params],
         "result": results,
         "actionStatus": "http://schema.org/CompletedActionStatus",
     }
+    # the run's own instants (an uploaded job array's come from its accounting)
     if exp.started_at:
-        action["startTime"] = exp.started_at.isoformat()
+        action["startTime"] = _instant(exp.started_at)
     if exp.finished_at:
-        action["endTime"] = exp.finished_at.isoformat()
+        action["endTime"] = _instant(exp.finished_at)
     return [action, *params]
 
 
@@ -217,7 +281,7 @@ def experiment_bundle_zip(*, experiment: Experiment) -> bytes:
     crate.add("run.json", json.dumps(run, indent=1, sort_keys=True) + "\n",
               fmt="application/json", about="kind, parameters, seed, inputs")  # fmt: skip
     results = crate.add_stored_result("result", experiment)
-    entities = _action(experiment, objects, results, f"run-{experiment.pk}")
+    entities = _action(crate, experiment, objects, results, f"run-{experiment.pk}")
     crate.entities.extend(entities)
     return crate.zip([{"@id": entities[0]["@id"]}])
 
@@ -231,7 +295,7 @@ def sweep_bundle_zip(*, sweep: Sweep) -> bytes:
     )
     objects, names = _add_inputs(crate, run_inputs_of(sweep))
     rows = list(
-        sweep.points.select_related("experiment")
+        sweep.points.select_related("experiment", "experiment__owner")
         .defer("experiment__result")
         .order_by("index", "repetition")
     )
@@ -263,7 +327,7 @@ def sweep_bundle_zip(*, sweep: Sweep) -> bytes:
             continue
         seen.add(exp.pk)
         results = crate.add_stored_result(f"runs/{exp.pk}", exp)
-        entities = _action(exp, objects, results, f"run-{exp.pk}")
+        entities = _action(crate, exp, objects, results, f"run-{exp.pk}")
         crate.entities.extend(entities)
         mentions.append({"@id": entities[0]["@id"]})
     crate.add_result("result", sweep_aggregate(sweep))

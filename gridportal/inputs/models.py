@@ -45,7 +45,8 @@ def workflow_upload_to(instance: "Workflow", filename: str) -> str:
 
 
 class Workflow(models.Model):
-    """A workflow (DAG of tasks): uploaded DAX / WfFormat / native JSON, or generated."""
+    """A workflow (DAG of tasks): uploaded DAX / Pegasus 5 YAML or JSON / WfFormat / native JSON,
+    or generated."""
 
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="workflows"
@@ -53,7 +54,9 @@ class Workflow(models.Model):
     name = models.CharField(max_length=200)
     file = models.FileField(upload_to=workflow_upload_to)
     original_filename = models.CharField(max_length=255)
-    format = models.CharField(max_length=16, help_text="dax, pegasus-yaml, wfformat, native")
+    format = models.CharField(
+        max_length=16, help_text="dax, pegasus-yaml, pegasus-json, wfformat, native"
+    )
     size_bytes = models.BigIntegerField()
     sha256 = models.CharField(max_length=64)
     task_count = models.PositiveIntegerField()

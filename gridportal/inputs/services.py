@@ -377,6 +377,7 @@ WORKFLOW_GENERATORS = {
 
 
 def _workflow_format(data: bytes) -> str:
+    """The format of a generated workflow's bytes (an upload's comes from its reader)."""
     fmt = detect_workflow_format(data)
     if fmt in ("dax", "yaml"):
         return {"dax": "dax", "yaml": "pegasus-yaml"}[fmt]
@@ -397,7 +398,7 @@ def _store_workflow(
         owner=owner,
         name=(name or facts["name"] or filename)[:200],
         original_filename=filename[:255],
-        format=_workflow_format(data),
+        format=facts.get("format") or _workflow_format(data),
         size_bytes=len(data),
         sha256=hashlib.sha256(data).hexdigest(),
         task_count=summary["tasks"],
@@ -409,7 +410,8 @@ def _store_workflow(
 
 
 def workflow_create(*, owner, name: str, upload: File) -> Workflow:
-    """Validate and store an uploaded DAX / WfFormat / native JSON workflow, or nothing."""
+    """Validate and store an uploaded DAX / Pegasus 5 YAML or JSON / WfFormat / native JSON
+    workflow, or nothing."""
     filename = (getattr(upload, "name", "") or "workflow").rsplit("/", 1)[-1][:255]
     limit = settings.GRIDPORTAL_MAX_WORKFLOW_BYTES
     upload.seek(0)
@@ -439,7 +441,11 @@ def _workflow_facts(data: bytes, filename: str) -> dict:
     except (LookupError, UnicodeError, RecursionError) as exc:
         # e.g. an XML declaration naming an unknown encoding: the user's file, not a server error
         raise ValidationError({"file": [f"{filename}: file: cannot be read: {exc}"]}) from None
-    return {"name": workflow.name, "summary": summarize_workflow(workflow)}
+    return {
+        "name": workflow.name,
+        "summary": summarize_workflow(workflow),
+        "format": workflow.source,
+    }
 
 
 def workflow_generate(*, owner, model: str, params: dict, name: str = "") -> Workflow:

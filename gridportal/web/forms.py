@@ -21,7 +21,8 @@ class WorkflowUploadForm(forms.Form):
     )
     file = forms.FileField(
         allow_empty_file=True,
-        help_text="Pegasus DAX (XML), WfCommons WfFormat JSON or gridportal-workflow JSON.",
+        help_text="Pegasus DAX (XML), Pegasus 5 YAML or JSON, WfCommons WfFormat JSON or "
+        "gridportal-workflow JSON.",
     )
 
 

@@ -7,6 +7,7 @@ module              what
 ``dag``             Task, Edge, Workflow (validated DAG), WorkflowError, Limits,
                     ``with_virtual_endpoints``
 ``dax``             Pegasus DAX 2.x / 3.x XML reader (defusedxml, SAX, line numbers)
+``pegasus_yaml``    Pegasus 5 abstract workflow reader, YAML or JSON (paths in errors)
 ``wfformat``        WfCommons WfFormat JSON reader (schemas 1.4, 1.5, 1.6)
 ``native``          GridPortal's own JSON format: reader and writer
 ``loader``          ``load_workflow``: format sniffing, size limits

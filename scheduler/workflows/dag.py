@@ -29,6 +29,7 @@ __all__ = [
     "DEFAULT_MAX_TASKS",
     "Edge",
     "Limits",
+    "ReadNotes",
     "Task",
     "Workflow",
     "WorkflowError",
@@ -124,6 +125,84 @@ def check_name(value: Any, what: str = "name") -> str | None:
     except BoundError as exc:
         return exc.message
     return None
+
+
+def _many(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def _named(items: list[str], shown: int) -> str:
+    rest = len(items) - shown
+    return ", ".join(items[:shown]) + (f" and {rest} more" if rest > 0 else "")
+
+
+@dataclass
+class ReadNotes:
+    """What a reader assumed, collected job by job and given as :attr:`Workflow.notes`.
+
+    Classic Pegasus traces carry negative values — runtimes such as -1.03 s and file sizes in
+    ``Epigenomics_997.xml`` of the Pegasus Workflow Generator (Bharathi et al., WORKS 2008) —
+    which are measurement artefacts, not durations: a reader records them here and uses 0 s
+    (runtime) or an unknown size instead of refusing the file.  Defaults taken for a missing
+    runtime or processor count are recorded too, so a schedule built on them never hides them.
+    Each note names the first :attr:`shown` jobs.
+    """
+
+    runtime_key: str = "runtime"
+    cores_key: str = "processor count"
+    noun: str = "job"
+    shown: int = 5
+    negative_runtimes: list[str] = field(default_factory=list)
+    negative_sizes: list[str] = field(default_factory=list)
+    default_runtimes: list[str] = field(default_factory=list)
+    default_cores: list[str] = field(default_factory=list)
+
+    def runtime(self, job: str, value: float) -> float:
+        """``value`` read as seconds: a negative one is noted and read as 0."""
+        if value < 0:
+            self.negative_runtimes.append(f"{job} ({value:g} s)")
+            return 0.0
+        return value
+
+    def size(self, job: str, file: str, value: float) -> float | None:
+        """``value`` read as bytes: a negative one is noted and read as unknown (None)."""
+        if value < 0:
+            self.negative_sizes.append(f"{job} {file} ({value:.0f} bytes)")
+            return None
+        return value
+
+    def notes(self, jobs: int, default_runtime: float | None) -> tuple[str, ...]:
+        """One sentence per kind of assumption, e.g. ``"default runtime of 60 s (no
+        pegasus.runtime profile) for 1 of 2 jobs: j2"``."""
+        n = self.noun
+        kinds = (
+            (
+                self.negative_runtimes,
+                "negative runtime read as 0 s (a measurement artefact of the trace)",
+                n,
+            ),
+            (
+                self.negative_sizes,
+                f"negative file size read as unknown (the size the other {n} gives, else 0 bytes)",
+                "file use",
+            ),
+            (
+                self.default_runtimes,
+                f"default runtime of {default_runtime or 0:g} s (no {self.runtime_key})",
+                n,
+            ),
+            (self.default_cores, f"default of 1 processor (no {self.cores_key})", n),
+        )
+        out = []
+        for items, what, noun in kinds:
+            if not items:
+                continue
+            if noun == n and len(items) == jobs:
+                out.append(f"{what} for all {_many(jobs, n)}")
+            else:
+                count = _many(len(items), noun) if noun != n else f"{len(items)} of {jobs} {n}s"
+                out.append(f"{what} for {count}: {_named(items, self.shown)}")
+        return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,6 +307,9 @@ class Workflow:
     locate: InitVar[Callable[[str], str] | None] = None
     #: What the reader assumed (e.g. default runtimes), shown by workflow-info and the portal.
     notes: tuple[str, ...] = field(default=(), compare=False)
+    #: The format it was read from (``dax``, ``pegasus-yaml``, ``pegasus-json``, ``wfformat``,
+    #: ``native``); "" when built in memory (e.g. generated).
+    source: str = field(default="", compare=False)
     _index: dict[str, int] = field(init=False, repr=False, compare=False)
     _parents: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
     _children: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)

@@ -14,14 +14,18 @@ Inspiral, and read by WorkflowSim.  What is read::
     </adag>
 
 - **Runtime**: the job's ``runtime`` attribute (seconds); if absent, a ``pegasus`` profile with
-  key ``runtime``; if neither, ``default_runtime`` when the caller gives one, else the job is an
-  error naming its line.  (Guessing a runtime silently would make every schedule meaningless.)
-- **Processors**: a ``pegasus`` profile ``cores``, else a ``globus`` profile ``count``, else 1
-  (DAX 2.1 files have no processor count: every job is one core).
+  key ``runtime``; if neither, ``default_runtime`` when the caller gives one (said in the
+  workflow's ``notes``), else the job is an error naming its line.  (Guessing a runtime silently
+  would make every schedule meaningless.)  A negative runtime — the Pegasus Workflow
+  Generator's traces carry some, e.g. -1.03 s in ``Epigenomics_997.xml`` — is read as 0 s and
+  named in the ``notes``.
+- **Processors**: a ``pegasus`` profile ``cores``, else a ``globus`` profile ``count``, else 1,
+  said in the ``notes`` (DAX 2.1 files have no processor count: every job is one core).
 - **Edge data**: the total size of the files the parent uses with ``link="output"`` (or
   ``inout``) that the child uses with ``link="input"`` (or ``inout``); the size is the parent's
-  declared size, else the child's, else 0.  Edges come only from ``<child>/<parent>``, never
-  from files alone.
+  declared size, else the child's, else 0.  A negative size (``Epigenomics_997.xml`` has 209)
+  is read as not declared and named in the ``notes``.  Edges come only from
+  ``<child>/<parent>``, never from files alone.
 - ``<dax>`` / ``<dag>`` sub-workflow jobs are refused; other elements (``<file>``,
   ``<executable>``, ``<transformation>``, ``<argument>``, ``<metadata>`` …) are ignored.
 
@@ -42,7 +46,7 @@ from xml.sax.xmlreader import AttributesImpl, Locator
 from defusedxml import DTDForbidden, EntitiesForbidden, ExternalReferenceForbidden
 from defusedxml.expatreader import DefusedExpatParser
 
-from .dag import Edge, Limits, Task, Workflow, WorkflowError, check_seconds
+from .dag import Edge, Limits, ReadNotes, Task, Workflow, WorkflowError, check_seconds
 
 __all__ = ["parse_dax"]
 
@@ -84,6 +88,10 @@ class _DaxHandler(ContentHandler):
         self.child: tuple[str, int] | None = None
         self.profile: tuple[str, str, int] | None = None
         self.text: list[str] = []
+        self.notes = ReadNotes(
+            runtime_key="runtime attribute or pegasus runtime profile",
+            cores_key="pegasus cores or globus count profile",
+        )
 
     # -- helpers -----------------------------------------------------------------------------
 
@@ -175,16 +183,19 @@ class _DaxHandler(ContentHandler):
         job = _Job(id=job_id, name=attrs.get("name") or job_id, line=self.line())
         raw = attrs.get("runtime")
         if raw is not None:
-            job.runtime = self._seconds(raw, f"job {job_id!r}: runtime")
+            job.runtime = self._seconds(raw, job_id)
         self.jobs[job_id] = job
         self.job = job
 
-    def _seconds(self, raw: str, what: str) -> float | None:
+    def _seconds(self, raw: str, job_id: str) -> float | None:
+        what = f"job {job_id!r}: runtime"
         try:
             value = float(raw)
         except ValueError:
             self.error(f"{what} is not a number: {raw!r}")
             return None
+        if math.isfinite(value):
+            value = self.notes.runtime(job_id, value)
         reason = check_seconds(value, what)
         if reason:
             self.error(reason)
@@ -205,9 +216,9 @@ class _DaxHandler(ContentHandler):
                 value = float(raw)
             except ValueError:
                 value = math.nan
-            if not math.isfinite(value) or value < 0:
+            if not math.isfinite(value):
                 self.error(f"job {self.job.id!r}: size of {file!r} must be bytes >= 0: {raw!r}")
-            else:
+            elif self.notes.size(self.job.id, file, value) is not None:
                 size = int(round(value))
         if link in _INPUT_LINKS:
             self.job.inputs[file] = size
@@ -239,6 +250,8 @@ def _build_tasks(
                 except ValueError:
                     errors.append((f"line {line}", f"runtime profile is not a number: {text!r}"))
                     continue
+                if math.isfinite(runtime):
+                    runtime = handler.notes.runtime(job.id, runtime)
                 reason = check_seconds(runtime, "runtime profile")
                 if reason:
                     errors.append((f"line {line}", reason))
@@ -254,9 +267,12 @@ def _build_tasks(
                 )
                 continue
             runtime = default_runtime
+            handler.notes.default_runtimes.append(job.id)
         processors = 1
         found = _profile_number(job, [("pegasus", "cores"), ("globus", "count")])
-        if found is not None:
+        if found is None:
+            handler.notes.default_cores.append(job.id)
+        else:
             text, line = found
             try:
                 value = float(text)
@@ -362,4 +378,6 @@ def parse_dax(
         tuple(edges),
         name or handler.adag_name or "workflow",
         locate=lambda tid: f"line {lines[tid]} (job {tid!r})",
+        notes=handler.notes.notes(len(tasks), default_runtime),
+        source="dax",
     )

@@ -2,9 +2,11 @@
 
 Sniffing (the file name is never trusted): after an optional byte-order mark and white space,
 ``<`` means XML → Pegasus DAX (:mod:`.dax`); ``{`` means JSON, which is the native format
-(:mod:`.native`) when ``"format": "gridportal-workflow"`` and WfFormat (:mod:`.wfformat`) when it
-has ``schemaVersion`` or ``workflow``; a document with a top-level ``pegasus:`` key is a
-Pegasus 5 YAML workflow (:mod:`.pegasus_yaml`).  Anything else is refused with a clear error.
+(:mod:`.native`) when ``"format": "gridportal-workflow"``, a Pegasus 5 workflow written as JSON
+(:mod:`.pegasus_yaml`, the same schema as the YAML) when it has a top-level ``"pegasus"`` key,
+and WfFormat (:mod:`.wfformat`) when it has ``schemaVersion`` or ``workflow``; a document with a
+top-level ``pegasus:`` key is a Pegasus 5 YAML workflow.  Anything else is refused with a clear
+error.
 
 The size limit is enforced while reading (at most ``max_bytes + 1`` bytes are read), before any
 parsing; task and edge limits are enforced by the parsers as they go.
@@ -29,7 +31,7 @@ from .dag import (
 )
 from .dax import parse_dax
 from .native import FORMAT, parse_native
-from .pegasus_yaml import looks_like_pegasus_yaml, parse_pegasus_yaml
+from .pegasus_yaml import looks_like_pegasus_yaml, parse_pegasus, parse_pegasus_yaml
 from .wfformat import parse_wfformat
 
 __all__ = ["detect_format", "load_workflow", "parse_workflow_bytes", "read_limited"]
@@ -90,7 +92,7 @@ def detect_format(data: bytes) -> str:
             (
                 "line 1",
                 f"neither XML (Pegasus DAX), Pegasus 5 YAML (a top-level 'pegasus:' key) nor "
-                f"JSON (WfFormat, gridportal-workflow): "
+                f"JSON (Pegasus 5, WfFormat, gridportal-workflow): "
                 f"starts with {shown!r}",
             )
         ]
@@ -142,14 +144,17 @@ def parse_workflow_bytes(
         if doc["format"] != FORMAT:
             raise WorkflowError([("$.format", f"unknown format {doc['format']!r}")])
         return parse_native(doc, name=name, limits=limits)
+    if "pegasus" in doc:
+        return parse_pegasus(doc, name=name, limits=limits, default_runtime=default_runtime)
     if "schemaVersion" in doc or "workflow" in doc:
         return parse_wfformat(doc, name=name, limits=limits, default_runtime=default_runtime)
     raise WorkflowError(
         [
             (
                 "$",
-                'JSON object is neither WfFormat (needs "schemaVersion" and "workflow") nor '
-                f'the native format (needs "format": "{FORMAT}")',
+                'JSON object is neither a Pegasus 5 workflow (needs "pegasus": "5.0"), WfFormat '
+                '(needs "schemaVersion" and "workflow") nor the native format (needs '
+                f'"format": "{FORMAT}")',
             )
         ]
     )
@@ -164,12 +169,14 @@ def load_workflow(
     max_edges: int = DEFAULT_MAX_EDGES,
     default_runtime: float | None = None,
 ) -> Workflow:
-    """Read a Pegasus DAX, WfFormat or native JSON workflow from a path, bytes or binary file.
+    """Read a Pegasus DAX, Pegasus 5 YAML/JSON, WfFormat or native JSON workflow from a path,
+    bytes or binary file.
 
     ``name`` is the source's name for errors (e.g. the uploaded file name); the workflow is
     named by its file's own ``name`` (WfFormat, native), else the stem of ``name`` or of the
     path.  ``default_runtime`` (seconds) is used for tasks whose file gives no runtime;
-    without it such tasks are errors.  Raises :class:`WorkflowError` (a ``ValueError``) naming
+    without it such tasks are errors (Pegasus 5 jobs take 60 s).  What the reader assumed is in
+    the workflow's ``notes``.  Raises :class:`WorkflowError` (a ``ValueError``) naming
     the line or JSON path; its ``source`` is the file's name.
     """
     data, display = read_limited(source, max_bytes)

@@ -184,6 +184,7 @@ def parse_native(doc: Any, *, name: str | None = None, limits: Limits | None = N
         tuple(edges),
         (doc_name if isinstance(doc_name, str) and doc_name else None) or name or "workflow",
         locate=lambda tid: f"{paths[tid]} (task {tid!r})",
+        source="native",
     )
 
 

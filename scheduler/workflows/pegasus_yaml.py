@@ -1,7 +1,9 @@
-"""Pegasus 5 abstract workflows (YAML, ``pegasus: "5.0"``) → :class:`~.dag.Workflow`.
+"""Pegasus 5 abstract workflows (YAML or JSON, ``pegasus: "5.0"``) → :class:`~.dag.Workflow`.
 
 Pegasus 5 writes its abstract workflow as YAML (schema ``wf-5.0.yml`` in the Pegasus
-distribution, ``share/pegasus/schema/yaml/``) and is retiring the DAX XML format.  What is read::
+distribution, ``share/pegasus/schema/yaml/``) and is retiring the DAX XML format; its Python
+API (``Pegasus.api.Workflow.write(..., _format="json")``) writes the same document as JSON,
+which :mod:`.loader` hands to :func:`parse_pegasus`.  What is read::
 
     pegasus: "5.0"
     name: diamond
@@ -13,7 +15,8 @@ distribution, ``share/pegasus/schema/yaml/``) and is retiring the DAX XML format
         arguments: [-a, preprocess]
         uses:
           - {lfn: f.a, type: input}
-          - {lfn: f.b, type: output, size: 1024}   # size in bytes (string or number)
+          - {lfn: f.b, type: output, size: 1024}   # bytes (string or number), else
+                                                   # metadata: {size: ...} (File.add_metadata)
         profiles: {pegasus: {runtime: "60", cores: "4"}}
     jobDependencies:
       - {id: ID0000001, children: [ID0000002, ID0000003]}
@@ -28,13 +31,15 @@ catalogs are read past.
   transformation (its site entries, then the transformation itself, in the inline
   transformation catalog), then on the workflow's ``profiles``.  A job with no runtime profile
   anywhere takes ``default_runtime`` when the caller gives one, else :data:`DEFAULT_RUNTIME`
-  (60 s); the workflow's ``notes`` say how many jobs took the default, so a schedule built on
+  (60 s); the workflow's ``notes`` say which jobs took the default, so a schedule built on
   them is never silently meaningless.  (Pegasus's own example workflows carry no runtimes.)
+  A negative runtime is read as 0 s and named in the ``notes`` (:class:`~.dag.ReadNotes`).
 - **Processors**: the ``pegasus`` profile ``cores`` (job, transformation, workflow), else the
-  ``globus`` profile ``count``, else 1.
+  ``globus`` profile ``count``, else 1 (said in the ``notes``).
 - **Edges**: only from ``jobDependencies`` (``children``; a ``parents`` list is accepted too);
   edge data is the total size of files the parent ``uses`` as ``output``/``inout`` that the
-  child uses as ``input``/``inout`` (a size declared on either side, else 0).
+  child uses as ``input``/``inout`` (a size declared on either side, else 0; a negative size is
+  read as not declared and named in the ``notes``).
 
 YAML is read with a safe loader that refuses anchors and aliases (alias "billion laughs"
 bombs), tags beyond the plain scalars, and nesting deeper than :data:`MAX_DEPTH`.  Errors name
@@ -48,10 +53,16 @@ from typing import Any
 
 import yaml
 
-from .dag import Edge, Limits, Task, Workflow, WorkflowError, check_seconds
+from .dag import Edge, Limits, ReadNotes, Task, Workflow, WorkflowError, check_seconds
 from .jsonpath import Reader, join
 
-__all__ = ["DEFAULT_RUNTIME", "MAX_DEPTH", "looks_like_pegasus_yaml", "parse_pegasus_yaml"]
+__all__ = [
+    "DEFAULT_RUNTIME",
+    "MAX_DEPTH",
+    "looks_like_pegasus_yaml",
+    "parse_pegasus",
+    "parse_pegasus_yaml",
+]
 
 #: Seconds given to a job with no ``pegasus.runtime`` profile anywhere (documented default).
 DEFAULT_RUNTIME = 60.0
@@ -196,16 +207,19 @@ def _lookup(chain: list[tuple[Any, str]], namespace: str, key: str) -> tuple[Any
     return None
 
 
-def _size(r: Reader, value: Any, path: str) -> int:
+def _size(r: Reader, use: dict[str, Any], path: str, job: str, lfn: str, notes: ReadNotes) -> int:
+    """The bytes a ``uses`` entry declares (``size``, else ``metadata.size``); 0 when none."""
+    value = use.get("size")
+    if value is None and isinstance(use.get("metadata"), dict):
+        value, path = use["metadata"].get("size"), join(join(path, "metadata"), "size")
+    else:
+        path = join(path, "size")
     if value is None:
         return 0
     number = _number(r, value, path)
     if number is None:
         return 0
-    if number < 0:
-        r.error(path, f"size must be >= 0 bytes, got {value!r}")
-        return 0
-    return int(round(number))
+    return int(round(notes.size(job, lfn, number) or 0))
 
 
 def parse_pegasus_yaml(
@@ -216,8 +230,25 @@ def parse_pegasus_yaml(
     default_runtime: float | None = None,
 ) -> Workflow:
     """Build a workflow from the bytes of a Pegasus 5 YAML abstract workflow (see module doc)."""
+    return parse_pegasus(
+        _load(data),
+        name=name,
+        limits=limits,
+        default_runtime=default_runtime,
+        source="pegasus-yaml",
+    )
+
+
+def parse_pegasus(
+    doc: Any,
+    *,
+    name: str | None = None,
+    limits: Limits | None = None,
+    default_runtime: float | None = None,
+    source: str = "pegasus-json",
+) -> Workflow:
+    """Build a workflow from a parsed Pegasus 5 document (YAML or JSON; see module doc)."""
     limits = limits or Limits()
-    doc = _load(data)
     r = Reader()
     top = r.obj(doc, "$")
     r.raise_if_any()
@@ -244,7 +275,9 @@ def parse_pegasus_yaml(
     tasks: list[Task] = []
     outputs: dict[str, dict[str, int]] = {}
     inputs: dict[str, dict[str, int]] = {}
-    defaulted = 0
+    notes = ReadNotes(
+        runtime_key="pegasus.runtime profile", cores_key="pegasus.cores or globus.count profile"
+    )
     for k, entry in enumerate(jobs_in):
         path = join("$.jobs", k)
         job = r.obj(entry, path)
@@ -275,17 +308,20 @@ def parse_pegasus_yaml(
         found = _lookup(chain, "pegasus", "runtime")
         if found is None:
             runtime: float | None = fallback
-            defaulted += 1
+            notes.default_runtimes.append(jid)
         else:
             runtime = _number(r, found[0], found[1])
             if runtime is not None:
+                runtime = notes.runtime(jid, runtime)
                 reason = check_seconds(runtime, "runtime")
                 if reason:
                     r.error(found[1], reason)
                     runtime = None
         cores = _lookup(chain, "pegasus", "cores") or _lookup(chain, "globus", "count")
         procs = 1
-        if cores is not None:
+        if cores is None:
+            notes.default_cores.append(jid)
+        else:
             value = _number(r, cores[0], cores[1])
             if value is not None and value < 1:
                 r.error(cores[1], f"must be >= 1, got {cores[0]!r}")
@@ -307,7 +343,7 @@ def parse_pegasus_yaml(
             if not isinstance(link, str):
                 r.error(join(u_path, "type"), f"must be input/output/inout, got {link!r}")
                 continue
-            size = _size(r, u.get("size"), join(u_path, "size"))
+            size = _size(r, u, u_path, jid, lfn, notes)
             if link in _OUTPUT:
                 outs[lfn] = size
             if link in _INPUT:
@@ -354,17 +390,12 @@ def parse_pegasus_yaml(
         out, want = outputs.get(parent, {}), inputs.get(child, {})
         data = sum(out[f] or want[f] for f in want if f in out)
         edges.append(Edge(parent, child, data))
-    notes: tuple[str, ...] = ()
-    if defaulted:
-        notes = (
-            f"{defaulted} of {len(tasks)} jobs have no pegasus.runtime profile and run for "
-            f"the default of {fallback:g} s",
-        )
     label = top.get("name") if isinstance(top.get("name"), str) and top.get("name") else name
     return Workflow(
         tuple(tasks),
         tuple(edges),
         label or "workflow",
         locate=lambda tid: f"{paths[tid]} (job {tid!r})",
-        notes=notes,
+        notes=notes.notes(len(tasks), fallback),
+        source=source,
     )

@@ -21,9 +21,10 @@ Mapping onto the model:
 - the task id is ``id`` (1.5/1.6) or ``name`` (1.4, where tasks refer to each other by name; an
   ``id`` is accepted as an alias in references);
 - runtime = ``runtimeInSeconds`` (execution entry in 1.5/1.6); a task without one takes
-  ``default_runtime`` if the caller gives it, else it is an error at its JSON path;
+  ``default_runtime`` if the caller gives it (said in the workflow's ``notes``), else it is an
+  error at its JSON path;
 - processors = ``coreCount`` (1.5/1.6) or ``cores`` (1.4), rounded up to a whole processor,
-  else 1;
+  else 1 (said in the ``notes``);
 - edges = the union of every ``parents`` and ``children`` list (distinct pairs);
 - edge data = total size of the files the parent outputs that the child inputs (files not
   listed in ``files`` count 0 bytes).
@@ -34,7 +35,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .dag import Edge, Limits, Task, Workflow, WorkflowError, check_seconds
+from .dag import Edge, Limits, ReadNotes, Task, Workflow, WorkflowError, check_seconds
 from .jsonpath import Reader, join
 
 __all__ = ["SUPPORTED_VERSIONS", "parse_wfformat"]
@@ -68,6 +69,13 @@ def _runtime(r: Reader, value: Any, path: str, default: float | None) -> float |
         r.error(path, reason)
         return None
     return float(value)
+
+
+def _note_defaults(notes: ReadNotes, tid: str, runtime: Any, cores: Any) -> None:
+    if runtime is None:
+        notes.default_runtimes.append(tid)
+    if cores is None:
+        notes.default_cores.append(tid)
 
 
 def _size(r: Reader, value: Any, path: str) -> int:
@@ -111,7 +119,11 @@ def _edges(
 
 
 def _parse_15(
-    r: Reader, doc: dict[str, Any], limits: Limits, default_runtime: float | None
+    r: Reader,
+    doc: dict[str, Any],
+    limits: Limits,
+    default_runtime: float | None,
+    notes: ReadNotes,
 ) -> tuple[list[Task], list[Edge], dict[str, str]]:
     wf = r.obj(r.field(doc, "workflow", "$"), "$.workflow")
     r.raise_if_any()
@@ -185,6 +197,7 @@ def _parse_15(
             default_runtime,
         )
         procs = _processors(r, e.get("coreCount"), join(e_path, "coreCount"))
+        _note_defaults(notes, tid, e.get("runtimeInSeconds"), e.get("coreCount"))
         name = t.get("name") if isinstance(t.get("name"), str) and t.get("name") else tid
         command = e.get("command")
         program = command.get("program") if isinstance(command, dict) else None
@@ -204,7 +217,11 @@ def _parse_15(
 
 
 def _parse_14(
-    r: Reader, doc: dict[str, Any], limits: Limits, default_runtime: float | None
+    r: Reader,
+    doc: dict[str, Any],
+    limits: Limits,
+    default_runtime: float | None,
+    notes: ReadNotes,
 ) -> tuple[list[Task], list[Edge], dict[str, str]]:
     wf = r.obj(r.field(doc, "workflow", "$"), "$.workflow")
     r.raise_if_any()
@@ -245,6 +262,7 @@ def _parse_14(
     for tid, t, path in entries:
         runtime = _runtime(r, t.get("runtimeInSeconds", t.get("runtime")), path, default_runtime)
         procs = _processors(r, t.get("cores"), join(path, "cores"))
+        _note_defaults(notes, tid, t.get("runtimeInSeconds", t.get("runtime")), t.get("cores"))
         for k, ref in enumerate(r.strings(t.get("parents"), join(path, "parents"))):
             links.append((ref, tid, join(join(path, "parents"), k)))
         for k, ref in enumerate(r.strings(t.get("children"), join(path, "children"))):
@@ -306,7 +324,10 @@ def parse_wfformat(
             ]
         )
     parse = _parse_14 if version == "1.4" else _parse_15
-    tasks, edges, paths = parse(r, top, limits, default_runtime)
+    notes = ReadNotes(runtime_key="runtimeInSeconds", cores_key="coreCount", noun="task")
+    if version == "1.4":
+        notes.cores_key = "cores"
+    tasks, edges, paths = parse(r, top, limits, default_runtime, notes)
     if not tasks:
         raise WorkflowError([("$.workflow", "the workflow has no tasks")])
     label = (top.get("name") if isinstance(top.get("name"), str) else None) or name
@@ -315,4 +336,6 @@ def parse_wfformat(
         tuple(edges),
         label or "workflow",
         locate=lambda tid: f"{paths[tid]} (task {tid!r})",
+        notes=notes.notes(len(tasks), default_runtime),
+        source="wfformat",
     )

@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
+import ast
 import os
+import shlex
 import shutil
 import subprocess
 import sys
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -18,31 +21,69 @@ pytestmark = pytest.mark.integration
 CLIENT = ROOT / "clients" / "python"
 
 
-def test_client_example_against_a_live_portal(live_server, celery_worker, make_user, tmp_path):
+def _documented_command() -> str:
+    """The shell command of docs/client-example.py's docstring, as written (with its
+    backslash-newline continuation)."""
+    doc = ast.get_docstring(ast.parse((ROOT / "docs" / "client-example.py").read_text()))
+    lines = doc.splitlines()
+    first = next(i for i, ln in enumerate(lines) if ln.strip().startswith("GRIDPORTAL_URL="))
+    last = first
+    while lines[last].rstrip().endswith("\\"):
+        last += 1
+    return "\n".join(lines[first : last + 1])
+
+
+def _readme_python() -> str:
+    """The Python block of the client's README, as written."""
+    text = (CLIENT / "README.md").read_text()
+    return text.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+def _verbatim(text: str, **swap: str) -> str:
+    """``text`` with each documented placeholder (the portal's address, a file name) replaced
+    by this test's; each must occur exactly once, so the rest is run as documented."""
+    for old, new in swap.items():
+        assert text.count(old) == 1, (old, text)
+        text = text.replace(old, new)
+    return text
+
+
+def test_documented_client_commands_against_a_live_portal(
+    live_server, celery_worker, make_user, tmp_path
+):
+    """docs/client-example.py's command and the client README's example, run as written
+    (only the portal's address and the trace file differ) with the demo account that
+    ``manage.py seed_demo`` creates."""
     require(broker_is_redis(), "needs CELERY_BROKER_URL=redis://… (Redis)")
     require(database_is_postgres(), "needs DATABASE_URL=postgres://… (PostgreSQL)")
-    make_user("carol", password="pw-Secret-123")
+    from gridportal.experiments.management.commands.seed_demo import demo_credentials
+
+    demo = demo_credentials()[0]
+    assert (demo["username"], demo["password"]) == ("demo", "demo-grid")  # what the docs say
+    make_user(demo["username"], password=demo["password"])
     trace = tmp_path / "example.swf"
     trace.write_bytes(make_swf_bytes(jobs=300, procs=64, seed=4))
     env = {
         **os.environ,
-        "PYTHONPATH": str(CLIENT),  # the client alone: no Django, no engine on this path
-        "GRIDPORTAL_URL": live_server.url,
-        "GRIDPORTAL_USER": "carol",
-        "GRIDPORTAL_PASSWORD": "pw-Secret-123",
+        # ``pip install ./clients/python[pandas]``: the client from the checkout, and ``python``
+        # is this interpreter (pandas is installed beside it)
+        "PYTHONPATH": str(CLIENT),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
     }
-    done = subprocess.run(
-        [sys.executable, "-I", "-c",
-         "import sys; sys.path.insert(0, sys.argv[1]); sys.argv = sys.argv[2:]; "
-         "import runpy; runpy.run_path(sys.argv[0], run_name='__main__')",
-         str(CLIENT), str(ROOT / "docs" / "client-example.py"), str(trace)],
-        env=env, capture_output=True, text=True, timeout=240,
-    )  # fmt: skip
+    for key in ("GRIDPORTAL_URL", "GRIDPORTAL_USER", "GRIDPORTAL_PASSWORD"):
+        env.pop(key, None)  # the command sets them
+    command = _verbatim(
+        _documented_command(),
+        **{"http://127.0.0.1:8000": live_server.url, "TRACE.swf[.gz]": shlex.quote(str(trace))},
+    )
+    done = subprocess.run(["bash", "-c", command], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=240)  # fmt: skip
     print(done.stdout)
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "uploaded trace" in out and ": 300 jobs" in out
     run = Experiment.objects.order_by("id").first()  # the sweep re-uses it (procs 128, seed 1)
+    assert run.owner.username == "demo"
     assert f"run {run.pk} succeeded" in out
     assert f"offered load on 128 processors: {run.result['summary']['offered_load']}" in out
     sweep = Sweep.objects.get()
@@ -50,6 +91,22 @@ def test_client_example_against_a_live_portal(live_server, celery_worker, make_u
     # the DataFrame printed per point: three points, n = 2 each
     lines = [ln.split() for ln in out.splitlines() if ln.strip().startswith(("64", "128", "256"))]
     assert [ln[0] for ln in lines] == ["64", "128", "256"] and {ln[-1] for ln in lines} == {"2"}
+
+    # the README's example: a Slurm sacct file, a run waited for, one cancelled, one deleted
+    sacct = ROOT / "tests" / "scheduler" / "data" / "slurm-sacct-parsable2.txt"
+    script = _verbatim(
+        _readme_python(),
+        **{"http://127.0.0.1:8000": live_server.url, "jobs.sacct": str(sacct)},
+    )
+    before = set(Experiment.objects.values_list("id", flat=True))
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=240)  # fmt: skip
+    print(done.stdout)
+    assert done.returncode == 0, done.stderr
+    assert "100%" in done.stdout and "runs_queued" in done.stdout
+    new = Experiment.objects.exclude(id__in=before)
+    # the waited-for run was deleted; the other is cancelled (or had already finished)
+    assert new.count() == 1 and new.get().status in ("cancelled", "succeeded")
 
 
 def test_client_installs_on_its_own(tmp_path):

@@ -12,7 +12,7 @@ import zipfile
 import pytest
 from rest_framework.test import APIClient
 
-from gridportal.experiments.bundles import PROFILE
+from gridportal.experiments.bundles import PROFILE, engine_id
 from gridportal.experiments.models import Experiment
 from gridportal.experiments.services import experiment_execute
 from gridportal.inputs.models import Trace
@@ -55,9 +55,9 @@ def test_bundle_is_a_process_run_crate_whose_files_match(bundle):
     assert graph["ro-crate-metadata.json"]["about"] == {"@id": "./"}
     root = graph["./"]
     assert root["conformsTo"] == {"@id": PROFILE}
-    action = graph[root["mentions"][0]["@id"]]
-    assert action["@type"] == "CreateAction" and action["instrument"] == {"@id": "#gridportal-sim"}
-    assert graph["#gridportal-sim"]["version"]
+    action = graph[root["mentions"]["@id"]]  # one value, not a list of one (RO-Crate 1.1)
+    assert action["@type"] == "CreateAction" and action["instrument"] == {"@id": engine_id()}
+    assert graph[engine_id()]["version"] and engine_id().startswith("https://")
     params = {graph[o["@id"]]["name"]: graph[o["@id"]]["value"] for o in action["object"]
               if graph[o["@id"]]["@type"] == "PropertyValue"}  # fmt: skip
     assert params["procs"] == "64" and params["seed"] == str(exp.seed)

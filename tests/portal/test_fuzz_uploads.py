@@ -1,13 +1,13 @@
 """Upload fuzzing: more than 10,000 generated and mutated documents, 0 server errors, 0 half-saved.
 
-SWF traces (plain and gzipped), Pegasus DAX, WfFormat / native workflow JSON, usage-policy
-documents and co-allocation topologies are mutated (bytes inserted, deleted and replaced,
-fields swapped for random text or JSON values, truncation, gzip corruption, XML DOCTYPEs and
-entities) and sent through the upload services (what a worker and the pages call), the REST
-endpoints and the upload form. Every case must be either stored whole (exactly one row and one
-file) or refused with a message under the field it concerns (``file``, ``policies``...), naming
-the line or JSON path; the database rows and the files under MEDIA_ROOT are counted after every
-case. Deterministic (``derandomize=True``): CI replays the same cases every time.
+SWF traces (plain and gzipped), Pegasus DAX, Pegasus 5 / WfFormat / native workflow JSON,
+usage-policy documents and co-allocation topologies are mutated (bytes inserted, deleted and
+replaced, fields swapped for random text or JSON values, truncation, gzip corruption, XML
+DOCTYPEs and entities) and sent through the upload services (what a worker and the pages call),
+the REST endpoints and the upload form. Every case must be either stored whole (exactly one row
+and one file) or refused with a message under the field it concerns (``file``, ``policies``...),
+naming the line or JSON path; the database rows and the files under MEDIA_ROOT are counted after
+every case. Deterministic (``derandomize=True``): CI replays the same cases every time.
 """
 
 from __future__ import annotations
@@ -79,6 +79,19 @@ WFFORMAT = {
     },
 }
 NATIVE = json.loads(dumps_native(generate_layered(tasks=6, levels=3, seed=1)))
+#: A Pegasus 5 workflow as its Python API writes it with ``_format="json"`` (the YAML's schema)
+PEGASUS = {
+    "pegasus": "5.0.4",
+    "name": "mini",
+    "jobs": [
+        {"type": "job", "name": "a", "id": "ID1", "arguments": [],
+         "uses": [{"lfn": "f", "type": "output", "size": 10}],
+         "profiles": {"pegasus": {"runtime": "10", "cores": 2}}},
+        {"type": "job", "name": "b", "id": "ID2", "arguments": [],
+         "uses": [{"lfn": "f", "metadata": {"size": "10"}, "type": "input"}]},
+    ],
+    "jobDependencies": [{"id": "ID1", "children": ["ID2"]}],
+}  # fmt: skip
 XML_ATTACKS = [
     # entity expansion (billion laughs), external entities, a plain DOCTYPE
     b'<?xml version="1.0"?><!DOCTYPE adag [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;'
@@ -180,14 +193,16 @@ def mutated_json(draw, base) -> object:
 
 @st.composite
 def workflow_documents(draw) -> tuple[str, bytes]:
-    which = draw(st.sampled_from(["dax", "dax-attack", "wfformat", "native", "json-bytes"]))
+    which = draw(
+        st.sampled_from(["dax", "dax-attack", "wfformat", "native", "json-bytes", "pegasus-json"])
+    )
     if which == "dax":
         return "w.dax", draw(mutated(DAX))
     if which == "dax-attack":
         return "w.xml", draw(st.sampled_from(XML_ATTACKS))
     if which == "json-bytes":
         return "w.json", draw(mutated(json.dumps(WFFORMAT).encode()))
-    base = WFFORMAT if which == "wfformat" else NATIVE
+    base = {"wfformat": WFFORMAT, "native": NATIVE, "pegasus-json": PEGASUS}[which]
     return "w.json", json.dumps(draw(mutated_json(base)), allow_nan=True).encode()
 
 

@@ -195,18 +195,40 @@ def test_dax3_profiles_and_name_attribute():
     assert summarize(w)["levels"] == 3
 
 
+def test_dax_negative_runtime_and_size_read_as_zero_and_unknown_naming_the_job():
+    """Classic traces carry negative runtimes and sizes (Epigenomics_997.xml: -1.03 s): each is
+    read as 0 s or an unknown size, and the notes name the job."""
+    text = DAX2.replace('runtime="20"', 'runtime="-1.03"').replace(
+        '<uses file="f1" link="output" size="100"/>', '<uses file="f1" link="output" size="-9"/>'
+    )
+    w = load_workflow(text.encode())
+    assert w.task("b").runtime == 0.0
+    assert w.edge("a", "b").data == 100  # the parent's size is unknown: the child's 100 bytes
+    assert w.notes == (
+        "negative runtime read as 0 s (a measurement artefact of the trace) for 1 of 3 jobs: "
+        "b (-1.03 s)",
+        "negative file size read as unknown (the size the other job gives, else 0 bytes) for "
+        "1 file use: a f1 (-9 bytes)",
+        "default of 1 processor (no pegasus cores or globus count profile) for all 3 jobs",
+    )
+    assert load_workflow(DAX2.encode()).notes == w.notes[2:]  # nothing else assumed
+
+
 def test_dax_missing_runtime_is_an_error_unless_defaulted():
     text = DAX2.replace(' runtime="20"', "")
     where, reason = the_error(text)
     assert where == "line 8" and "job 'b' has no runtime" in reason
     w = load_workflow(text.encode(), default_runtime=60)
     assert w.task("b").runtime == 60
+    assert (
+        "default runtime of 60 s (no runtime attribute or pegasus runtime profile) for 1 of 3 "
+        "jobs: b"
+    ) in w.notes
 
 
 @pytest.mark.parametrize(
     ("old", "new", "where", "reason"),
     [
-        ('runtime="20"', 'runtime="-20"', "line 8", "must be >= 0"),
         ('runtime="20"', 'runtime="fast"', "line 8", "not a number"),
         (
             '<parent ref="a"/>\n  </child>',
@@ -216,7 +238,8 @@ def test_dax_missing_runtime_is_an_error_unless_defaulted():
         ),
         ('<child ref="c">', '<child ref="nope">', "line 17", "<child ref='nope'> names no job"),
         ('<job id="c"', '<job id="a"', "line 12", "duplicate job id 'a'"),
-        ('size="50"', 'size="-1"', "line 6", "must be bytes >= 0"),
+        ('size="50"', 'size="-inf"', "line 6", "must be bytes >= 0"),
+        ('runtime="20"', 'runtime="nan"', "line 8", "must be finite"),
         ("</adag>", "</adog>", "line 18", "not well-formed XML: mismatched tag"),
         ('version="2.1"', 'version="5.0"', "line 2", "DAX version '5.0' is not supported"),
         (
@@ -557,7 +580,7 @@ def test_native_errors_name_the_json_path(doc, where, reason):
         (b"", "file", "empty"),
         (b"\x1f\x8b\x08\x00rest", "file", "gzip-compressed"),
         (b"[1, 2]", "$", "must be an object"),
-        (b'{"tasks": []}', "$", "neither WfFormat"),
+        (b'{"tasks": []}', "$", "neither a Pegasus 5 workflow"),
         (
             b'{"name": "x",\n "schemaVersion": "1.5",\n "workflow": {"specification',
             "line 3 column 15",

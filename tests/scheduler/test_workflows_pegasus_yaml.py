@@ -73,7 +73,11 @@ def test_diamond_in_any_key_order():
     assert data == {("ID1", "ID2"): 100, ("ID1", "ID3"): 200, ("ID2", "ID4"): 7, ("ID3", "ID4"): 5}
     info = summarize(wf)
     assert info["levels"] == 3 and info["critical_path"] == 60.5 + 30 + 20
-    assert "notes" not in info  # every runtime came from a profile
+    # every runtime came from a profile; ID2 and ID3 give no processor count
+    assert info["notes"] == [
+        "default of 1 processor (no pegasus.cores or globus.count profile) for 2 of 4 jobs: "
+        "ID2, ID3"
+    ]
 
 
 def test_jobs_without_runtime_take_the_documented_default_and_say_so():
@@ -81,7 +85,8 @@ def test_jobs_without_runtime_take_the_documented_default_and_say_so():
     wf = load_workflow(doc)
     assert wf.tasks[0].runtime == DEFAULT_RUNTIME
     assert summarize(wf)["notes"] == [
-        "1 of 1 jobs have no pegasus.runtime profile and run for the default of 60 s"
+        "default runtime of 60 s (no pegasus.runtime profile) for all 1 job",
+        "default of 1 processor (no pegasus.cores or globus.count profile) for all 1 job",
     ]
     assert load_workflow(doc, default_runtime=5).tasks[0].runtime == 5
 
@@ -98,10 +103,15 @@ BAD = {
         b"jobDependencies:\n  - {id: j1, children: [j9]}\n",
         "$.jobDependencies[0].children[0]",
     ),
-    "negative runtime": (
+    "text runtime": (
         b'pegasus: "5.0"\nname: w\njobs:\n  - {type: job, name: a, id: j1, arguments: [], uses: [],'
-        b" profiles: {pegasus: {runtime: -3}}}\n",
+        b" profiles: {pegasus: {runtime: soon}}}\n",
         "$.jobs[0].profiles.pegasus.runtime",
+    ),
+    "text size in metadata": (
+        b'pegasus: "5.0"\nname: w\njobs:\n  - {type: job, name: a, id: j1, arguments: [],'
+        b" uses: [{lfn: f, type: output, metadata: {size: big}}]}\n",
+        "$.jobs[0].uses[0].metadata.size",
     ),
     "infinite runtime": (
         b'pegasus: "5.0"\nname: w\njobs:\n  - {type: job, name: a, id: j1, arguments: [], uses: [],'

@@ -3,7 +3,7 @@
     from gridportal_client import Client
 
     gp = Client("http://127.0.0.1:8000")
-    gp.login("demo", "demo")                       # or Client(url, token="...")
+    gp.login("demo", "demo-grid")                  # or Client(url, token="...")
     trace = gp.upload_trace("ctc.swf.gz", name="CTC")
     run = gp.submit("cluster-sim", traces=[trace["id"]], params={"procs": 430}, seed=1)
     gp.wait(run["id"], progress=print)

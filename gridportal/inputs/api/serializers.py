@@ -46,7 +46,8 @@ class WorkflowSerializer(UploadSerializer):
     file = serializers.FileField(
         write_only=True,
         allow_empty_file=True,
-        help_text="Pegasus DAX (XML), WfCommons WfFormat JSON or gridportal-workflow JSON",
+        help_text="Pegasus DAX (XML), Pegasus 5 YAML or JSON, WfCommons WfFormat JSON or "
+        "gridportal-workflow JSON; defaults the reader assumed are in summary.notes",
     )
     create_service = staticmethod(workflow_create)
 

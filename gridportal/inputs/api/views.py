@@ -47,7 +47,8 @@ class WorkflowViewSet(
     mixins.ListModelMixin,
     viewsets.GenericViewSet,
 ):
-    """Workflows: upload (multipart ``file``: DAX, WfFormat or native JSON) or generate one."""
+    """Workflows: upload (multipart ``file``: DAX, Pegasus 5 YAML/JSON, WfFormat or native JSON)
+    or generate one."""
 
     serializer_class = WorkflowSerializer
     lookup_value_regex = ID_REGEX
