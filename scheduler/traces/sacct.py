@@ -1057,20 +1057,24 @@ def _peak_cpus(jobs: list[SWFJob]) -> int:
     return max(peak, 1)
 
 
-def sacct_to_swf(data: bytes | str, *, max_procs: int | None = None) -> tuple[str, SacctReport]:
-    """The SWF text of converted sacct output, and the report (see :func:`convert_sacct`)."""
+def sacct_to_swf(data: bytes | str, **options: Any) -> tuple[str, SacctReport]:
+    """The SWF text of converted sacct output, and the report (``options``: ``max_procs``,
+    ``lenient``, ``columns``, see :func:`convert_sacct`)."""
     out = io.StringIO()
-    report = sacct_to_swf_file(data, out, max_procs=max_procs)
+    report = sacct_to_swf_file(data, out, **options)
     return out.getvalue(), report
 
 
 def sacct_to_swf_file(
-    data: bytes | str | IO[bytes], out: IO[str], *, max_procs: int | None = None
-) -> SacctReport:
+    data: bytes | str | IO[bytes], out: IO[str], *, max_procs: int | None = None,
+    lenient: bool = False, columns: str | Iterable[str] | None = None,
+) -> SacctReport:  # fmt: skip
     """Convert sacct output (bytes, text or a binary file read line by line) and write the
     SWF text to ``out``; returns the report."""
     from .swf import write_swf
 
-    header, jobs, report = convert_sacct(data, max_procs=max_procs)
+    header, jobs, report = convert_sacct(
+        data, max_procs=max_procs, lenient=lenient, columns=columns
+    )
     write_swf(jobs, out, header=header.fields, comments=header.comments[len(header.fields) :])
     return report
