@@ -46,7 +46,9 @@ Mapping (SWF field numbers in brackets):
   BOOT_FAIL, DEADLINE, PREEMPTED → 0 (the job ended without completing); CANCELLED and
   ``CANCELLED by <uid>`` → 5.  PENDING, RUNNING, REQUEUED, RESIZING, SUSPENDED, or a row
   whose Start or End is ``Unknown``/``None`` are dropped and counted (they have no run); a job
-  cancelled before it started is dropped too ("cancelled before start").
+  cancelled before it started is dropped too ("cancelled before start": Start ``None``, or —
+  as Slurm 22.05 writes it, Start = End = the cancel time — NodeList ``None assigned`` or
+  AllocCPUS ``0``).
 - **Processors**: [5] allocated = AllocCPUS, else NCPUS; [8] requested = ReqCPUS, else the
   allocation.  **Timelimit** → [9] requested time: ``UNLIMITED``/``Partition_Limit`` → −1;
   ``D-HH:MM:SS``, ``D-HH:MM``, ``D-HH``, ``HH:MM:SS``, ``MM:SS``, ``MM`` (Slurm's formats).
@@ -526,8 +528,9 @@ class _Faults:
         self.report, self.lenient, self.headless = report, lenient, headless
         self.errors: list[tuple[int | None, str]] = []
 
-    def add(self, line: int, why: str) -> None:
-        if line == self.headless:  # the first row of a file without a header: wrong columns
+    def add(self, line: int, why: str, shape: bool = False) -> None:
+        """``shape``: the row's fields do not fit the columns (too few, too many)."""
+        if shape and line == self.headless:  # the first row of a file without a header
             raise SacctError(
                 [(line, f"{why}; a file without a header line is read in {self.report.columns_from}"
                         ": give the --format list it was dumped with (or dump it with its header)")]
@@ -646,13 +649,15 @@ def _rows_parsable(
         if k < width:
             tail = "the file ends" if ended else "the next line starts a row"
             joined = f"; lines {first}-{last} read as one row" if last > first else ""
-            faults.add(first, f"cut off: {k} fields where {what} has {width} ({tail}){joined}")
+            faults.add(
+                first, f"cut off: {k} fields where {what} has {width} ({tail}){joined}", True
+            )
             return None
         took: list[str] = []
         if k > width:
             fixed = _resplit(parts, header, texts, left)
             if isinstance(fixed, str):
-                faults.add(first, fixed)
+                faults.add(first, fixed, True)
                 return None
             parts, took = fixed
         if last > first:
@@ -816,7 +821,7 @@ def convert_sacct(
             if head_line.count("|") + 1 < width:  # too few columns: not this order
                 faults.add(head_n, f"{head_line.count('|') + 1} fields where "
                                    f"{'the --format given' if given else layout.source} has "
-                                   f"{len(header)}")  # fmt: skip
+                                   f"{len(header)}", True)  # fmt: skip
         elif given:
             report.notes.append("the file has a header line: the column list given was not used")
         rows = _rows_parsable(layout, rest, report, faults)
@@ -898,6 +903,11 @@ def convert_sacct(
             continue
         if submit is None:
             report.drop("unknown submit time")
+            continue
+        if get(parts, "NodeList").strip() == "None assigned" or get(parts, "AllocCPUS") == "0":
+            # Slurm 22.05 gives a job cancelled while pending Start = End = the cancel time;
+            # no nodes and no CPUs tell it never ran (as Open XDMoD's shredder skips it)
+            report.drop("cancelled before start" if state == "CANCELLED" else "never ran")
             continue
         if start is None:
             report.drop("cancelled before start" if state == "CANCELLED" else "unknown start")
