@@ -28,7 +28,8 @@ experiment catalogue
     ``Preset``, ``ParamError``, ``InputError``, ``Cancelled``
 inputs (loading and validation)
     ``load_input``, ``load_trace``, ``SWFError``, ``scan_swf``, ``write_swf``;
-    sacct: ``looks_like_sacct``, ``sacct_to_swf``, ``sacct_to_swf_file``, ``SacctError``;
+    sacct: ``detect_sacct``, ``looks_like_sacct``, ``sacct_to_swf``, ``sacct_to_swf_file``,
+    ``SacctError``;
     trace stats: ``SummarySink``, ``header_machine``;
     workflows: ``load_workflow``, ``detect_workflow_format``, ``summarize_workflow``,
     ``dumps_workflow``, ``generate_layered``, ``generate_cybershake``, ``generate_montage``,
@@ -102,6 +103,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "write_swf": ("scheduler.traces.swf", "write_swf"),
     "SacctError": ("scheduler.traces.sacct", "SacctError"),
     "looks_like_sacct": ("scheduler.traces.sacct", "looks_like_sacct"),
+    "detect_sacct": ("scheduler.traces.sacct", "detect_sacct"),
     "sacct_to_swf": ("scheduler.traces.sacct", "sacct_to_swf"),
     "sacct_to_swf_file": ("scheduler.traces.sacct", "sacct_to_swf_file"),
     "SummarySink": ("scheduler.traces.stats", "SummarySink"),

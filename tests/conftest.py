@@ -309,6 +309,8 @@ XDIST_GROUPS: dict[str, tuple[str, ...]] = {
             "worker_kill",
         )
     ),
+    # The real Slurm of tests/slurm/conftest.py (session-scoped): one cluster, on one worker.
+    "slurm": ("tests/slurm/",),
     # The fuzz modules count their cases in a module-level dict (CASES) that their last test
     # records and checks (at least 10,000 and 20,000 cases): the whole module in one process.
     "fuzz-uploads": ("tests/portal/test_fuzz_uploads.py::",),

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import gzip
 import hashlib
 import os
 import tempfile
 import threading
 import zlib
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import IO
 
 from django.conf import settings
@@ -23,6 +25,7 @@ from scheduler.engine import (
     SummarySink,
     SWFError,
     WorkflowError,
+    detect_sacct,
     detect_workflow_format,
     dumps_workflow,
     generate_cybershake,
@@ -31,7 +34,6 @@ from scheduler.engine import (
     header_machine,
     load_trace,
     load_workflow,
-    looks_like_sacct,
     sacct_to_swf_file,
     scan_swf,
     summarize_workflow,
@@ -166,20 +168,41 @@ def trace_validate_file(*, upload: File, filename: str) -> dict:
     }
 
 
-@contextlib.contextmanager
-def trace_sacct_converted(*, upload: File, filename: str):
-    """Slurm ``sacct --parsable2`` output (or its fixed-width form) becomes SWF here.
+@dataclass(frozen=True)
+class SacctOptions:
+    """How to read an uploaded Slurm accounting file (see :func:`scheduler.engine.convert_sacct`):
+    ``lenient`` skips the rows that cannot be read (named in the report) instead of refusing the
+    file; ``columns`` is the ``sacct --format`` list of a file without a header line; ``procs``
+    the cluster's CPUs (the SWF MaxProcs; default: the peak in use)."""
 
-    Yields the file to validate and store, its name, and the conversion report (None when the
-    upload is not sacct output).  The conversion streams the upload line by line in a limited
-    child (GRIDPORTAL_UPLOAD_{MEMORY_MB,TIME_LIMIT}, as SWF checks) that writes the SWF to a
-    temporary file, removed on leaving; the web process never parses the upload itself.  A file
-    that cannot be converted is refused naming its lines and fields.
+    lenient: bool = False
+    columns: str = ""
+    procs: int | None = None
+
+
+@contextlib.contextmanager
+def trace_sacct_converted(*, upload: File, filename: str, sacct: SacctOptions | None = None):
+    """Slurm accounting (``sacct -P`` with any columns, with or without its header line, or the
+    fixed-width form; gzipped or not) becomes SWF here.
+
+    Which it is, :func:`scheduler.engine.detect_sacct` decides from the first KB, as the command
+    line does.  Yields the file to validate and store, its name, and the conversion report (None
+    when the upload is not sacct output).  The conversion streams the upload line by line in a
+    limited child (GRIDPORTAL_UPLOAD_{MEMORY_MB,TIME_LIMIT}, as SWF checks) that writes the SWF
+    to a temporary file, removed on leaving; the web process never parses the upload itself.  A
+    file that cannot be converted is refused naming its lines and fields (or, lenient, its
+    unreadable rows are skipped and named in the report).
     """
+    sacct = sacct or SacctOptions()
     upload.seek(0)
     head = upload.read(4096)
     upload.seek(0)
-    if not looks_like_sacct(head if isinstance(head, bytes) else head.encode()):
+    try:
+        layout = detect_sacct(head if isinstance(head, bytes) else head.encode(),
+                              columns=sacct.columns or None)  # fmt: skip
+    except SacctError as exc:
+        raise _refuse(filename, str(exc)) from None
+    if layout is None:
         yield upload, filename, None
         return
     limit = settings.GRIDPORTAL_MAX_UPLOAD_BYTES
@@ -189,7 +212,7 @@ def trace_sacct_converted(*, upload: File, filename: str):
     os.close(fd)
     try:
         report = upload_limited(
-            _sacct_to_file, upload, filename, path, what=f"{filename}: converting it"
+            _sacct_to_file, upload, filename, path, sacct, what=f"{filename}: converting it"
         )
         stem = filename.rsplit(".", 1)[0] if "." in filename else filename
         swf_name = f"{stem}.swf"[:255]
@@ -199,13 +222,23 @@ def trace_sacct_converted(*, upload: File, filename: str):
         os.unlink(path)
 
 
-def _sacct_to_file(upload: File, filename: str, path: str) -> dict:
+def _sacct_to_file(upload: File, filename: str, path: str, sacct: SacctOptions) -> dict:
     """(In a limited child) convert the sacct upload, read line by line, into SWF at ``path``;
     only the conversion report goes back."""
     upload.seek(0)
+    gz = upload.read(2) == b"\x1f\x8b"
+    upload.seek(0)
+    lines = (
+        _LineCapped(gzip.GzipFile(fileobj=upload, mode="rb"), filename, compressed=upload)
+        if gz
+        else _LineCapped(upload, filename)
+    )
     try:
         with open(path, "w", encoding="utf-8") as out:
-            report = sacct_to_swf_file(_LineCapped(upload), out)
+            report = sacct_to_swf_file(
+                lines, out, max_procs=sacct.procs, lenient=sacct.lenient,
+                columns=sacct.columns or None,
+            )  # fmt: skip
     except SacctError as exc:
         raise ValidationError(
             {
@@ -220,27 +253,38 @@ def _sacct_to_file(upload: File, filename: str, path: str) -> dict:
 
 class _LineCapped:
     """An upload read by lines, refused past GRIDPORTAL_MAX_UPLOAD_BYTES (when its size was
-    not known beforehand)."""
+    not known beforehand); a gzipped one (``compressed``: the upload under the decompressing
+    reader) past GRIDPORTAL_MAX_TRACE_BYTES decompressed or GRIDPORTAL_MAX_GZIP_RATIO, as an
+    SWF upload is (:func:`trace_precheck`)."""
 
-    def __init__(self, upload: File) -> None:
-        self.upload, self.read_bytes = upload, 0
-        self.limit = settings.GRIDPORTAL_MAX_UPLOAD_BYTES
+    def __init__(self, upload, filename: str = "", compressed: File | None = None) -> None:
+        self.upload, self.read_bytes, self.filename = upload, 0, filename
+        self.compressed = compressed
+        self.limit = (
+            settings.GRIDPORTAL_MAX_TRACE_BYTES
+            if compressed
+            else settings.GRIDPORTAL_MAX_UPLOAD_BYTES
+        )
 
     def readline(self, size: int = -1):
         line = self.upload.readline(size)
         self.read_bytes += len(line)
-        if self.read_bytes > self.limit:
+        if self.compressed is not None:
+            _count_checked(self.filename, self.read_bytes, self.compressed.tell(), self.limit,
+                           settings.GRIDPORTAL_MAX_GZIP_RATIO)  # fmt: skip
+        elif self.read_bytes > self.limit:
             raise ValidationError({"file": [f"larger than the limit of {self.limit:,} bytes"]})
         return line
 
 
-def trace_create(*, owner, name: str, upload: File) -> Trace:
-    """Validate and store an uploaded trace (SWF, or sacct output converted to SWF).
+def trace_create(*, owner, name: str, upload: File, sacct: SacctOptions | None = None) -> Trace:
+    """Validate and store an uploaded trace (SWF, or sacct output converted to SWF as
+    ``sacct`` says).
 
     Nothing is saved if anything fails.
     """
     filename = (getattr(upload, "name", "") or "trace.swf").rsplit("/", 1)[-1][:255]
-    with trace_sacct_converted(upload=upload, filename=filename) as converted:
+    with trace_sacct_converted(upload=upload, filename=filename, sacct=sacct) as converted:
         return _trace_store(owner, name, *converted)
 
 

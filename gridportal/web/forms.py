@@ -9,7 +9,7 @@ from django import forms
 from django.core.validators import MaxValueValidator, MinValueValidator
 
 from gridportal.sites.services import policy_document
-from scheduler.engine import format_value, label_of, unit_of
+from scheduler.engine import MAX_PROCS, format_value, label_of, unit_of
 
 if TYPE_CHECKING:  # the catalogue loads on first use (start-up)
     from scheduler.engine import ExperimentKind, InputSpec, Param
@@ -71,8 +71,40 @@ class WorkflowGenerateForm(forms.Form):
 class TraceUploadForm(forms.Form):
     name = forms.CharField(max_length=200, required=False, help_text="Defaults to the file name.")
     file = forms.FileField(
-        allow_empty_file=True, help_text="SWF trace, plain or gzipped (.swf, .swf.gz)."
+        allow_empty_file=True,
+        help_text="SWF trace, or Slurm accounting (sacct -P, with or without its header line); "
+        "plain or gzipped.",
     )
+    # Slurm accounting only (ignored for SWF): scheduler.traces.sacct
+    lenient = forms.BooleanField(
+        required=False,
+        label="Skip unreadable rows",
+        help_text="Skip sacct rows that cannot be read (cut off, …) and list them, instead of "
+        "refusing the file.",
+    )
+    sacct_format = forms.CharField(
+        required=False,
+        max_length=4000,
+        label="Columns of a file without a header",
+        help_text="The sacct --format list it was dumped with (default: Open XDMoD's order).",
+    )
+    procs = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=MAX_PROCS,
+        label="Cluster CPUs",
+        help_text="The machine size for a sacct file (default: the most CPUs in use at once).",
+    )
+
+    def sacct_options(self):
+        from gridportal.inputs.services import SacctOptions
+
+        data = self.cleaned_data
+        return SacctOptions(
+            lenient=bool(data.get("lenient")),
+            columns=data.get("sacct_format") or "",
+            procs=data.get("procs"),
+        )
 
 
 SEED_TERMS = re.compile(r"[α-ωΑ-Ω_^]|eq\.|§|query|SPEC|\(\d+\)|Figure")

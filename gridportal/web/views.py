@@ -104,6 +104,7 @@ def trace_list(request):
                     owner=request.user,
                     name=form.cleaned_data["name"],
                     upload=form.cleaned_data["file"],
+                    sacct=form.sacct_options(),
                 )
             except ValidationError as exc:
                 _add_errors(form, exc, "file")

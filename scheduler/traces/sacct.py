@@ -6,11 +6,30 @@ Run on the cluster (as root or an account allowed to see every user's jobs)::
       --format=JobID,User,Group,Account,Partition,QOS,State,Submit,Start,End,Timelimit,\\
     NCPUS,AllocCPUS,ReqCPUS,NNodes,ReqMem,MaxRSS,JobName > jobs.sacct
 
-``--parsable2`` separates fields with ``|`` (no trailing ``|``) and prints a header line.  Put
-``JobName`` last: a ``|`` inside a job name then cannot shift the other columns (it is also
-repaired when the name is elsewhere, see below).  The fixed-width form (plain ``sacct
---format=…`` with its ``----------`` rule line) is read too, by the rule's column widths; a
-value Slurm truncated (it ends in ``+``) in a column the conversion needs is refused.
+What is read (:func:`detect_sacct` decides it, for the command line, the portal's upload and
+so the Python client alike, from the first lines):
+
+- ``--parsable2`` (``-P``: fields separated by ``|``) or ``--parsable`` (a trailing ``|``), the
+  columns **in any order**, any of sacct's fields (``--format=ALL`` too: the columns the
+  conversion does not use are ignored).  The first line is the header when every field of it
+  is a column name (sacct prints the names it was given, case-insensitively canonical here).
+- **Without a header** (``--noheader``): the columns are the ``--format`` list the caller gives
+  (``columns``), else Open XDMoD's Slurm shredder order (:data:`XDMOD_COLUMNS`: the
+  ``--format`` its guide asks ``sacct --parsable2 --noheader`` for, ``JobName`` last).
+- The fixed-width form (plain ``sacct --format=…`` with its ``----------`` rule line), by the
+  rule's column widths; a value Slurm truncated (it ends in ``+``) in a column the conversion
+  needs is refused.
+- gzip-compressed files of any of these.
+
+Rows as Slurm writes them (``sacct -P`` does not quote): a free-text field (``SubmitLine`` of a
+``--wrap`` holding a newline, a ``Comment``…) may run over several lines, and a ``|`` in a
+``JobName``, ``SubmitLine``, ``WorkDir`` or comment makes a row too wide.  Continuation lines are
+joined back to their row; a row with too many fields is re-split when exactly one way of giving
+the extra ``|`` to the free-text columns (:data:`TEXT_COLUMNS`) leaves every other column well
+formed (a time where a time belongs, a number where a count does, …); each repair is reported
+with its line.  A row that is truly cut off (too few fields, and the next line starts a row of
+its own or the file ends), or too wide with no single reading, is refused naming its line and
+the cause (*strict*, the default), or skipped and named in the report (*lenient*).
 
 Mapping (SWF field numbers in brackets):
 
@@ -27,7 +46,9 @@ Mapping (SWF field numbers in brackets):
   BOOT_FAIL, DEADLINE, PREEMPTED → 0 (the job ended without completing); CANCELLED and
   ``CANCELLED by <uid>`` → 5.  PENDING, RUNNING, REQUEUED, RESIZING, SUSPENDED, or a row
   whose Start or End is ``Unknown``/``None`` are dropped and counted (they have no run); a job
-  cancelled before it started is dropped too ("cancelled before start").
+  cancelled before it started is dropped too ("cancelled before start": Start ``None``, or —
+  as Slurm 22.05 writes it, Start = End = the cancel time — NodeList ``None assigned`` or
+  AllocCPUS ``0``).
 - **Processors**: [5] allocated = AllocCPUS, else NCPUS; [8] requested = ReqCPUS, else the
   allocation.  **Timelimit** → [9] requested time: ``UNLIMITED``/``Partition_Limit`` → −1;
   ``D-HH:MM:SS``, ``D-HH:MM``, ``D-HH``, ``HH:MM:SS``, ``MM:SS``, ``MM`` (Slurm's formats).
@@ -38,26 +59,28 @@ Mapping (SWF field numbers in brackets):
 - **Owners**: [12] user, [13] group (Group, else Account), [15] queue = QOS, [16] partition —
   each name numbered 1, 2, … in order of first appearance; the mappings are kept in the report.
 - **Machine size** (``MaxProcs``): given by the caller (the cluster's CPU count), else the
-  peak number of CPUs the kept jobs used at once (said so in the report).
-
-Malformed rows are never shifted silently: a row with more fields than the header is repaired
-only when the extra ``|`` can only belong to the job name (reported with its line number);
-any other row whose field count differs (a cut-off line) is refused with its line number.
+  peak number of CPUs the kept jobs used at once (said so in the report).  A job that needs
+  more CPUs than the size given is kept, as SWF keeps it, and named in the report's notes: a
+  simulation drops it, as it drops any SWF job wider than ``MaxProcs``
+  (:func:`scheduler.cluster.jobs.prepare_jobs`, "exceeds_machine").
 
 Hostile files: the file is read as a stream of lines (constant memory per row; only the kept
 jobs are held, to sort them by submit time).  A header with more than :data:`MAX_COLUMNS`
-fields, a fixed-width rule line with more column spans, a line longer than
-:data:`MAX_LINE_CHARS`, a JobID longer than :data:`MAX_ID_CHARS`, a name (User, Group,
-Account, Partition, QOS) longer than :data:`MAX_NAME_CHARS` and any NUL or control character
-(other than a tab) are refused naming the line and the field.
+fields, a fixed-width rule line with more column spans, a line (or a row joined from lines)
+longer than :data:`MAX_LINE_CHARS`, a JobID longer than :data:`MAX_ID_CHARS`, a name (User,
+Group, Account, Partition, QOS) longer than :data:`MAX_NAME_CHARS` and any NUL or control
+character (other than a tab) in a column the conversion reads are refused naming the line and
+the field (the free-text columns are never read: what they hold is not checked).
 """
 
 from __future__ import annotations
 
+import gzip
 import io
 import itertools
 import re
-from collections.abc import Iterable, Iterator
+import zlib
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import IO, Any
@@ -69,10 +92,16 @@ __all__ = [
     "MAX_ID_CHARS",
     "MAX_LINE_CHARS",
     "MAX_NAME_CHARS",
+    "SACCT_FIELDS",
+    "TEXT_COLUMNS",
+    "XDMOD_COLUMNS",
     "SacctError",
+    "SacctLayout",
     "SacctReport",
     "convert_sacct",
+    "detect_sacct",
     "looks_like_sacct",
+    "parse_columns",
     "sacct_to_swf",
     "sacct_to_swf_file",
 ]
@@ -80,7 +109,7 @@ __all__ = [
 MAX_ROWS = 5_000_000
 #: Fields of a header (or column spans of a fixed-width rule line): sacct knows ~120 fields.
 MAX_COLUMNS = 256
-#: Characters of one line (a row of every sacct field is a few KB).
+#: Characters of one line, or of a row joined from lines (a row of every sacct field is a few KB).
 MAX_LINE_CHARS = 65_536
 #: Characters of a JobID (``123_45.batch``; Slurm ids are 32-bit numbers).
 MAX_ID_CHARS = 64
@@ -98,6 +127,11 @@ _KNOWN = (
     "Submit", "Eligible", "Start", "End", "Elapsed", "Timelimit", "NCPUS", "AllocCPUS",
     "ReqCPUS", "NNodes", "ReqMem", "MaxRSS",
 )  # fmt: skip
+#: The columns the conversion reads (their values are checked for control characters).
+_READ = frozenset(
+    ("JobID", "User", "Group", "Account", "Partition", "QOS", "State", "Submit", "Start", "End",
+     "Timelimit", "NCPUS", "AllocCPUS", "ReqCPUS", "NNodes", "ReqMem", "MaxRSS")
+)  # fmt: skip
 _FAILED = frozenset(
     {"FAILED", "TIMEOUT", "OUT_OF_MEMORY", "NODE_FAIL", "BOOT_FAIL", "DEADLINE", "PREEMPTED"}
 )
@@ -108,6 +142,205 @@ _UNKNOWN_TIME = frozenset({"", "Unknown", "None", "N/A"})
 _JOBID_RE = re.compile(r"^(\d+)(?:([_+])(\d+|\[[^\]]*\]))?(?:\.(.+))?$")
 _MEM_RE = re.compile(r"^(\d+(?:\.\d+)?)([KMGTP]?)([cn]?)$")
 _UNIT_KB = {"": 1 / 1024, "K": 1, "M": 1024, "G": 1024**2, "T": 1024**3, "P": 1024**4}
+
+#: sacct's field names as ``sacct --helpformat`` spells them: the 109 of Slurm 22.05's
+#: ``--format=ALL`` (in its order), then names of other releases (``ReqGRES``/``AllocGRES``
+#: before 19.05; ``Extra``, ``FailedNode``, ``Licenses``, ``Planned*``, ``QOSREQ``, ``Std*``
+#: later).  A header or a ``--format`` list is matched against them case-insensitively.
+SACCT_FIELDS = (
+    "Account", "AdminComment", "AllocCPUS", "AllocNodes", "AllocTRES", "AssocID", "AveCPU",
+    "AveCPUFreq", "AveDiskRead", "AveDiskWrite", "AvePages", "AveRSS", "AveVMSize", "BlockID",
+    "Cluster", "Comment", "Constraints", "ConsumedEnergy", "ConsumedEnergyRaw", "Container",
+    "CPUTime", "CPUTimeRAW", "DBIndex", "DerivedExitCode", "Elapsed", "ElapsedRaw", "Eligible",
+    "End", "ExitCode", "Flags", "GID", "Group", "JobID", "JobIDRaw", "JobName", "Layout",
+    "MaxDiskRead", "MaxDiskReadNode", "MaxDiskReadTask", "MaxDiskWrite", "MaxDiskWriteNode",
+    "MaxDiskWriteTask", "MaxPages", "MaxPagesNode", "MaxPagesTask", "MaxRSS", "MaxRSSNode",
+    "MaxRSSTask", "MaxVMSize", "MaxVMSizeNode", "MaxVMSizeTask", "McsLabel", "MinCPU",
+    "MinCPUNode", "MinCPUTask", "NCPUS", "NNodes", "NodeList", "NTasks", "Partition", "Priority",
+    "QOS", "QOSRAW", "Reason", "ReqCPUFreq", "ReqCPUFreqGov", "ReqCPUFreqMax", "ReqCPUFreqMin",
+    "ReqCPUS", "ReqMem", "ReqNodes", "ReqTRES", "Reservation", "ReservationId", "Reserved",
+    "ResvCPU", "ResvCPURAW", "Start", "State", "Submit", "SubmitLine", "Suspended",
+    "SystemComment", "SystemCPU", "Timelimit", "TimelimitRaw", "TotalCPU", "TRESUsageInAve",
+    "TRESUsageInMax", "TRESUsageInMaxNode", "TRESUsageInMaxTask", "TRESUsageInMin",
+    "TRESUsageInMinNode", "TRESUsageInMinTask", "TRESUsageInTot", "TRESUsageOutAve",
+    "TRESUsageOutMax", "TRESUsageOutMaxNode", "TRESUsageOutMaxTask", "TRESUsageOutMin",
+    "TRESUsageOutMinNode", "TRESUsageOutMinTask", "TRESUsageOutTot", "UID", "User", "UserCPU",
+    "WCKey", "WCKeyID", "WorkDir",
+    # other releases
+    "AllocGRES", "ReqGRES", "Extra", "FailedNode", "Licenses", "Planned", "PlannedCPU",
+    "PlannedCPURAW", "QOSREQ", "StdErr", "StdIn", "StdOut", "SLUID", "Segment",
+)  # fmt: skip
+_CANONICAL = {name.lower(): name for name in SACCT_FIELDS}
+
+#: The column order of a file without a header line when none is given: what Open XDMoD's
+#: Slurm shredder asks for (``sacct --parsable2 --noheader --format=`` these; its guide,
+#: "Slurm Notes", and ``classes/OpenXdmod/Shredder/Slurm.php``).
+XDMOD_COLUMNS = (
+    "JobID", "JobIDRaw", "Cluster", "Partition", "QOS", "Account", "Group", "GID", "User", "UID",
+    "Submit", "Eligible", "Start", "End", "Elapsed", "ExitCode", "State", "NNodes", "NCPUS",
+    "ReqCPUS", "ReqMem", "ReqTRES", "AllocTRES", "Timelimit", "NodeList", "JobName",
+)  # fmt: skip
+
+#: Free-text columns: the ones a user's text reaches (sbatch's ``--job-name``, ``--comment``,
+#: ``--constraint``, ``--chdir``, ``--wckey``, ``--container``, ``-o``/``-e``/``-i``, the command
+#: line itself), which may hold a ``|`` or a line break.  Only they absorb the extra ``|`` of a
+#: row that is too wide.
+TEXT_COLUMNS = frozenset(
+    ("JobName", "SubmitLine", "WorkDir", "Comment", "AdminComment", "SystemComment",
+     "Constraints", "Container", "WCKey", "Extra", "StdErr", "StdIn", "StdOut")
+)  # fmt: skip
+
+# What a well-formed value of a typed column looks like (only to choose among the ways of
+# re-splitting a row that is too wide: never to refuse a row).  Unlisted columns accept anything.
+_RE_TIME = r"|Unknown|None|N/A|\d{1,12}|\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d)?(?:Z|[+-]\d\d:?\d\d)?"
+_RE_SPAN = r"|UNLIMITED|Partition_Limit|INVALID|(?:\d+-)?\d+(?::\d+){0,2}(?:\.\d+)?"
+_RE_INT = r"\d*"
+_RE_MEM = r"|\d+(?:\.\d+)?[KMGTPE]?[cn]?"
+_RE_TRES = r"|[^\s=,]+=[^\s,]*(?:,[^\s=,]+=[^\s,]*)*"
+_RE_NAME = r"\S*"
+_STEP_MAX = ("MaxDiskRead", "MaxDiskWrite", "MaxPages", "MaxRSS", "MaxVMSize", "MinCPU")
+_SHAPES: dict[str, str] = {
+    **dict.fromkeys(("Submit", "Start", "End", "Eligible"), _RE_TIME),
+    **dict.fromkeys(
+        ("Elapsed", "Timelimit", "CPUTime", "TotalCPU", "SystemCPU", "UserCPU", "Suspended",
+         "Reserved", "AveCPU", "MinCPU", "ResvCPU", "Planned", "PlannedCPU"), _RE_SPAN,
+    ),
+    **dict.fromkeys(
+        ("AllocCPUS", "NCPUS", "ReqCPUS", "NNodes", "AllocNodes", "ReqNodes", "NTasks", "UID",
+         "GID", "ElapsedRaw", "CPUTimeRAW", "TimelimitRaw", "ResvCPURAW", "PlannedCPURAW",
+         "DBIndex", "AssocID", "Priority", "QOSRAW", "ReservationId", "WCKeyID",
+         "ConsumedEnergyRaw", *(f"{m}Task" for m in _STEP_MAX)), _RE_INT,
+    ),
+    **dict.fromkeys(
+        ("ReqMem", "MaxRSS", "AveRSS", "MaxVMSize", "AveVMSize", "MaxPages", "AvePages",
+         "MaxDiskRead", "MaxDiskWrite", "AveDiskRead", "AveDiskWrite"), _RE_MEM,
+    ),
+    **dict.fromkeys(
+        ("AllocTRES", "ReqTRES", *(f"TRESUsage{d}{s}" for d in ("In", "Out")
+                                   for s in ("Ave", "Max", "MaxNode", "MaxTask", "Min",
+                                             "MinNode", "MinTask", "Tot"))), _RE_TRES,
+    ),
+    **dict.fromkeys(
+        ("User", "Group", "Account", "Partition", "QOS", "Cluster", "Reservation",
+         *(f"{m}Node" for m in _STEP_MAX)), _RE_NAME,
+    ),
+    "Layout": r"|[A-Z][a-z]+(?:[:,][A-Z][a-z]+)*",
+    "Flags": r"|[A-Za-z_]+(?:,[A-Za-z_]+)*",
+    "ConsumedEnergy": r"|\d+(?:\.\d+)?[KMGTP]?",
+    "NodeList": r"\S*|None assigned",
+    "JobID": r"\d+(?:[_+](?:\d+|\[[^\]]*\]))?(?:\.\S+)?",
+    "JobIDRaw": r"\d+(?:\.\S+)?",
+    "State": r"|[A-Z_]+\+?(?: by \d+)?",
+    "ExitCode": r"|\d+:\d+",
+    "DerivedExitCode": r"|\d+:\d+",
+}  # fmt: skip
+_CHECKS: dict[str, Callable[[str], Any]] = {
+    name: re.compile(f"(?:{shape})").fullmatch for name, shape in _SHAPES.items()
+}
+#: Typed columns checked when re-splitting one row, and one file, before giving up on it.
+_RESPLIT_BUDGET = 20_000
+_RESPLIT_FILE_BUDGET = 2_000_000
+_HEADER_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
+
+def parse_columns(text: str | Iterable[str]) -> tuple[str, ...]:
+    """A ``--format`` list (``"jobid,jobidraw%20,State"`` or a sequence of names) → canonical
+    column names (sacct's spelling; widths ``%N`` dropped).  Raises :class:`SacctError` for an
+    empty list, more than :data:`MAX_COLUMNS` names or a name that is not a word."""
+    names = text.split(",") if isinstance(text, str) else list(text)
+    out = []
+    for raw in names[: MAX_COLUMNS + 1]:
+        name = str(raw).strip().split("%", 1)[0]
+        if not _HEADER_WORD.fullmatch(name):
+            raise SacctError([(None, f"the column list: {name[:40]!r} is not a sacct field name")])
+        out.append(_CANONICAL.get(name.lower(), name))
+    if not out or len(names) > MAX_COLUMNS:
+        raise SacctError(
+            [(None, f"the column list must name 1 to {MAX_COLUMNS} sacct fields "
+                    "(as given to sacct --format)")]
+        )  # fmt: skip
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class SacctLayout:
+    """How a sacct file is laid out: ``form`` (``parsable2``, ``parsable``: a trailing ``|``,
+    ``fixed-width``), its ``columns`` (canonical names; empty for fixed-width, read off the
+    rule line) and where they come from (``source``: ``header line``, ``given --format`` or
+    ``XDMoD's column order``).  ``header`` is True when the file's first line names them."""
+
+    form: str
+    columns: tuple[str, ...]
+    header: bool
+    source: str
+
+
+def _is_header(fields: list[str]) -> bool:
+    """A header line: every field a column name (a word), at least one of them sacct's."""
+    words = [f.strip() for f in fields]
+    return all(_HEADER_WORD.fullmatch(w) for w in words) and any(
+        w.lower() in _CANONICAL for w in words
+    )
+
+
+def _layout(first: str, columns: tuple[str, ...] | None, line: int = 1) -> SacctLayout | None:
+    """The one decision (see :func:`detect_sacct`) from the first non-blank line; None when
+    this is not sacct output.  Raises :class:`SacctError` for a header with
+    more than :data:`MAX_COLUMNS` fields."""
+    if "|" in first:
+        if first.count("|") + 1 > MAX_COLUMNS + 1:  # (+1: the trailing | of --parsable)
+            raise SacctError(
+                [(line, f"the header has {first.count('|') + 1:,} fields; at most "
+                        f"{MAX_COLUMNS} are read (sacct --format lists far fewer)")]
+            )  # fmt: skip
+        fields = first.split("|")
+        if _is_header(fields[:-1] if fields[-1] == "" else fields):
+            trailing = fields[-1] == ""
+            if trailing:
+                fields.pop()
+            names = tuple(_CANONICAL.get(f.strip().lower(), f.strip()) for f in fields)
+            return SacctLayout("parsable" if trailing else "parsable2", names, True, "header line")
+        names = columns or XDMOD_COLUMNS
+        source = "given --format" if columns else "XDMoD's column order"
+        # --parsable ends every row in '|': one field more than the columns, the last empty
+        trailing = len(fields) == len(names) + 1 and fields[-1] == ""
+        return SacctLayout("parsable" if trailing else "parsable2", names, False, source)
+    words = first.split()
+    if words and all(_HEADER_WORD.fullmatch(w.rstrip("+")) for w in words):
+        if any(w.rstrip("+").lower() in _CANONICAL for w in words):
+            return SacctLayout("fixed-width", (), True, "header line")
+    return None
+
+
+def detect_sacct(
+    head: bytes | str, *, columns: str | Iterable[str] | None = None
+) -> SacctLayout | None:
+    """Is this (the first few KB of a file, gzip-compressed or not) sacct output, and how are
+    its columns named?  None for anything else (an SWF trace: its lines are ``;`` comments and
+    numbers, never ``|``).
+
+    The command line (``python -m scheduler convert sacct``), the portal's trace upload (web
+    form and REST, and so the Python client) and :func:`convert_sacct` itself all decide with
+    this function: ``|`` on the first line is ``sacct -P`` — with a header when every field is
+    a column name, else headerless (the ``columns`` given, else :data:`XDMOD_COLUMNS`); a first
+    line of column names only, without ``|``, is the fixed-width form."""
+    if isinstance(head, str):
+        head = head.encode("utf-8", errors="surrogatepass")
+    if head[:2] == b"\x1f\x8b":
+        try:
+            head = zlib.decompressobj(wbits=47).decompress(head, 1 << 16)
+        except zlib.error:
+            return None
+    text = head.removeprefix(b"\xef\xbb\xbf").decode("utf-8", errors="replace")
+    lines = [ln.rstrip("\r") for ln in text.split("\n")]
+    nonblank = [ln for ln in lines if ln.strip()]
+    if not nonblank:
+        return None
+    given = parse_columns(columns) if columns else None
+    try:
+        return _layout(nonblank[0], given)
+    except SacctError:
+        return SacctLayout("parsable2", (), True, "header line")  # sacct, refused on reading
 
 
 class SacctError(ValueError):
@@ -123,6 +356,9 @@ class SacctReport:
     """What the conversion did, for the upload's result page and ``--report``."""
 
     form: str = "parsable2"
+    mode: str = "strict"
+    columns_from: str = "header line"
+    columns: int = 0
     rows: int = 0
     jobs_kept: int = 0
     steps_folded: int = 0
@@ -130,11 +366,15 @@ class SacctReport:
     dropped: dict[str, int] = field(default_factory=dict)
     repaired: list[str] = field(default_factory=list)  # the first few (see repaired_count)
     repaired_count: int = 0
+    skipped: list[str] = field(default_factory=list)  # lenient: the first few rows skipped
+    skipped_count: int = 0
     missing_fields: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     mappings: dict[str, dict[str, int]] = field(default_factory=dict)
     max_procs: int = 0
     max_procs_source: str = ""
+    wider_than_machine: list[dict[str, Any]] = field(default_factory=list)  # the first few
+    wider_than_machine_count: int = 0
 
     def drop(self, reason: str) -> None:
         self.dropped[reason] = self.dropped.get(reason, 0) + 1
@@ -144,31 +384,40 @@ class SacctReport:
         if len(self.repaired) < _MAX_REPAIRED_KEPT:
             self.repaired.append(what)
 
+    def skip(self, what: str) -> None:
+        self.skipped_count += 1
+        if len(self.skipped) < _MAX_REPAIRED_KEPT:
+            self.skipped.append(what)
+
     def as_json(self) -> dict[str, Any]:
         return {
             "form": self.form,
+            "mode": self.mode,
+            "columns_from": self.columns_from,
+            "columns": self.columns,
             "rows": self.rows,
             "jobs_kept": self.jobs_kept,
             "steps_folded": self.steps_folded,
             "array_tasks": self.array_tasks,
             "dropped": dict(sorted(self.dropped.items())),
             "jobs_dropped": sum(self.dropped.values()),
-            "repaired": self.repaired[:50],
+            "repaired": self.repaired[:_MAX_REPAIRED_KEPT],
             "repaired_count": self.repaired_count,
+            "skipped": self.skipped[:_MAX_REPAIRED_KEPT],
+            "skipped_count": self.skipped_count,
             "missing_fields": self.missing_fields,
             "notes": self.notes,
             "mappings": self.mappings,
             "max_procs": self.max_procs,
             "max_procs_source": self.max_procs_source,
+            "wider_than_machine": self.wider_than_machine,
+            "wider_than_machine_count": self.wider_than_machine_count,
         }
 
 
 def looks_like_sacct(data: bytes) -> bool:
-    """True when the first line is a sacct header (``JobID|…`` or a fixed-width ``JobID …``)."""
-    first = data[:4096].lstrip(b"\xef\xbb\xbf").lstrip().split(b"\n", 1)[0].strip()
-    return first.split(b"|")[0].strip() == b"JobID" or (
-        first.startswith(b"JobID") and b"|" not in first and b" " in first
-    )
+    """True when :func:`detect_sacct` reads ``data`` (a file's first KB) as sacct output."""
+    return detect_sacct(data) is not None
 
 
 # --- field parsers --------------------------------------------------------------------------
@@ -247,9 +496,17 @@ def _numbered_lines(source: bytes | str | IO[bytes]) -> Iterator[tuple[int, str]
     if isinstance(source, str):
         source = source.encode("utf-8", errors="surrogatepass")
     stream: IO[bytes] = io.BytesIO(source) if isinstance(source, bytes | bytearray) else source
+    if getattr(stream, "seekable", lambda: False)():
+        magic = stream.read(2)
+        stream.seek(-len(magic), io.SEEK_CUR)
+        if magic == b"\x1f\x8b":
+            stream = gzip.GzipFile(fileobj=stream, mode="rb")  # type: ignore[assignment]
     limit = MAX_LINE_CHARS * 4 + 2  # UTF-8: at most 4 bytes a character, plus "\r\n"
     for n in itertools.count(1):
-        raw = stream.readline(limit + 1)
+        try:
+            raw = stream.readline(limit + 1)
+        except (OSError, EOFError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
+            raise SacctError([(n, f"corrupt or truncated gzip data: {exc}")]) from None
         if not raw:
             return
         if isinstance(raw, str):  # a text-mode stream
@@ -263,44 +520,192 @@ def _numbered_lines(source: bytes | str | IO[bytes]) -> Iterator[tuple[int, str]
         yield n, text
 
 
-def _header_parsable(n: int, line: str) -> tuple[list[str], bool]:
-    if line.count("|") + 1 > MAX_COLUMNS + 1:  # (+1: the trailing | of --parsable)
-        raise SacctError(
-            [(n, f"the header has {line.count('|') + 1:,} fields; at most {MAX_COLUMNS} are read "
-                 "(sacct --format lists far fewer)")]
-        )  # fmt: skip
-    header = [h.strip() for h in line.split("|")]
-    trailing = bool(header) and header[-1] == ""  # --parsable (trailing |)
-    if trailing:
-        header.pop()
-    return header, trailing
+class _Faults:
+    """Rows that cannot be read: refused together (strict: the first :data:`_MAX_ERRORS`) or
+    skipped, each named in the report (lenient)."""
+
+    def __init__(self, report: SacctReport, lenient: bool, headless: int = 0) -> None:
+        self.report, self.lenient, self.headless = report, lenient, headless
+        self.errors: list[tuple[int | None, str]] = []
+
+    def add(self, line: int, why: str, shape: bool = False) -> None:
+        """``shape``: the row's fields do not fit the columns (too few, too many)."""
+        if shape and line == self.headless:  # the first row of a file without a header
+            raise SacctError(
+                [(line, f"{why}; a file without a header line is read in {self.report.columns_from}"
+                        ": give the --format list it was dumped with (or dump it with its header)")]
+            )  # fmt: skip
+        if self.lenient:
+            self.report.skip(f"line {line}: {why}")
+        else:
+            self.errors.append((line, why))
+
+    @property
+    def full(self) -> bool:
+        return len(self.errors) >= _MAX_ERRORS
+
+
+def _resplit(
+    parts: list[str], header: tuple[str, ...], texts: tuple[int, ...], left: list[int]
+) -> tuple[list[str], list[str]] | str:
+    """Re-split a row with more fields than ``header``: the one way of giving the extra ``|``
+    to the free-text columns (at ``texts``) that leaves every typed column well formed.
+    Returns the row's fields and the columns that took a ``|``, or why there is no one way.
+    ``left`` holds the checks the file may still spend (:data:`_RESPLIT_FILE_BUDGET`)."""
+    extra = len(parts) - len(header)
+    if not texts:
+        return (f"{len(parts)} fields where the columns are {len(header)}, and none of them "
+                "is free text that could hold a '|' (JobName, SubmitLine, WorkDir, …)")  # fmt: skip
+    if left[0] <= 0:
+        return (f"{len(parts)} fields where the columns are {len(header)}: not re-split (the "
+                f"file's rows have needed more than {_RESPLIT_FILE_BUDGET:,} checks)")  # fmt: skip
+    checks = [_CHECKS.get(name) for name in header]
+    budget = min(_RESPLIT_BUDGET, left[0])
+
+    def fits(first: int, stop: int, shift: int) -> bool:
+        nonlocal budget
+        budget -= stop - first
+        left[0] -= stop - first
+        return all(
+            checks[c] is None or checks[c](parts[c + shift]) is not None  # type: ignore[misc]
+            for c in range(first, stop)
+        )
+
+    found: list[tuple[int, ...]] = []
+    given = [0] * len(texts)
+
+    def walk(i: int, shift: int) -> None:
+        column = texts[i]
+        stop = texts[i + 1] if i + 1 < len(texts) else len(header)
+        for more in range(extra - shift + 1) if i + 1 < len(texts) else (extra - shift,):
+            if len(found) > 1 or budget <= 0:
+                return
+            if not fits(column + 1, stop, shift + more):
+                continue
+            given[i] = more
+            if i + 1 < len(texts):
+                walk(i + 1, shift + more)
+            else:
+                found.append(tuple(given))
+
+    if fits(0, texts[0], 0):
+        walk(0, 0)
+    names = ", ".join(header[c] for c in texts)
+    if budget <= 0:
+        return f"{len(parts)} fields where the columns are {len(header)}: too many ways to " \
+               f"give the {extra} extra '|' to {names}"  # fmt: skip
+    if not found:
+        return (f"{len(parts)} fields where the columns are {len(header)}, and no way of giving "
+                f"the {extra} extra '|' to {names} leaves the other columns readable")  # fmt: skip
+    if len(found) > 1:
+        which = sorted({header[texts[i]] for way in found for i, m in enumerate(way) if m})
+        return (f"{len(parts)} fields where the columns are {len(header)}: the {extra} extra '|' "
+                f"could belong to {' or '.join(which)} (more than one reading)")  # fmt: skip
+    out: list[str] = []
+    took: list[str] = []
+    shift = 0
+    position = dict(zip(texts, found[0], strict=True))
+    for c, name in enumerate(header):
+        more = position.get(c, 0)
+        out.append("|".join(parts[c + shift : c + shift + more + 1]) if more else parts[c + shift])
+        if more:
+            took.append(name)
+        shift += more
+    return out, took
 
 
 def _rows_parsable(
-    header: list[str], trailing: bool, lines: Iterable[tuple[int, str]], report: SacctReport,
-    errors: list,
-) -> Iterator[tuple[int, list[str]]]:  # fmt: skip
+    layout: SacctLayout, lines: Iterable[tuple[int, str]], report: SacctReport, faults: _Faults
+) -> Iterator[tuple[int, list[str]]]:
+    """The rows of a ``-P`` file as lists of fields, one per column.
+
+    A row is a line, unless a free-text field holds a line break: a line with too few fields
+    takes the following lines (joined with ``\\n``) while they cannot be rows of their own; a
+    row with too many fields is re-split (:func:`_resplit`).  A row still too short (cut off) or
+    too wide goes to ``faults`` with its first line."""
+    header = layout.columns
     width = len(header)
-    name_at = header.index("JobName") if "JobName" in header else None
-    for n, raw in lines:
-        if not raw.strip():
-            continue
-        parts = raw.split("|")
-        if trailing and parts and parts[-1] == "":
+    trailing = layout.form == "parsable"
+    texts = tuple(c for c, name in enumerate(header) if name in TEXT_COLUMNS)
+    last_is_text = header[-1] in TEXT_COLUMNS
+    left = [_RESPLIT_FILE_BUDGET]
+    shape = (header, texts, left)
+    what = {"header line": "the header", "given --format": "the --format given"}.get(
+        layout.source, layout.source
+    )
+
+    def count(text: str) -> int:
+        return text.count("|") + (0 if trailing and text.endswith("|") else 1)
+
+    def split(text: str) -> list[str]:
+        parts = text.split("|")
+        if trailing and text.endswith("|"):
             parts.pop()
-        if len(parts) > width and name_at is not None:
-            extra = len(parts) - width
-            parts[name_at : name_at + extra + 1] = ["|".join(parts[name_at : name_at + extra + 1])]
-            report.repair(f"line {n}: a '|' inside the job name (columns re-joined)")
-        if len(parts) != width:
-            errors.append(
-                (n, f"{len(parts)} fields where the header has {width} (a cut-off or shifted "
-                    "line); fix or delete it")
-            )  # fmt: skip
-            if len(errors) >= _MAX_ERRORS:
-                return
+        return parts
+
+    def emit(text: str, first: int, last: int, k: int, ended: bool) -> list[str] | None:
+        """The row's fields, or None (its fault recorded)."""
+        parts = split(text)
+        if k < width:
+            tail = "the file ends" if ended else "the next line starts a row"
+            joined = f"; lines {first}-{last} read as one row" if last > first else ""
+            faults.add(
+                first, f"cut off: {k} fields where {what} has {width} ({tail}){joined}", True
+            )
+            return None
+        took: list[str] = []
+        if k > width:
+            fixed = _resplit(parts, header, texts, left)
+            if isinstance(fixed, str):
+                faults.add(first, fixed, True)
+                return None
+            parts, took = fixed
+        if last > first:
+            broken = [header[c] for c, v in enumerate(parts) if "\n" in v]
+            report.repair(f"lines {first}-{last}: line breaks inside {', '.join(broken)} "
+                          "(lines re-joined)")  # fmt: skip
+        if took:
+            report.repair(f"line {first}: a '|' inside {', '.join(took)} (fields re-split)")
+        return parts
+
+    cur: str | None = None
+    first = last = k = 0
+    for n, raw in lines:
+        more = raw.count("|") + (0 if trailing and raw.endswith("|") else 1)
+        if cur is not None and more >= width and k == width and first == last:
+            yield first, split(cur)  # the common case: one line, one row
+            cur, first, last, k = raw, n, n, more
             continue
-        yield n, parts
+        if cur is None:
+            if raw.strip():
+                cur, first, last, k = raw, n, n, more
+            continue
+        if k >= width:  # the row is complete, unless a line break sits in its last column
+            if more == 1 and last_is_text and raw.strip() and len(cur) + len(raw) < MAX_LINE_CHARS:
+                cur, last = f"{cur}\n{raw}", n
+                continue
+        else:
+            joined = f"{cur}\n{raw}"
+            joined_k = count(joined)
+            if (
+                more < width
+                and len(joined) <= MAX_LINE_CHARS
+                and (joined_k <= width or isinstance(_resplit(split(joined), *shape), tuple))
+            ):
+                cur, k = joined, joined_k
+                if raw.strip():
+                    last = n
+                continue
+        parts = emit(cur, first, last, k, ended=False)  # this line starts a row of its own
+        if parts is not None:
+            yield first, parts
+        if faults.full:
+            return
+        cur, first, last, k = (raw, n, n, more) if raw.strip() else (None, 0, 0, 0)
+    if cur is not None:
+        parts = emit(cur, first, last, k, ended=True)
+        if parts is not None:
+            yield first, parts
 
 
 def _spans_fixed(n: int, rule: str) -> list[tuple[int, int]]:
@@ -324,14 +729,18 @@ def _rows_fixed(
         yield n, [raw[a:b].strip() for a, b in spans]
 
 
-def _field_problem(header: list[str], parts: list[str]) -> str | None:
-    """A reason naming the field when a row holds what no field may (control characters,
-    over-long ids and names); None when it is fine."""
+def _field_problem(header: list[str] | tuple[str, ...], parts: list[str]) -> str | None:
+    """A reason naming the field when a column the conversion reads holds a control character
+    (a line break, a NUL, …); None when it is fine.  Free-text columns are never read."""
     if not _CONTROL.search("|".join(parts)):  # one search a row; the field only when needed
         return None
     for name, value in zip(header, parts, strict=False):
+        if name not in _READ:
+            continue
         bad = _CONTROL.search(value)
         if bad:
+            if bad.group() == "\n":
+                return f"{name}: holds a line break (a row over several lines read wrongly?)"
             return f"{name or 'a field'}: holds the control character U+{ord(bad.group()):04X}"
     return None
 
@@ -342,6 +751,7 @@ def _field_problem(header: list[str], parts: list[str]) -> str | None:
 @dataclass(slots=True)
 class _Job:
     line: int
+    jobid: str
     key: tuple
     submit: int
     start: int
@@ -361,37 +771,71 @@ class _Job:
 
 
 def convert_sacct(
-    data: bytes | str | IO[bytes], *, max_procs: int | None = None, max_rows: int = MAX_ROWS
-) -> tuple[SWFHeader, list[SWFJob], SacctReport]:
+    data: bytes | str | IO[bytes], *, max_procs: int | None = None, max_rows: int = MAX_ROWS,
+    lenient: bool = False, columns: str | Iterable[str] | None = None,
+) -> tuple[SWFHeader, list[SWFJob], SacctReport]:  # fmt: skip
     """Convert sacct output; returns the SWF header, jobs in submit order, and the report.
 
-    Raises :class:`SacctError` naming the lines at fault (nothing is converted then).
-    ``data`` may be a binary file object: it is read one line at a time.
+    ``data`` may be gzip-compressed, and a binary file object: it is read one line at a time.
+    ``columns``: the ``--format`` list of a file without a header line (default
+    :data:`XDMOD_COLUMNS`; ignored, with a note, when the file has one).  Raises
+    :class:`SacctError` naming the lines at fault (nothing is converted then); ``lenient``
+    skips the rows that cannot be read instead, naming them in the report's ``skipped``.
     """
+    given = parse_columns(columns) if columns else None
+    if max_procs is not None and not 1 <= max_procs <= _MAX_PROCS:
+        raise SacctError([(None, f"the machine size (--procs) must be 1..{_MAX_PROCS:,}")])
     lines = _numbered_lines(data)
     first = next(((n, text) for n, text in lines if text.strip()), None)
     if first is None:
         raise SacctError([(None, "the file is empty")])
     head_n, head_line = first
-    second = next(lines, None)
-    report = SacctReport()
-    errors: list[tuple[int | None, str]] = []
-    fixed = "|" not in head_line and second is not None and set(second[1].strip()) <= {"-", " "}
+    layout = _layout(head_line, given, head_n)
+    if layout is None:
+        raise SacctError(
+            [(head_n, "not sacct output: the first line has no '|' (sacct -P) and is not a "
+                      "line of column names (the fixed-width form); an SWF trace is uploaded "
+                      "as a trace, not converted")]
+        )  # fmt: skip
+    report = SacctReport(form=layout.form, mode="lenient" if lenient else "strict")
+    report.columns_from = layout.source
+    faults = _Faults(report, lenient, 0 if layout.header else head_n)
     rows: Iterable[tuple[int, list[str]]]
-    if fixed and second is not None:
+    if layout.form == "fixed-width":
+        second = next(lines, None)
+        if second is None or not set(second[1].strip()) <= {"-", " "}:
+            raise SacctError(
+                [(head_n + 1, "the fixed-width form has a rule line (----) under its header")]
+            )
         spans = _spans_fixed(second[0], second[1])
-        header = [head_line[a:b].strip() for a, b in spans]
-        report.form = "fixed-width"
+        header: tuple[str, ...] = tuple(
+            _CANONICAL.get(head_line[a:b].strip().lower(), head_line[a:b].strip()) for a, b in spans
+        )
         rows = _rows_fixed(spans, lines)
     else:
-        header, trailing = _header_parsable(head_n, head_line)
-        rest = itertools.chain([second] if second is not None else [], lines)
-        rows = _rows_parsable(header, trailing, rest, report, errors)
-    col = {name: k for k, name in enumerate(header)}
+        header = layout.columns
+        rest: Iterable[tuple[int, str]] = lines
+        if not layout.header:
+            rest = itertools.chain([first], lines)  # the first line is a row
+            width = len(header) + (layout.form == "parsable")
+            if head_line.count("|") + 1 < width:  # too few columns: not this order
+                faults.add(head_n, f"{head_line.count('|') + 1} fields where "
+                                   f"{'the --format given' if given else layout.source} has "
+                                   f"{len(header)}", True)  # fmt: skip
+        elif given:
+            report.notes.append("the file has a header line: the column list given was not used")
+        rows = _rows_parsable(layout, rest, report, faults)
+    report.columns = len(header)
+    col: dict[str, int] = {}
+    for k, name in enumerate(header):
+        col.setdefault(name, k)
     missing = [f for f in _NEEDED if f not in col]
     if missing:
-        raise SacctError([(head_n, f"the header lacks the field(s) {', '.join(missing)}")])
+        where = "the header" if layout.header else f"the columns ({layout.source})"
+        why = f"{where} lack(s) the field(s) {', '.join(missing)}"
+        raise SacctError([(head_n if layout.header else None, why)])
     report.missing_fields = [f for f in _KNOWN if f not in col]
+    errors = faults.errors
 
     def get(parts: list[str], name: str) -> str:
         k = col.get(name)
@@ -401,32 +845,32 @@ def convert_sacct(
     step_rss: dict[tuple, float] = {}
     seen_zoned: set[bool] = set()
     for n, parts in rows:
-        if len(errors) >= _MAX_ERRORS:
+        if faults.full:
             break
         report.rows += 1
         if report.rows > max_rows:
             raise SacctError([(n, f"more than {max_rows:,} rows (the limit)")])
         problem = _field_problem(header, parts)
         if problem is not None:
-            errors.append((n, problem))
+            faults.add(n, problem)
             continue
         jobid = get(parts, "JobID").strip()
         if len(jobid) > MAX_ID_CHARS:
-            errors.append((n, f"JobID: longer than {MAX_ID_CHARS} characters ({len(jobid):,})"))
+            faults.add(n, f"JobID: longer than {MAX_ID_CHARS} characters ({len(jobid):,})")
             continue
         long_name = next((f for f in _NAMES if len(get(parts, f).strip()) > MAX_NAME_CHARS), None)
         if long_name is not None:
-            errors.append((n, f"{long_name}: longer than {MAX_NAME_CHARS} characters"))
+            faults.add(n, f"{long_name}: longer than {MAX_NAME_CHARS} characters")
             continue
-        if fixed and any(
+        if layout.form == "fixed-width" and any(
             get(parts, f).endswith("+") for f in ("JobID", "Submit", "Start", "End", "State")
         ):
-            errors.append((n, "a value was truncated by sacct's column width (ends in '+'); "
-                              "use --parsable2"))  # fmt: skip
+            faults.add(n, "a value was truncated by sacct's column width (ends in '+'); "
+                          "use --parsable2")  # fmt: skip
             continue
         m = _JOBID_RE.match(jobid)
         if m is None:
-            errors.append((n, f"JobID {jobid[:40]!r} is not a Slurm job id"))
+            faults.add(n, f"JobID {jobid[:40]!r} is not a Slurm job id")
             continue
         base, sep, index, step = m.groups()
         if index is not None and index.startswith("["):
@@ -438,7 +882,7 @@ def convert_sacct(
             try:
                 rss = _mem_kb(get(parts, "MaxRSS"))
             except ValueError:
-                errors.append((n, f"MaxRSS {get(parts, 'MaxRSS')[:30]!r} is not a memory size"))
+                faults.add(n, f"MaxRSS {get(parts, 'MaxRSS')[:30]!r} is not a memory size")
                 continue
             report.steps_folded += 1
             if rss is not None:
@@ -455,10 +899,15 @@ def convert_sacct(
             start = _time(get(parts, "Start"))
             end = _time(get(parts, "End"))
         except (ValueError, OverflowError):
-            errors.append((n, "Submit/Start/End must be ISO 8601 times or Unix seconds"))
+            faults.add(n, "Submit/Start/End must be ISO 8601 times or Unix seconds")
             continue
         if submit is None:
             report.drop("unknown submit time")
+            continue
+        if get(parts, "NodeList").strip() == "None assigned" or get(parts, "AllocCPUS") == "0":
+            # Slurm 22.05 gives a job cancelled while pending Start = End = the cancel time;
+            # no nodes and no CPUs tell it never ran (as Open XDMoD's shredder skips it)
+            report.drop("cancelled before start" if state == "CANCELLED" else "never ran")
             continue
         if start is None:
             report.drop("cancelled before start" if state == "CANCELLED" else "unknown start")
@@ -477,7 +926,7 @@ def convert_sacct(
             continue
         seen_zoned.update({submit[1], start[1], end[1]})
         if not (submit[0] <= start[0] <= end[0]):
-            errors.append((n, "times out of order (need Submit <= Start <= End)"))
+            faults.add(n, "times out of order (need Submit <= Start <= End)")
             continue
         try:
             alloc = _count(get(parts, "AllocCPUS")) or _count(get(parts, "NCPUS"))
@@ -485,19 +934,19 @@ def convert_sacct(
             nodes = _count(get(parts, "NNodes")) or 1
             req_time = _duration(get(parts, "Timelimit"))
         except ValueError:
-            errors.append((n, "AllocCPUS/NCPUS/ReqCPUS/NNodes/Timelimit unreadable"))
+            faults.add(n, "AllocCPUS/NCPUS/ReqCPUS/NNodes/Timelimit unreadable")
             continue
         if not alloc or alloc > _MAX_PROCS or (req and req > _MAX_PROCS):
-            errors.append((n, f"processors must be 1..{_MAX_PROCS:,} (AllocCPUS/NCPUS)"))
+            faults.add(n, f"processors must be 1..{_MAX_PROCS:,} (AllocCPUS/NCPUS)")
             continue
         if req_time > _MAX_SECONDS or end[0] - submit[0] > _MAX_SECONDS:
-            errors.append((n, "a time span beyond 100 years"))
+            faults.add(n, "a time span beyond 100 years")
             continue
         try:
             mem = _mem_kb(get(parts, "ReqMem"))
             rss = _mem_kb(get(parts, "MaxRSS"))
         except ValueError:
-            errors.append((n, "ReqMem/MaxRSS is not a memory size like 4G, 2800Mc, 500000Mn"))
+            faults.add(n, "ReqMem/MaxRSS is not a memory size like 4G, 2800Mc, 500000Mn")
             continue
         if mem is None:
             req_mem = -1.0
@@ -507,7 +956,7 @@ def convert_sacct(
             req_mem = mem[0] * nodes / alloc
         group = get(parts, "Group").strip() or get(parts, "Account").strip()
         jobs[key] = _Job(
-            n, key, submit[0], start[0], end[0], submit[1], status, alloc, req or alloc,
+            n, jobid, key, submit[0], start[0], end[0], submit[1], status, alloc, req or alloc,
             req_time, req_mem, nodes, rss[0] if rss else 0.0, get(parts, "User").strip(),
             group, get(parts, "QOS").strip(), get(parts, "Partition").strip(),
         )  # fmt: skip
@@ -516,8 +965,13 @@ def convert_sacct(
     if errors:
         raise SacctError(errors[:_MAX_ERRORS])
     if not jobs:
+        skipped = (
+            f"; {report.skipped_count:,} rows skipped ({report.skipped[0]}, …)"
+            if report.skipped_count
+            else ""
+        )
         raise SacctError([(None, "no finished job in the file (see what was dropped: "
-                                 f"{report.dropped or 'nothing'})")])  # fmt: skip
+                                 f"{report.dropped or 'nothing'}{skipped})")])  # fmt: skip
     if seen_zoned == {False}:
         report.notes.append("times have no time zone: read as UTC (only differences matter)")
     if "Group" not in col and "Account" in col:
@@ -553,10 +1007,11 @@ def convert_sacct(
     report.mappings = {k: v for k, v in maps.items() if v}
     if max_procs:
         report.max_procs, report.max_procs_source = max_procs, "given"
+        _note_wider(report, ordered, max_procs)
     else:
         report.max_procs = _peak_cpus(out)
         report.max_procs_source = "peak CPUs in use at once (give the cluster's size to override)"
-    header = SWFHeader.from_fields(
+    swf_header = SWFHeader.from_fields(
         {
             "Version": "2.2",
             "Conversion": "GridPortal sacct import (scheduler.traces.sacct)",
@@ -573,7 +1028,29 @@ def convert_sacct(
             f"{sum(report.dropped.values())} dropped",
         ],
     )
-    return header, out, report
+    return swf_header, out, report
+
+
+def _note_wider(report: SacctReport, jobs: list[_Job], procs: int) -> None:
+    """Name the jobs that need more CPUs than the machine size given: kept, as SWF keeps them,
+    and dropped by a simulation as any SWF job wider than ``MaxProcs`` is ("exceeds_machine"
+    in :func:`scheduler.cluster.jobs.prepare_jobs`)."""
+    for j in jobs:
+        if j.req > procs:
+            report.wider_than_machine_count += 1
+            if len(report.wider_than_machine) < _MAX_ERRORS:
+                report.wider_than_machine.append({"job": j.jobid, "line": j.line, "cpus": j.req})
+    if report.wider_than_machine_count:
+        named = ", ".join(
+            f"Slurm job {w['job']} (line {w['line']}) needs {w['cpus']}"
+            for w in report.wider_than_machine[:5]
+        )
+        more = report.wider_than_machine_count - min(5, len(report.wider_than_machine))
+        report.notes.append(
+            f"{report.wider_than_machine_count:,} job(s) need more CPUs than the {procs:,} given "
+            f"for the machine: {named}{f' and {more:,} more' if more else ''}; they are kept, "
+            "and a simulation on this machine drops them (as any SWF job wider than MaxProcs)"
+        )
 
 
 def _peak_cpus(jobs: list[SWFJob]) -> int:
@@ -590,20 +1067,24 @@ def _peak_cpus(jobs: list[SWFJob]) -> int:
     return max(peak, 1)
 
 
-def sacct_to_swf(data: bytes | str, *, max_procs: int | None = None) -> tuple[str, SacctReport]:
-    """The SWF text of converted sacct output, and the report (see :func:`convert_sacct`)."""
+def sacct_to_swf(data: bytes | str, **options: Any) -> tuple[str, SacctReport]:
+    """The SWF text of converted sacct output, and the report (``options``: ``max_procs``,
+    ``lenient``, ``columns``, see :func:`convert_sacct`)."""
     out = io.StringIO()
-    report = sacct_to_swf_file(data, out, max_procs=max_procs)
+    report = sacct_to_swf_file(data, out, **options)
     return out.getvalue(), report
 
 
 def sacct_to_swf_file(
-    data: bytes | str | IO[bytes], out: IO[str], *, max_procs: int | None = None
-) -> SacctReport:
+    data: bytes | str | IO[bytes], out: IO[str], *, max_procs: int | None = None,
+    lenient: bool = False, columns: str | Iterable[str] | None = None,
+) -> SacctReport:  # fmt: skip
     """Convert sacct output (bytes, text or a binary file read line by line) and write the
     SWF text to ``out``; returns the report."""
     from .swf import write_swf
 
-    header, jobs, report = convert_sacct(data, max_procs=max_procs)
+    header, jobs, report = convert_sacct(
+        data, max_procs=max_procs, lenient=lenient, columns=columns
+    )
     write_swf(jobs, out, header=header.fields, comments=header.comments[len(header.fields) :])
     return report

@@ -53,3 +53,47 @@ def test_broken_sacct_is_refused_naming_the_line_and_saves_nothing(alice, media_
     assert resp.status_code == 400
     assert "line 15" in str(resp.json()) and "fields" in str(resp.json())
     assert Trace.objects.count() == 0 and _files_under(media_root) == []
+
+
+XDMOD_ROW = (
+    "41|41|c1|debug|normal|acct|grp|100|ann|1000|2025-01-06T08:00:00|2025-01-06T08:00:00|"
+    "2025-01-06T08:00:10|2025-01-06T08:10:10|00:10:00|0:0|COMPLETED|1|8|8|8000M|"
+    "billing=8,cpu=8,mem=8000M,node=1|billing=8,cpu=8,node=1|01:00:00|n1|a|b"
+)
+
+
+@pytest.mark.django_db
+def test_headerless_gzipped_lenient_upload_reports_as_the_command_line(alice, media_root):
+    import gzip
+    import json
+
+    from scheduler.traces.sacct import sacct_to_swf
+
+    body = (XDMOD_ROW + "\n" + XDMOD_ROW.replace("41|41", "42|42")[:60] + "\n").encode()
+    api = APIClient()
+    api.force_authenticate(alice)
+    up = SimpleUploadedFile("xdmod.log.gz", gzip.compress(body, mtime=0))
+    resp = api.post("/api/traces/", {"file": up})
+    assert resp.status_code == 400 and "xdmod.log.gz: line 2: cut off" in str(resp.json())
+    up = SimpleUploadedFile("xdmod.log.gz", gzip.compress(body, mtime=0))
+    resp = api.post("/api/traces/", {"file": up, "lenient": "true", "procs": 4})
+    assert resp.status_code == 201, resp.content
+    swf, report = sacct_to_swf(body, lenient=True, max_procs=4)
+    assert resp.json()["summary"]["conversion"] == json.loads(json.dumps(report.as_json()))
+    assert Trace.objects.get().file.read().decode() == swf
+
+
+@pytest.mark.django_db
+def test_the_form_says_which_formats_it_takes_and_passes_the_options(client, alice, media_root):
+    client.force_login(alice)
+    page = client.get("/traces/").content.decode()
+    assert 'id="upload-formats"' in page and "sacct -P" in page and "gzipped" in page
+    assert "with or without its header line" in page and 'name="lenient"' in page
+    body = "7|COMPLETED|2025-01-06T08:00:00|2025-01-06T08:00:00|2025-01-06T09:00:00|2\n"
+    post = {"name": "h", "file": SimpleUploadedFile("h.txt", body.encode())}
+    resp = client.post("/traces/", post)
+    assert resp.status_code == 400 and "give the --format list" in resp.content.decode()
+    post = {"name": "h", "file": SimpleUploadedFile("h.txt", body.encode()),
+            "sacct_format": "jobid,state,submit,start,end,ncpus"}  # fmt: skip
+    resp = client.post("/traces/", post)
+    assert resp.status_code == 302 and Trace.objects.get().job_count == 1

@@ -275,3 +275,163 @@ def test_many_one_character_rows_under_a_wide_rule_stay_small():
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < 8 * 2**20, peak
+
+
+# As Slurm writes it: any column order, no header, rows over lines, '|' in free text ----------
+
+XDMOD_ROW = (
+    "41|41|c1|debug|normal|acct|grp|100|ann|1000|2025-01-06T08:00:00|2025-01-06T08:00:00|"
+    "2025-01-06T08:00:10|2025-01-06T08:10:10|00:10:00|0:0|COMPLETED|1|8|8|8000M|"
+    "billing=8,cpu=8,mem=8000M,node=1|billing=8,cpu=8,node=1|01:00:00|n1|a|b"
+)
+
+
+def test_any_column_order_gives_the_same_jobs():
+    from scheduler.traces.sacct import XDMOD_COLUMNS
+
+    names = list(XDMOD_COLUMNS)
+    values = dict(zip(names, XDMOD_ROW.split("|", len(names) - 1), strict=True))
+    swfs = set()
+    for order in (names, names[::-1], sorted(names)):
+        text = "|".join(order) + "\n" + "|".join(values[c] for c in order) + "\n"
+        swf, report = sacct_to_swf(text)
+        assert report.columns_from == "header line" and report.jobs_kept == 1
+        swfs.add(swf)
+    headerless, report = sacct_to_swf(XDMOD_ROW + "\n")  # XDMoD's order, JobName last
+    assert report.columns_from == "XDMoD's column order"
+    assert report.repaired == ["line 1: a '|' inside JobName (fields re-split)"]
+    given, _ = sacct_to_swf(
+        "|".join(values[c] for c in names[::-1]) + "\n",
+        columns=",".join(c.lower() + "%12" for c in names[::-1]),
+    )
+    assert swfs == {headerless, given}
+    job = read_swf(io.BytesIO(headerless.encode())).jobs[0]
+    assert (job.wait, job.run, job.alloc_procs, job.req_time, job.status) == (10, 600, 8, 3600, 1)
+
+
+def test_a_headerless_file_with_other_columns_is_refused_at_line_1_saying_what_to_give():
+    with pytest.raises(SacctError) as err:
+        convert_sacct("7|COMPLETED|2025-01-06T08:00:00|2025-01-06T08:00:00|2025-01-06T09:00:00\n")
+    (line, why), *_ = err.value.errors
+    assert line == 1 and "5 fields where XDMoD's column order has 26" in why
+    assert "give the --format list" in why
+    _, jobs, report = convert_sacct(
+        "7|COMPLETED|2025-01-06T08:00:00|2025-01-06T08:00:00|2025-01-06T09:00:00|2\n",
+        columns="JobID,State,Submit,Start,End,NCPUS",
+    )
+    assert jobs[0].run == 3600 and report.columns_from == "given --format"
+
+
+ALL_HEAD = "JobID|JobName|Layout|State|Submit|Start|End|NCPUS|SubmitLine|Timelimit|WorkDir"
+
+
+def test_format_all_shapes_line_breaks_rejoined_and_pipes_resplit():
+    """The shapes of ``--format=ALL`` as Slurm 22.05 writes them (see tests/slurm): a ``|`` in
+    the job name shows in JobName and in SubmitLine; a ``--wrap`` with a newline runs over two
+    lines; the typed columns between them tell where each ``|`` belongs."""
+    text = "\n".join([
+        ALL_HEAD,
+        "1|a|b||COMPLETED|2025-01-06T08:00:00|2025-01-06T08:00:00|2025-01-06T08:00:05|2|"
+        "sbatch --job-name=a|b --wrap=sleep 1|00:05:00|/tmp",
+        "1.batch|batch||COMPLETED|2025-01-06T08:00:00|2025-01-06T08:00:00|2025-01-06T08:00:05|2|||",
+        "2|wrap||COMPLETED|2025-01-06T08:00:01|2025-01-06T08:00:01|2025-01-06T08:00:03|1|"
+        "sbatch --wrap=sleep 1",
+        "sleep 1|00:02:00|/tmp",
+        "3|wrap||CANCELLED by 0|2025-01-06T08:00:02|None|2025-01-06T08:00:04|1|sbatch|01:00|/tmp",
+    ]) + "\n"  # fmt: skip
+    _, jobs, report = convert_sacct(text)
+    assert [(j.alloc_procs, j.req_time, j.run) for j in jobs] == [(2, 300, 5), (1, 120, 2)]
+    assert report.repaired == [
+        "line 2: a '|' inside JobName, SubmitLine (fields re-split)",
+        "lines 4-5: line breaks inside SubmitLine (lines re-joined)",
+    ]
+    assert report.dropped == {"cancelled before start": 1}
+
+
+def test_a_pipe_that_could_belong_to_two_columns_is_refused_not_guessed():
+    head = "JobID|Comment|Constraints|State|Submit|Start|End|NCPUS"
+    row = "5|x|y||COMPLETED|2025-01-06T08:00:00|2025-01-06T08:00:00|2025-01-06T08:00:05|1"
+    with pytest.raises(SacctError) as err:
+        convert_sacct(f"{head}\n{row}\n")
+    assert err.value.errors[0][0] == 2 and "more than one reading" in err.value.errors[0][1]
+    _, _, report = convert_sacct(f"{head}\n{row}\n{GOOD_SHORT}\n", lenient=True)
+    assert report.skipped_count == 1 and report.skipped[0].startswith("line 2: ")
+
+
+GOOD_SHORT = "6|||COMPLETED|2025-01-06T08:00:00|2025-01-06T08:00:00|2025-01-06T08:00:05|1"
+
+
+@pytest.mark.parametrize("ending", ["", "\n"])
+def test_a_cut_off_last_row_strict_names_it_lenient_skips_it(ending):
+    text = HEAD + "\n" + GOOD_ROW + "\n" + GOOD_ROW.replace("1|", "2|", 1)[:40] + ending
+    with pytest.raises(SacctError) as err:
+        convert_sacct(text)
+    assert err.value.errors == [(3, "cut off: 8 fields where the header has 13 (the file ends)")]
+    _, jobs, report = convert_sacct(text, lenient=True)
+    assert len(jobs) == 1 and report.mode == "lenient"
+    assert report.skipped == ["line 3: cut off: 8 fields where the header has 13 (the file ends)"]
+
+
+def test_a_cut_off_row_in_the_middle_is_named_and_the_next_row_read():
+    text = "\n".join([HEAD, GOOD_ROW[:30], GOOD_ROW.replace("1|", "2|", 1)]) + "\n"
+    with pytest.raises(SacctError, match="next line starts a row") as err:
+        convert_sacct(text)
+    assert err.value.errors[0][0] == 2
+    _, jobs, report = convert_sacct(text, lenient=True)
+    assert len(jobs) == 1 and report.skipped_count == 1
+
+
+def test_detection_is_one_function_for_every_entry():
+    from scheduler.traces.sacct import XDMOD_COLUMNS, detect_sacct
+
+    swf = b"; Version: 2.2\n; MaxProcs: 8\n1 0 5 100 4 -1 -1 4 200 -1 1 1 1 1 1 1 -1 -1\n"
+    assert detect_sacct(swf) is None and detect_sacct(gzip_bytes(swf)) is None
+    assert detect_sacct(b"1 0 5 100 4 -1 -1 4 200 -1 1 1 1 1 1 1 -1 -1\n") is None
+    layout = detect_sacct(b"State|jobid|Submit|Start|End\n")
+    assert layout.header and layout.columns == ("State", "JobID", "Submit", "Start", "End")
+    assert detect_sacct(gzip_bytes(DATA)).columns[0] == "JobID"
+    headerless = detect_sacct(XDMOD_ROW.encode())
+    assert not headerless.header and headerless.columns == XDMOD_COLUMNS
+    assert detect_sacct(b"7|x|y\n", columns="jobid,state,end").columns == ("JobID", "State", "End")
+    assert detect_sacct(b"JobID State Submit\n----- ----- ------\n").form == "fixed-width"
+
+
+def gzip_bytes(data: bytes) -> bytes:
+    import gzip
+
+    return gzip.compress(data, mtime=0)
+
+
+def test_gzipped_sacct_converts_the_same():
+    assert sacct_to_swf(gzip_bytes(DATA))[0] == sacct_to_swf(DATA)[0]
+    with pytest.raises(SacctError, match="gzip"):
+        convert_sacct(gzip_bytes(DATA)[:200])
+
+
+def test_a_job_wider_than_the_machine_given_is_kept_and_named():
+    _, jobs, report = convert_sacct(DATA, max_procs=16)
+    assert len(jobs) == 7 and report.wider_than_machine_count == 1  # 1005 (32) never ended
+    assert report.wider_than_machine == [{"job": "1007", "line": 13, "cpus": 64}]
+    assert "Slurm job 1007 (line 13) needs 64" in report.notes[-1]
+    assert max(j.req_procs for j in jobs) == 64  # kept, as SWF keeps it
+    with pytest.raises(SacctError, match="--procs"):
+        convert_sacct(DATA, max_procs=0)
+
+
+def test_command_line_lenient_format_and_procs(tmp_path):
+    from tests.conftest import scheduler_cli
+
+    src = tmp_path / "headerless.sacct.gz"
+    src.write_bytes(gzip_bytes((XDMOD_ROW + "\n" + XDMOD_ROW[:50] + "\n").encode()))
+    out = tmp_path / "o.swf"
+    done = scheduler_cli("convert", "sacct", str(src), "-o", str(out))
+    assert done.returncode == 2 and "line 2: cut off" in done.stderr and not out.exists()
+    done = scheduler_cli(
+        "convert", "sacct", str(src), "-o", str(out), "--lenient", "--procs", "4"
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["skipped"][0].startswith("line 2: cut off") and report["mode"] == "lenient"
+    assert "skipped:" in done.stderr and "Slurm job 41 (line 1) needs 8" in done.stderr
+    done = scheduler_cli("convert", "sacct", str(src), "-o", str(out), "--format", "JobID,Sta te")
+    assert done.returncode == 2 and "not a sacct field name" in done.stderr

@@ -128,9 +128,24 @@ class Client:
 
     # --- inputs ---------------------------------------------------------------------------
 
-    def upload_trace(self, path: str | Path, name: str = "") -> dict:
-        """Upload an SWF trace (plain or .gz) or Slurm ``sacct --parsable2`` output."""
-        return self._multipart("api/traces/", {"name": name}, {"file": Path(path)})
+    def upload_trace(
+        self, path: str | Path, name: str = "", *, lenient: bool = False,
+        sacct_format: str | None = None, procs: int | None = None,
+    ) -> dict:  # fmt: skip
+        """Upload an SWF trace or Slurm accounting (``sacct -P``, any columns, with or without
+        its header line), plain or .gz; the portal decides which, as ``python -m scheduler
+        convert sacct`` does.  For sacct: ``lenient`` skips the rows that cannot be read
+        instead of refusing the file, ``sacct_format`` names the columns of a file without a
+        header line (``"jobid,jobidraw,…"``; default Open XDMoD's order), ``procs`` is the
+        cluster's CPUs.  The conversion report is the answer's ``summary["conversion"]``."""
+        fields = {"name": name}
+        if lenient:
+            fields["lenient"] = "true"
+        if sacct_format:
+            fields["sacct_format"] = sacct_format
+        if procs is not None:
+            fields["procs"] = str(procs)
+        return self._multipart("api/traces/", fields, {"file": Path(path)})
 
     def upload_workflow(self, path: str | Path, name: str = "") -> dict:
         """Upload a Pegasus DAX, Pegasus 5 YAML, WfFormat or native JSON workflow."""

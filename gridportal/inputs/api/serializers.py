@@ -4,8 +4,10 @@ from typing import Any
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
+from scheduler.engine import MAX_PROCS
+
 from ..models import Trace, Workflow
-from ..services import WORKFLOW_GENERATORS, trace_create, workflow_create
+from ..services import WORKFLOW_GENERATORS, SacctOptions, trace_create, workflow_create
 
 
 class UploadSerializer(serializers.ModelSerializer):
@@ -31,15 +33,52 @@ class UploadSerializer(serializers.ModelSerializer):
 
 class TraceSerializer(UploadSerializer):
     file = serializers.FileField(
-        write_only=True, allow_empty_file=True, help_text="SWF file, plain or gzipped"
+        write_only=True,
+        allow_empty_file=True,
+        help_text="SWF, or Slurm accounting (sacct -P with or without its header line, any "
+        "columns, --format=ALL too), plain or gzipped",
     )
+    # how a Slurm accounting file is read (ignored for SWF); the report is summary.conversion
+    lenient = serializers.BooleanField(
+        write_only=True, required=False, default=False,
+        help_text="skip the sacct rows that cannot be read (named in the report) instead of "
+        "refusing the file",
+    )  # fmt: skip
+    sacct_format = serializers.CharField(
+        write_only=True, required=False, allow_blank=True, max_length=4000,
+        help_text="the sacct --format list of a file without a header line (default: Open "
+        "XDMoD's column order)",
+    )  # fmt: skip
+    procs = serializers.IntegerField(
+        write_only=True, required=False, allow_null=True, min_value=1, max_value=MAX_PROCS,
+        help_text="the cluster's CPUs (SWF MaxProcs) for a sacct file (default: the peak in use)",
+    )  # fmt: skip
     create_service = staticmethod(trace_create)
 
     class Meta:
         model = Trace
         derived = ["job_count", "machine_procs", "header", "summary"]
-        fields = UploadSerializer.COMMON + derived
-        read_only_fields = [f for f in fields if f not in ("id", "name", "owner", "file")]
+        fields = UploadSerializer.COMMON + ["lenient", "sacct_format", "procs"] + derived
+        read_only_fields = [
+            f for f in derived + UploadSerializer.COMMON
+            if f not in ("id", "name", "owner", "file")
+        ]  # fmt: skip
+
+    def create(self, validated_data):
+        sacct = SacctOptions(
+            lenient=validated_data.pop("lenient", False),
+            columns=validated_data.pop("sacct_format", ""),
+            procs=validated_data.pop("procs", None),
+        )
+        try:
+            return trace_create(
+                owner=self.context["request"].user,
+                name=validated_data.get("name", ""),
+                upload=validated_data["file"],
+                sacct=sacct,
+            )
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from None
 
 
 class WorkflowSerializer(UploadSerializer):
