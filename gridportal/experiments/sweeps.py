@@ -179,7 +179,7 @@ def sweep_create(
                     params=clean,
                     inputs=inputs,
                     seed=seed + rep,
-                    name=f"{sweep} · {_label(point)} · seed {seed + rep}",
+                    name=f"{sweep} · {_point_text(list(point), point)} · seed {seed + rep}",
                 )
                 new_ids.append(exp.id)
             SweepRun.objects.create(
@@ -582,9 +582,11 @@ def _metric_chart(chart_id, label, members, unit, names, points, stats, labels):
         "line" if numeric else "bar",
         f"{label[:1].upper()}{label[1:]} by {x_label}",
         x=x_label,
-        y=f"{label} (mean ± std. dev.)",
+        y=label,
         series=series,
     )
+    if any(n > 1 for entry in stats for _, _, n in [entry[m] for m, _ in members]):
+        spec["note"] = "Each point is the mean over its repetitions; the bars are ± 1 std. dev."
     spec["y"]["shared"] = True  # one quantity: never split over two axes
     if unit in ("s", "bytes"):
         spec["y"]["unit"] = unit

@@ -215,6 +215,7 @@
 
   function prepare(raw) {
     const spec = Object.assign({}, raw, {series: (raw.series || []).slice(), notes: (raw.notes || []).slice()});
+    if (typeof raw.note === "string" && raw.note) spec.notes.push(raw.note);  // the spec's own
     if (spec.type === "gantt") return spec;
     spec.y = rescaleTime(spec, 1, spec.y);
     if (spec.type === "line" || spec.type === "scatter") spec.x = rescaleTime(spec, 0, spec.x);
@@ -646,6 +647,7 @@
   // the compare page's 8-18 entry legends, a phone's width): the box grows until the plot
   // area is MIN_PLOT px tall.  Only grows, so the resize it causes settles at once.
   const MIN_PLOT = 170;
+  const LONG_AXIS = 30;  // characters of a y title that fit along a phone's plot
   const minPlotHeight = {
     id: "minPlotHeight",
     afterLayout(chart) {
@@ -708,7 +710,7 @@
         run = spec.series[i].group;
         list.appendChild(el("li", {class: "legend-group"}, run + ":"));
       }
-      const li = el("li", {class: "legend-item"});
+      const li = el("li", {class: "legend-item", "data-dataset": String(i)});
       const button = el("button", {type: "button", class: "legend-button", "aria-pressed": "true", title: "hide or show " + ds.label});
       button.appendChild(swatch(ds));
       button.appendChild(el("span", {class: "legend-text"}, byRun ? spec.series[i].part : ds.label));
@@ -770,6 +772,12 @@
     ready.notes.forEach((text) => card.insertBefore(el("p", {class: "chart-note muted"}, text), p));
     container.appendChild(card);
     const cfg = config(ready);
+    // A y title longer than a phone's plot is tall would be cut at both ends: above the plot.
+    const yTitle = cfg.options.scales && cfg.options.scales.y && cfg.options.scales.y.title;
+    if (yTitle && yTitle.display && String(yTitle.text || "").length > LONG_AXIS) {
+      box.before(el("p", {class: "axis-caption muted"}, "↑ " + yTitle.text));
+      yTitle.display = false;
+    }
     cfg.plugins = (cfg.plugins || []).concat([minPlotHeight]);
     const chart = new Chart(canvas, cfg);
     htmlLegend(card, chart, ready);
