@@ -24,11 +24,19 @@ from gridportal.web.auth_guard import TokenLoginView, throttled
 
 
 class PortalAPIRoot(APIRootView):
-    """``GET /api/``: every API collection, by its API address only.  (DRF's root reverses
-    route names such as ``trace-list``, which the HTML pages share: 6 of 11 entries pointed at
-    pages that send token clients to the login form.)"""
+    """The GridPortal REST API: every collection below takes JSON (and gives CSV where a
+    result is a table); sign in here or send a token from /api/auth/token/. The schema and
+    its interactive docs are listed too."""
+
+    # The browsable API shows the docstring above to readers: notes for developers stay in
+    # comments.  Every collection by its API address only: DRF's own root reverses route names
+    # such as ``trace-list``, which the HTML pages share (6 of 11 entries pointed at pages
+    # that send token clients to the login form).
 
     permission_classes = [AllowAny]  # a list of addresses; every collection checks its own
+
+    def get_view_name(self) -> str:
+        return "GridPortal API"
 
     def get(self, request, *args, **kwargs):
         base = request.build_absolute_uri("/api/")

@@ -17,7 +17,16 @@ import math
 import re
 from typing import Any
 
-__all__ = ["LABELS", "label_of", "unit_of", "known", "format_value", "describe", "fill_labels"]
+__all__ = [
+    "LABELS",
+    "label_of",
+    "unit_of",
+    "known",
+    "format_value",
+    "describe",
+    "fill_labels",
+    "better_of",
+]
 
 #: key -> (label, unit).  Units: "s" (a duration, written in s/min/h/days), "bytes", "%",
 #: "SU" (service units), "SU per processor-hour", "processors", "jobs", "" (a ratio/count).
@@ -285,6 +294,30 @@ def unit_of(key: str) -> str:
     return ""
 
 
+#: Which way a metric is better, for a sweep's best and worst points: the metric's key words.
+#: Keys not named here have no direction (the sweep page says "highest" and "lowest").
+_LOWER_BETTER = {"wait", "slowdown", "response", "makespan", "cost", "price", "delay",
+                 "dropped", "killed", "runtime", "execution", "violation", "eupv", "bupv",
+                 "art", "suspensions", "min"}  # fmt: skip
+_HIGHER_BETTER = {"utilization", "utilisation", "util", "success", "aru", "ajc", "reduction",
+                  "cheaper", "hv", "hypervolume", "free"}  # fmt: skip
+
+
+def better_of(key: str) -> str | None:
+    """'lower' or 'higher' when the metric is better that way (waits, costs and violations
+    lower; utilisation, success and completion ratios higher), else None.  The metric's own
+    words decide (its registry tail first: 'easy_accurate_mean_wait' -> 'mean_wait')."""
+    split = _tail(key)
+    metric = split[1] if split else key
+    words = {w.lower() for w in re.split(r"[_.]", metric) if w}
+    if words & {"ratio", "norm", "std", "n", "count"} or not words:
+        return None
+    up, down = bool(words & _HIGHER_BETTER), bool(words & _LOWER_BETTER)
+    if up != down:
+        return "higher" if up else "lower"
+    return None
+
+
 def describe(key: str) -> str:
     """'label (unit)' for column headers and error messages."""
     unit = unit_of(key)
@@ -342,7 +375,9 @@ def format_value(value: Any, *, key: str = "", unit: str | None = None) -> str:
             return f"{_num(value / 60, 3)} min"
         if a < 3 * 86400:
             return f"{_num(value / 3600, 3)} h"
-        return f"{_num(value / 86400, 3)} days"
+        hours = round(a / 3600)  # days and hours ("18 d 3 h"), as the pages write them
+        days, rest = divmod(hours, 24)
+        return ("−" if value < 0 else "") + f"{days:,} d" + (f" {rest} h" if rest else "")
     if unit == "bytes":
         for scale, name in ((1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
             if abs(value) >= scale:
@@ -365,6 +400,10 @@ def labelled(result: dict[str, Any]) -> dict[str, Any]:
         cols = tab.get("columns") or []
         if isinstance(tab, dict) and any(_is_key(c) for c in cols) and "column_labels" not in tab:
             tab = {**tab, "column_labels": [column_label(c) for c in cols]}
+        if isinstance(tab, dict) and "column_units" not in tab:
+            units = [column_unit(c) for c in cols]
+            if any(units):  # the page writes those columns for people ("18 d 3 h")
+                tab = {**tab, "column_units": units}
         tables.append(tab)
     out["tables"] = tables
     return out
@@ -372,6 +411,19 @@ def labelled(result: dict[str, Any]) -> dict[str, Any]:
 
 def _is_key(name: Any) -> bool:
     return isinstance(name, str) and " " not in name and ("_" in name or name in LABELS)
+
+
+def column_unit(name: Any) -> str:
+    """The unit of a key column whose values the page rewrites for people: durations ("s",
+    "min", "h", "days") and sizes ("bytes"); '' for the rest (a header says its own unit)."""
+    if not isinstance(name, str):
+        return ""
+    m = re.fullmatch(r"(\S+) (mean|std)", name)
+    key = m.group(1) if m else name
+    if not _is_key(key):
+        return ""
+    unit = unit_of(key)
+    return unit if unit in ("s", "min", "h", "days", "bytes") else ""
 
 
 def column_label(name: str) -> str:

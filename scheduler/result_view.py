@@ -51,6 +51,7 @@ MAX_UNSHOWN = 50  # problems listed one by one; the rest are counted
 RESULT_KEYS = ("summary", "summary_labels", "summary_units", "key", "tables", "charts")
 _AXIS_SCALES = ("linear", "log", "category")
 _PASS_SPEC = ("priority", "section", "stacked", "note")  # optional chart keys shown as read
+_AXIS_UNITS = ("s", "bytes")
 UNSHOWN_TITLE = "Parts of this result that cannot be shown"
 
 
@@ -263,6 +264,8 @@ def _table(raw: Any, i: int, seen: dict[str, int], unshown: _Unshown) -> dict | 
         unshown.add(path, f"{', '.join(parts)} (first: {first})")
     out = {"id": tid, "title": _name(raw.get("title"), f"{path}.title", unshown, tid),
            "columns": columns, "rows": rows}  # fmt: skip
+    if raw.get("export_only") is True:  # too wide for a page: offered as its CSV
+        out["export_only"] = True
     if isinstance(raw.get("column_labels"), list) and len(raw["column_labels"]) == width:
         out["column_labels"] = [_name(c, f"{path}.column_labels", unshown, columns[j])
                                 for j, c in enumerate(raw["column_labels"])]  # fmt: skip
@@ -294,7 +297,13 @@ def _axis(raw: Any, path: str, unshown: _Unshown, default_scale: str, name: str)
     if scale not in _AXIS_SCALES:
         unshown.add(f"{path}.scale", f"{shown_text(repr(scale), 40)} is not a scale")
         scale = default_scale
-    return {"label": _name(raw.get("label"), f"{path}.label", unshown, name), "scale": scale}
+    out = {"label": _name(raw.get("label"), f"{path}.label", unshown, name), "scale": scale}
+    # one quantity for every series (never two axes); the unit the page rewrites (durations)
+    if isinstance(raw.get("shared"), bool):
+        out["shared"] = raw["shared"]
+    if raw.get("unit") in _AXIS_UNITS:
+        out["unit"] = raw["unit"]
+    return out
 
 
 def _points(raw: Any, kind: str, path: str, unshown: _Unshown) -> tuple[list, list[int]]:
@@ -365,7 +374,7 @@ def _series(raw: Any, kind: str, path: str, k: int, unshown: _Unshown) -> dict |
                 out["errors"] = picked
             else:
                 unshown.add(f"{path}.errors", "not all finite numbers: error bars left out")
-    for key in ("axis", "reference"):
+    for key in ("axis", "reference", "group", "part"):  # group/part: a run's series family
         if key in raw and isinstance(raw[key], (str, bool, int)):
             out[key] = shown_text(raw[key], MAX_NAME) if isinstance(raw[key], str) else raw[key]
     return out
@@ -450,7 +459,39 @@ def read_result(raw: Any) -> dict[str, Any]:
     seen = {}
     out["charts"] = [c for i, rc in enumerate(_parts(raw.get("charts"), "charts", unshown))
                      if (c := _chart(rc, i, seen, unshown)) is not None]  # fmt: skip
+    if raw.get("extremes") is not None:
+        out["extremes"] = _extremes(raw["extremes"], unshown)
+        if isinstance(raw.get("extremes_note"), str):
+            out["extremes_note"] = shown_text(raw["extremes_note"], MAX_NAME)
     return _with_unshown(out, unshown.listed())
+
+
+def _extremes(raw: Any, unshown: _Unshown) -> list[dict[str, Any]]:
+    """A sweep's best and worst points (``[{metric, label, unit, better, best: {value, point},
+    worst?}]``): the entries of that shape, each part a short text or a finite number."""
+    out = []
+    for i, x in enumerate(_parts(raw, "extremes", unshown)[:MAX_NAME]):
+        path = f"extremes[{i}]"
+        ends = {k: x.get(k) for k in ("best", "worst")} if isinstance(x, dict) else {}
+        if not isinstance(x, dict) or not isinstance(ends["best"], dict):
+            unshown.add(path, f"{_what(x)}, not a best and worst point")
+            continue
+        entry: dict[str, Any] = {
+            k: shown_text(x[k], MAX_NAME) if isinstance(x.get(k), str) else None
+            for k in ("metric", "label", "unit", "better")
+        }
+        for end, value in ends.items():
+            if not isinstance(value, dict):
+                continue
+            number = _num(value.get("value"))
+            point = value.get("point")
+            if number is None or not isinstance(point, str):
+                unshown.add(f"{path}.{end}", "not a number at a point")
+                continue
+            entry[end] = {"value": number, "point": shown_text(point, MAX_NAME)}
+        if "best" in entry and entry["metric"]:
+            out.append(entry)
+    return out
 
 
 def _with_unshown(out: dict[str, Any], lines: list[str]) -> dict[str, Any]:

@@ -8,14 +8,14 @@ from django.core.exceptions import ValidationError
 
 from scheduler.engine import read_result, summary_only, table
 
-from .models import Experiment
+from .models import Experiment, kind_title
 from .results import render_cap, stored_size, stored_summary, stored_view
 
 MAX_COMPARED = 12
 
 
 def _label(exp: Experiment) -> str:
-    return f"#{exp.pk} {exp.name}" if exp.name else f"#{exp.pk}"
+    return f"#{exp.pk} {exp.name or kind_title(exp.kind)}"
 
 
 def compared_views(experiments: list[Experiment]) -> list[dict[str, Any]]:
@@ -31,6 +31,20 @@ def compared_views(experiments: list[Experiment]) -> list[dict[str, Any]]:
     return [stored_view(e.pk) or read_result(None) for e in experiments]
 
 
+def same_results(views: list[dict[str, Any]]) -> dict[str, Any]:
+    """Whether the runs' results are the same: every summary value equal (and the charts and
+    tables too), else the metrics that differ — a bundle's re-run against its original says
+    whether the result was reproduced."""
+    first = views[0]
+    metrics = list(dict.fromkeys(k for v in views for k in v["summary"]))
+    differ = [m for m in metrics if len({repr(v["summary"].get(m)) for v in views}) > 1]
+    identical = not differ and all(
+        v.get("charts") == first.get("charts") and v.get("tables") == first.get("tables")
+        for v in views[1:]
+    )
+    return {"metrics": len(metrics), "differing_metrics": differ, "identical": identical}
+
+
 def compare_runs(experiments: list[Experiment]) -> dict[str, Any]:
     """A Result whose charts overlay every run's series (named after the run), whose summary
     table puts the runs side by side, and whose first table lists the differing settings."""
@@ -39,9 +53,12 @@ def compare_runs(experiments: list[Experiment]) -> dict[str, Any]:
     kinds = {e.kind for e in experiments}
     if len(kinds) > 1:
         raise ValidationError(f"runs of different kinds cannot be compared: {sorted(kinds)}")
-    unfinished = [e.pk for e in experiments if e.status != Experiment.Status.SUCCEEDED]
+    unfinished = [e for e in experiments if e.status != Experiment.Status.SUCCEEDED]
     if unfinished:
-        raise ValidationError(f"runs without a result: {unfinished}")
+        raise ValidationError(
+            "only finished runs can be compared; without a result: "
+            + ", ".join(f"run #{e.pk} ({e.status})" for e in unfinished)
+        )
     labels = [_label(e) for e in experiments]
 
     settings = {}
@@ -72,17 +89,21 @@ def compare_runs(experiments: list[Experiment]) -> dict[str, Any]:
                 charts.append(merged)
             for s in spec["series"]:
                 name = label if len(spec["series"]) == 1 else f"{label}: {s['name']}"
-                merged["series"].append({**s, "name": name})
+                # the page colours a series' runs as one family (one hue, a shade per run)
+                merged["series"].append({**s, "name": name, "group": label, "part": s["name"]})
+            merged["y"] = {**merged.get("y", {}), "shared": True}  # the runs share the axis
     unshown = [
         [label, line] for view, label in zip(views, labels, strict=True) for line in view["unshown"]
     ]
     columns = ["run", "this part of the result cannot be shown"]
     title = "Parts of the runs' results that cannot be shown"
     extra = [table("unshown", title, columns, unshown)] if unshown else []
+    same = same_results(views)
     return {
         "kind": experiments[0].kind,
         "params": {},
         "seed": None,
+        "match": {"same_settings": not differing or differing == ["inputs"], **same},
         "summary": {"runs": len(experiments), "differing_settings": len(differing)},
         "summary_labels": {"runs": "runs compared", "differing_settings": "settings that differ"},
         "tables": [

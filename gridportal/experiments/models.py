@@ -6,6 +6,17 @@ from django.db import models
 from .fields import ResultField
 
 
+def kind_title(kind: str) -> str:
+    """A kind's short title for people ("Adaptive reservation pricing over a whole trace", not
+    "pricing"): the catalogue's title before its colon; the name itself for an unknown kind."""
+    from scheduler import engine
+
+    try:
+        return engine.get_kind(kind).title.split(":")[0]
+    except KeyError:
+        return kind
+
+
 class Experiment(models.Model):
     class Status(models.TextChoices):
         QUEUED = "queued"
@@ -64,7 +75,7 @@ class Experiment(models.Model):
         indexes = [models.Index(fields=["owner", "status"], name="experiment_owner_status")]
 
     def __str__(self) -> str:
-        return self.name or f"{self.kind} #{self.pk}"
+        return self.name or f"{kind_title(self.kind)} #{self.pk}"
 
     @property
     def is_held(self) -> bool:
@@ -105,7 +116,7 @@ class Sweep(models.Model):
         ordering = ["-created", "-id"]
 
     def __str__(self) -> str:
-        return self.name or f"{self.kind} sweep #{self.pk}"
+        return self.name or f"{kind_title(self.kind)} sweep #{self.pk}"
 
 
 class SweepRun(models.Model):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from statistics import fmean, stdev
 from typing import Any
 
@@ -178,7 +179,7 @@ def sweep_create(
                     params=clean,
                     inputs=inputs,
                     seed=seed + rep,
-                    name=f"{sweep} · {_label(point)} · seed {seed + rep}",
+                    name=f"{sweep} · {_point_text(list(point), point)} · seed {seed + rep}",
                 )
                 new_ids.append(exp.id)
             SweepRun.objects.create(
@@ -320,12 +321,14 @@ def sweep_aggregate(sweep: Sweep) -> dict[str, Any]:
     summaries_of, unreadable = _run_summaries(
         {r.experiment_id for r in rows if r.experiment.status == Experiment.Status.SUCCEEDED}
     )
+    declared: dict[str, None] = {}  # the runs' Key results, in order: the sweep's main metrics
     for r in rows:
         exp = r.experiment
         if exp.pk in summaries_of:
-            summary, run_labels = summaries_of[exp.pk]
+            summary, run_labels, key = summaries_of[exp.pk]
             per_point[r.index].append(summary)
             labels.update(run_labels)
+            declared.update(dict.fromkeys(key))
         elif exp.status == Experiment.Status.FAILED:
             failed += 1
     metrics = sorted(
@@ -351,7 +354,9 @@ def sweep_aggregate(sweep: Sweep) -> dict[str, Any]:
             row += [_round(mean), _round(sd), n]
         table_rows.append(row)
 
-    charts = [_metric_chart(m, labels.get(m, m), names, points, stats) for m in metrics]
+    main = _main_metrics([m for m in declared if m in metrics], metrics)
+    charts = _metric_charts(metrics, main, labels, names, points, stats)
+    extremes = [x for m in main if (x := _extremes(m, labels, names, points, stats))]
     return {
         "kind": sweep.kind,
         "params": sweep.params,
@@ -372,8 +377,16 @@ def sweep_aggregate(sweep: Sweep) -> dict[str, Any]:
             "failed_runs": "failed runs",
             "repetitions": "repetitions per point",
         },
+        "extremes": extremes,
+        "extremes_note": _extremes_note(sweep, per_point),
         "tables": [
-            engine.table("points", "Mean, standard deviation and n per point", columns, table_rows)
+            {
+                **engine.table(
+                    "points", "Mean, standard deviation and n per point", columns, table_rows
+                ),
+                "export_only": True,  # one row per point, 3 columns per metric: the CSV
+            },
+            _by_metric_table(metrics, labels, names, points, stats),
         ],
         "charts": charts,
     }
@@ -417,15 +430,123 @@ def _run_summaries(ids: set[int]) -> tuple[dict[int, tuple[dict, dict]], int]:
              if (a or 0) <= MAX_SUMMARY_CHARS and (b or 0) <= MAX_SUMMARY_CHARS]  # fmt: skip
     out = {}
     rows = Experiment.objects.filter(pk__in=small).values_list(
-        "pk", "result__summary", "result__summary_labels"
+        "pk", "result__summary", "result__summary_labels", "result__key"
     )
-    for pk, summary, run_labels in rows:
+    for pk, summary, run_labels, key in rows:
         view = engine.read_result({"summary": summary, "summary_labels": run_labels})
-        out[pk] = (view["summary"], view["summary_labels"])
+        keys = [k for k in key if isinstance(k, str)][:12] if isinstance(key, list) else []
+        out[pk] = (view["summary"], view["summary_labels"], keys)
     return out, len(ids) - len(out)
 
 
-def _metric_chart(metric, label, names, points, stats) -> dict[str, Any]:
+#: Summary keys that describe the inputs (counts of jobs, processors, dropped lines) rather
+#: than an outcome: the sweep's charts of them come last, folded.
+_CONTEXT = re.compile(
+    r"^(sites|submissions|workflow_tasks|jobs|simulated_jobs|dropped(_\w+)?|machine_procs|"
+    r"processors|procs|requests|links|cpus|cases|days|first_day|trace_jobs|reservations|"
+    r"change_points|submit_offset_hours|repetitions|time_bins|cdf_points|span_\w+|"
+    r"first_submit|last_submit)$|(^|_)std(_|$)|_n$"
+)
+MAIN_MAX = 6
+
+
+def _main_metrics(declared: list[str], metrics: list[str]) -> list[str]:
+    """The metrics a sweep answers on: the runs' own Key results, else the first outcomes."""
+    if declared:
+        return declared[:MAIN_MAX]
+    outcomes = [m for m in metrics if not _CONTEXT.search(m)]
+    return outcomes[:4]
+
+
+def _family(metric: str) -> tuple[str, str]:
+    """(family, member): 'easy_accurate_mean_wait' -> ('mean_wait', 'easy_accurate') — the
+    metrics of one quantity under different policies or sites share a chart; any other metric
+    is a family of its own."""
+    split = labels_tail(metric)
+    return split if split else (metric, "")
+
+
+#: Words of a metric's prefix that name a configuration within one run (a policy, an
+#: estimate mode, a strategy, a site): metrics that differ only in them are one quantity.
+_MEMBER_WORDS = {
+    "easy", "fcfs", "cb", "conservative", "accurate", "requested", "backfill", "k", "inf",
+    "fairshare", "pra", "pwa", "fpsma", "egs", "spep", "vpep", "rm", "condor", "pbs", "none",
+    "normal", "be", "ar", "dp", "prov", "var", "combined", "adaptive",
+}  # fmt: skip
+
+
+def labels_tail(metric: str) -> tuple[str, str] | None:
+    from scheduler.labels import _tail
+
+    split = _tail(metric)
+    if not split:
+        return None
+    words = [w for w in re.split(r"[_.=-]", split[0].lower()) if w]
+    if not all(w in _MEMBER_WORDS or re.fullmatch(r"(s|site)?\d+", w) for w in words):
+        return None
+    return split[1], split[0]
+
+
+def _member_label(metric: str, member: str, labels: dict[str, str]) -> str:
+    """'EASY, accurate' for 'easy_accurate_mean_wait': the run's own label before its ': ',
+    else the registry's words for the member."""
+    own = labels.get(metric, "")
+    if ": " in own:
+        return own.split(": ", 1)[0]
+    from scheduler.labels import _context
+
+    return _context(member)
+
+
+_UNIT_SUFFIX = re.compile(r"\s*\((s|seconds|h|min|days|bytes)\)$")
+
+
+def _metric_label(metric: str, labels: dict[str, str]) -> str:
+    """The metric's label without the unit its values are now written in ('mean wait (s)')."""
+    return _UNIT_SUFFIX.sub("", labels.get(metric) or engine.label_of(metric))
+
+
+def _point_text(names: list[str], point: dict[str, Any]) -> str:
+    return ", ".join(
+        f"{engine.label_of(n)} = {engine.format_value(point[n], key=n)}" for n in names
+    )
+
+
+def _metric_charts(metrics, main, labels, names, points, stats) -> list[dict[str, Any]]:
+    """One chart per quantity against the (first) swept parameter: a family's members (the
+    policies, sites or strategies of a run) are its series, each repeated per value of a second
+    swept parameter; the main metrics' charts first, the inputs' counts last and folded."""
+    families: dict[str, list[tuple[str, str]]] = {}
+    for m in metrics:
+        fam, member = _family(m)
+        if _CONTEXT.search(m) or _CONTEXT.search(fam):  # counts of the inputs stand alone
+            fam, member = m, ""
+        families.setdefault(fam, []).append((m, member))
+    # a family of one metric keeps the metric's own name and chart id
+    out = []
+    main_families = {_family(m)[0] for m in main}
+    for order, (fam, members) in enumerate(families.items()):
+        context = all(_CONTEXT.search(m) for m, _ in members)
+        if len(members) == 1:
+            metric = members[0][0]
+            spec = _metric_chart(
+                f"sweep-{metric}", _metric_label(metric, labels), [(metric, "")],
+                "" if context else engine.unit_of(metric), names, points, stats, labels,
+            )  # fmt: skip
+        else:
+            spec = _metric_chart(
+                f"sweep-family-{fam}", engine.label_of(fam), members, engine.unit_of(fam),
+                names, points, stats, labels,
+            )  # fmt: skip
+        spec["priority"] = 10 if fam in main_families else 80 if context else 40
+        spec["section"] = "Inputs and counts" if context else "Outcomes"
+        spec["order"] = order
+        out.append(spec)
+    out.sort(key=lambda c: (c["priority"], c.pop("order")))
+    return out
+
+
+def _metric_chart(chart_id, label, members, unit, names, points, stats, labels):
     x_name = names[0]
     numeric = all(
         isinstance(p[x_name], (int, float)) and not isinstance(p[x_name], bool) for p in points
@@ -434,22 +555,89 @@ def _metric_chart(metric, label, names, points, stats) -> dict[str, Any]:
     for i, p in enumerate(points):
         groups.setdefault(p[names[1]] if len(names) > 1 else None, []).append(i)
     series = []
-    for key, idxs in groups.items():
-        pts, errs = [], []
-        for i in idxs:
-            mean, sd, _ = stats[i][metric]
-            x = points[i][x_name]
-            if mean is None and numeric:
-                continue  # a line just skips the point; bars keep their category
-            pts.append([x if numeric else str(x), _round(mean)])
-            errs.append(_round(sd))
-        title = metric if key is None else f"{names[1]}={key}"
-        series.append(engine.series(title, pts, errs))
-    return engine.chart(
-        f"sweep-{metric}",
+    for metric, member in members:
+        for key, idxs in groups.items():
+            pts, errs = [], []
+            for i in idxs:
+                mean, sd, _ = stats[i][metric]
+                x = points[i][x_name]
+                if mean is None and numeric:
+                    continue  # a line just skips the point; bars keep their category
+                pts.append([x if numeric else engine.format_value(x, key=x_name), _round(mean)])
+                errs.append(_round(sd))
+            part = _member_label(metric, member, labels) if member else ""
+            second = (
+                f"{engine.label_of(names[1])} = {engine.format_value(key, key=names[1])}"
+                if key is not None
+                else ""
+            )
+            title = ", ".join(t for t in (part, second) if t) or label
+            one = engine.series(title, pts, errs)
+            if part and second:  # one hue per member, a shade and a dash per second value
+                one.update(part=part, group=second)
+            series.append(one)
+    x_label = engine.label_of(x_name)
+    spec = engine.chart(
+        chart_id,
         "line" if numeric else "bar",
-        f"{label} vs {x_name}",
-        x=x_name,
-        y=f"{label} (mean ± std)",
+        f"{label[:1].upper()}{label[1:]} by {x_label}",
+        x=x_label,
+        y=label,
         series=series,
     )
+    if any(n > 1 for entry in stats for _, _, n in [entry[m] for m, _ in members]):
+        spec["note"] = "Each point is the mean over its repetitions; the bars are ± 1 std. dev."
+    spec["y"]["shared"] = True  # one quantity: never split over two axes
+    if unit in ("s", "bytes"):
+        spec["y"]["unit"] = unit
+    return spec
+
+
+def _extremes(metric, labels, names, points, stats) -> dict[str, Any] | None:
+    """The best and worst point of a metric (by its mean over repetitions) with their
+    parameters; 'highest' and 'lowest' when the metric has no better direction."""
+    from scheduler.labels import better_of
+
+    values = [(stats[i][metric][0], i) for i in range(len(points))]
+    values = [(v, i) for v, i in values if v is not None]
+    if not values:
+        return None
+    better = better_of(metric)
+    lo, hi = min(values), max(values, key=lambda t: (t[0], -t[1]))
+    best, worst = (lo, hi) if better == "lower" else (hi, lo)
+    out = {
+        "metric": metric,
+        "label": _metric_label(metric, labels),
+        "unit": engine.unit_of(metric),
+        "better": better,
+        "best": {"value": _round(best[0]), "point": _point_text(names, points[best[1]])},
+    }
+    if len(values) > 1 and best[0] != worst[0]:
+        out["worst"] = {"value": _round(worst[0]), "point": _point_text(names, points[worst[1]])}
+    else:
+        out["best"]["point"] = "every point" if len(values) > 1 else out["best"]["point"]
+    return out
+
+
+def _extremes_note(sweep: Sweep, per_point: list[list[dict]]) -> str:
+    done = sum(len(s) for s in per_point)
+    reps = sweep.repetitions
+    means = f"means of {reps} repetitions" if reps > 1 else "one run per point"
+    return f"Over {len(per_point)} points ({done} finished runs; {means})."
+
+
+def _by_metric_table(metrics, labels, names, points, stats) -> dict[str, Any]:
+    """The page's table: one row per metric, one column per point, 'mean ± std. dev.' in
+    words and units (the raw numbers are in the per-point CSV)."""
+    columns = ["metric", *[_point_text(names, p) for p in points]]
+    rows = []
+    for m in metrics:
+        cells = []
+        for entry in stats:
+            mean, sd, n = entry[m]
+            text = engine.format_value(mean, key=m)
+            if sd and n > 1:
+                text += " ± " + engine.format_value(sd, key=m)
+            cells.append(text)
+        rows.append([_metric_label(m, labels), *cells])
+    return engine.table("by-metric", "Mean ± standard deviation per point", columns, rows)

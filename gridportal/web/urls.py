@@ -34,5 +34,6 @@ urlpatterns = [
     path("sweeps/", views.sweep_list, name="sweep-list"),
     path("sweeps/<id:pk>/", views.sweep_detail, name="sweep-detail"),
     path("sweeps/<id:pk>/cancel/", views.sweep_cancel_view, name="sweep-cancel"),
+    path("sweeps/<id:pk>/jobarray/", views.sweep_jobarray, name="sweep-jobarray"),
     path("sweeps/<id:pk>/delete/", views.sweep_delete_view, name="sweep-delete"),
 ]

@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.dateparse import parse_date
 from django.views.decorators.http import require_POST
 
@@ -493,6 +494,11 @@ def experiment_compare(request):
     if len(by_pk) != len(ids):
         raise Http404("no such run")
     experiments = [by_pk[pk] for pk in ids]
+    waiting = [e for e in experiments if not e.is_finished]
+    if error is None and waiting:
+        # a bundle's re-run (or any run) still computing: a page that waits and refreshes
+        context = {"experiments": experiments, "result": None, "error": None, "waiting": waiting}
+        return render(request, "experiments/compare.html", context)
     if error is None:
         size = sum(stored_size(pk) or 0 for pk in ids)
         try:
@@ -534,17 +540,43 @@ def sweep_detail(request, pk: int):
         kind = engine.get_kind(sweep.kind)
     except KeyError:
         kind = None
+    state = sweep_status(sweep)
     return render(
         request,
         "sweeps/detail.html",
         {
             "sweep": sweep,
             "kind": kind,
-            "state": sweep_status(sweep),
+            "state": state,
             "error_labels": _error_labels(kind),
             "key_labels": _key_labels(sweep, kind),
+            "compare": _sweep_compare(state),
+            "without_result": sum(r["status"] != "succeeded" for r in state["runs"]),
         },
     )
+
+
+def _sweep_compare(state: dict) -> dict | None:
+    """The compare page of a sweep's points (the first repetition of each, at most
+    MAX_COMPARED of them): its address and how many points it shows."""
+    runs = list({r["id"]: r for r in state["runs"] if r["repetition"] == 0}.values())
+    if len(runs) < 2:
+        return None
+    shown = runs[:MAX_COMPARED]
+    query = "&".join(f"ids={r['id']}" for r in shown)
+    return {"url": f"{reverse('experiment-compare')}?{query}", "shown": len(shown),
+            "points": len(runs)}  # fmt: skip
+
+
+@login_required
+def sweep_jobarray(request, pk: int):
+    """The job-array download of the page: the API's zip while runs lack a result, else a page
+    that says so (not the API's 400)."""
+    sweep = get_object_or_404(visible_to(Sweep.objects.all(), request.user), pk=pk)
+    pending = sweep.points.exclude(experiment__status=Experiment.Status.SUCCEEDED).count()
+    if pending:
+        return redirect(f"/api/sweeps/{sweep.pk}/jobarray/")
+    return render(request, "sweeps/jobarray.html", {"sweep": sweep})
 
 
 def _key_labels(sweep: Sweep, kind) -> dict[str, str]:

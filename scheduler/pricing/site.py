@@ -141,23 +141,53 @@ def price_list(
         [round((o.start - state.at) / HOUR, 4), round(o.f, 4), round(o.total, 4)] for o in options
     ]
     choices = {f"{a:g}": round((choose(options, a).start - state.at) / HOUR, 4) for a in alphas}
+    # each choice's start and price, for people (the page lists them; ``choices`` stays as it was)
+    picked = {f"{a:g}": choose(options, a) for a in alphas} if options else {}
+    chosen = [
+        {"alpha": a, "start_h": round((o.start - state.at) / HOUR, 4), "f": round(o.f, 4),
+         "total": round(o.total, 4)}
+        for a, o in picked.items()
+    ]  # fmt: skip
+    free = next((r for r in rows if r[1] == 0), None)
     return {
         "summary": {
+            "earliest_start_h": rows[0][0] if rows else None,
+            "earliest_total_su": rows[0][2] if rows else None,
+            "earliest_free_start_h": free[0] if free else None,
+            "earliest_free_total_su": free[2] if free else None,
             "now_hours": round((state.at - state.origin) / HOUR, 4),
             "running_jobs": state.running,
             "queued_jobs": state.queued,
             "options": len(options),
-            "earliest_start_h": rows[0][0] if rows else None,
-            "earliest_free_start_h": next((r[0] for r in rows if r[1] == 0), None),
         },
         "summary_labels": {
+            "earliest_start_h": "earliest start (from now)",
+            "earliest_total_su": "price of the earliest start (n·d·c + f)",
+            "earliest_free_start_h": "earliest start at price f = 0 (from now)",
+            "earliest_free_total_su": "price at that start (n·d·c)",
             "now_hours": "quote instant (hours into the trace)",
             "running_jobs": "jobs running",
             "queued_jobs": "jobs queued",
             "options": "start times offered",
-            "earliest_start_h": "earliest start (h from now)",
-            "earliest_free_start_h": "earliest start at price 0 (h from now)",
         },
+        "summary_units": {
+            "earliest_start_h": "h",
+            "earliest_free_start_h": "h",
+            "earliest_total_su": "SU",
+            "earliest_free_total_su": "SU",
+        },  # fmt: skip
+        # the answer first: when it can start and what that costs, then the free start
+        "key": [
+            k
+            for k in (
+                "earliest_start_h",
+                "earliest_total_su",
+                "earliest_free_start_h",
+                "earliest_free_total_su",
+            )
+            if rows and (free or "free" not in k)
+        ],
+        "chosen": chosen,
         "options": [
             {"start_h": r[0], "f": r[1], "total": r[2], "start": o.start}
             for r, o in zip(rows, options, strict=True)

@@ -37,6 +37,8 @@
     if (typeof v !== "number") return String(v);
     if (!Number.isFinite(v)) return String(v);
     if (unit === "s") return duration(v);
+    if (unit === "min") return duration(v * 60);  // "74.1 min", "5.2 h": never 4 decimals
+    if (unit === "h") return duration(v * 3600);
     if (unit === "bytes") return bytes(v);
     const text = num(v);
     if (!unit) return text;
@@ -48,7 +50,9 @@
     if (a < 120) return num(s, 3) + " s";
     if (a < 7200) return num(s / 60, 3) + " min";
     if (a < 3 * 86400) return num(s / 3600, 3) + " h";
-    return num(s / 86400, 3) + " days";
+    // days and hours ("18 d 3 h"), never "18.13 days"
+    const hours = Math.round(a / 3600), d = Math.floor(hours / 24), h = hours % 24;
+    return (s < 0 ? "−" : "") + d.toLocaleString("en-US") + " d" + (h ? " " + h + " h" : "");
   }
   function bytes(b) {
     const a = Math.abs(b);
@@ -88,7 +92,8 @@
   }
 
   // ---- Chart.js config -----------------------------------------------------------------
-  // Error bars (series.errors, one value per point) drawn over line, scatter and bar charts.
+  // Error bars (series.errors, one value per point) drawn over line, scatter and bar charts;
+  // `errorsLow` (when set) is the part below the point: an error bar cut at a physical bound.
   const errorBars = {
     id: "gridErrorBars",
     afterDatasetsDraw(chart) {
@@ -107,11 +112,12 @@
           if (raw === null || raw === undefined) return;
           const y = typeof raw === "object" ? raw.y : raw;
           if (!finite(y)) return;
-          const top = yScale.getPixelForValue(y + e), bottom = yScale.getPixelForValue(y - e);
+          const low = ds.errorsLow && finite(ds.errorsLow[j]) ? ds.errorsLow[j] : e;
+          const top = yScale.getPixelForValue(y + e), bottom = yScale.getPixelForValue(y - low);
           ctx.beginPath();
           ctx.moveTo(pt.x, top); ctx.lineTo(pt.x, bottom);
           ctx.moveTo(pt.x - 4, top); ctx.lineTo(pt.x + 4, top);
-          ctx.moveTo(pt.x - 4, bottom); ctx.lineTo(pt.x + 4, bottom);
+          if (low === e) { ctx.moveTo(pt.x - 4, bottom); ctx.lineTo(pt.x + 4, bottom); }
           ctx.stroke();
         });
         ctx.restore();
@@ -155,7 +161,8 @@
         const y = d !== null && typeof d === "object" ? d.y : d;
         const e = ds.errors[j];
         if (!finite(y) || !finite(e)) return;
-        if (!log || y - e > 0) lo = Math.min(lo, y - e);
+        const low = ds.errorsLow && finite(ds.errorsLow[j]) ? ds.errorsLow[j] : e;
+        if (!log || y - low > 0) lo = Math.min(lo, y - low);
         hi = Math.max(hi, y + e);
       });
     });
@@ -164,11 +171,12 @@
 
   // Series that cannot share an axis (one is less than 1/25 of another, e.g. a violation
   // rate next to a utilisation) go to a second axis on the right; a spec may say so itself
-  // with series[i].axis = "y2" (and y2: {label}).
+  // with series[i].axis = "y2" (and y2: {label}).  Series of one quantity (spec.y.shared: a
+  // sweep's metric family, a compare page's runs) never split: a log axis shows their range.
   function splitAxes(spec) {
     const real = spec.series.filter((s) => !s.reference);
     if (real.some((s) => s.axis === "y2")) return real.map((s) => s.axis === "y2");
-    if (spec.y.scale === "log" || real.length < 2 || real.length > 4) return null;
+    if (spec.y.shared || spec.y.scale === "log" || real.length < 2 || real.length > 4) return null;
     const peak = real.map((s) => Math.max(0, ...s.points.map((p) => (finite(p[1]) ? Math.abs(p[1]) : 0))));
     const top = Math.max(...peak);
     if (!(top > 0)) return null;
@@ -176,20 +184,162 @@
     return small.some(Boolean) ? small : null;
   }
 
+  // ---- Reading aids: units, log scales, physical bounds, coinciding series ---------------
+  // A spec is prepared once before drawing; what it changed is said under the chart (notes).
+
+  // Durations in seconds on an axis are shown in the unit of their size (min, h, days).
+  const SECONDS = /\s*\((s|seconds)\)/;
+  function timeUnit(label, unit) {
+    return unit === "s" || SECONDS.test(label || "");
+  }
+  function rescaleTime(spec, index, axisSpec) {
+    if (!axisSpec || axisSpec.scale === "category" || !timeUnit(axisSpec.label, axisSpec.unit)) return axisSpec;
+    let top = 0;
+    spec.series.forEach((s) => s.points.forEach((p) => { if (finite(p[index])) top = Math.max(top, Math.abs(p[index])); }));
+    const [div, name] = top >= 3 * 86400 ? [86400, "days"] : top >= 2 * 3600 ? [3600, "h"] : top >= 120 ? [60, "min"] : [1, "s"];
+    const label = SECONDS.test(axisSpec.label) ? axisSpec.label.replace(SECONDS, " (" + name + ")") : axisSpec.label + " (" + name + ")";
+    if (div === 1) return Object.assign({}, axisSpec, {label: label});
+    spec.series = spec.series.map((s) => Object.assign({}, s, {
+      points: s.points.map((p) => { const q = p.slice(); if (finite(q[index])) q[index] = q[index] / div; return q; }),
+      errors: index === 1 && s.errors ? s.errors.map((e) => (finite(e) ? e / div : e)) : s.errors,
+    }));
+    return Object.assign({}, axisSpec, {label: label});
+  }
+
+  // Quantities that can be negative although every plotted value is not: their error bars
+  // are never cut at 0.
+  const SIGNED = /reduction|difference|change|gain|saving|correlation|Δ|delta|improvement|advantage|log/i;
+  const FRACTION = /fraction|share|CDF|probability|%|ratio|utili[sz]ation|success/i;
+  const LOG_SPAN = 100;  // more than 100× between the smallest positive and the largest value
+  const DENSE = 30;      // a line with more points per series is a time series, not a sweep
+
+  function prepare(raw) {
+    const spec = Object.assign({}, raw, {series: (raw.series || []).slice(), notes: (raw.notes || []).slice()});
+    if (typeof raw.note === "string" && raw.note) spec.notes.push(raw.note);  // the spec's own
+    if (spec.type === "gantt") return spec;
+    spec.y = rescaleTime(spec, 1, spec.y);
+    if (spec.type === "line" || spec.type === "scatter") spec.x = rescaleTime(spec, 0, spec.x);
+    const real = spec.series.filter((s) => !s.reference);
+    const ys = [];
+    real.forEach((s) => s.points.forEach((p) => { if (finite(p[1])) ys.push(p[1]); }));
+    const nonNegative = ys.length > 0 && ys.every((y) => y >= 0);
+    // a log scale where the values span orders of magnitude (bars and sweeps, not CDFs or
+    // time series, whose linear shape is the point)
+    const positive = ys.filter((y) => y > 0);
+    // (a line with zeros stays linear: a log axis would break it where it touches 0)
+    const sparse = spec.type === "bar" || (spec.type === "line" && real.every((s) => s.points.length <= DENSE) && !ys.some((y) => y === 0));
+    if (spec.y.scale !== "log" && !spec.y.linear && sparse && nonNegative && positive.length > 1 &&
+        !FRACTION.test(spec.y.label || "")) {
+      const span = Math.max(...positive) / Math.min(...positive);
+      if (span > LOG_SPAN) {
+        spec.y = Object.assign({}, spec.y, {scale: "log"});
+        const zeros = ys.length - positive.length;
+        spec.notes.push("Logarithmic scale: the values span " + num(span, 2) + "× (" + fmt(Math.min(...positive)) +
+                        " to " + fmt(Math.max(...positive)) + ")" + (zeros ? "; " + zeros + " zero value" + (zeros > 1 ? "s are" : " is") + " not drawn" : "") + ".");
+      }
+    }
+    // error bars cut at 0 when no value is below it (a cost, a time, a count)
+    if (nonNegative && !SIGNED.test(spec.y.label || "")) {
+      let cut = false;
+      spec.series = spec.series.map((s) => {
+        if (!s.errors || s.reference) return s;
+        const low = s.errors.map((e, j) => {
+          const y = s.points[j] ? s.points[j][1] : null;
+          if (!finite(e) || !finite(y) || y - e >= 0) return e;
+          cut = true;
+          return y;
+        });
+        return Object.assign({}, s, {errorsLow: low});
+      });
+      if (cut) spec.notes.push("Error bars are cut at 0: " + (spec.y.label || "the value") + " cannot be negative (the full ± spread is in the data CSV).");
+    }
+    // series drawn on top of each other: say so (once for the runs of a compare page in which
+    // the same series coincide)
+    const same = coinciding(real);
+    const and = (names) => names.slice(0, -1).join(", ") + " and " + names[names.length - 1];
+    const where = " (" + (spec.type === "bar" ? "the same bars" : "drawn on the same line") + ").";
+    const byParts = new Map();
+    same.forEach((names) => {
+      const members = names.map((n) => real.find((s) => s.name === n));
+      const grouped = members.every((s) => s.part !== undefined && s.group !== undefined && s.group === members[0].group);
+      const key = grouped ? JSON.stringify(members.map((s) => s.part)) : JSON.stringify(names);
+      if (!byParts.has(key)) byParts.set(key, {names: grouped ? members.map((s) => s.part) : names, groups: []});
+      if (grouped) byParts.get(key).groups.push(members[0].group);
+    });
+    const runs = uniq(real.map((s) => s.group).filter((g) => g !== undefined));
+    byParts.forEach((x) => {
+      const inRuns = !x.groups.length ? "" : x.groups.length === runs.length ? " in every run" : " in " + and(x.groups);
+      spec.notes.push(and(x.names) + " coincide" + inRuns + where);
+    });
+    spec.coinciding = new Set(same.flatMap((names) => names.slice(1)));
+    return spec;
+  }
+
+  function coinciding(series) {
+    const key = (s) => JSON.stringify(s.points.map((p) => [p[0], finite(p[1]) ? Number(p[1].toPrecision(9)) : p[1]]));
+    const byKey = new Map();
+    series.forEach((s) => {
+      if (!s.points.length || !hasData(s)) return;
+      const k = key(s);
+      if (!byKey.has(k)) byKey.set(k, []);
+      byKey.get(k).push(s.name);
+    });
+    return Array.from(byKey.values()).filter((names) => names.length > 1);
+  }
+
+  // ---- Series styles: no colour twice within a chart ----------------------------------------
+  // Up to 10 series take PALETTE; more get evenly spaced hues (each one distinct) with a dash
+  // and a point style that change from one series to the next.  Series of a compare page carry
+  // `group` (the run) and `part` (the series within a run): one hue per part, a shade, a dash
+  // and a point style per run, so that one series' runs read as a family.
+  const DASHES = [[], [8, 4], [2, 3], [12, 4, 2, 4], [4, 4]];
+  const POINTS = ["circle", "rect", "triangle", "rectRot", "star", "crossRot"];
+  const HUES = [221, 0, 142, 32, 262, 189, 330, 215, 85, 280];
+  function hex(h, s, l) {
+    s /= 100; l /= 100;
+    const k = (n) => (n + h / 30) % 12, a = s * Math.min(l, 1 - l);
+    const f = (n) => Math.round(255 * (l - a * Math.max(-1, Math.min(k(n) - 3, Math.min(9 - k(n), 1)))));
+    return "#" + [f(0), f(8), f(4)].map((v) => v.toString(16).padStart(2, "0")).join("");
+  }
+  function uniq(values) { return Array.from(new Set(values)); }
+  function styles(series) {
+    const real = series.filter((s) => !s.reference);
+    const groups = uniq(real.map((s) => s.group).filter((g) => g !== undefined));
+    const parts = uniq(real.map((s) => s.part).filter((p) => p !== undefined));
+    const families = groups.length > 1 && parts.length > 1 && real.every((s) => s.group !== undefined && s.part !== undefined);
+    const n = real.length;
+    let k = -1;
+    return series.map((s) => {
+      if (s.reference) return {color: "#000000", dash: [6, 4], point: "circle"};
+      k += 1;
+      if (families) {
+        const p = parts.indexOf(s.part), g = groups.indexOf(s.group);
+        const hue = p < HUES.length ? HUES[p] : (p * 360 / parts.length) % 360;
+        const light = groups.length > 1 ? 34 + (30 * g) / (groups.length - 1) : 45;
+        return {color: hex(hue, 75, light), dash: DASHES[g % DASHES.length], point: POINTS[g % POINTS.length]};
+      }
+      if (n <= PALETTE.length) return {color: PALETTE[k], dash: [], point: "circle"};
+      return {color: hex((k * 360) / n, 72, k % 2 ? 36 : 52), dash: DASHES[k % DASHES.length], point: POINTS[k % POINTS.length]};
+    });
+  }
+
   function config(spec) {
-    const color = (i) => PALETTE[i % PALETTE.length];
-    const many = spec.series.length > 4;
+    spec = spec.notes && spec.coinciding ? spec : prepare(spec);
+    const look = styles(spec.series);
+    const color = (i) => look[i].color;
+    const dashOf = (s, i) => (spec.coinciding.has(s.name) && !look[i].dash.length ? [6, 4] : look[i].dash);
     const base = {
       animation: false,
       responsive: true,
       maintainAspectRatio: false,
       plugins: {
+        // The page draws its own legend under the chart (an HTML list that wraps: never
+        // clipped, see renderChart); the PNG export turns this one on.
         legend: {
-          display: spec.series.filter(hasData).length > 1,
-          position: many ? "bottom" : "top",
-          maxHeight: 60,
+          display: false,
+          position: "bottom",
           labels: {
-            boxWidth: 12, font: {size: 11},
+            boxWidth: 12, font: {size: 11}, usePointStyle: spec.series.length > PALETTE.length,
             // No legend entry without visible data.
             filter: (item, data) => {
               const ds = data.datasets[item.datasetIndex];
@@ -215,7 +365,9 @@
       const datasets = spec.series.map((s, i) => ({
         label: s.name, data: align(s, s.points.map((p) => p[1])),
         errors: s.errors ? align(s, s.errors) : undefined,
+        errorsLow: s.errorsLow ? align(s, s.errorsLow) : undefined,
         backgroundColor: color(i) + "cc", borderColor: color(i), borderWidth: 1,
+        borderDash: dashOf(s, i),
         barPercentage: hist && spec.series.length === 1 ? 1.0 : 0.9,
         categoryPercentage: hist && spec.series.length === 1 ? 1.0 : 0.8,
         yAxisID: right && right[i] ? "y2" : "y",
@@ -244,14 +396,21 @@
     }
     const scatter = spec.type === "scatter";
     const right = splitAxes(spec);
+    // A one-point series among longer ones is a marker (the chosen plan, best effort): drawn
+    // last, on top of the others, and larger.
+    const longest = Math.max(0, ...spec.series.map((s) => s.points.length));
     let k = -1;
     const datasets = spec.series.map((s, i) => {
       if (!s.reference) k += 1;
+      const marker = !s.reference && s.points.length === 1 && longest > 1;
+      const radius = marker ? 7 : scatter ? 2.5 : (s.points.length > 60 ? 0 : 2.5);
       return {
-        label: s.name, data: s.points.map((p) => ({x: p[0], y: p[1]})), errors: s.errors,
-        borderColor: s.reference ? "#000000" : color(i), backgroundColor: s.reference ? "#00000033" : color(i) + (scatter ? "99" : "33"),
-        pointRadius: scatter ? 2.5 : (s.points.length > 60 ? 0 : 2.5), showLine: !scatter || !!s.reference,
-        borderWidth: 2, tension: 0, borderDash: s.reference ? [6, 4] : undefined,
+        label: s.name, data: s.points.map((p) => ({x: p[0], y: p[1]})), errors: s.errors, errorsLow: s.errorsLow,
+        borderColor: color(i), backgroundColor: s.reference ? "#00000033" : color(i) + (marker ? "ee" : scatter ? "99" : "33"),
+        pointRadius: radius, pointHoverRadius: radius + 2, pointStyle: marker ? (look[i].point === "circle" ? "rectRot" : look[i].point) : look[i].point,
+        showLine: !scatter || !!s.reference,
+        borderWidth: marker ? 2.5 : 2, tension: 0, borderDash: dashOf(s, i),
+        order: marker ? -1 : 0,
         yAxisID: right && !s.reference && right[k] ? "y2" : "y",
       };
     });
@@ -298,6 +457,7 @@
     cfg.options.devicePixelRatio = 2;
     cfg.options.responsive = true;
     cfg.options.plugins.title = {display: true, text: spec.title, font: {size: 15, weight: "bold"}, color: "#111827"};
+    cfg.options.plugins.legend.display = spec.series.filter(hasData).length > 1;  // below, every entry
     cfg.plugins = (cfg.plugins || []).concat([whiteBackground]);
     const chart = new Chart(canvas, cfg);
     const url = chart.toBase64Image("image/png", 1);
@@ -352,7 +512,32 @@
     return checks.map((c) => "published " + (c.value !== null && c.value !== undefined ? fmt(c.value) : c.shape + " " + than(c.than)) + " — " + c.verdict).join("; ");
   }
 
+  // A sweep's answer (result.extremes, gridportal/experiments/sweeps.py): for each main
+  // metric the best and the worst point with their parameters ("highest"/"lowest" where the
+  // metric has no better direction).
+  function renderExtremes(container, result) {
+    const card = el("section", {class: "card", id: "key-results", "data-extremes": "true"});
+    card.appendChild(el("h2", {}, "Key results"));
+    const grid = el("div", {class: "key-grid"});
+    result.extremes.forEach((x) => {
+      const tile = el("div", {class: "key key-extreme", "data-metric": x.metric});
+      tile.appendChild(el("div", {class: "key-label", title: x.metric}, x.label));
+      const [hi, lo] = x.better ? ["best", "worst"] : ["highest", "lowest"];
+      tile.appendChild(el("div", {class: "key-value key-best"}, hi + ": " + fmt(x.best.value, x.unit)));
+      tile.appendChild(el("div", {class: "key-point"}, "at " + x.best.point));
+      if (x.worst) {
+        tile.appendChild(el("div", {class: "key-worst"}, lo + ": " + fmt(x.worst.value, x.unit)));
+        tile.appendChild(el("div", {class: "key-point"}, "at " + x.worst.point));
+      }
+      grid.appendChild(tile);
+    });
+    card.appendChild(grid);
+    if (result.extremes_note) card.appendChild(el("p", {class: "muted"}, result.extremes_note));
+    container.appendChild(card);
+  }
+
   function renderKey(container, result) {
+    if ((result.extremes || []).length) return renderExtremes(container, result);
     const keys = keyMetrics(result);
     if (!keys.length) return;
     const labels = result.summary_labels || {}, units = result.summary_units || {};
@@ -394,6 +579,19 @@
   }
 
   // ---- Tables: long ones folded and paged -------------------------------------------------
+  // A column's unit: the server's (column_units), else the one its header names ("mean wait
+  // (s)", "makespan (h)"): durations are written "18 d 3 h", not 1,552,128; sizes in kB/MB/GB.
+  const HEADER_UNIT = /\s*\((s|seconds|min|h|hours|days)\)\s*$/;
+  const TO_SECONDS = {s: 1, seconds: 1, min: 60, h: 3600, hours: 3600, days: 86400};
+  function columnUnit(tab, i, header) {
+    const u = (tab.column_units || [])[i];
+    if (u && u in TO_SECONDS) return {unit: "s", scale: TO_SECONDS[u], header: header.replace(HEADER_UNIT, "")};
+    if (u === "bytes") return {unit: "bytes", scale: 1, header: header};
+    const m = HEADER_UNIT.exec(header);
+    if (m) return {unit: "s", scale: TO_SECONDS[m[1]], header: header.replace(HEADER_UNIT, "")};
+    return {unit: "", scale: 1, header: header};
+  }
+
   function renderTable(container, tab, csvUrl) {
     const long = tab.rows.length > LONG_TABLE;
     const fold = tab.rows.length > OPEN_TABLE;
@@ -403,7 +601,8 @@
     const wrap = el("div", {class: "table-wrap"});
     const table = el("table");
     const head = el("tr");
-    tab.columns.forEach((c, i) => head.appendChild(el("th", {title: c}, readableText((tab.column_labels || [])[i] || c))));
+    const cols = tab.columns.map((c, i) => columnUnit(tab, i, readableText((tab.column_labels || [])[i] || c)));
+    tab.columns.forEach((c, i) => head.appendChild(el("th", {title: c}, cols[i].header)));
     const thead = el("thead"); thead.appendChild(head); table.appendChild(thead);
     const body = el("tbody");
     table.appendChild(body);
@@ -418,7 +617,16 @@
     function show() {
       body.innerHTML = "";
       const rows = long ? tab.rows.slice(page * PAGE_ROWS, (page + 1) * PAGE_ROWS) : tab.rows;
-      rows.forEach((r) => { const tr = el("tr"); r.forEach((c) => tr.appendChild(el("td", {}, fmt(c)))); body.appendChild(tr); });
+      rows.forEach((r) => {
+        const tr = el("tr");
+        r.forEach((c, i) => {
+          const u = cols[i] || {unit: "", scale: 1};
+          const text = finite(c) && u.unit ? fmt(c * u.scale, u.unit) : typeof c === "string" ? wordFor(c) : fmt(c);
+          // the raw value stays in the cell's title (and in the CSV)
+          tr.appendChild(el("td", text !== String(c) && c !== null && c !== undefined ? {title: String(c)} : {}, text));
+        });
+        body.appendChild(tr);
+      });
       info.textContent = " rows " + (page * PAGE_ROWS + 1) + "–" + Math.min(tab.rows.length, (page + 1) * PAGE_ROWS) + " of " + tab.rows.length.toLocaleString("en-US") + " ";
       prev.disabled = page === 0; next.disabled = page >= pages - 1;
     }
@@ -439,6 +647,7 @@
   // the compare page's 8-18 entry legends, a phone's width): the box grows until the plot
   // area is MIN_PLOT px tall.  Only grows, so the resize it causes settles at once.
   const MIN_PLOT = 170;
+  const LONG_AXIS = 30;  // characters of a y title that fit along a phone's plot
   const minPlotHeight = {
     id: "minPlotHeight",
     afterLayout(chart) {
@@ -451,8 +660,97 @@
     },
   };
 
+  // The legend under a chart: an HTML list that wraps (never clipped, however many series and
+  // however narrow the screen), each entry a swatch in the series' colour, dash and point style;
+  // a click hides or shows the series.  With many series of several runs (a compare page) a
+  // chooser above it shows one run at a time.
+  const CHOOSER_MIN = 9;
+  function swatch(ds) {
+    const c = el("canvas", {class: "legend-swatch", width: "56", height: "24", "aria-hidden": "true"});
+    const ctx = c.getContext("2d");
+    ctx.scale(2, 2);
+    ctx.strokeStyle = ds.borderColor; ctx.fillStyle = ds.borderColor; ctx.lineWidth = 2;
+    if (ds.type === "bar" || ds.barPercentage !== undefined) {
+      ctx.fillStyle = ds.backgroundColor; ctx.fillRect(4, 2, 20, 8); ctx.setLineDash(ds.borderDash || []); ctx.strokeRect(4, 2, 20, 8);
+      return c;
+    }
+    ctx.setLineDash(ds.borderDash || []);
+    if (ds.showLine !== false) { ctx.beginPath(); ctx.moveTo(1, 6); ctx.lineTo(27, 6); ctx.stroke(); }
+    ctx.setLineDash([]);
+    if (ds.pointRadius > 0 || ds.showLine === false) shape(ctx, ds.pointStyle || "circle", 14, 6, 3.5);
+    return c;
+  }
+  // The point styles of styles() in a legend swatch.
+  function shape(ctx, style, x, y, r) {
+    ctx.beginPath();
+    if (style === "rect") ctx.rect(x - r, y - r, 2 * r, 2 * r);
+    else if (style === "rectRot") { ctx.moveTo(x, y - r - 1); ctx.lineTo(x + r + 1, y); ctx.lineTo(x, y + r + 1); ctx.lineTo(x - r - 1, y); ctx.closePath(); }
+    else if (style === "triangle") { ctx.moveTo(x, y - r - 1); ctx.lineTo(x + r + 1, y + r); ctx.lineTo(x - r - 1, y + r); ctx.closePath(); }
+    else if (style === "star" || style === "crossRot") {
+      const d = r + 0.5;
+      ctx.moveTo(x - d, y - d); ctx.lineTo(x + d, y + d); ctx.moveTo(x - d, y + d); ctx.lineTo(x + d, y - d);
+      if (style === "star") { ctx.moveTo(x, y - d - 1); ctx.lineTo(x, y + d + 1); ctx.moveTo(x - d - 1, y); ctx.lineTo(x + d + 1, y); }
+      ctx.stroke();
+      return;
+    } else ctx.arc(x, y, r, 0, 2 * Math.PI);
+    ctx.fill();
+  }
+  function htmlLegend(card, chart, spec) {
+    const items = chart.data.datasets.map((ds, i) => [ds, i]).filter(([ds]) =>
+      ds.data.some((d) => d !== null && d !== undefined && (typeof d !== "object" || finite(d.y) || Array.isArray(d.x))));
+    if (items.length < 2) return;
+    const list = el("ul", {class: "chart-legend", "aria-label": "legend"});
+    card.querySelector(".chart-box").after(list);
+    // a compare page's series by run: the run's name once, then its series' names
+    const family = (i) => spec.series[i] && spec.series[i].group !== undefined && spec.series[i].part !== undefined;
+    const byRun = items.every(([, i]) => family(i)) && uniq(items.map(([, i]) => spec.series[i].group)).length > 1;
+    let run = null;
+    const entries = items.map(([ds, i]) => {
+      if (byRun && spec.series[i].group !== run) {
+        run = spec.series[i].group;
+        list.appendChild(el("li", {class: "legend-group"}, run + ":"));
+      }
+      const li = el("li", {class: "legend-item", "data-dataset": String(i)});
+      const button = el("button", {type: "button", class: "legend-button", "aria-pressed": "true", title: "hide or show " + ds.label});
+      button.appendChild(swatch(ds));
+      button.appendChild(el("span", {class: "legend-text"}, byRun ? spec.series[i].part : ds.label));
+      button.addEventListener("click", () => {
+        const on = !chart.isDatasetVisible(i);
+        chart.setDatasetVisibility(i, on);
+        li.classList.toggle("off", !on);
+        button.setAttribute("aria-pressed", String(on));
+        chart.update();
+      });
+      li.appendChild(button);
+      list.appendChild(li);
+      return [li, button, i];
+    });
+    const groups = uniq((spec.series || []).map((s) => s.group).filter((g) => g !== undefined));
+    if (groups.length > 1 && items.length >= CHOOSER_MIN) {
+      const chooser = el("p", {class: "chart-chooser"});
+      chooser.appendChild(el("span", {class: "muted"}, "Show: "));
+      const pick = (group) => {
+        entries.forEach(([li, button, i]) => {
+          const on = group === null || spec.series[i].group === group;
+          chart.setDatasetVisibility(i, on);
+          li.classList.toggle("off", !on);
+          button.setAttribute("aria-pressed", String(on));
+        });
+        chooser.querySelectorAll("button").forEach((b) => b.classList.toggle("chosen", b.dataset.group === String(group)));
+        chart.update();
+      };
+      [null].concat(groups).forEach((g) => {
+        const b = el("button", {type: "button", class: "preset" + (g === null ? " chosen" : ""), "data-group": String(g)}, g === null ? "all" : g);
+        b.addEventListener("click", () => pick(g));
+        chooser.appendChild(b);
+      });
+      list.before(chooser);
+    }
+  }
+
   function renderChart(container, spec, csvUrl) {
     spec = readableSpec(spec);
+    const ready = prepare(spec);
     const card = el("section", {class: "card chart-card", id: "chart-" + spec.id, "data-chart-type": spec.type});
     card.appendChild(el("h2", {}, spec.title));
     const box = el("div", {class: "chart-box"});
@@ -471,10 +769,18 @@
       p.appendChild(csv);
     }
     card.appendChild(p);
+    ready.notes.forEach((text) => card.insertBefore(el("p", {class: "chart-note muted"}, text), p));
     container.appendChild(card);
-    const cfg = config(spec);
+    const cfg = config(ready);
+    // A y title longer than a phone's plot is tall would be cut at both ends: above the plot.
+    const yTitle = cfg.options.scales && cfg.options.scales.y && cfg.options.scales.y.title;
+    if (yTitle && yTitle.display && String(yTitle.text || "").length > LONG_AXIS) {
+      box.before(el("p", {class: "axis-caption muted"}, "↑ " + yTitle.text));
+      yTitle.display = false;
+    }
     cfg.plugins = (cfg.plugins || []).concat([minPlotHeight]);
     const chart = new Chart(canvas, cfg);
+    htmlLegend(card, chart, ready);
     png.addEventListener("click", () => { png.href = pngOf(spec); });
     return chart;
   }
@@ -580,12 +886,19 @@
     result = withReference(container, result);
     renderKey(container, result);
     const charts = renderCharts(container, result, csvUrl);
-    const tables = result.tables || [];
+    const tables = (result.tables || []).filter((tab) => !tab.export_only);
     if (tables.length) {
       const t = el("div", {class: "tables"});
       container.appendChild(t);
       tables.forEach((tab) => renderTable(t, tab, csvUrl));
     }
+    // tables too wide to read on a page (a sweep's 3 columns per metric): their CSV only
+    (result.tables || []).filter((tab) => tab.export_only && csvUrl).forEach((tab) => {
+      const p = el("p", {class: "downloads card", id: "export-" + tab.id});
+      p.appendChild(document.createTextNode(tab.title + " (" + tab.columns.length + " columns, " + tab.rows.length + " rows): "));
+      p.appendChild(el("a", {href: csvUrl + "?part=table:" + encodeURIComponent(tab.id)}, "CSV"));
+      container.appendChild(p);
+    });
     renderSummary(container, result, csvUrl);
     markPublished(container, result);
     window.GridCharts.charts = charts;
@@ -609,11 +922,20 @@
   // A run's progress message with the kind's names in words (#message-words, as the server's
   // readable_message): "simulating rm-fairshare" -> "simulating RM fair-share".
   let messageWords = null;
-  function readableMessage(text) {
+  function loadWords() {
     if (messageWords === null) {
       const node = document.getElementById("message-words");
       try { messageWords = node ? JSON.parse(node.textContent) : {}; } catch (e) { messageWords = {}; }
     }
+    return messageWords;
+  }
+  // A table cell that is one of the kind's names ("spep", "rm-fairshare") in words.
+  function wordFor(text) {
+    const words = loadWords();
+    return Object.prototype.hasOwnProperty.call(words, text) ? words[text] : text;
+  }
+  function readableMessage(text) {
+    loadWords();
     return String(text || "").replace(/[A-Za-z][A-Za-z0-9_=-]*/g, (w) =>
       (Object.prototype.hasOwnProperty.call(messageWords, w) ? messageWords[w] : w));
   }

@@ -4,10 +4,16 @@
     GRIDPORTAL_VAR_DIR=/tmp/var-shots .venv/bin/python -m tests.browser.screenshots shoot \
         --url http://127.0.0.1:8765 --label after
 
+    GRIDPORTAL_VAR_DIR=/tmp/var-shots .venv/bin/python -m tests.browser.screenshots measure \
+        --url http://127.0.0.1:8765 --label after
+
 ``build`` migrates a fresh database under GRIDPORTAL_VAR_DIR and stores one finished run of each
 kind plus a sweep (tests/browser/ui_fixtures.py); ``shoot`` logs in as the fixture user against
 a running portal, saves docs/screenshots/<page>-<width>-<label>.png and prints each page's
-height (and width: more than the viewport means horizontal overflow).
+height (and width: more than the viewport means horizontal overflow); ``measure`` opens every
+run's page, the sweeps and the compare page at both widths and prints the readability figures
+of tests/browser/readability.py (legend entries visible / total, repeating colours, axes below
+0, the widest table against its card) into docs/screenshots/figures-<label>.json.
 """
 
 import argparse
@@ -19,7 +25,9 @@ from pathlib import Path
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gridportal.settings")
 USER, PASSWORD = "shots", "shots-Secret-123"
 OUT = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
-PAGES = ("provisioning", "pricing", "usage-policy", "sweep", "reproductions")
+PAGES = (
+    "provisioning", "pricing", "usage-policy", "sweep", "policy-sweep", "compare", "reproductions",
+)  # fmt: skip
 
 
 def build() -> None:
@@ -29,7 +37,7 @@ def build() -> None:
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
 
-    from tests.browser.ui_fixtures import all_fixtures
+    from tests.browser.ui_fixtures import all_fixtures, policy_sweep
 
     call_command("migrate", verbosity=0)
     user, _ = get_user_model().objects.get_or_create(username=USER)
@@ -37,12 +45,15 @@ def build() -> None:
     user.save()
     made = all_fixtures(user, verbose=True)
     ids = {k: e.pk for k, e in made["runs"].items()} | {"sweep": made["sweep"].pk}
+    sweep = policy_sweep(user, made["trace"])
+    ids["policy-sweep"] = sweep.pk
+    ids["compare"] = list(sweep.runs.order_by("id").values_list("id", flat=True))
     path = Path(os.environ["GRIDPORTAL_VAR_DIR"]) / "fixture-ids.json"
     path.write_text(json.dumps(ids))
     print(path, ids)
 
 
-def shoot(url: str, label: str, ids: dict, chromium: str) -> dict:
+def shoot(url: str, label: str, ids: dict, chromium: str, only=()) -> dict:
     from playwright.sync_api import sync_playwright
 
     from tests.browser.conftest import FLAGS
@@ -52,8 +63,11 @@ def shoot(url: str, label: str, ids: dict, chromium: str) -> dict:
         "pricing": f"/experiments/{ids['pricing']}/",
         "usage-policy": f"/experiments/{ids['usage-policy']}/",
         "sweep": f"/sweeps/{ids['sweep']}/",
+        "policy-sweep": f"/sweeps/{ids['policy-sweep']}/",
+        "compare": "/experiments/compare/?" + "&".join(f"ids={i}" for i in ids["compare"]),
         "reproductions": "/reproductions/",
     }
+    paths = {k: v for k, v in paths.items() if not only or k in only}
     heights: dict = {}
     OUT.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as pw:
@@ -85,19 +99,59 @@ def shoot(url: str, label: str, ids: dict, chromium: str) -> dict:
     return heights
 
 
+def measure_pages(url: str, label: str, ids: dict, chromium: str) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser.conftest import FLAGS
+    from tests.browser.readability import measure, open_everything, summary
+
+    paths = {k: f"/experiments/{v}/" for k, v in ids.items() if isinstance(v, int)}
+    paths["sweep"] = f"/sweeps/{ids['sweep']}/"
+    paths["policy-sweep"] = f"/sweeps/{ids['policy-sweep']}/"
+    paths["compare"] = "/experiments/compare/?" + "&".join(f"ids={i}" for i in ids["compare"])
+    out: dict = {}
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=chromium, args=FLAGS, headless=True)
+        for width in (1366, 390):
+            ctx = b.new_context(viewport={"width": width, "height": 900})
+            page = ctx.new_page()
+            page.goto(f"{url}/login/")
+            page.fill("#id_username", USER)
+            page.fill("#id_password", PASSWORD)
+            page.click("button[type=submit]")
+            page.wait_for_load_state()
+            for name, path in paths.items():
+                page.goto(url + path)
+                page.wait_for_selector("body[data-result-drawn=true]", timeout=30_000)
+                open_everything(page)
+                figures = summary(measure(page))
+                out[f"{name}@{width}"] = figures
+                print(f"{label} {name} @{width}px: {json.dumps(figures)}")
+            ctx.close()
+        b.close()
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=("build", "shoot"))
+    ap.add_argument("what", choices=("build", "shoot", "measure"))
     ap.add_argument("--url", default="http://127.0.0.1:8765")
     ap.add_argument("--label", default="after")
     ap.add_argument("--chromium", default=os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+    ap.add_argument("--pages", default="", help="comma-separated names of PAGES (all if empty)")
     a = ap.parse_args()
     if a.what == "build":
         build()
         return
     ids = json.loads((Path(os.environ["GRIDPORTAL_VAR_DIR"]) / "fixture-ids.json").read_text())
-    heights = shoot(a.url, a.label, ids, a.chromium)
-    (OUT / f"heights-{a.label}.json").write_text(json.dumps(heights, indent=1))
+    if a.what == "measure":
+        figures = measure_pages(a.url, a.label, ids, a.chromium)
+        (OUT / f"figures-{a.label}.json").write_text(json.dumps(figures, indent=1))
+        return
+    only = [p for p in a.pages.split(",") if p]
+    heights = shoot(a.url, a.label, ids, a.chromium, only)
+    name = f"heights-{a.label}.json" if not only else f"heights-{'-'.join(only)}-{a.label}.json"
+    (OUT / name).write_text(json.dumps(heights, indent=1))
 
 
 if __name__ == "__main__":

@@ -176,13 +176,19 @@ CHART_CHECK = """() => window.GridCharts.charts.map((chart) => {
       const d = ds.data[j];
       const y = d !== null && typeof d === 'object' ? d.y : d;
       if (typeof e !== 'number' || typeof y !== 'number') return;
-      const top = scale.getPixelForValue(y + e), bottom = scale.getPixelForValue(y - e);
+      // (a bar cut at a physical bound is drawn down to it: errorsLow)
+      const low = ds.errorsLow && typeof ds.errorsLow[j] === 'number' ? ds.errorsLow[j] : e;
+      const top = scale.getPixelForValue(y + e), bottom = scale.getPixelForValue(y - low);
       if (top < area.top - 0.5 || bottom > area.bottom + 0.5)
         out.outside.push([ds.label, j, y, e, scale.min, scale.max]);
     });
   });
-  (chart.legend && chart.legend.legendItems || []).forEach((item) => {
-    const ds = chart.data.datasets[item.datasetIndex];
+  // the legend is the list under the chart: one entry per dataset it names
+  const card = chart.canvas.closest('.chart-card');
+  const entries = card ? Array.from(card.querySelectorAll('.chart-legend .legend-item')) : [];
+  entries.forEach((li) => {
+    const ds = chart.data.datasets[Number(li.dataset.dataset)];
+    const item = {text: li.textContent};
     const real = ds.data.filter((d) => d !== null && d !== undefined &&
       (typeof d !== 'object' || typeof d.y === 'number' || Array.isArray(d.x)));
     if (!real.length) out.empty.push(item.text);
@@ -357,7 +363,8 @@ def test_compare_keeps_plots_readable_and_settings_in_words(live_server, three_r
                 pass  # the assertion below says which
             plots = page.evaluate(
                 """() => window.GridCharts.charts.map((c) => [c.canvas.getAttribute('aria-label'),
-                     c.legend.legendItems.length, c.chartArea.bottom - c.chartArea.top])"""
+                     c.canvas.closest('.chart-card').querySelectorAll('.legend-item').length,
+                     c.chartArea.bottom - c.chartArea.top])"""
             )
             assert plots and max(n for _, n, _ in plots) >= 8
             thin = [p for p in plots if p[2] < 150]

@@ -68,6 +68,32 @@ def run_kind(owner, kind: str, trace, workflow, params=None, verbose=False) -> E
     return exp
 
 
+def finish_sweep(sweep):
+    """Run a sweep's runs in-process (no worker)."""
+    for point in sweep.points.select_related("experiment"):
+        if not point.experiment.is_finished:
+            experiment_execute(experiment_id=point.experiment.pk)
+    return sweep
+
+
+def policy_sweep(owner, trace):
+    """A cluster-sim sweep over the machine size (3 points, 6 series per run: 18 lines on the
+    compare page of its runs) — the shape of the sweep and compare pages users found hard to
+    read: many metrics, series that coincide (EASY and conservative), waits that span orders
+    of magnitude."""
+    return finish_sweep(
+        sweep_create(
+            owner=owner,
+            kind="cluster-sim",
+            params={"policies": "fcfs, easy, conservative"},
+            traces=[trace],
+            vary=[{"param": "procs", "values": [48, 64, 96]}],
+            repetitions=1,
+            name="fixture policy sweep",
+        )
+    )
+
+
 def all_fixtures(owner, verbose=False) -> dict:
     """{"trace", "workflow", "runs": {kind: Experiment}, "sweep": Sweep}"""
     trace, workflow = fixture_inputs(owner)
@@ -81,7 +107,5 @@ def all_fixtures(owner, verbose=False) -> dict:
         repetitions=2,
         name="fixture sweep",
     )
-    for point in sweep.points.select_related("experiment"):
-        if not point.experiment.is_finished:
-            experiment_execute(experiment_id=point.experiment.pk)
+    finish_sweep(sweep)
     return {"trace": trace, "workflow": workflow, "runs": runs, "sweep": sweep}

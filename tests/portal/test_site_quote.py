@@ -1,5 +1,7 @@
 """Pricing a reservation on a configured site (thesis §5.2): the REST endpoint and the page."""
 
+import re
+
 import pytest
 from rest_framework.test import APIClient
 
@@ -67,8 +69,18 @@ def test_the_site_page_shows_the_price_list(client, alice, site):
     assert page.status_code == 200 and b"Price a reservation" in page.content
     page = client.get(f"/sites/{site.pk}/", {"n": 16, "hours": 1, "at": 12})
     assert page.status_code == 200
-    assert page.context["quote"]["options"]
+    quote = page.context["quote"]
+    assert quote["options"]
     assert b'id="quote-data"' in page.content
+    # the answer first: the earliest start and its price lead the key results
+    first = quote["options"][0]
+    assert quote["key"][:2] == ["earliest_start_h", "earliest_total_su"]
+    assert quote["summary"]["earliest_total_su"] == first["total"]
+    assert quote["summary_units"]["earliest_start_h"] == "h"
+    # the α choices: a start for people and its price, not "start 0.4167 h from now"
+    choices = page.content.decode().split('id="quote-choices"')[1].split("</section>")[0]
+    assert "starts in " in choices and " SU" in choices and " h from now" not in choices
+    assert not re.search(r"\d\.\d{4}\b", choices), choices
     page = client.get(f"/sites/{site.pk}/", {"n": 100, "hours": 1, "at": 12})
     assert page.context["quote"] is None and page.context["form"].errors["n"]
 

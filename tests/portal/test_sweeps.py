@@ -265,8 +265,38 @@ def test_compare_runs_page_and_differences(client, alice, media_root):
     load = next(r for r in result["tables"][1]["rows"] if r[0] == "offered load")
     assert load[1] == pytest.approx(2 * load[2], rel=1e-2)
     sizes = next(c for c in result["charts"] if c["id"] == "job-sizes")
-    assert [s["name"] for s in sizes["series"]] == [f"#{a.pk}", f"#{b.pk}"]
+    # unnamed runs by their kind in words (not "trace-stats #34"); each series knows its run
+    names = [f"#{a.pk} Trace statistics", f"#{b.pk} Trace statistics"]
+    assert [s["name"] for s in sizes["series"]] == names
+    assert [s["group"] for s in sizes["series"]] == names and sizes["y"]["shared"] is True
     assert b'id="compare-data"' in resp.content
+    assert result["match"]["same_settings"] is False and b'id="compare-match"' not in resp.content
+
+
+def test_compare_waits_for_a_rerun_then_says_it_matched(client, alice, media_root):
+    """A bundle's import lands on the compare page of the original and its queued re-run: a
+    page that waits (and refreshes by itself) instead of a 400 "runs without a result"; once the
+    re-run has finished, the page says whether it reproduced the original."""
+    from gridportal.experiments.services import experiment_execute
+
+    trace = stored_trace(alice)
+    a = finished_experiment(alice, trace, procs=64)
+    b = finished_experiment(alice, trace, procs=64)
+    Experiment.objects.filter(pk=b.pk).update(status="queued", result=None, progress=0.0)
+    client.force_login(alice)
+    url = f"/experiments/compare/?ids={a.pk}&ids={b.pk}"
+    resp = client.get(url)
+    assert resp.status_code == 200 and b'id="compare-waiting"' in resp.content
+    assert f'data-ids="{b.pk}"'.encode() in resp.content and b"refreshes" in resp.content
+    experiment_execute(experiment_id=b.pk)
+    resp = client.get(url)
+    assert resp.status_code == 200 and resp.context["result"]["match"]["identical"] is True
+    assert b'id="compare-match"' in resp.content and b"reproduced the run" in resp.content
+    # a run that failed is named with its status, in words
+    Experiment.objects.filter(pk=b.pk).update(status="failed", result=None)
+    resp = client.get(url)
+    assert resp.status_code == 400
+    assert f"run #{b.pk} (failed)".encode() in resp.content
 
 
 def test_compare_refuses_bad_selections(client, alice, bob, media_root):

@@ -64,3 +64,19 @@ def test_counts_and_sweep_aggregates_read_as_words():
     assert get_kind("usage-policy")  # the catalogue registers the batch-system rows
     for name in STRATEGIES:
         assert "_" not in label_of(name) and label_of(name) != name, name
+
+
+def test_durations_in_days_and_hours_directions_and_column_units():
+    """A duration of days reads "17 d 23 h" (not 1,552,128 s, nor "17.96 days"); a sweep's
+    best point is the lowest wait and the highest utilisation, and a metric without a better
+    direction has none; a table's duration columns are rewritten for people."""
+    from scheduler.labels import better_of, column_unit, format_value
+
+    assert format_value(1_552_128, unit="s") == "17 d 23 h"
+    assert format_value(3 * 86400, unit="s") == "3 d" and format_value(7000, unit="s") == "117 min"
+    assert better_of("easy_accurate_mean_wait") == "lower"
+    assert better_of("fcfs_requested_utilization") == "higher"
+    assert better_of("spep.EUPV") == "lower" and better_of("AJC") == "higher"
+    assert better_of("offered_load") is None and better_of("cost_ratio") is None
+    assert column_unit("mean_wait mean") == "s" and column_unit("be_makespan_h") == "h"
+    assert column_unit("mean wait (s)") == "" and column_unit("utilization") == ""

@@ -6,6 +6,7 @@ from django import template
 
 from gridportal.web.account import signup_enabled as _signup_enabled
 from scheduler.engine import format_value, label_of
+from scheduler.labels import WORDS
 
 register = template.Library()
 
@@ -19,6 +20,47 @@ def signup_enabled() -> bool:
 def label(key) -> str:
     """``{{ key|label }}``: the registry's human label of a metric/parameter key."""
     return label_of(str(key))
+
+
+@register.filter
+def kind_title(name) -> str:
+    """``{{ exp.kind|kind_title }}``: the kind's title in words, never its raw name."""
+    from gridportal.experiments.models import kind_title as title
+
+    return title(str(name))
+
+
+_NAME_LIST = re.compile(r"[A-Za-z0-9_=.\-]+(\s*,\s*[A-Za-z0-9_=.\-]+)*")
+
+
+@register.filter
+def param_value(value, key="") -> str:
+    """``{{ v|param_value:k }}``: a parameter's value for people — a list of policy or strategy
+    names in words ("fcfs, easy" -> "FCFS, EASY"; "spep,rm-fairshare" -> "S-PEP, RM fair-share"),
+    anything else as ``human`` writes it."""
+    if not isinstance(value, str) or not _NAME_LIST.fullmatch(value):
+        return human(value, key)
+    from scheduler.cluster import policy_label
+
+    def word(name: str) -> str:
+        text = policy_label(name)
+        if text == name and name in WORDS:
+            text = WORDS[name]
+        return text
+
+    parts = [p.strip() for p in value.split(",")]
+    if parts == ["none"]:  # "none" alone is an ordinary choice (no load scaling), not a policy
+        return human(value, key)
+    named = [word(p) for p in parts]
+    return ", ".join(named) if named != parts else human(value, key)
+
+
+@register.filter
+def hours(value) -> str:
+    """``{{ 1.2345|hours }}``: a time in hours written for people ("74.1 min", "18 d 3 h")."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return format_value(value)
+    return format_value(value * 3600, unit="s")
 
 
 @register.filter
