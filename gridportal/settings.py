@@ -344,6 +344,11 @@ GRIDPORTAL_ARCHIVE_MAX_TOTAL_BYTES = int(
 )
 GRIDPORTAL_ARCHIVE_MAX_RATIO = int(os.environ.get("GRIDPORTAL_ARCHIVE_MAX_RATIO", 200))
 GRIDPORTAL_MAX_RESULT_BYTES = int(os.environ.get("GRIDPORTAL_MAX_RESULT_BYTES", 16 * 2**20))
+#: Results uploaded from a Slurm job array: this fraction of an upload's runs (at least one,
+#: chosen at random) is re-run on the workers and compared before the upload is accepted.
+GRIDPORTAL_UPLOAD_RECHECK_FRACTION = float(
+    os.environ.get("GRIDPORTAL_UPLOAD_RECHECK_FRACTION", 0.1)
+)
 #: Parsed traces and workflows a worker keeps for the next runs, in (estimated) MiB.
 GRIDPORTAL_INPUT_CACHE_MB = int(os.environ.get("GRIDPORTAL_INPUT_CACHE_MB", 512))
 #: Sweeper: seconds before a queued run with no live task message is enqueued again, and
