@@ -499,6 +499,12 @@ def sweep_upload_results(*, sweep: Sweep, files: list[tuple[str, Upload]]) -> di
         shutil.rmtree(outdir, ignore_errors=True)
 
 
+def _lost_after() -> timedelta:
+    """An upload still checking after this long lost its re-runs' task messages: a new upload
+    of the same runs may take its place (the re-run's own time limit, and as long again)."""
+    return timedelta(seconds=2 * settings.GRIDPORTAL_TASK_TIME_LIMIT)
+
+
 def recheck_fraction() -> float:
     fraction = float(settings.GRIDPORTAL_UPLOAD_RECHECK_FRACTION)
     return min(1.0, max(0.0, fraction)) if math.isfinite(fraction) else 1.0
@@ -532,15 +538,18 @@ def _store_results(sweep: Sweep, found: list[tuple[int, str, str]], runs: dict) 
             if exp.status == Experiment.Status.RUNNING:
                 raise refuse(f"{name}: run {run_id} is running on the portal's workers")
             earlier = (exp.provenance or {}).get("upload")
-            if (
-                exp.status == Experiment.Status.QUEUED
-                and earlier
-                and ResultUpload.objects.filter(
+            if exp.status == Experiment.Status.QUEUED and earlier:
+                checking = ResultUpload.objects.filter(
                     pk=earlier, status=ResultUpload.Status.CHECKING
-                ).exists()
-            ):
-                raise refuse(f"{name}: run {run_id}: an earlier upload ({earlier}) of its "
-                             "result is still being checked")  # fmt: skip
+                )
+                if checking.filter(created__gt=timezone.now() - _lost_after()).exists():
+                    raise refuse(f"{name}: run {run_id}: an earlier upload ({earlier}) of its "
+                                 "result is still being checked")  # fmt: skip
+                checking.update(  # its re-runs never reported back (a lost task message)
+                    status=ResultUpload.Status.REFUSED,
+                    message=f"its re-runs on the workers never finished; upload {upload.pk} "
+                    "took its place",
+                )
             exp.status = Experiment.Status.QUEUED
             exp.result, exp.progress, exp.error = doc, 0.0, ""
             exp.provenance = {**prov, "upload": upload.pk}

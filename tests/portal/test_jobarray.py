@@ -152,8 +152,7 @@ def test_export_runs_chunked_from_other_folders_resumes_and_uploads_with_provena
     assert "submit-all.sh" in sorted(elsewhere.glob("slurm-*.out"))[-1].read_text()
 
     # submit-all.sh from anywhere: --chdir and logs/ (which exists before sbatch opens it).
-    for p in results:
-        p.unlink()
+    results[3].unlink()
     stand_in = tmp_path / "bin" / "sbatch"
     stand_in.write_text(f'#!/bin/sh\nexec {sys.executable} -m tests.portal.jobarray_local "$@"\n')
     stand_in.chmod(0o755)
@@ -162,7 +161,8 @@ def test_export_runs_chunked_from_other_folders_resumes_and_uploads_with_provena
         env={**env, "SBATCH": str(stand_in), "TMPDIR": str(spool)}, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
-    assert len(list((folder / "logs").glob(f"gridportal-sweep-{sweep.pk}-1-*.out"))) == 2
+    logs = sorted((folder / "logs").glob(f"gridportal-sweep-{sweep.pk}-1-*.out"))
+    assert len(logs) == 2 and "0 already done, 1 to run" in logs[1].read_text()
     assert len(list((folder / "results").glob("*.json"))) == 4
 
     # The upload: checked, staged, runs keep their real start and end times, shown as
@@ -284,6 +284,19 @@ def test_an_honest_upload_is_staged_and_a_result_without_provenance_refused(
     first.refresh_from_db()
     assert first.provenance["computed"] == "elsewhere" and first.result["summary"] == {"jobs": 1}
     assert "provenance" not in first.result  # stored apart from the Result
+    # an upload whose re-runs never report back (a lost task message) gives way to a new one
+    stuck = ResultUpload.objects.get()
+    again = {"file": _file(_honest(sweep, first), first.id)}
+    resp = api.post(f"/api/sweeps/{sweep.pk}/upload-results/", again, format="multipart")
+    assert resp.status_code == 400 and "still being checked" in str(resp.json())
+    ResultUpload.objects.filter(pk=stuck.pk).update(created=timezone.now() - timedelta(days=1))
+    again = {"file": _file(_honest(sweep, first), first.id)}
+    resp = api.post(f"/api/sweeps/{sweep.pk}/upload-results/", again, format="multipart")
+    assert resp.status_code == 200, resp.content
+    stuck.refresh_from_db()
+    assert stuck.status == "refused" and "took its place" in stuck.message
+    first.refresh_from_db()
+    assert first.provenance["upload"] == resp.json()["upload"]["id"] != stuck.pk
 
 
 def test_a_run_of_another_sweep_and_another_user_are_refused(
