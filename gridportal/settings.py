@@ -358,6 +358,11 @@ GRIDPORTAL_DATA_LICENSE_NAME = os.environ.get(
     else GRIDPORTAL_DATA_LICENSE,
 )
 GRIDPORTAL_PROJECT_URL = os.environ.get("GRIDPORTAL_PROJECT_URL", "https://gridportal.example.org/")
+#: Results uploaded from a Slurm job array: this fraction of an upload's runs (at least one,
+#: chosen at random) is re-run on the workers and compared before the upload is accepted.
+GRIDPORTAL_UPLOAD_RECHECK_FRACTION = float(
+    os.environ.get("GRIDPORTAL_UPLOAD_RECHECK_FRACTION", 0.1)
+)
 #: Parsed traces and workflows a worker keeps for the next runs, in (estimated) MiB.
 GRIDPORTAL_INPUT_CACHE_MB = int(os.environ.get("GRIDPORTAL_INPUT_CACHE_MB", 512))
 #: Sweeper: seconds before a queued run with no live task message is enqueued again, and

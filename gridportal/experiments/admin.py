@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import Experiment, Sweep, SweepRun
+from .models import Experiment, ResultUpload, Sweep, SweepRun
 
 
 @admin.register(Experiment)
@@ -8,7 +8,7 @@ class ExperimentAdmin(admin.ModelAdmin):
     list_display = ("id", "name", "kind", "owner", "status", "progress", "created")
     list_filter = ("status", "kind")
     search_fields = ("name", "kind")
-    readonly_fields = ("result", "created", "started_at", "finished_at")
+    readonly_fields = ("result", "provenance", "created", "started_at", "finished_at")
     filter_horizontal = ("traces",)
 
 
@@ -32,3 +32,11 @@ class SweepAdmin(admin.ModelAdmin):
 class SweepRunAdmin(admin.ModelAdmin):
     list_display = ("id", "sweep", "experiment", "index", "repetition", "reused")
     raw_id_fields = ("sweep", "experiment")
+
+
+@admin.register(ResultUpload)
+class ResultUploadAdmin(admin.ModelAdmin):
+    list_display = ("id", "sweep", "status", "created")
+    list_filter = ("status",)
+    raw_id_fields = ("sweep",)
+    readonly_fields = ("created", "runs", "sample", "checked")

@@ -57,6 +57,7 @@ from django.utils import timezone
 from gridportal.archives import CheckedArchive, open_archive, refuse
 from scheduler import engine
 
+from .jobarray import computed_elsewhere_text
 from .models import Experiment, Sweep
 from .result_check import check_result, load_json, result_params_match
 from .results import result_files, stored_result_files, stored_size
@@ -248,6 +249,8 @@ def _action(
         "result": results,
         "actionStatus": "http://schema.org/CompletedActionStatus",
     }
+    if exp.provenance is not None:  # not run by this portal: say so, and where it came from
+        action["description"] = computed_elsewhere_text(exp.provenance)
     # the run's own instants (an uploaded job array's come from its accounting)
     if exp.started_at:
         action["startTime"] = _instant(exp.started_at)
@@ -277,7 +280,10 @@ def experiment_bundle_zip(*, experiment: Experiment) -> bytes:
         "name": experiment.name,
         "inputs": names,
         "engine_version": engine_version(),
+        "computed_elsewhere": experiment.provenance is not None,
     }
+    if experiment.provenance is not None:
+        run["provenance"] = experiment.provenance
     crate.add("run.json", json.dumps(run, indent=1, sort_keys=True) + "\n",
               fmt="application/json", about="kind, parameters, seed, inputs")  # fmt: skip
     results = crate.add_stored_result("result", experiment)
@@ -310,7 +316,8 @@ def sweep_bundle_zip(*, sweep: Sweep) -> bytes:
         "inputs": names,
         "runs": [
             {"id": r.experiment_id, "point": r.point, "repetition": r.repetition,
-             "seed": r.experiment.seed, "status": r.experiment.status}
+             "seed": r.experiment.seed, "status": r.experiment.status,
+             "computed_elsewhere": r.experiment.provenance is not None}
             for r in rows
         ],
         "engine_version": engine_version(),
@@ -494,6 +501,8 @@ def _bundle_store(owner, plan: dict[str, Any]) -> tuple[Experiment, Experiment]:
                 name=f"from bundle (engine {run['engine_version']})"[:200],
                 status=Experiment.Status.SUCCEEDED, progress=1.0,
                 message="imported from a bundle", result=result, finished_at=timezone.now(),
+                provenance={"computed": "elsewhere", "via": "a run bundle",
+                            "engine_version": run["engine_version"][:40]},
             )  # fmt: skip
             original.traces.set(traces)
             original.workflows.set(workflows)

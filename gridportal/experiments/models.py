@@ -69,6 +69,13 @@ class Experiment(models.Model):
         help_text="when its task message was published; a queued run without one is held in "
         "the database until its owner has room under the in-flight limit (fair dispatch)",
     )
+    provenance = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="a result computed elsewhere (uploaded from a Slurm job array): where, the "
+        "engine version, the hashes of its inputs and parameters, its start and end, and the "
+        "upload; null: computed by the portal's workers. Never reused for another run.",
+    )
 
     class Meta:
         ordering = ["-created", "-id"]
@@ -85,6 +92,10 @@ class Experiment(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.status in self.FINISHED
+
+    @property
+    def computed_elsewhere(self) -> bool:
+        return self.provenance is not None
 
 
 class Sweep(models.Model):
@@ -140,3 +151,39 @@ class SweepRun(models.Model):
     def __str__(self) -> str:
         values = ", ".join(f"{k}={v}" for k, v in self.point.items())
         return f"{self.sweep} · {values} · repetition {self.repetition}"
+
+
+class ResultUpload(models.Model):
+    """Results of a sweep's job array uploaded at once. They wait (their runs stay queued)
+    while a sample of them is re-run on the workers; every sampled run must come out the same,
+    else the whole upload is refused and its runs fail naming the run and the value."""
+
+    class Status(models.TextChoices):
+        CHECKING = "checking"
+        ACCEPTED = "accepted"
+        REFUSED = "refused"
+
+    sweep = models.ForeignKey(Sweep, on_delete=models.CASCADE, related_name="uploads")
+    created = models.DateTimeField(auto_now_add=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.CHECKING)
+    message = models.TextField(blank=True)
+    runs = models.JSONField(default=list, help_text="ids of the runs whose results it brought")
+    sample = models.JSONField(default=list, help_text="ids of the runs re-run on the workers")
+    checked = models.JSONField(default=dict, help_text="run id -> what its re-run found")
+
+    class Meta:
+        ordering = ["-created", "-id"]
+
+    def __str__(self) -> str:
+        return f"upload {self.pk} of sweep {self.sweep_id} ({self.status})"
+
+    def as_json(self) -> dict:
+        return {
+            "id": self.pk,
+            "status": self.status,
+            "message": self.message,
+            "created": self.created.isoformat(),
+            "runs": len(self.runs),
+            "sample": self.sample,
+            "checked": self.checked,
+        }

@@ -595,21 +595,12 @@ def experiment_execute(*, experiment_id: int, token: str = "") -> str:
         return why_not
     mine = Experiment.objects.filter(pk=exp.id, status=Experiment.Status.RUNNING, claim=token)
     try:
-        inputs = _inputs_for(exp)
         store_progress = _progress_reporter(exp.id)
-        result = run_limited(
-            _engine_run,
-            exp.kind,
-            exp.params,
-            inputs,
-            exp.seed,
-            timeout=settings.GRIDPORTAL_RUN_TIME_LIMIT,
-            memory_mb=settings.GRIDPORTAL_RUN_MEMORY_MB,
-            what="the run",
+        result = experiment_compute(
+            exp,
             on_report=lambda report: store_progress(*report),
             # cancelled, deleted, or taken by another message (re-queued): stop now
             should_stop=lambda: not mine.exists(),
-            poll_s=STOP_POLL_S,
         )
     except (engine.Cancelled, Stopped):
         log.info("experiment %s stopped: it is no longer running here", exp.id)
@@ -638,6 +629,27 @@ def experiment_execute(*, experiment_id: int, token: str = "") -> str:
         return Experiment.Status.FAILED
     _finish(exp.id, status=Experiment.Status.SUCCEEDED, result=result, progress=1.0, message="done")
     return Experiment.Status.SUCCEEDED
+
+
+def experiment_compute(
+    exp: Experiment, *, what: str = "the run", on_report=None, should_stop=None
+) -> dict[str, Any]:
+    """The run's Result, computed by the engine in a child process under
+    GRIDPORTAL_RUN_MEMORY_MB and GRIDPORTAL_RUN_TIME_LIMIT (raises LimitExceeded past either,
+    the engine's own errors as they are); nothing is stored."""
+    return run_limited(
+        _engine_run,
+        exp.kind,
+        exp.params,
+        _inputs_for(exp),
+        exp.seed,
+        timeout=settings.GRIDPORTAL_RUN_TIME_LIMIT,
+        memory_mb=settings.GRIDPORTAL_RUN_MEMORY_MB,
+        what=what,
+        on_report=on_report,
+        should_stop=should_stop,
+        poll_s=STOP_POLL_S,
+    )
 
 
 def experiment_delete(*, experiment: Experiment) -> None:

@@ -3,7 +3,9 @@
 A sweep varies one or two parameters of a kind (a list of values, or a range) and repeats every
 point ``repetitions`` times with seeds ``seed, seed + 1, …``. Each run is an ordinary Experiment,
 so it is executed, cancelled and exported like any other; a finished identical run (same kind,
-parameters, seed and input contents, same owner) is re-used instead of being computed again.
+parameters, seed and input contents, same owner) computed by the workers is re-used instead of
+being computed again (a result computed elsewhere, e.g. uploaded from a Slurm job array, never
+is).
 The aggregate (mean, standard deviation and n per point, for every numeric summary metric) is
 computed from the runs on request, so it is always consistent with what has finished.
 """
@@ -152,7 +154,7 @@ def sweep_create(
     ]
     new_ids: list[int] = []
     with transaction.atomic():
-        reusable = _reusable_runs(owner, {key for *_, key in plan})
+        reusable = _reusable_runs(owner, {key for *_, key in plan}, executor)
         # quotas (stored bytes; queued runs: the runs this adds, re-used ones not counted)
         adding = len({key for *_, key in plan} - set(reusable)) if executor == "workers" else 0
         submit_checks(owner=owner, runs=adding)
@@ -214,13 +216,25 @@ def _clean_point(
     return clean, run_fingerprint(kind=spec.name, params=clean, seed=seed, inputs=inputs)
 
 
-def _reusable_runs(owner, keys: set[str]) -> dict[str, Experiment]:
+def _reusable_runs(owner, keys: set[str], executor: str = "workers") -> dict[str, Experiment]:
     """The owner's runs identical to some of these (by fingerprint) that are not failed or
-    cancelled: a finished one first, then the oldest."""
+    cancelled: a finished one first, then the oldest.
+
+    Only results the portal's workers computed (or will compute) are reused: never a result
+    computed elsewhere (``provenance``: uploaded from a Slurm job array, imported from a
+    bundle), nor a run of a Slurm sweep still waiting for its upload. A Slurm sweep reuses
+    only finished runs (a queued one would be both exported and sent to the workers)."""
+    runs = Experiment.objects.filter(owner=owner, fingerprint__in=keys, provenance__isnull=True)
+    if executor == "slurm":
+        runs = runs.filter(status=Experiment.Status.SUCCEEDED)
+    else:
+        waiting = Experiment.objects.filter(sweeps__executor="slurm").exclude(
+            status=Experiment.Status.SUCCEEDED
+        )
+        runs = runs.exclude(pk__in=waiting.values("pk"))
     found: dict[str, Experiment] = {}
     for exp in (
-        Experiment.objects.filter(owner=owner, fingerprint__in=keys)
-        .exclude(status__in=[Experiment.Status.FAILED, Experiment.Status.CANCELLED])
+        runs.exclude(status__in=[Experiment.Status.FAILED, Experiment.Status.CANCELLED])
         .defer("result")
         .order_by("-status", "id")
     ):
@@ -304,9 +318,11 @@ def sweep_status(sweep: Sweep, *, with_runs: bool = True) -> dict[str, Any]:
                 "progress": r.experiment.progress,
                 "error": r.experiment.error,
                 "reused": r.reused,
+                "computed_elsewhere": r.experiment.provenance is not None,
             }
             for r in rows
         ]
+        out["uploads"] = [u.as_json() for u in sweep.uploads.all()[:20]]
     return out
 
 
@@ -317,7 +333,7 @@ def sweep_aggregate(sweep: Sweep) -> dict[str, Any]:
     points = sweep_points(sweep.vary)
     per_point: list[list[dict[str, Any]]] = [[] for _ in points]
     labels: dict[str, str] = {}
-    failed = 0
+    failed = elsewhere = 0
     summaries_of, unreadable = _run_summaries(
         {r.experiment_id for r in rows if r.experiment.status == Experiment.Status.SUCCEEDED}
     )
@@ -329,6 +345,7 @@ def sweep_aggregate(sweep: Sweep) -> dict[str, Any]:
             per_point[r.index].append(summary)
             labels.update(run_labels)
             declared.update(dict.fromkeys(key))
+            elsewhere += exp.provenance is not None
         elif exp.status == Experiment.Status.FAILED:
             failed += 1
     metrics = sorted(
@@ -368,8 +385,11 @@ def sweep_aggregate(sweep: Sweep) -> dict[str, Any]:
             "failed_runs": failed,
             "repetitions": sweep.repetitions,
             "unreadable_runs": unreadable,
+            "computed_elsewhere_runs": elsewhere,
         },
         "summary_labels": {
+            "computed_elsewhere_runs": "finished runs computed elsewhere (uploaded from a "
+            "Slurm job array or imported), not by the portal's workers",
             "unreadable_runs": "finished runs whose summary cannot be read",
             "points": "sweep points",
             "runs": "runs",

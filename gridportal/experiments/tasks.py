@@ -5,6 +5,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
 from . import services
+from .jobarray import RECHECK_TASK, upload_recheck
 
 
 @shared_task(
@@ -25,3 +26,17 @@ def run_experiment_task(self, experiment_id: int) -> str:
         # a slot of this user is free (or the run was already over): the next held runs go
         services.dispatch_quietly()
     return outcome
+
+
+@shared_task(
+    name=RECHECK_TASK,
+    acks_late=True,
+    time_limit=max(settings.GRIDPORTAL_TASK_TIME_LIMIT, settings.GRIDPORTAL_RUN_TIME_LIMIT + 300),
+    autoretry_for=(OperationalError, InterfaceError),
+    retry_backoff=True,
+    max_retries=3,
+)
+def recheck_upload_task(upload_id: int, run_id: int) -> str:
+    """Re-run one sampled run of an uploaded job array's results and compare (the upload is
+    accepted once every sampled run matched, refused at the first difference)."""
+    return upload_recheck(upload_id=upload_id, run_id=run_id)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from urllib.parse import urlencode
 import re
 
 from django.contrib import messages
@@ -574,8 +575,9 @@ def sweep_jobarray(request, pk: int):
     that says so (not the API's 400)."""
     sweep = get_object_or_404(visible_to(Sweep.objects.all(), request.user), pk=pk)
     pending = sweep.points.exclude(experiment__status=Experiment.Status.SUCCEEDED).count()
-    if pending:
-        return redirect(f"/api/sweeps/{sweep.pk}/jobarray/")
+    if pending:  # the export's own choices (runs per task, time per task) passed on
+        asked = {k: v for k, v in request.GET.items() if k in ("chunk", "time") and v}
+        return redirect(f"/api/sweeps/{sweep.pk}/jobarray/?{urlencode(asked)}".rstrip("?"))
     return render(request, "sweeps/jobarray.html", {"sweep": sweep})
 
 

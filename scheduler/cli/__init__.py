@@ -1,5 +1,6 @@
 """``python -m scheduler``: the engine's command line (a stable contract; other tools call it).
 
+    python -m scheduler --version                    (the engine's version, e.g. "0.1.0")
     python -m scheduler kinds
     python -m scheduler run KIND [--params P.json] [--preset NAME] [--trace FILE]...
                                  [--workflow FILE]... [--policies FILE] [--topology FILE]
@@ -172,6 +173,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m scheduler", description="GridPortal scheduling engine"
     )
+    from .. import __version__
+
+    # (written into each result of an exported job array; the portal compares it on upload)
+    parser.add_argument("--version", action="version", version=__version__)
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("kinds", help="list the experiment kinds, one per line")

@@ -21,7 +21,7 @@
       if (!row) return;
       row.querySelector(".run-status").textContent = r.status;
       row.querySelector(".run-progress").textContent = Math.round(100 * r.progress) + " %";
-      row.querySelector(".run-note").textContent = (r.reused ? "re-used " : "") + window.GridCharts.readable(r.error || "");
+      row.querySelector(".run-note").textContent = (r.reused ? "re-used " : "") + (r.computed_elsewhere ? "computed elsewhere " : "") + window.GridCharts.readable(r.error || "");
     });
     if (!ACTIVE.includes(state.status)) {
       const cancel = document.getElementById("cancel-form");

@@ -32,7 +32,7 @@ from tests.reliability.figures import record_figure
 
 from .factories import finished_experiment, stored_trace
 from .test_bundles import _good_files, _rehashed
-from .test_jobarray import _slurm_sweep
+from .test_jobarray import _honest, _slurm_sweep
 
 pytestmark = pytest.mark.django_db
 
@@ -288,18 +288,26 @@ def jobarray_door(alice, media_root, monkeypatch, django_capture_on_commit_callb
     runs = list(sweep.runs.order_by("id"))
     experiment_execute(experiment_id=runs[0].pk)  # a real result to damage
     runs[0].refresh_from_db()
-    base = {**runs[0].result, "params": runs[1].params, "seed": runs[1].seed}
+    honest = {r.pk: _honest(sweep, r)["provenance"] for r in runs[1:3]}  # as run-chunk.py writes
+    base = {**runs[0].result, "params": runs[1].params, "seed": runs[1].seed,
+            "provenance": honest[runs[1].pk]}  # fmt: skip
     files = {
         f"results/{runs[1].pk}.json": json.dumps(base).encode(),
         f"results/{runs[2].pk}.json": json.dumps(
-            {**base, "params": runs[2].params, "seed": runs[2].seed}
-        ).encode(),
+            {
+                **base,
+                "params": runs[2].params,
+                "seed": runs[2].seed,
+                "provenance": honest[runs[2].pk],
+            }
+        ).encode(),  # fmt: skip
         "logs/task-0.out": b"done\n",
     }
 
     def state():
         return (
             sweep.runs.filter(status="succeeded").count(),
+            sweep.runs.filter(provenance__isnull=False).count(),  # staged for their re-run
             Experiment.objects.count(),
             files_under(media_root),
         )

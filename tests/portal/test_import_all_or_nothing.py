@@ -110,7 +110,9 @@ def test_the_web_process_never_parses_uploaded_results(monkeypatch, tmp_path):
         zf.writestr("results/7.json", "{}")
     with pytest.raises(Exception, match="results/7.json: missing key"):
         upload_limited(_read_results, [("r.zip", zipped.getvalue())],
-                       {7: ("trace-stats", 0, {})}, str(tmp_path), what="t")  # fmt: skip
+                       {7: ("trace-stats", 0, {}, "", 0.0)},
+                       {"engine_version": "0", "inputs": {}}, str(tmp_path), 0.0,
+                       what="t")  # fmt: skip
     assert opened() and os.getpid() not in opened()
     assert parsed() and os.getpid() not in parsed()
 

@@ -128,8 +128,11 @@ class ExperimentSerializer(RunSpecFields, serializers.ModelSerializer):
             "finished_at",
             "result_url",
             "queue_place",
+            "computed_elsewhere",
+            "provenance",
         ]
         read_only_fields = [
+            "provenance",
             "snapshot",
             "status",
             "progress",
@@ -139,6 +142,14 @@ class ExperimentSerializer(RunSpecFields, serializers.ModelSerializer):
             "started_at",
             "finished_at",
         ]
+
+    computed_elsewhere = serializers.SerializerMethodField(
+        help_text="the result was computed elsewhere (uploaded from a Slurm job array, imported "
+        "from a bundle): ``provenance`` says where and how; such results are never reused"
+    )
+
+    def get_computed_elsewhere(self, obj) -> bool:
+        return obj.provenance is not None
 
     def get_queue_place(self, obj) -> int | None:
         return experiment_queue_place(obj)

@@ -15,7 +15,12 @@ from scheduler import engine
 
 from ..bundles import MAX_BUNDLE_BYTES, bundle_import, experiment_bundle_zip, sweep_bundle_zip
 from ..export import UnknownPart, result_csv
-from ..jobarray import MAX_UPLOAD_TOTAL, sweep_jobarray_zip, sweep_upload_results
+from ..jobarray import (
+    MAX_UPLOAD_TOTAL,
+    computed_elsewhere_text,
+    sweep_jobarray_zip,
+    sweep_upload_results,
+)
 from ..models import Experiment, Sweep
 from ..results import ResultRefused, result_csv_text, result_json, view_of
 from ..services import experiment_cancel, experiment_clone, experiment_delete
@@ -62,6 +67,14 @@ def refused_response(exc: ResultRefused) -> HttpResponse:
     resp = HttpResponse(exc.message + "\n", status=exc.status, content_type="text/plain")
     if exc.status == 503:
         resp["Retry-After"] = "30"
+    return resp
+
+
+def _elsewhere_header(resp: HttpResponse, exp: Experiment) -> HttpResponse:
+    """A result computed elsewhere says so in every download of it (the run's JSON has
+    ``computed_elsewhere`` and ``provenance``)."""
+    if exp.provenance is not None:
+        resp["GridPortal-Computed-Elsewhere"] = computed_elsewhere_text(exp.provenance)
     return resp
 
 
@@ -133,7 +146,7 @@ class ExperimentViewSet(
         resp = HttpResponse(body, content_type="application/json")
         if download:
             resp["Content-Disposition"] = f'attachment; filename="experiment-{exp.pk}.json"'
-        return resp
+        return _elsewhere_header(resp, exp)
 
     @RESULT_CSV_SCHEMA
     @action(detail=True, methods=["get"], url_path="result/csv", url_name="result-csv")
@@ -150,7 +163,7 @@ class ExperimentViewSet(
         resp = HttpResponse(body, content_type="text/csv; charset=utf-8")
         name = f"experiment-{exp.pk}-{_filename_part(part)}.csv"
         resp["Content-Disposition"] = f'attachment; filename="{name}"'
-        return resp
+        return _elsewhere_header(resp, exp)
 
     @extend_schema(responses={(200, "application/zip"): OpenApiTypes.BINARY})
     @action(detail=True, methods=["get"])
@@ -262,18 +275,29 @@ class SweepViewSet(
 
     @extend_schema(
         responses={(200, "application/zip"): OpenApiTypes.BINARY},
-        parameters=[OpenApiParameter("time", str, description="#SBATCH --time (HH:MM:SS)")],
+        parameters=[
+            OpenApiParameter("time", str, description="#SBATCH --time (HH:MM:SS)"),
+            OpenApiParameter(
+                "chunk", int, description="runs per array task (default: enough for ~10 min)"
+            ),
+        ],
     )
     @action(detail=True, methods=["get"])
     def jobarray(self, request, pk=None):
-        """The sweep's unfinished runs as Slurm job arrays (≤ 1,000 tasks each): inputs,
-        parameters, run-task.sh, sbatch scripts and a README; see upload-results."""
+        """The sweep's unfinished runs as Slurm job arrays (≤ 1,000 tasks each, ``chunk`` runs
+        per task): inputs, parameters, run-chunk.py, sbatch scripts, submit-all.sh and a
+        README; see upload-results."""
         sweep = self.get_object()
-        limit = request.query_params.get("time", "04:00:00")
+        limit = request.query_params.get("time") or "04:00:00"
         if not _SBATCH_TIME.match(limit):
             raise serializers.ValidationError({"time": ["give HH:MM:SS or D-HH:MM:SS"]})
+        chunk_text = (request.query_params.get("chunk") or "").strip()
+        if chunk_text and not (chunk_text.isdigit() and len(chunk_text) <= 6):
+            raise serializers.ValidationError({"chunk": ["runs per array task: a whole number"]})
         try:
-            data, _ = sweep_jobarray_zip(sweep=sweep, time_limit=limit)
+            data, _ = sweep_jobarray_zip(
+                sweep=sweep, time_limit=limit, chunk=int(chunk_text) if chunk_text else None
+            )
         except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.message_dict) from None
         resp = HttpResponse(data, content_type="application/zip")
@@ -288,8 +312,10 @@ class SweepViewSet(
     @action(detail=True, methods=["post"], url_path="upload-results", url_name="upload-results")
     def upload_results(self, request, pk=None):
         """Results computed by the job array (results/<run id>.json files, or a zip of them):
-        each checked against its run (kind, parameters, seed, Result shape), stored all or
-        none. A run that has a result must get the identical one back."""
+        each checked against its run (kind, parameters, seed, Result shape, and its provenance:
+        engine version, sha256 of the inputs and parameters), staged all or none; a sample is
+        re-run on the workers (``upload`` says which) and the upload is accepted or refused
+        when they are done. A run that has a result must get the identical one back."""
         sweep = self.get_object()
         if sweep.owner_id != request.user.id:
             raise serializers.ValidationError({"detail": "only the sweep's owner uploads results"})
