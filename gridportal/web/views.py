@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from urllib.parse import urlencode
 import re
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
