@@ -68,7 +68,16 @@ from .bounds import MAX_HOURS, MAX_MONEY, MAX_PROCS, MAX_SECONDS
 from .jsonvalues import JSONLimitError, json_depth
 from .jsonvalues import loads as json_loads
 from .jsonvalues import loads_strict as json_loads_strict
-from .labels import format_value, label_of, labelled, unit_of
+from .labels import (
+    better_of,
+    format_value,
+    label_of,
+    labelled,
+    member_label,
+    member_metric,
+    name_label,
+    unit_of,
+)
 from .result_view import read_result, summary_only
 from .results import CHART_TYPES, chart, series, table
 
@@ -216,6 +225,7 @@ __all__ = [
     "MAX_MONEY",
     "MAX_PROCS",
     "MAX_SECONDS",
+    "better_of",
     "chart",
     "engine_version",
     "format_value",
@@ -223,6 +233,9 @@ __all__ = [
     "json_loads_strict",
     "label_of",
     "labelled",
+    "member_label",
+    "member_metric",
+    "name_label",
     "native_status",
     "read_result",
     "series",

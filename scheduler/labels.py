@@ -438,3 +438,35 @@ def column_label(name: str) -> str:
         if name.endswith(suffix) and len(name) > len(suffix):
             return f"{label_of(name[: -len(suffix)])} ({word})"
     return label_of(name)
+
+
+#: Words that name a member of a comparison inside a metric's key (a policy, an estimate mode,
+#: a strategy, a scenario): metrics that differ only in them are one quantity.
+_MEMBER_WORDS = {
+    "easy", "fcfs", "cb", "conservative", "accurate", "requested", "backfill", "k", "inf",
+    "fairshare", "pra", "pwa", "fpsma", "egs", "spep", "vpep", "rm", "condor", "pbs", "none",
+    "normal", "be", "ar", "dp", "prov", "var", "combined", "adaptive",
+}  # fmt: skip
+
+
+def member_metric(key: str) -> tuple[str, str] | None:
+    """(metric, member) when ``key`` is one member's value of a registry metric
+    ('easy_accurate_mean_wait' -> ('mean_wait', 'easy_accurate')), else None."""
+    split = _tail(key)
+    if not split:
+        return None
+    words = [w for w in re.split(r"[_.=-]", split[0].lower()) if w]
+    if not all(w in _MEMBER_WORDS or re.fullmatch(r"(s|site)?\d+", w) for w in words):
+        return None
+    return split[1], split[0]
+
+
+def member_label(member: str) -> str:
+    """A member's words ('easy_accurate' -> 'EASY, accurate estimates', 's2' -> 'site 2')."""
+    return _context(member)
+
+
+def name_label(name: str) -> str:
+    """A single name's words (a policy, strategy or mode: 'cb' -> 'conservative
+    backfilling'), the name itself when none is known."""
+    return WORDS.get(name, name)

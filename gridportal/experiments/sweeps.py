@@ -482,29 +482,8 @@ def _family(metric: str) -> tuple[str, str]:
     """(family, member): 'easy_accurate_mean_wait' -> ('mean_wait', 'easy_accurate') — the
     metrics of one quantity under different policies or sites share a chart; any other metric
     is a family of its own."""
-    split = labels_tail(metric)
+    split = engine.member_metric(metric)
     return split if split else (metric, "")
-
-
-#: Words of a metric's prefix that name a configuration within one run (a policy, an
-#: estimate mode, a strategy, a site): metrics that differ only in them are one quantity.
-_MEMBER_WORDS = {
-    "easy", "fcfs", "cb", "conservative", "accurate", "requested", "backfill", "k", "inf",
-    "fairshare", "pra", "pwa", "fpsma", "egs", "spep", "vpep", "rm", "condor", "pbs", "none",
-    "normal", "be", "ar", "dp", "prov", "var", "combined", "adaptive",
-}  # fmt: skip
-
-
-def labels_tail(metric: str) -> tuple[str, str] | None:
-    from scheduler.labels import _tail
-
-    split = _tail(metric)
-    if not split:
-        return None
-    words = [w for w in re.split(r"[_.=-]", split[0].lower()) if w]
-    if not all(w in _MEMBER_WORDS or re.fullmatch(r"(s|site)?\d+", w) for w in words):
-        return None
-    return split[1], split[0]
 
 
 def _member_label(metric: str, member: str, labels: dict[str, str]) -> str:
@@ -513,9 +492,7 @@ def _member_label(metric: str, member: str, labels: dict[str, str]) -> str:
     own = labels.get(metric, "")
     if ": " in own:
         return own.split(": ", 1)[0]
-    from scheduler.labels import _context
-
-    return _context(member)
+    return engine.member_label(member)
 
 
 _UNIT_SUFFIX = re.compile(r"\s*\((s|seconds|h|min|days|bytes)\)$")
@@ -616,8 +593,7 @@ def _metric_chart(chart_id, label, members, unit, names, points, stats, labels):
 def _extremes(metric, labels, names, points, stats) -> dict[str, Any] | None:
     """The best and worst point of a metric (by its mean over repetitions) with their
     parameters; 'highest' and 'lowest' when the metric has no better direction."""
-    from scheduler.labels import better_of
-
+    better_of = engine.better_of
     values = [(stats[i][metric][0], i) for i in range(len(points))]
     values = [(v, i) for v, i in values if v is not None]
     if not values:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import time
 from datetime import UTC, datetime
 
 import pytest
@@ -44,6 +45,19 @@ def workload(slurm_cluster):
     c.wait_running(jobs["cancelled"])
     c.scancel(jobs["cancelled"], jobs["never_started"])
     c.wait_idle(jobs=len(jobs) + 2)  # the array is three allocations
+    # every allocation listed by its own id (an array's tasks reach accounting one by one)
+    wanted = {str(j) for k, j in jobs.items() if k != "array"}
+    wanted |= {f"{jobs['array']}_{task}" for task in (1, 2, 3)}
+    deadline = time.monotonic() + 30
+    while True:
+        listed = c.run(
+            "sacct", "-a", "-X", "-n", "-P", "--starttime=1970-01-01", "--endtime=now+1days",
+            "-o", "JobID",
+        ).stdout.split()  # fmt: skip
+        if wanted <= set(listed) or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert wanted <= set(listed), f"accounting lists {sorted(listed)}, not {sorted(wanted)}"
     return jobs
 
 

@@ -5,8 +5,8 @@ import re
 from django import template
 
 from gridportal.web.account import signup_enabled as _signup_enabled
+from scheduler import engine
 from scheduler.engine import format_value, label_of
-from scheduler.labels import WORDS
 
 register = template.Library()
 
@@ -40,13 +40,10 @@ def param_value(value, key="") -> str:
     anything else as ``human`` writes it."""
     if not isinstance(value, str) or not _NAME_LIST.fullmatch(value):
         return human(value, key)
-    from scheduler.cluster import policy_label
 
     def word(name: str) -> str:
-        text = policy_label(name)
-        if text == name and name in WORDS:
-            text = WORDS[name]
-        return text
+        text = engine.scheduling_policy_label(name)
+        return engine.name_label(name) if text == name else text
 
     parts = [p.strip() for p in value.split(",")]
     if parts == ["none"]:  # "none" alone is an ordinary choice (no load scaling), not a policy
