@@ -316,7 +316,6 @@ XDIST_GROUPS: dict[str, tuple[str, ...]] = {
     "fuzz-uploads": ("tests/portal/test_fuzz_uploads.py::",),
     "fuzz-bounds": ("tests/portal/test_fuzz_bounds.py::",),
     "fuzz-archives": ("tests/portal/test_fuzz_archives.py::",),
-    "fuzz-results": ("tests/portal/test_fuzz_results.py::",),
     # Every real-trace case of the whole-run loops: the event loop's run of each trace (the
     # slow part, cached by _real_event_loop) is then made once for both loops.
     "real-trace-event-loops": (
