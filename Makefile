@@ -67,7 +67,7 @@ test: lint
 # Fault, fuzz, access and packaging tests alone (private PostgreSQL/Redis/workers), then the
 # figures they measured (the README's Reliability table).
 reliability: setup
-	$(PY) -m pytest tests/reliability tests/portal/test_fuzz_uploads.py \
+	GRIDPORTAL_FULL_TESTS=1 $(PY) -m pytest tests/reliability tests/portal/test_fuzz_uploads.py \
 		tests/portal/test_ownership_matrix.py tests/scheduler/test_packaging.py
 	cat var/reliability-figures.json
 
