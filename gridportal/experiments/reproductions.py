@@ -60,14 +60,23 @@ class Row:
         }
 
 
-def _user_traces(user, names: tuple[str, ...]) -> tuple[list[Trace], list[str]]:
-    """The user's newest trace for each archive name, and the names they do not have."""
-    found, missing = [], []
-    mine = list(
+def _traces_of(user) -> list[Trace]:
+    """The user's traces, newest first (what a preset's archive names are matched against)."""
+    return list(
         Trace.objects.filter(owner=user).order_by("-created", "-id").only(
             "id", "name", "original_filename", "created"
         )
     )  # fmt: skip
+
+
+def _user_traces(
+    user, names: tuple[str, ...], mine: list[Trace] | None = None
+) -> tuple[list[Trace], list[str]]:
+    """The user's newest trace for each archive name, and the names they do not have
+    (``mine``: the user's traces, read once for many presets)."""
+    found, missing = [], []
+    if mine is None:
+        mine = _traces_of(user)
     for name in names:
         t = next((t for t in mine if engine.trace_matches(name, t.name, t.original_filename)), None)
         if t is None:
@@ -90,17 +99,26 @@ def _is_run_of(exp: Experiment, rep: engine.Reproduction, clean: dict[str, Any])
     )
 
 
-def latest_runs(user, rep: engine.Reproduction) -> tuple[Experiment | None, Experiment | None]:
-    """The user's newest succeeded run of the preset, and a newer queued/running one if any."""
-    clean = rep.params()
-    runs = (
-        visible_to(Experiment.objects.filter(kind=rep.kind.name), user)
+def _runs_of(user, kind: str):
+    """The user's runs of a kind that may hold or become a result, newest first."""
+    return (
+        visible_to(Experiment.objects.filter(kind=kind), user)
         .filter(owner=user)
         .exclude(status__in=[Experiment.Status.FAILED, Experiment.Status.CANCELLED])
         .defer("result")
         .prefetch_related("traces", "workflows")
         .order_by("-created", "-id")
     )
+
+
+def latest_runs(
+    user, rep: engine.Reproduction, runs: list[Experiment] | None = None
+) -> tuple[Experiment | None, Experiment | None]:
+    """The user's newest succeeded run of the preset, and a newer queued/running one if any
+    (``runs``: the user's runs of the preset's kind, read once for the kind's presets)."""
+    clean = rep.params()
+    if runs is None:
+        runs = _runs_of(user, rep.kind.name)
     done = active = None
     for exp in runs:
         if not _is_run_of(exp, rep, clean):
@@ -121,9 +139,14 @@ def reproduction_rows(*, user, kind: str | None = None) -> list[Row]:
     wanted = engine.reproductions(kind)
     keys = {r.key for r in wanted}
     others = {c.than_run for r in wanted for c in r.preset.published if c.than_run} - keys
+    mine = _traces_of(user)  # read once: two queries per kind, not per preset
+    runs_of: dict[str, list[Experiment]] = {}
     for rep in wanted + [r for r in engine.reproductions() if r.key in others]:
-        traces, missing = _user_traces(user, rep.preset.traces)
-        done, active = latest_runs(user, rep)
+        traces, missing = _user_traces(user, rep.preset.traces, mine)
+        kind = rep.kind.name
+        if kind not in runs_of:
+            runs_of[kind] = list(_runs_of(user, kind))
+        done, active = latest_runs(user, rep, runs_of[kind])
         if done is not None:
             results[rep.key] = stored_view(done.pk)
         if rep.key in keys:
