@@ -99,7 +99,6 @@ RECHECK_TASK = "gridportal.experiments.recheck_upload"
 #: Clocks of a cluster and of the portal differ: start/end times may be this far ahead.
 CLOCK_SKEW = timedelta(hours=1)
 _RESULT_NAME = re.compile(r"^(?:.*/)?(\d{1,12})\.json$")
-_WAITING = "waiting for results from the Slurm job array"
 _RUNNER = Path(__file__).with_name("jobarray_runner.py")
 
 
@@ -120,21 +119,12 @@ def computed_elsewhere_text(provenance: dict[str, Any]) -> str:
     return text.encode("ascii", "replace").decode()[:300]
 
 
-def waiting_message() -> str:
-    """The message a run of a ``slurm`` sweep shows until its result is uploaded."""
-    return _WAITING
-
-
 def _suffix(name: str) -> str:
     lower = name.lower()
     for ext in (".swf.gz", ".gz", ".swf", ".xml", ".yml", ".yaml", ".json"):
         if lower.endswith(ext):
             return ext
     return ""
-
-
-def _shell_quote(text: str) -> str:
-    return "'" + text.replace("'", "'\"'\"'") + "'"
 
 
 def _document_bytes(doc: Any) -> bytes:

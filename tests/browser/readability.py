@@ -105,3 +105,11 @@ def summary(figures: dict) -> dict:
         "tables_wider_than_card": sum(t["table"] > t["card"] + 1 for t in tables),
         "cards_scrolling": sum(t["cardScrolls"] for t in tables),
     }
+
+
+def with_renderer(page, base: str, path: str) -> None:
+    """Open ``base + path`` and load Chart.js and the portal's chart renderer into it, for a
+    test that draws chart specs of its own in the page (``window.GridCharts``)."""
+    page.goto(base + path)
+    page.add_script_tag(url=f"{base}/static/vendor/chart.umd.min.js")
+    page.add_script_tag(url=f"{base}/static/js/charts.js")

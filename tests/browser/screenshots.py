@@ -53,82 +53,77 @@ def build() -> None:
     print(path, ids)
 
 
-def shoot(url: str, label: str, ids: dict, chromium: str, only=()) -> dict:
+def _pages(url: str, chromium: str, paths: dict[str, str]):
+    """Each page of ``paths`` at 1366 px and 390 px, logged in as the fixture user:
+    yields ``(name, width, page)`` with the page loaded."""
     from playwright.sync_api import sync_playwright
 
     from tests.browser.conftest import FLAGS
 
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=chromium, args=FLAGS, headless=True)
+        for width in (1366, 390):
+            ctx = b.new_context(viewport={"width": width, "height": 900})
+            page = ctx.new_page()
+            page.goto(f"{url}/login/")
+            page.fill("#id_username", USER)
+            page.fill("#id_password", PASSWORD)
+            page.click("button[type=submit]")
+            page.wait_for_load_state()
+            for name, path in paths.items():
+                page.goto(url + path)
+                yield name, width, page
+            ctx.close()
+        b.close()
+
+
+def _result_paths(ids: dict) -> dict[str, str]:
+    """The two sweeps' pages and the compare page of the fixture's ids."""
+    return {
+        "sweep": f"/sweeps/{ids['sweep']}/",
+        "policy-sweep": f"/sweeps/{ids['policy-sweep']}/",
+        "compare": "/experiments/compare/?" + "&".join(f"ids={i}" for i in ids["compare"]),
+    }
+
+
+def shoot(url: str, label: str, ids: dict, chromium: str, only=()) -> dict:
     paths = {
         "provisioning": f"/experiments/{ids['provisioning']}/",
         "pricing": f"/experiments/{ids['pricing']}/",
         "usage-policy": f"/experiments/{ids['usage-policy']}/",
-        "sweep": f"/sweeps/{ids['sweep']}/",
-        "policy-sweep": f"/sweeps/{ids['policy-sweep']}/",
-        "compare": "/experiments/compare/?" + "&".join(f"ids={i}" for i in ids["compare"]),
+        **_result_paths(ids),
         "reproductions": "/reproductions/",
     }
     paths = {k: v for k, v in paths.items() if not only or k in only}
     heights: dict = {}
     OUT.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=chromium, args=FLAGS, headless=True)
-        for width in (1366, 390):
-            ctx = b.new_context(viewport={"width": width, "height": 900})
-            page = ctx.new_page()
-            page.goto(f"{url}/login/")
-            page.fill("#id_username", USER)
-            page.fill("#id_password", PASSWORD)
-            page.click("button[type=submit]")
-            page.wait_for_load_state()
-            for name, path in paths.items():
-                page.goto(url + path)
-                try:
-                    page.wait_for_selector("body[data-result-drawn=true]", timeout=15_000)
-                except Exception:
-                    page.wait_for_timeout(1500)
-                page.wait_for_timeout(500)
-                size = page.evaluate(
-                    "() => [document.documentElement.scrollWidth,"
-                    " document.documentElement.scrollHeight]"
-                )
-                heights[f"{name}@{width}"] = {"width": size[0], "height": size[1]}
-                page.screenshot(path=str(OUT / f"{name}-{width}-{label}.png"), full_page=True)
-                print(f"{label} {name} @{width}px: {size[1]} px tall, {size[0]} px wide")
-            ctx.close()
-        b.close()
+    for name, width, page in _pages(url, chromium, paths):
+        try:
+            page.wait_for_selector("body[data-result-drawn=true]", timeout=15_000)
+        except Exception:
+            page.wait_for_timeout(1500)
+        page.wait_for_timeout(500)
+        size = page.evaluate(
+            "() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]"
+        )
+        heights[f"{name}@{width}"] = {"width": size[0], "height": size[1]}
+        page.screenshot(path=str(OUT / f"{name}-{width}-{label}.png"), full_page=True)
+        print(f"{label} {name} @{width}px: {size[1]} px tall, {size[0]} px wide")
     return heights
 
 
 def measure_pages(url: str, label: str, ids: dict, chromium: str) -> dict:
-    from playwright.sync_api import sync_playwright
-
-    from tests.browser.conftest import FLAGS
     from tests.browser.readability import measure, open_everything, summary
 
     paths = {k: f"/experiments/{v}/" for k, v in ids.items() if isinstance(v, int)}
-    paths["sweep"] = f"/sweeps/{ids['sweep']}/"
-    paths["policy-sweep"] = f"/sweeps/{ids['policy-sweep']}/"
-    paths["compare"] = "/experiments/compare/?" + "&".join(f"ids={i}" for i in ids["compare"])
+    paths |= _result_paths(ids)
     out: dict = {}
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=chromium, args=FLAGS, headless=True)
-        for width in (1366, 390):
-            ctx = b.new_context(viewport={"width": width, "height": 900})
-            page = ctx.new_page()
-            page.goto(f"{url}/login/")
-            page.fill("#id_username", USER)
-            page.fill("#id_password", PASSWORD)
-            page.click("button[type=submit]")
-            page.wait_for_load_state()
-            for name, path in paths.items():
-                page.goto(url + path)
-                page.wait_for_selector("body[data-result-drawn=true]", timeout=30_000)
-                open_everything(page)
-                figures = summary(measure(page))
-                out[f"{name}@{width}"] = figures
-                print(f"{label} {name} @{width}px: {json.dumps(figures)}")
-            ctx.close()
-        b.close()
+    for name, width, page in _pages(url, chromium, paths):
+        page.wait_for_selector("body[data-result-drawn=true]", timeout=30_000)
+        open_everything(page)
+        figures = summary(measure(page))
+        out[f"{name}@{width}"] = figures
+        print(f"{label} {name} @{width}px: {json.dumps(figures)}")
     return out
 
 

@@ -3,6 +3,7 @@ log in → upload a trace → start trace-stats → a worker runs it → charts 
 
 import pytest
 
+from tests.browser.readability import with_renderer
 from tests.conftest import make_swf_bytes
 
 pytestmark = pytest.mark.browser
@@ -206,9 +207,7 @@ def test_generic_renderer_draws_every_chart_type(live_server, alice, page):
     import json
 
     login(page, live_server)
-    page.goto(f"{live_server.url}/experiments/")
-    page.add_script_tag(url=f"{live_server.url}/static/vendor/chart.umd.min.js")
-    page.add_script_tag(url=f"{live_server.url}/static/js/charts.js")
+    with_renderer(page, live_server.url, "/experiments/")
     page.evaluate(
         """(result) => {
         const box = document.createElement('div'); box.id = 'gallery';

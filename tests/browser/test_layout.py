@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from tests.browser.readability import with_renderer
 from tests.browser.ui_fixtures import all_fixtures
 
 pytestmark = pytest.mark.browser
@@ -223,9 +224,7 @@ def test_chart_rules_on_specs_that_broke_them(live_server, alice, page):
     """Specs shaped like the ones in the issue: error bars far above the points, a legend
     series with no points, a constant series, a violation rate beside a utilisation."""
     login(page, live_server.url)
-    page.goto(f"{live_server.url}/traces/")
-    page.add_script_tag(url=f"{live_server.url}/static/vendor/chart.umd.min.js")
-    page.add_script_tag(url=f"{live_server.url}/static/js/charts.js")
+    with_renderer(page, live_server.url, "/traces/")
     page.evaluate(
         """() => {
       const host = document.createElement('div'); host.id = 'result';

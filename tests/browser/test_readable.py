@@ -7,7 +7,7 @@ The figures come from tests/browser/readability.py, which the screenshot script 
 
 import pytest
 
-from tests.browser.readability import measure, open_everything
+from tests.browser.readability import measure, open_everything, with_renderer
 from tests.browser.test_layout import WIDTHS, login
 
 pytestmark = pytest.mark.browser
@@ -103,9 +103,7 @@ def test_reading_aids_on_specs_shaped_like_the_issue(live_server, alice, page):
     plan among 40 Pareto points."""
     login(page, live_server.url)
     page.set_viewport_size({"width": 390, "height": 900})
-    page.goto(f"{live_server.url}/traces/")
-    page.add_script_tag(url=f"{live_server.url}/static/vendor/chart.umd.min.js")
-    page.add_script_tag(url=f"{live_server.url}/static/js/charts.js")
+    with_renderer(page, live_server.url, "/traces/")
     page.evaluate(
         """() => {
       const host = document.createElement('div'); host.id = 'result';
