@@ -74,6 +74,16 @@ class Limits:
     max_bytes: int | None = DEFAULT_MAX_BYTES
 
 
+def utf8_text(data: bytes, what: str) -> str:
+    """``data`` decoded as UTF-8 (a byte-order mark dropped), or a :class:`WorkflowError`
+    naming the line of the first byte that is not (``what``: "JSON", "YAML")."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise WorkflowError([(f"line {line}", f"{what} must be UTF-8 text")]) from None
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 

@@ -7,6 +7,7 @@ after 20, so that a broken upload reports several problems at once without flood
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from scheduler.jsonvalues import describe
@@ -80,3 +81,31 @@ class Reader:
             self.error(path, f"missing required key {key!r}")
             return None
         return doc[key]
+
+    def named(self, value: Any, path: str, key: str) -> Iterator[tuple[str, dict[str, Any], str]]:
+        """``(name, entry, entry's path)`` of each entry of the array ``value`` (at ``path``)
+        that is an object with a non-empty string ``key``; every other entry is recorded as a
+        problem and skipped."""
+        for k, item in enumerate(self.array(value, path) or []):
+            item_path = join(path, k)
+            entry = self.obj(item, item_path)
+            if entry is None:
+                continue
+            name = self.string(self.field(entry, key, item_path), join(item_path, key))
+            if name is not None:
+                yield name, entry, item_path
+
+    def unique(
+        self, value: Any, path: str, key: str, what: str
+    ) -> dict[str, tuple[dict[str, Any], str]]:
+        """:meth:`named` as ``{name: (entry, path)}`` in document order; a repeated name is
+        recorded (``duplicate {what} …``, naming the first place) and its entry skipped."""
+        out: dict[str, tuple[dict[str, Any], str]] = {}
+        for name, entry, item_path in self.named(value, path, key):
+            if name in out:
+                self.error(
+                    join(item_path, key), f"duplicate {what} {name!r} (first at {out[name][1]})"
+                )
+                continue
+            out[name] = (entry, item_path)
+        return out

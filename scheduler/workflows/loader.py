@@ -28,6 +28,7 @@ from .dag import (
     Limits,
     Workflow,
     WorkflowError,
+    utf8_text,
 )
 from .dax import parse_dax
 from .native import FORMAT, parse_native
@@ -100,11 +101,7 @@ def detect_format(data: bytes) -> str:
 
 
 def _load_json(data: bytes) -> Any:
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise WorkflowError([(f"line {line}", "JSON must be UTF-8 text")]) from None
+    text = utf8_text(data, "JSON")
     try:
         # depth, integer digits and non-finite numbers bounded before parsing
         return loads_bounded(text)

@@ -53,7 +53,7 @@ from typing import Any
 
 import yaml
 
-from .dag import Edge, Limits, ReadNotes, Task, Workflow, WorkflowError, check_seconds
+from .dag import Edge, Limits, ReadNotes, Task, Workflow, WorkflowError, check_seconds, utf8_text
 from .jsonpath import Reader, join
 
 __all__ = [
@@ -127,11 +127,7 @@ _Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 
 def _load(data: bytes) -> Any:
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise WorkflowError([(f"line {line}", "YAML must be UTF-8 text")]) from None
+    text = utf8_text(data, "YAML")
     try:
         return yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader is a restricted SafeLoader
     except yaml.MarkedYAMLError as exc:
@@ -177,14 +173,7 @@ def _transformations(r: Reader, doc: dict[str, Any]) -> dict[tuple[str, str], li
     if not isinstance(tc, dict):
         return out
     base = "$.transformationCatalog.transformations"
-    for k, entry in enumerate(r.array(tc.get("transformations", []), base) or []):
-        path = join(base, k)
-        t = r.obj(entry, path)
-        if t is None:
-            continue
-        name = r.string(r.field(t, "name", path), join(path, "name"))
-        if name is None:
-            continue
+    for name, t, path in r.named(tc.get("transformations", []), base, "name"):
         ns = t.get("namespace") if isinstance(t.get("namespace"), str) else ""
         chain: list[tuple] = []
         sites = t.get("sites") if isinstance(t.get("sites"), list) else []
@@ -239,17 +228,8 @@ def parse_pegasus_yaml(
     )
 
 
-def parse_pegasus(
-    doc: Any,
-    *,
-    name: str | None = None,
-    limits: Limits | None = None,
-    default_runtime: float | None = None,
-    source: str = "pegasus-json",
-) -> Workflow:
-    """Build a workflow from a parsed Pegasus 5 document (YAML or JSON; see module doc)."""
-    limits = limits or Limits()
-    r = Reader()
+def _header(r: Reader, doc: Any, limits: Limits) -> tuple[dict[str, Any], list[Any]]:
+    """The document's top mapping and its ``jobs`` array, its version and size checked."""
     top = r.obj(doc, "$")
     r.raise_if_any()
     assert top is not None
@@ -267,106 +247,82 @@ def parse_pegasus(
         raise WorkflowError(
             [("$.jobs", f"{len(jobs_in)} jobs, more than the limit of {limits.max_tasks}")]
         )
-    catalog = _transformations(r, top)
-    wf_chain = [(top["profiles"], "$.profiles")] if "profiles" in top else []
-    fallback = DEFAULT_RUNTIME if default_runtime is None else float(default_runtime)
+    return top, jobs_in
 
-    paths: dict[str, str] = {}
-    tasks: list[Task] = []
-    outputs: dict[str, dict[str, int]] = {}
-    inputs: dict[str, dict[str, int]] = {}
-    notes = ReadNotes(
-        runtime_key="pegasus.runtime profile", cores_key="pegasus.cores or globus.count profile"
-    )
-    for k, entry in enumerate(jobs_in):
-        path = join("$.jobs", k)
-        job = r.obj(entry, path)
-        if job is None:
-            continue
-        jid = r.string(r.field(job, "id", path), join(path, "id"))
-        if jid is None:
-            continue
-        kind = job.get("type", "job")
-        if kind != "job":
-            r.error(join(path, "type"), f"sub-workflow jobs ({kind!r}) are not supported")
-            continue
-        if jid in paths:
-            r.error(join(path, "id"), f"duplicate job id {jid!r} (first at {paths[jid]})")
-            continue
-        paths[jid] = path
-        tname = job.get("name") if isinstance(job.get("name"), str) and job.get("name") else None
-        ns = job.get("namespace") if isinstance(job.get("namespace"), str) else ""
-        chain: list[tuple[Any, str]] = []
-        if "profiles" in job:
-            if not isinstance(job["profiles"], dict):
-                r.error(join(path, "profiles"), "must be a mapping of namespace → keys")
-            chain.append((job["profiles"], join(path, "profiles")))
-        if tname:
-            chain.extend(catalog.get((ns, tname)) or catalog.get(("", tname)) or [])
-        chain.extend(wf_chain)
 
-        found = _lookup(chain, "pegasus", "runtime")
-        if found is None:
-            runtime: float | None = fallback
-            notes.default_runtimes.append(jid)
-        else:
-            runtime = _number(r, found[0], found[1])
-            if runtime is not None:
-                runtime = notes.runtime(jid, runtime)
-                reason = check_seconds(runtime, "runtime")
-                if reason:
-                    r.error(found[1], reason)
-                    runtime = None
-        cores = _lookup(chain, "pegasus", "cores") or _lookup(chain, "globus", "count")
-        procs = 1
-        if cores is None:
-            notes.default_cores.append(jid)
-        else:
-            value = _number(r, cores[0], cores[1])
-            if value is not None and value < 1:
-                r.error(cores[1], f"must be >= 1, got {cores[0]!r}")
-            elif value is not None:
-                procs = math.ceil(value)
+def _chain(
+    r: Reader,
+    job: dict[str, Any],
+    path: str,
+    transformation: list[tuple[Any, str]],
+    workflow: list[tuple[Any, str]],
+) -> list[tuple[Any, str]]:
+    """Where a job's profiles are looked up, first to last: the job's own, its
+    transformation's (sites first), the workflow's."""
+    chain: list[tuple[Any, str]] = []
+    if "profiles" in job:
+        if not isinstance(job["profiles"], dict):
+            r.error(join(path, "profiles"), "must be a mapping of namespace → keys")
+        chain.append((job["profiles"], join(path, "profiles")))
+    return chain + transformation + workflow
 
-        outs: dict[str, int] = {}
-        ins: dict[str, int] = {}
-        uses_path = join(path, "uses")
-        for j, use in enumerate(r.array(job.get("uses", []), uses_path) or []):
-            u_path = join(uses_path, j)
-            u = r.obj(use, u_path)
-            if u is None:
-                continue
-            lfn = r.string(r.field(u, "lfn", u_path), join(u_path, "lfn"))
-            link = u.get("type", "input")
-            if lfn is None:
-                continue
-            if not isinstance(link, str):
-                r.error(join(u_path, "type"), f"must be input/output/inout, got {link!r}")
-                continue
-            size = _size(r, u, u_path, jid, lfn, notes)
-            if link in _OUTPUT:
-                outs[lfn] = size
-            if link in _INPUT:
-                ins[lfn] = size
-        outputs[jid], inputs[jid] = outs, ins
+
+def _runtime_and_cores(
+    r: Reader, chain: list[tuple[Any, str]], jid: str, fallback: float, notes: ReadNotes
+) -> tuple[float | None, int]:
+    """The job's runtime (``pegasus.runtime``; the fallback when absent, None when refused)
+    and processors (``pegasus.cores`` or ``globus.count``; 1 when absent)."""
+    found = _lookup(chain, "pegasus", "runtime")
+    runtime: float | None
+    if found is None:
+        runtime = fallback
+        notes.default_runtimes.append(jid)
+    else:
+        runtime = _number(r, found[0], found[1])
         if runtime is not None:
-            try:
-                tasks.append(Task(jid, runtime, procs, name=tname or jid, module=tname))
-            except WorkflowError as exc:
-                for _, reason in exc.errors:
-                    r.error(path, reason)
-    r.raise_if_any()
+            runtime = notes.runtime(jid, runtime)
+            reason = check_seconds(runtime, "runtime")
+            if reason:
+                r.error(found[1], reason)
+                runtime = None
+    cores = _lookup(chain, "pegasus", "cores") or _lookup(chain, "globus", "count")
+    procs = 1
+    if cores is None:
+        notes.default_cores.append(jid)
+    else:
+        value = _number(r, cores[0], cores[1])
+        if value is not None and value < 1:
+            r.error(cores[1], f"must be >= 1, got {cores[0]!r}")
+        elif value is not None:
+            procs = math.ceil(value)
+    return runtime, procs
 
+
+def _uses(
+    r: Reader, job: dict[str, Any], path: str, jid: str, notes: ReadNotes
+) -> tuple[dict[str, int], dict[str, int]]:
+    """The job's output and input files (logical name → size in bytes) from its ``uses``."""
+    outs: dict[str, int] = {}
+    ins: dict[str, int] = {}
+    for lfn, use, use_path in r.named(job.get("uses", []), join(path, "uses"), "lfn"):
+        link = use.get("type", "input")
+        if not isinstance(link, str):
+            r.error(join(use_path, "type"), f"must be input/output/inout, got {link!r}")
+            continue
+        size = _size(r, use, use_path, jid, lfn, notes)
+        if link in _OUTPUT:
+            outs[lfn] = size
+        if link in _INPUT:
+            ins[lfn] = size
+    return outs, ins
+
+
+def _dependencies(
+    r: Reader, top: dict[str, Any], paths: dict[str, str], limits: Limits
+) -> dict[tuple[str, str], None]:
+    """The ``(parent, child)`` pairs of ``jobDependencies``, in order, each once."""
     pairs: dict[tuple[str, str], None] = {}
-    base = "$.jobDependencies"
-    for k, entry in enumerate(r.array(top.get("jobDependencies", []), base) or []):
-        path = join(base, k)
-        dep = r.obj(entry, path)
-        if dep is None:
-            continue
-        jid = r.string(r.field(dep, "id", path), join(path, "id"))
-        if jid is None:
-            continue
+    for jid, dep, path in r.named(top.get("jobDependencies", []), "$.jobDependencies", "id"):
         if jid not in paths:
             r.error(join(path, "id"), f"names no job: {jid!r}")
             continue
@@ -382,6 +338,55 @@ def parse_pegasus(
                     if len(pairs) > limits.max_edges:
                         r.error(where, f"more than {limits.max_edges} edges (the limit)")
                         r.raise_if_any()
+    return pairs
+
+
+def parse_pegasus(
+    doc: Any,
+    *,
+    name: str | None = None,
+    limits: Limits | None = None,
+    default_runtime: float | None = None,
+    source: str = "pegasus-json",
+) -> Workflow:
+    """Build a workflow from a parsed Pegasus 5 document (YAML or JSON; see module doc)."""
+    limits = limits or Limits()
+    r = Reader()
+    top, jobs_in = _header(r, doc, limits)
+    catalog = _transformations(r, top)
+    wf_chain = [(top["profiles"], "$.profiles")] if "profiles" in top else []
+    fallback = DEFAULT_RUNTIME if default_runtime is None else float(default_runtime)
+
+    paths: dict[str, str] = {}
+    tasks: list[Task] = []
+    outputs: dict[str, dict[str, int]] = {}
+    inputs: dict[str, dict[str, int]] = {}
+    notes = ReadNotes(
+        runtime_key="pegasus.runtime profile", cores_key="pegasus.cores or globus.count profile"
+    )
+    for jid, job, path in r.named(jobs_in, "$.jobs", "id"):
+        kind = job.get("type", "job")
+        if kind != "job":
+            r.error(join(path, "type"), f"sub-workflow jobs ({kind!r}) are not supported")
+            continue
+        if jid in paths:
+            r.error(join(path, "id"), f"duplicate job id {jid!r} (first at {paths[jid]})")
+            continue
+        paths[jid] = path
+        tname = job.get("name") if isinstance(job.get("name"), str) and job.get("name") else None
+        ns = job.get("namespace") if isinstance(job.get("namespace"), str) else ""
+        entries = (catalog.get((ns, tname)) or catalog.get(("", tname)) or []) if tname else []
+        chain = _chain(r, job, path, entries, wf_chain)
+        runtime, procs = _runtime_and_cores(r, chain, jid, fallback, notes)
+        outputs[jid], inputs[jid] = _uses(r, job, path, jid, notes)
+        if runtime is not None:
+            try:
+                tasks.append(Task(jid, runtime, procs, name=tname or jid, module=tname))
+            except WorkflowError as exc:
+                for _, reason in exc.errors:
+                    r.error(path, reason)
+    r.raise_if_any()
+    pairs = _dependencies(r, top, paths, limits)
     r.raise_if_any()
     if not tasks:
         raise WorkflowError([("$.jobs", "the workflow has no jobs")])

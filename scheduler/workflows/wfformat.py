@@ -142,44 +142,17 @@ def _parse_15(
         r.raise_if_any()
 
     sizes: dict[str, int] = {}
-    files = r.array(spec.get("files", []), join(base, "files")) or []
-    for k, entry in enumerate(files):
-        path = join(join(base, "files"), k)
-        f = r.obj(entry, path)
-        if f is None:
-            continue
-        fid = r.string(r.field(f, "id", path), join(path, "id"))
-        if fid is not None:
-            sizes[fid] = _size(r, f.get("sizeInBytes", 0), join(path, "sizeInBytes"))
+    for fid, f, path in r.named(spec.get("files", []), join(base, "files"), "id"):
+        sizes[fid] = _size(r, f.get("sizeInBytes", 0), join(path, "sizeInBytes"))
 
     execution: dict[str, tuple[dict[str, Any], str]] = {}
     ex = wf.get("execution")
     if ex is not None and r.obj(ex, "$.workflow.execution") is not None:
-        ex_path = "$.workflow.execution.tasks"
-        for k, entry in enumerate(r.array(ex.get("tasks", []), ex_path) or []):
-            path = join(ex_path, k)
-            e = r.obj(entry, path)
-            if e is None:
-                continue
-            eid = r.string(r.field(e, "id", path), join(path, "id"))
-            if eid is not None:
-                execution[eid] = (e, path)
+        for eid, e, path in r.named(ex.get("tasks", []), "$.workflow.execution.tasks", "id"):
+            execution[eid] = (e, path)
 
-    paths: dict[str, str] = {}
-    specs: list[tuple[str, dict[str, Any], str]] = []
-    for k, entry in enumerate(tasks_in):
-        path = join(join(base, "tasks"), k)
-        t = r.obj(entry, path)
-        if t is None:
-            continue
-        tid = r.string(r.field(t, "id", path), join(path, "id"))
-        if tid is None:
-            continue
-        if tid in paths:
-            r.error(join(path, "id"), f"duplicate task id {tid!r} (first at {paths[tid]})")
-            continue
-        paths[tid] = path
-        specs.append((tid, t, path))
+    specs = r.unique(tasks_in, join(base, "tasks"), "id", "task id")
+    paths = {tid: path for tid, (_, path) in specs.items()}
     for eid, (_, path) in execution.items():
         if eid not in paths:
             r.error(join(path, "id"), f"execution entry for unknown task {eid!r}")
@@ -188,7 +161,7 @@ def _parse_15(
     links: list[tuple[str, str, str]] = []
     outputs: dict[str, dict[str, int]] = {}
     inputs: dict[str, set[str]] = {}
-    for tid, t, path in specs:
+    for tid, (t, path) in specs.items():
         e, e_path = execution.get(tid, ({}, path))
         runtime = _runtime(
             r,
@@ -233,24 +206,10 @@ def _parse_14(
     if len(tasks_in) > limits.max_tasks:
         r.error(base, f"{len(tasks_in)} tasks, more than the limit of {limits.max_tasks}")
         r.raise_if_any()
-    paths: dict[str, str] = {}
-    refs: dict[str, str] = {}
-    entries: list[tuple[str, dict[str, Any], str]] = []
-    for k, entry in enumerate(tasks_in):
-        path = join(base, k)
-        t = r.obj(entry, path)
-        if t is None:
-            continue
-        tid = r.string(r.field(t, "name", path), join(path, "name"))
-        if tid is None:
-            continue
-        if tid in paths:
-            r.error(join(path, "name"), f"duplicate task name {tid!r} (first at {paths[tid]})")
-            continue
-        paths[tid] = path
-        refs[tid] = tid
-        entries.append((tid, t, path))
-    for tid, t, _ in entries:
+    entries = r.unique(tasks_in, base, "name", "task name")
+    paths = {tid: path for tid, (_, path) in entries.items()}
+    refs = {tid: tid for tid in entries}
+    for tid, (t, _) in entries.items():
         alias = t.get("id")
         if isinstance(alias, str) and alias and alias not in refs:
             refs[alias] = tid
@@ -259,7 +218,7 @@ def _parse_14(
     links: list[tuple[str, str, str]] = []
     outputs: dict[str, dict[str, int]] = {}
     inputs: dict[str, set[str]] = {}
-    for tid, t, path in entries:
+    for tid, (t, path) in entries.items():
         runtime = _runtime(r, t.get("runtimeInSeconds", t.get("runtime")), path, default_runtime)
         procs = _processors(r, t.get("cores"), join(path, "cores"))
         _note_defaults(notes, tid, t.get("runtimeInSeconds", t.get("runtime")), t.get("cores"))
@@ -269,14 +228,7 @@ def _parse_14(
             links.append((tid, ref, join(join(path, "children"), k)))
         outs: dict[str, int] = {}
         ins: set[str] = set()
-        for k, entry in enumerate(r.array(t.get("files", []), join(path, "files")) or []):
-            f_path = join(join(path, "files"), k)
-            f = r.obj(entry, f_path)
-            if f is None:
-                continue
-            fname = r.string(r.field(f, "name", f_path), join(f_path, "name"))
-            if fname is None:
-                continue
+        for fname, f, f_path in r.named(t.get("files", []), join(path, "files"), "name"):
             size = _size(r, f.get("sizeInBytes", f.get("size", 0)), join(f_path, "sizeInBytes"))
             if str(f.get("link", "")).lower() == "input":
                 ins.add(fname)
