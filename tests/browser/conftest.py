@@ -43,3 +43,26 @@ def page(browser):
     page = context.new_page()
     yield page
     context.close()
+
+
+@pytest.fixture
+def world(alice, media_root, django_user_model):
+    """Every kind's result, a sweep, sites with a topology, and a staff user ``root``: the
+    fixtures of the walks over every page (tests/browser/test_layout.py)."""
+    from gridportal.sites.models import Site, Topology
+    from gridportal.sites.services import configuration_import, topology_load
+    from scheduler.coallocation import builtin_topologies
+    from scheduler.usage.scenarios import seed004_document
+    from tests.browser.ui_fixtures import all_fixtures, page_urls
+
+    made = all_fixtures(alice)
+    made["root"] = django_user_model.objects.create_superuser(
+        "root", "root@example.org", "pw-Secret-123"
+    )
+    configuration_import(seed004_document(sites=2))
+    Site.objects.update(trace=made["trace"])
+    made["topology"] = topology_load(name="seed001", document=builtin_topologies()["seed001"])
+    made["site"] = Site.objects.first()
+    assert Topology.objects.count() == 1
+    made["urls"] = page_urls(made)  # (database queries before the browser's event loop)
+    return made

@@ -1,14 +1,17 @@
-"""The Content-Security-Policy in a real browser (issue 36): every page — each web URL pattern
+"""The Content-Security-Policy in a real browser: every page — each web URL pattern
 with a finished run of every experiment kind, a sweep, compare, sites with a quote and a
 prediction, reproductions, the account pages, the admin and the API pages — is opened in
 Chromium, and any CSP violation (the ``securitypolicyviolation`` event or Chromium's console
 report) fails the test. Charts still draw (no blank canvas) and still download as PNG.
 
+The walk over every page runs in tests/browser/test_layout.py (one world of finished runs for
+all the page walks; it also measures each page's width at 1366 px); the control is here.
+
 The policy itself is gridportal/settings.py ``CONTENT_SECURITY_POLICY``."""
 
 import pytest
 
-from tests.browser.test_layout import login, wait_drawn, world  # noqa: F401 (the fixture)
+from tests.browser.ui_fixtures import login, overflow, wait_drawn
 
 pytestmark = pytest.mark.browser
 
@@ -55,11 +58,6 @@ def watch_console(page, violations: list, where: list):
     page.on("console", on_console)
 
 
-@pytest.fixture
-def root(django_user_model):
-    return django_user_model.objects.create_superuser("root", "root@example.org", "pw-Secret-123")
-
-
 def visit(page, url: str, path: str, where: list) -> dict:
     where[0] = path
     resp = page.goto(url + path)
@@ -73,7 +71,9 @@ def visit(page, url: str, path: str, where: list) -> dict:
     return resp.headers
 
 
-def test_no_page_violates_the_policy_and_charts_still_draw(live_server, world, root, browser):  # noqa: F811
+def no_page_violates_the_policy_and_charts_still_draw(live_server, world, browser):
+    """Every page, logged out, as a user and as staff: no violation, charts drawn, a chart's
+    PNG download; and (as the same walk is at laptop width) no page wider than 1366 px."""
     url = live_server.url
     site = world["site"]
     pages = [
@@ -102,7 +102,7 @@ def test_no_page_violates_the_policy_and_charts_still_draw(live_server, world, r
         checked.append(path)
 
     login(page, url)
-    blank, canvases, charted = [], 0, 0
+    blank, too_wide, canvases, charted = [], [], 0, 0
     for path in pages:
         head = page.request.get(url + path, max_redirects=0)
         if head.status == 405 or "text/html" not in head.headers.get("content-type", ""):
@@ -113,6 +113,8 @@ def test_no_page_violates_the_policy_and_charts_still_draw(live_server, world, r
         canvases += n
         charted += n > 0
         blank += [f"{path}#{box}" for box in page.evaluate(BLANK_CANVASES)]
+        if (extra := overflow(page)) > 0:
+            too_wide.append(f"{path} @1366px: {extra} px too wide")
         checked.append(path)
 
     # a chart's PNG download (canvas toDataURL under img-src data:) on a finished run's page
@@ -146,6 +148,7 @@ def test_no_page_violates_the_policy_and_charts_still_draw(live_server, world, r
     assert not violations, "\n".join(violations)
     assert not errors, "\n".join(errors)
     assert not blank, f"blank charts: {blank}"
+    assert not too_wide, "\n".join(too_wide)
 
 
 def test_the_watch_sees_a_violation(live_server, alice, browser):

@@ -8,7 +8,8 @@ The figures come from tests/browser/readability.py, which the screenshot script 
 import pytest
 
 from tests.browser.readability import measure, open_everything, with_renderer
-from tests.browser.test_layout import WIDTHS, login
+from tests.browser.test_layout import WIDTHS
+from tests.browser.ui_fixtures import login
 
 pytestmark = pytest.mark.browser
 

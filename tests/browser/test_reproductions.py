@@ -76,7 +76,7 @@ def test_page_opens_on_the_scoreboard_and_a_figure_reveals_its_claims(live_serve
     """Issue 20: the page before anything is expanded is about one screen at 1366 px (the
     presets folded by kind) and no wider than a phone at 390 px; a figure cell opens its
     kind and its preset's claims and scrolls to them."""
-    from tests.browser.test_layout import login, overflow
+    from tests.browser.ui_fixtures import login, overflow
 
     for width in (1366, 390):
         ctx = browser.new_context(viewport={"width": width, "height": SCREEN})

@@ -1,5 +1,7 @@
 """One finished run of every experiment kind (and a finished sweep), run in-process through the
-real services on small inputs: the fixtures of the layout tests and of the screenshot script.
+real services on small inputs: the fixtures of the layout tests and of the screenshot script;
+and the browser tests' page helpers (log in, wait until a result is drawn, overflow, one URL per
+page).
 
 Each kind runs with small parameters so that the whole set takes well under a minute.
 """
@@ -8,6 +10,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from django.core.files.base import ContentFile
 
 from gridportal.experiments.models import Experiment
@@ -109,3 +112,84 @@ def all_fixtures(owner, verbose=False) -> dict:
     )
     finish_sweep(sweep)
     return {"trace": trace, "workflow": workflow, "runs": runs, "sweep": sweep}
+
+
+#: URL names that are not pages a person reads (downloads, POST-only actions, the admin and
+#: the API, which have their own layouts).
+NOT_PAGES = {
+    "trace-download",
+    "workflow-download",
+    "experiment-cancel",
+    "experiment-delete",
+    "sweep-cancel",
+    "sweep-delete",
+    "logout",
+    "reproduction-run",
+}
+
+
+def login(page, url, username="alice"):
+    page.goto(f"{url}/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", "pw-Secret-123")
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{url}/")
+
+
+def overflow(page) -> int:
+    """How many px the page is wider than the window (0: no horizontal scrolling)."""
+    return page.evaluate(
+        "() => Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)"
+        " - window.innerWidth"
+    )
+
+
+def wait_drawn(page):
+    if page.locator("#run-status, #sweep-status, #compare-data").count():
+        page.wait_for_selector("body[data-result-drawn=true]", timeout=30_000)
+
+
+def page_urls(made) -> list[str]:
+    """One URL per web URL pattern (every kind for the run page and the form)."""
+    runs = made["runs"]
+    first = runs["trace-stats"]
+    second, third = list(made["sweep"].runs.order_by("id"))[:2]
+    ids = {
+        "trace-detail": made["trace"].pk,
+        "workflow-detail": made["workflow"].pk,
+        "sweep-detail": made["sweep"].pk,
+        "site-detail": made["site"].pk,
+        "topology-detail": made["topology"].pk,
+    }
+    urls = []
+    from gridportal.web.urls import urlpatterns
+
+    names = [p.name for p in urlpatterns if p.name and p.name not in NOT_PAGES]
+    for name in sorted(set(names)):
+        if name == "experiment-detail":
+            urls += [f"/experiments/{e.pk}/" for e in runs.values()]
+        elif name == "experiment-new":
+            urls += [f"/experiments/new/?kind={k}" for k in runs]
+        elif name == "experiment-compare":
+            urls.append(f"/experiments/compare/?ids={second.pk}&ids={third.pk}")
+        elif name in ids:
+            from django.urls import reverse
+
+            urls.append(reverse(name, args=[ids[name]]))
+        else:
+            from django.urls import NoReverseMatch, reverse
+
+            args = []
+            if name.startswith("experiment-"):
+                args = [first.pk]
+            elif name.startswith("sweep-"):
+                args = [made["sweep"].pk]
+            for attempt in ([], args):
+                try:
+                    urls.append(reverse(name, args=attempt))
+                    break
+                except NoReverseMatch:
+                    continue
+            else:
+                pytest.fail(f"test_layout does not know how to open URL {name!r}: add it")
+    return urls
