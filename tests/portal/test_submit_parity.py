@@ -49,6 +49,11 @@ HOSTILE_TEXT = (
     ",".join(["1"] * 101),
 )
 BUDGET_S = 1.5
+#: Settings that make a kind's base run finish well inside BUDGET_S (else nearly every accepted
+#: case is inconclusive: provisioning-impact's SMALL run takes about 1.4 s of CPU).
+FASTER: dict[str, dict[str, Any]] = {
+    "provisioning-impact": {"days": 1.5, "policies": "fcfs,fairshare"}
+}
 MEMORY_MB = 768
 COUNTS: dict[str, dict[str, int]] = {}
 
@@ -64,8 +69,12 @@ def numbers_for(p: engine.Param) -> list[Any]:
     return list(dict.fromkeys(values))
 
 
+def base_for(name: str) -> dict[str, Any]:
+    return {**SMALL.get(name, {}), **FASTER.get(name, {})}
+
+
 def cases_for(kind: engine.ExperimentKind) -> list[dict[str, Any]]:
-    base = SMALL.get(kind.name, {})
+    base = base_for(kind.name)
     out: list[dict[str, Any]] = []
     for p in kind.params:
         if p.type in ("int", "float"):
@@ -120,7 +129,7 @@ def run_only_refusals(kind_name: str, traces: list) -> tuple[list[str], dict[str
         if outcome == "ran":
             counts["ran"] += 1
         else:
-            changed = {k: v for k, v in params.items() if SMALL.get(kind_name, {}).get(k) != v}
+            changed = {k: v for k, v in params.items() if base_for(kind_name).get(k) != v}
             failures.append(f"{kind_name} {changed}: accepted at submit, run {outcome}")
     return failures, counts
 
@@ -136,4 +145,6 @@ def test_every_run_refusal_is_a_submit_refusal(kind_name, alice, media_root):
     COUNTS[kind_name] = counts
     print(kind_name, counts)  # noqa: T201  (the counts, with -s)
     assert counts["cases"] >= 10
+    accepted = counts["ran"] + counts["inconclusive"]
+    assert accepted < 5 or counts["ran"], f"every accepted case outlived {BUDGET_S} s: {counts}"
     assert not failures, "\n".join(failures)
