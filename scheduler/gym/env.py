@@ -12,9 +12,15 @@ profile rather than a second scheduling loop:
   the queue is), and picks one of them;
 * the chosen job starts as soon as its processors are free; until then nothing else starts, or
   — with ``backfill`` — a waiting job starts when it fits without delaying the chosen one
-  (EASY, Lifka 1995: the chosen job holds a reservation at its earliest start in the profile).
-  ``backfill="rlscheduler"`` adds RLScheduler's stricter test: the job must also end (by its
-  request) before that reservation;
+  (``backfill=True`` or ``"easy"``: EASY, Lifka 1995 — the chosen job holds a reservation at
+  its earliest start in the profile, and a job that fits now beside it starts).
+  ``backfill="rlscheduler"`` is RLScheduler's own rule (``moveforward_for_resources_backfill``):
+  when the job is chosen, its "earliest start" is the instant enough processors come back if
+  the running jobs end at their requests; until it starts, a waiting job (queue order) starts
+  when its processors are free now and it would end, by its request, strictly before that
+  instant.  It ignores processors left over beside the chosen job (EASY's second rule), keeps
+  that instant fixed, and trusts requests, so a job that runs past its request can delay the
+  chosen one;
 * the reward is 0 until the last job of the sequence has started, then the episode's score:
   minus the average bounded slowdown (``max(1, (wait + run) / max(run, 10))``, the 10 s bound
   of Feitelson et al., JSSPP 1997), minus the average wait or response time, or the
@@ -53,13 +59,19 @@ class AgentPolicy(Policy):
 
     name = "gym-agent"
 
-    def __init__(self, state: ClusterState, backfill: bool | str = False) -> None:
+    def __init__(
+        self, state: ClusterState, backfill: bool | str = False, request: list[int] | None = None
+    ) -> None:
         super().__init__(state)
         self.backfill = bool(backfill)
         self.strict = backfill == "rlscheduler"
+        #: requested times (what the rlscheduler rule trusts); default: the estimates
+        self.request = self.estimate if request is None else request
         self.chosen: int | None = None
         self.started = 0
         self._wake: int | None = None
+        self._shadow: int | None = None  # the rlscheduler rule's fixed earliest start
+        self._running: dict[int, int] = {}  # job -> start (for the rlscheduler rule)
 
     def choose(self, k: int, now: int) -> None:
         """Job ``k`` (waiting) starts next; the simulator acts on it at ``now``."""
@@ -67,12 +79,16 @@ class AgentPolicy(Policy):
             raise ValueError(f"job {k} cannot be chosen now (chosen: {self.chosen})")
         self.chosen = k
         self._wake = now
+        self._shadow = None
 
     def needs_choice(self) -> bool:
         return self.chosen is None and bool(self.queue)
 
     def next_wakeup(self) -> int | None:
         return self._wake
+
+    def complete(self, k: int, now: int, early: bool) -> None:
+        self._running.pop(k, None)
 
     def schedule(self, now: int, changed: bool) -> list[int]:
         self._wake = None
@@ -83,16 +99,21 @@ class AgentPolicy(Policy):
             self.profile.reserve(now, now + self.estimate[c], self.procs[c])
             self.chosen = None
             started = [c]
+        elif self.strict:
+            started = self._backfill_rlscheduler(c, now)
         elif self.backfill:
-            started = self._backfill(c, now)
+            started = self._backfill_easy(c, now)
         else:
             return []
-        gone = set(started)
-        self.queue[:] = [k for k in self.queue if k not in gone]
-        self.started += len(started)
+        if started:
+            gone = set(started)
+            self.queue[:] = [k for k in self.queue if k not in gone]
+            self.started += len(started)
+            if self.strict:
+                self._running.update(dict.fromkeys(started, now))
         return started
 
-    def _backfill(self, c: int, now: int) -> list[int]:
+    def _backfill_easy(self, c: int, now: int) -> list[int]:
         profile, procs, estimate = self.profile, self.procs, self.estimate
         shadow = profile.earliest_start(procs[c], estimate[c], now)
         profile.reserve(shadow, shadow + estimate[c], procs[c])
@@ -100,13 +121,27 @@ class AgentPolicy(Policy):
         try:
             for k in self.queue:
                 n, end = procs[k], now + estimate[k]
-                if k == c or n > profile.free[0] or (self.strict and end >= shadow):
-                    continue
-                if profile.free_over(now, end) >= n:
+                if k != c and n <= profile.free[0] and profile.free_over(now, end) >= n:
                     profile.reserve(now, end, n)
                     started.append(k)
         finally:
             profile.release(shadow, shadow + estimate[c], procs[c])
+        return started
+
+    def _backfill_rlscheduler(self, c: int, now: int) -> list[int]:
+        procs, request, profile = self.procs, self.request, self.profile
+        if self._shadow is None:  # fixed when the job is first found not to fit
+            free, shadow = profile.free[0], now
+            for end, k in sorted((s + request[k], k) for k, s in self._running.items()):
+                free, shadow = free + procs[k], end
+                if free >= procs[c]:
+                    break
+            self._shadow = shadow
+        started = []
+        for k in self.queue:
+            if k != c and procs[k] <= profile.free[0] and now + request[k] < self._shadow:
+                profile.reserve(now, now + self.estimate[k], procs[k])
+                started.append(k)
         return started
 
     def untouched(self) -> bool:
@@ -161,10 +196,6 @@ class SchedulingEnv(gym.Env):
             )
         self.workload, self.length, self.queue_size = workload, sequence_length, queue_size
         self.backfill, self.metric = backfill, metric
-        self._entry = PolicyEntry(
-            "gym-agent", "agent", "the environment's agent", "picks the next job",
-            lambda state, _value: AgentPolicy(state, backfill),
-        )  # fmt: skip
         size = queue_size * JOB_FEATURES + MACHINE_FEATURES
         self.observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
         self.action_space = spaces.Discrete(queue_size)
@@ -213,10 +244,15 @@ class SchedulingEnv(gym.Env):
     def _begin(self, start: int) -> None:
         jobs = self.workload.sequence(start, self.length)
         self.start = start
-        self.sim = Simulator(jobs, self.workload.capacity, self._entry, estimates="requested")
+        request = self.workload.requests(start, self.length)
+        entry = PolicyEntry(
+            "gym-agent", "agent", "the environment's agent", "picks the next job",
+            lambda state, _value: AgentPolicy(state, self.backfill, request),
+        )  # fmt: skip
+        self.sim = Simulator(jobs, self.workload.capacity, entry, estimates="requested")
         self.policy = self.sim.policy
         self._submit = np.fromiter((j.submit for j in jobs), dtype=np.int64, count=self.length)
-        self._request = np.asarray(self.workload.requests(start, self.length), dtype=np.int64)
+        self._request = np.asarray(request, dtype=np.int64)
         self._procs = np.asarray(self.sim.procs, dtype=np.int64)
         self._advance()
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .env import SchedulingEnv
-from .heuristics import HEURISTICS
+from .heuristics import HEURISTICS, Priority
 from .sequences import Workload, sequence_starts
 
 __all__ = ["Protocol", "evaluate"]
@@ -42,21 +42,24 @@ def evaluate(
     workload: Workload,
     protocol: Protocol,
     *,
-    heuristics: Iterable[str] = ("FCFS", "WFP3", "UNICEP", "SJF", "F1"),
+    heuristics: Iterable[str] | dict[str, Priority] = ("FCFS", "WFP3", "UNICEP", "SJF", "F1"),
     agents: dict[str, Callable] | None = None,
     backfill: bool | str = False,
     metric: str = "bsld",
 ) -> dict[str, float]:
-    """The mean score of each heuristic (a name of :data:`.heuristics.HEURISTICS`) and each
-    agent (``act(observation, mask) -> action``, through the environment) over the
-    protocol's sequences: ``{name: mean}``."""
+    """The mean score of each heuristic (a name of :data:`.heuristics.HEURISTICS`, or
+    ``{name: priority(s, r, n, now)}`` for your own) and each agent (``act(observation, mask)
+    -> action``, through the environment) over the protocol's sequences: ``{name: mean}``."""
     env = SchedulingEnv(workload, sequence_length=protocol.length, backfill=backfill, metric=metric)
     starts = protocol.starts(workload)
     out: dict[str, float] = {}
-    for name in heuristics:
-        if name not in HEURISTICS:
-            raise ValueError(f"unknown heuristic {name!r}: one of {', '.join(HEURISTICS)}")
-        out[name] = float(np.mean([env.run_priority(name, s)[metric] for s in starts]))
+    if not isinstance(heuristics, dict):
+        unknown = [h for h in heuristics if h not in HEURISTICS]
+        if unknown:
+            raise ValueError(f"unknown heuristic {unknown[0]!r}: one of {', '.join(HEURISTICS)}")
+        heuristics = {h: HEURISTICS[h] for h in heuristics}
+    for name, fn in heuristics.items():
+        out[name] = float(np.mean([env.run_priority(fn, s)[metric] for s in starts]))
     for name, act in (agents or {}).items():
         out[name] = float(np.mean([env.run_agent(act, s)[metric] for s in starts]))
     return out

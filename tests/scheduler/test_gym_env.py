@@ -144,3 +144,28 @@ def test_bad_settings_are_refused(workload):
         env.reset(options={"start": 790})
     with pytest.raises(RuntimeError, match="call reset"):
         SchedulingEnv(workload, sequence_length=50).step(0)
+
+
+def _tiny_workload():
+    """10 processors: A (6 procs, 100 s) runs; B (8 procs) is chosen and waits for A; C (2
+    procs, 1000 s) arrives and fits now beside B's reservation, but ends after A."""
+    from scheduler.cluster.jobs import SimJob
+    from scheduler.gym import Workload
+
+    jobs = [(0, 100, 6), (1, 50, 8), (2, 1000, 2)] + [(5000 + i, 10, 1) for i in range(5)]
+    sim_jobs = tuple(SimJob(i, i + 1, s, r, r, n) for i, (s, r, n) in enumerate(jobs))
+    return Workload("tiny", sim_jobs, 10, 1000, 0, tuple(r for _s, r, _n in jobs))
+
+
+@pytest.mark.parametrize(("backfill", "c_start"), [(False, 100), ("easy", 2), ("rlscheduler", 100)])
+def test_backfill_rules(backfill, c_start):
+    """EASY starts C on the processors B leaves free; RLScheduler's rule only backfills jobs
+    that end before B's earliest start, so C waits for the next choice (at 100, beside B)."""
+    env = SchedulingEnv(_tiny_workload(), sequence_length=3, queue_size=4, backfill=backfill)
+    env.reset(options={"start": 0})
+    env.step(0)  # A starts at 0
+    assert env.policy.queue == [1] and env.sim.now == 1
+    _obs, reward, done, _t, info = env.step(0)  # B is chosen at 1
+    while not done:
+        _obs, reward, done, _t, info = env.step(0)
+    assert env.sim.start[:2] == [0, 100] and env.sim.start[2] == c_start
