@@ -199,6 +199,9 @@ class SchedulingEnv(gym.Env):
         size = queue_size * JOB_FEATURES + MACHINE_FEATURES
         self.observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
         self.action_space = spaces.Discrete(queue_size)
+        # an empty slot: no wait, longest, widest, cannot start
+        self._blank = np.zeros(size, dtype=np.float32)
+        self._blank[: queue_size * JOB_FEATURES].reshape(queue_size, JOB_FEATURES)[:, 1:3] = 1.0
         self.sim: Simulator | None = None
         self.policy: AgentPolicy | None = None
 
@@ -254,6 +257,14 @@ class SchedulingEnv(gym.Env):
         self._submit = np.fromiter((j.submit for j in jobs), dtype=np.int64, count=self.length)
         self._request = np.asarray(request, dtype=np.int64)
         self._procs = np.asarray(self.sim.procs, dtype=np.int64)
+        # features that do not change while a job waits: requested time, processors
+        self._static = np.stack(
+            [
+                np.minimum(self._request / self.workload.max_runtime, 1.0),
+                self._procs / self.workload.capacity,
+            ],
+            axis=1,
+        ).astype(np.float32)
         self._advance()
 
     def _choose(self, k: int) -> None:
@@ -270,21 +281,17 @@ class SchedulingEnv(gym.Env):
             sim.run(until=t)
 
     def _observation(self) -> np.ndarray:
-        obs = np.zeros(self.observation_space.shape, dtype=np.float32)
+        obs = self._blank.copy()
         queue = self.policy.queue[: self.queue_size]
         free = self.policy.profile.free[0]
-        cap = self.workload.capacity
-        jobs = obs[: self.queue_size * JOB_FEATURES].reshape(self.queue_size, JOB_FEATURES)
-        jobs[:, 1:3] = 1.0  # an empty slot: no wait, longest, widest, cannot start
         if queue:
-            idx = np.asarray(queue, dtype=np.int64)
-            procs = self._procs[idx]
             n = len(queue)
-            jobs[:n, 0] = np.minimum((self.sim.now - self._submit[idx]) / MAX_WAIT, 1.0)
-            jobs[:n, 1] = np.minimum(self._request[idx] / self.workload.max_runtime, 1.0)
-            jobs[:n, 2] = procs / cap
-            jobs[:n, 3] = procs <= free
-        obs[-2] = free / cap
+            idx = np.fromiter(queue, dtype=np.int64, count=n)
+            jobs = obs[: n * JOB_FEATURES].reshape(n, JOB_FEATURES)
+            jobs[:, 0] = np.minimum((self.sim.now - self._submit[idx]) / MAX_WAIT, 1.0)
+            jobs[:, 1:3] = self._static[idx]
+            jobs[:, 3] = self._procs[idx] <= free
+        obs[-2] = free / self.workload.capacity
         obs[-1] = min(len(self.policy.queue) / self.queue_size, 1.0)
         return obs
 
