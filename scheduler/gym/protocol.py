@@ -46,11 +46,16 @@ def evaluate(
     agents: dict[str, Callable] | None = None,
     backfill: bool | str = False,
     metric: str = "bsld",
+    queue_size: int = 128,
 ) -> dict[str, float]:
     """The mean score of each heuristic (a name of :data:`.heuristics.HEURISTICS`, or
     ``{name: priority(s, r, n, now)}`` for your own) and each agent (``act(observation, mask)
-    -> action``, through the environment) over the protocol's sequences: ``{name: mean}``."""
-    env = SchedulingEnv(workload, sequence_length=protocol.length, backfill=backfill, metric=metric)
+    -> action``, through an environment showing ``queue_size`` jobs) over the protocol's
+    sequences: ``{name: mean}``."""
+    env = SchedulingEnv(
+        workload, sequence_length=protocol.length, queue_size=queue_size, backfill=backfill,
+        metric=metric,
+    )  # fmt: skip
     starts = protocol.starts(workload)
     out: dict[str, float] = {}
     if not isinstance(heuristics, dict):
