@@ -39,8 +39,9 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ..cluster.policy import ClusterState, Policy, PolicyEntry
+from ..cluster.policy import ClusterState, PolicyEntry
 from ..cluster.simulator import Simulator
+from ..cluster.userpolicy import PriorityPolicy
 from .heuristics import HEURISTICS, Priority, pick
 from .sequences import Workload, load_workload
 
@@ -53,25 +54,26 @@ METRICS = ("bsld", "wait", "response", "utilization")
 BACKFILL_MODES = (False, True, "easy", "rlscheduler")
 
 
-class AgentPolicy(Policy):
+class AgentPolicy(PriorityPolicy):
     """Start the job chosen from outside as soon as it fits (see the module's docstring);
-    :meth:`needs_choice` says when the simulator waits for a choice."""
+    :meth:`needs_choice` says when the simulator waits for a choice.  EASY backfilling behind
+    the chosen job is :class:`~scheduler.policies.PriorityPolicy`'s, with the chosen job
+    ranked first (it holds the one reservation) and the others in queue order."""
 
     name = "gym-agent"
+    reservations = 1
 
     def __init__(
         self, state: ClusterState, backfill: bool | str = False, request: list[int] | None = None
     ) -> None:
         super().__init__(state)
-        self.backfill = bool(backfill)
-        self.strict = backfill == "rlscheduler"
+        self.mode = "rlscheduler" if backfill == "rlscheduler" else ("easy" if backfill else "")
         #: requested times (what the rlscheduler rule trusts); default: the estimates
         self.request = self.estimate if request is None else request
         self.chosen: int | None = None
         self.started = 0
         self._wake: int | None = None
         self._shadow: int | None = None  # the rlscheduler rule's fixed earliest start
-        self._running: dict[int, int] = {}  # job -> start (for the rlscheduler rule)
 
     def choose(self, k: int, now: int) -> None:
         """Job ``k`` (waiting) starts next; the simulator acts on it at ``now``."""
@@ -87,9 +89,6 @@ class AgentPolicy(Policy):
     def next_wakeup(self) -> int | None:
         return self._wake
 
-    def complete(self, k: int, now: int, early: bool) -> None:
-        self._running.pop(k, None)
-
     def schedule(self, now: int, changed: bool) -> list[int]:
         self._wake = None
         c = self.chosen
@@ -99,34 +98,14 @@ class AgentPolicy(Policy):
             self.profile.reserve(now, now + self.estimate[c], self.procs[c])
             self.chosen = None
             started = [c]
-        elif self.strict:
+        elif self.mode == "easy":
+            started = self._backfill([c, *(k for k in self.queue if k != c)], now)
+        elif self.mode == "rlscheduler":
             started = self._backfill_rlscheduler(c, now)
-        elif self.backfill:
-            started = self._backfill_easy(c, now)
         else:
             return []
-        if started:
-            gone = set(started)
-            self.queue[:] = [k for k in self.queue if k not in gone]
-            self.started += len(started)
-            if self.strict:
-                self._running.update(dict.fromkeys(started, now))
-        return started
-
-    def _backfill_easy(self, c: int, now: int) -> list[int]:
-        profile, procs, estimate = self.profile, self.procs, self.estimate
-        shadow = profile.earliest_start(procs[c], estimate[c], now)
-        profile.reserve(shadow, shadow + estimate[c], procs[c])
-        started = []
-        try:
-            for k in self.queue:
-                n, end = procs[k], now + estimate[k]
-                if k != c and n <= profile.free[0] and profile.free_over(now, end) >= n:
-                    profile.reserve(now, end, n)
-                    started.append(k)
-        finally:
-            profile.release(shadow, shadow + estimate[c], procs[c])
-        return started
+        self.started += len(started)
+        return self._started(started, now)
 
     def _backfill_rlscheduler(self, c: int, now: int) -> list[int]:
         procs, request, profile = self.procs, self.request, self.profile
