@@ -169,3 +169,19 @@ def test_backfill_rules(backfill, c_start):
     while not done:
         _obs, reward, done, _t, info = env.step(0)
     assert env.sim.start[:2] == [0, 100] and env.sim.start[2] == c_start
+
+
+@pytest.mark.parametrize("metric", ["wait", "response", "utilization"])
+def test_other_metrics_are_the_reward(workload, metric):
+    env = SchedulingEnv(workload, sequence_length=120, queue_size=8, metric=metric)
+    _obs, total, _steps, info = _episode(env, 2)
+    sim = env.sim
+    start, submit = np.array(sim.start), np.array(sim.submit_time)
+    run, procs = np.array(sim.runtime), np.array(sim.procs)
+    expected = {
+        "wait": -(start - submit).mean(),
+        "response": -(start - submit + run).mean(),
+        "utilization": (run * procs).sum() / ((start.max() - submit.min()) * 64),
+    }[metric]
+    assert total == pytest.approx(expected)
+    assert info["metrics"][metric] == pytest.approx(abs(expected))
