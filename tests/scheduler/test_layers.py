@@ -52,6 +52,7 @@ FLOORS = {
     "scheduler.provisioning": 2,
     "scheduler.usage": 2,
     "scheduler.workflows": 2,
+    "scheduler.gym": 2,  # the Gymnasium environment and RLScheduler's baselines
     "scheduler.io": 3,
     "scheduler.experiments": 4,
     "scheduler.cli": 5,
