@@ -38,3 +38,15 @@ class QueryStringMiddleware:
             return HttpResponse(json.dumps({name: [message]}), status=400,
                                 content_type="application/json")  # fmt: skip
         return HttpResponse(message + "\n", status=400, content_type="text/plain; charset=utf-8")
+
+
+class FiltersOnListsOnly:
+    """A DRF viewset mixin: the filter, search and ordering backends narrow lists only.  DRF
+    also runs them in ``get_object()``, so every request for one object (its result, CSV,
+    bundle) built a filter form from its query string; an object's own URL names it, and
+    filtering it by ``?status=…`` meant nothing but a 404."""
+
+    def filter_queryset(self, queryset):
+        if getattr(self, "detail", False):
+            return queryset
+        return super().filter_queryset(queryset)  # type: ignore[misc]

@@ -11,6 +11,7 @@ from rest_framework.response import Response
 
 from gridportal.ids import ID_REGEX
 from gridportal.ownership import visible_to
+from gridportal.querystrings import FiltersOnListsOnly
 from scheduler import engine
 
 from ..bundles import MAX_BUNDLE_BYTES, bundle_import, experiment_bundle_zip, sweep_bundle_zip
@@ -83,6 +84,7 @@ def _filename_part(part: str) -> str:
 
 
 class ExperimentViewSet(
+    FiltersOnListsOnly,
     mixins.CreateModelMixin,
     mixins.RetrieveModelMixin,
     mixins.DestroyModelMixin,
@@ -216,6 +218,7 @@ def _zip_response(data: bytes, filename: str) -> HttpResponse:
 
 
 class SweepViewSet(
+    FiltersOnListsOnly,
     mixins.CreateModelMixin,
     mixins.RetrieveModelMixin,
     mixins.DestroyModelMixin,

@@ -7,6 +7,7 @@ from rest_framework.response import Response
 from gridportal.ids import ID_REGEX
 from gridportal.ownership import visible_to
 from gridportal.parsers import BoundedJSONParser
+from gridportal.querystrings import FiltersOnListsOnly
 
 from ..models import Trace, Workflow
 from ..services import trace_delete, workflow_delete, workflow_generate
@@ -15,6 +16,7 @@ from .serializers import TraceSerializer, WorkflowGenerateSerializer, WorkflowSe
 
 
 class TraceViewSet(
+    FiltersOnListsOnly,
     mixins.CreateModelMixin,
     mixins.RetrieveModelMixin,
     mixins.DestroyModelMixin,
@@ -41,6 +43,7 @@ class TraceViewSet(
 
 
 class WorkflowViewSet(
+    FiltersOnListsOnly,
     mixins.CreateModelMixin,
     mixins.RetrieveModelMixin,
     mixins.DestroyModelMixin,
