@@ -99,6 +99,19 @@ def _isolate_xdist_worker() -> None:
 _isolate_xdist_worker()
 
 
+def _own_cache_keys() -> None:
+    """The cache (throttle counters) on the broker's Redis is shared by every process: this
+    test process counts under a key prefix of its own, so no other run's counts reach it."""
+    from django.conf import settings
+
+    cache = settings.CACHES["default"]
+    if "KEY_PREFIX" in cache:
+        cache["KEY_PREFIX"] = f"{cache['KEY_PREFIX']}-test-{os.getpid()}"
+
+
+_own_cache_keys()
+
+
 def require(available: bool, reason: str) -> None:
     """Skip (locally) or fail (under CI) when a needed service is missing."""
     if available:
