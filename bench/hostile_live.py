@@ -5,10 +5,12 @@ the probe looked at.
 Classes: oversized and malformed sacct uploads; zip bombs in job-array result uploads;
 oversized and unverifiable run bundles; hostile query strings on the pages and the API; a
 wrong-login storm; the cancel of a running run.  Per class: requests, server errors (5xx),
-requests over 30 s, the web workers' peak RSS (``VmHWM``, reset before each class through
-``/proc/PID/clear_refs``; over 1 GiB is flagged), and trace/run rows added by refused
-requests.  At the end: orphan files (``manage.py orphans --min-age 0``), temporary files left
-by the limited children (the stack's own ``TMPDIR``) and processes left under gunicorn.
+requests over 30 s, the 503s of the bound on password hashes at once (``Retry-After``: load
+shed by design, counted apart), the web workers' peak RSS (``VmHWM``, reset before each
+class through ``/proc/PID/clear_refs``; over 1 GiB is flagged), and trace/run rows added by
+refused requests.  At the end: orphan files (``manage.py orphans --min-age 0``), processes left
+under gunicorn, and temporary files left by the limited children (the stack's own ``TMPDIR``,
+looked at once the stack has stopped).
 
 Its own database (``bench_hostile_live``, dropped and re-created), Redis db 3 unless
 ``BENCH_REDIS`` says otherwise, a private Celery queue.  Prints figures; asserts nothing.
@@ -24,6 +26,7 @@ import io
 import json
 import os
 import random
+import shutil
 import socket
 import subprocess
 import sys
@@ -38,7 +41,7 @@ from pathlib import Path
 import requests
 
 HERE = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(HERE / "bench"))
+sys.path[:0] = [str(HERE), str(HERE / "bench")]
 from bench_sacct import write_dump  # noqa: E402
 from hostile_uploads import big_result  # noqa: E402
 
@@ -205,7 +208,9 @@ class Probe:
         c["requests"] += 1
         c["slowest_s"] = max(c["slowest_s"], took)
         c["over_30s"] += took > SLOW_S
-        if resp.status_code >= 500:
+        if resp.status_code == 503 and "Retry-After" in resp.headers:
+            c["503_busy"] += 1  # the bound on password hashes at once: shed, "try again"
+        elif resp.status_code >= 500:
             c["5xx"] += 1
             c["notes"].append(f"{method} {path[:50]}: {resp.status_code}")
         c["codes"][resp.status_code] = c["codes"].get(resp.status_code, 0) + 1
@@ -215,7 +220,7 @@ class Probe:
         self.stack.reset_peaks()
         before = self.stack.rows()
         self.current = {"class": name, "requests": 0, "5xx": 0, "over_30s": 0, "no_answer": 0,
-                        "slowest_s": 0.0, "codes": {}, "notes": []}  # fmt: skip
+                        "503_busy": 0, "slowest_s": 0.0, "codes": {}, "notes": []}  # fmt: skip
         t0 = time.perf_counter()
         send(self)
         c = self.current
@@ -412,16 +417,21 @@ def main() -> None:
             probe.run(name, send, refused_only)
         time.sleep(5)  # limited children of the last requests exit
         orphans = stack.manage("orphans", "--min-age", "0").strip()
-        temp_left = sorted(p.name for p in (stack.var / "tmp").iterdir())
         procs_left = [pid for pid in stack.descendants(stack.web.pid)
                       if pid not in stack.web_workers()]  # fmt: skip
     finally:
         stack.close()
+    # after the stack stopped: what a process that exits cleanly leaves (its pymp-* folder
+    # goes with it) and what a killed limited child left
+    temp_left = sorted(str(p.relative_to(stack.var)) for p in (stack.var / "tmp").rglob("*"))
+    shutil.rmtree(stack.var, ignore_errors=True)
     print()
-    print(f"{'class':<16} {'requests':>8} {'5xx':>4} {'>30 s':>5} {'slowest s':>9} "
-          f"{'web peak MiB':>12} {'>1 GiB':>6} {'rows added':>10}  notes")  # fmt: skip
+    print(f"{'class':<16} {'requests':>8} {'5xx':>4} {'503 busy':>8} {'>30 s':>5} "
+          f"{'slowest s':>9} {'web peak MiB':>12} {'>1 GiB':>6} {'rows added':>10}  "
+          "notes")  # fmt: skip
     for c in probe.rows:
-        print(f"{c['class']:<16} {c['requests']:>8} {c['5xx']:>4} {c['over_30s']:>5} "
+        print(f"{c['class']:<16} {c['requests']:>8} {c['5xx']:>4} {c['503_busy']:>8} "
+              f"{c['over_30s']:>5} "
               f"{c['slowest_s']:>9} {c['peak_rss_mib']:>12} "
               f"{'yes' if c['peak_rss_mib'] > GIB_MIB else 'no':>6} {str(c['rows_added']):>10}  "
               f"{'; '.join(c['notes'])[:300]}")  # fmt: skip
