@@ -237,6 +237,8 @@ class Probe:
 
 
 def sacct_oversized(p: Probe) -> None:
+    """A 10⁶-row dump (gzipped; a large sacct file goes to a worker: 202, then a trace or a
+    refusal under a run's limits) and an upload over the 100 MiB limit."""
     work = p.stack.var
     write_dump(work / "dump.sacct", 1_000_000)
     with open(work / "dump.sacct", "rb") as src, gzip.open(work / "dump.sacct.gz", "wb", 6) as gz:
@@ -247,6 +249,18 @@ def sacct_oversized(p: Probe) -> None:
                    data={"name": "million"})  # fmt: skip
     if r is not None:
         p.current["notes"].append(f"10^6 rows gz: {r.status_code} {r.text[:140]}")
+    if r is not None and r.status_code == 202:  # converted by the worker: wait for the trace
+        asked = time.monotonic()
+        while time.monotonic() - asked < 900:
+            pending = p.call("GET", "/api/traces/imports/").json()
+            if not pending or pending[0]["status"] != "converting":
+                break
+            time.sleep(2)
+        traces = p.call("GET", "/api/traces/?search=million").json()
+        traces = traces["results"] if isinstance(traces, dict) else traces
+        outcome = (f"a trace of {traces[0]['job_count']:,} jobs" if traces
+                   else f"refused: {pending[0]['error'][:140] if pending else '?'}")  # fmt: skip
+        p.current["notes"].append(f"worker: {outcome} {time.monotonic() - asked:.0f} s after")
     over = (HEAD + "\n" + (f"1{ROW}\n" * (101 * 2**20 // (len(ROW) + 2)))).encode()
     r = p.call("POST", "/api/traces/", files={"file": ("big.sacct", over)})
     if r is not None:

@@ -251,6 +251,11 @@ LOGOUT_REDIRECT_URL = "login"
 
 # Uploads: traces can be large (whole archive logs are ~100 MB uncompressed).
 GRIDPORTAL_MAX_UPLOAD_BYTES = int(os.environ.get("GRIDPORTAL_MAX_UPLOAD_BYTES", 100 * 2**20))
+#: Slurm accounting uploads larger than this are converted by a worker under a run's limits
+#: ("converting…" on the traces page), not within the request (gridportal.inputs.sacct_imports).
+GRIDPORTAL_SACCT_BACKGROUND_BYTES = int(
+    os.environ.get("GRIDPORTAL_SACCT_BACKGROUND_BYTES", 2 * 2**20)
+)
 GRIDPORTAL_MAX_TRACE_BYTES = int(os.environ.get("GRIDPORTAL_MAX_TRACE_BYTES", 1024 * 2**20))
 GRIDPORTAL_MAX_WORKFLOW_BYTES = int(os.environ.get("GRIDPORTAL_MAX_WORKFLOW_BYTES", 50 * 2**20))
 #: Jobs in one trace: a small file of tiny lines must not become millions of jobs in memory.
