@@ -256,6 +256,8 @@ GRIDPORTAL_MAX_UPLOAD_BYTES = int(os.environ.get("GRIDPORTAL_MAX_UPLOAD_BYTES", 
 GRIDPORTAL_SACCT_BACKGROUND_BYTES = int(
     os.environ.get("GRIDPORTAL_SACCT_BACKGROUND_BYTES", 2 * 2**20)
 )
+#: Such files of one user being converted at once (the next is refused until one is done).
+GRIDPORTAL_SACCT_IMPORTS_AT_ONCE = int(os.environ.get("GRIDPORTAL_SACCT_IMPORTS_AT_ONCE", 2))
 GRIDPORTAL_MAX_TRACE_BYTES = int(os.environ.get("GRIDPORTAL_MAX_TRACE_BYTES", 1024 * 2**20))
 GRIDPORTAL_MAX_WORKFLOW_BYTES = int(os.environ.get("GRIDPORTAL_MAX_WORKFLOW_BYTES", 50 * 2**20))
 #: Jobs in one trace: a small file of tiny lines must not become millions of jobs in memory.

@@ -20,6 +20,7 @@ from django.core.exceptions import ValidationError
 from django.core.files import File
 from django.db import transaction
 
+from gridportal.quotas.services import quota_check_storage
 from scheduler.engine import SacctError, detect_sacct
 
 from .models import SacctImport, Trace
@@ -64,6 +65,14 @@ def trace_upload(
                 ]
             }
         )
+    busy = SacctImport.objects.filter(owner=owner, status=SacctImport.Status.CONVERTING).count()
+    at_once = settings.GRIDPORTAL_SACCT_IMPORTS_AT_ONCE
+    if busy >= at_once:
+        raise ValidationError(
+            {"file": [f"{filename}: {busy} of your Slurm accounting files are being converted "
+                      f"(at most {at_once} at once); upload this one when they are done"]}
+        )  # fmt: skip
+    quota_check_storage(owner=owner, adding=upload.size, field="file")  # as the trace will
     row = SacctImport(
         owner=owner, name=(name or "")[:200], original_filename=filename,
         options=dataclasses.asdict(sacct),

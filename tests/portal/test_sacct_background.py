@@ -70,6 +70,22 @@ def test_the_page_says_converting_until_a_worker_takes_it(background, alice, cli
 
 
 @pytest.mark.django_db
+def test_a_user_converts_two_files_at_once_at_most(background, alice, media_root):
+    api = APIClient()
+    api.force_authenticate(alice)
+    for k in range(2):
+        resp = api.post("/api/traces/", {"file": SimpleUploadedFile(f"j{k}.sacct", SACCT)})
+        assert resp.status_code == 202, resp.content
+    resp = api.post("/api/traces/", {"file": SimpleUploadedFile("j2.sacct", SACCT)})
+    assert resp.status_code == 400
+    assert resp.json()["file"] == [
+        "j2.sacct: 2 of your Slurm accounting files are being converted (at most 2 at once); "
+        "upload this one when they are done"
+    ]
+    assert SacctImport.objects.count() == 2 and len(_files_under(media_root)) == 2
+
+
+@pytest.mark.django_db
 def test_small_sacct_still_converts_within_the_request(alice, media_root):
     api = APIClient()
     api.force_authenticate(alice)
