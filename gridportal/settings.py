@@ -195,19 +195,33 @@ GRIDPORTAL_THROTTLE_RATES = {
     "auth-token": os.environ.get("GRIDPORTAL_TOKEN_RATE", "20/min"),
     "signup": os.environ.get("GRIDPORTAL_SIGNUP_RATE", "10/hour"),
 }
-# Throttle counters live in the cache: CACHE_URL (redis://…) shares them between the web
-# processes; without it each process counts on its own (local memory).
-CACHE_URL = os.environ.get("CACHE_URL", "")
-if CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+# Throttle counters live in the cache, which every web process must share (gunicorn runs
+# several): CACHE_URL (redis://…) when given, else the Redis of the Celery broker (the same
+# database: the cache's keys are under KEY_PREFIX and clearing it removes only those), else the
+# database (table gridportal_cache, made by migrate).  CACHE_URL=locmem:// counts per process.
+_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
+_REDIS_URLS = ("redis://", "rediss://", "unix://")
+CACHE_URL = os.environ.get("CACHE_URL", "") or (
+    _BROKER_URL if _BROKER_URL.startswith(_REDIS_URLS) else ""
+)
+GRIDPORTAL_CACHE_TABLE = "gridportal_cache"
+if CACHE_URL.startswith(_REDIS_URLS):
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "gridportal.cache.SharedRedisCache",
             "LOCATION": CACHE_URL,
-            "KEY_PREFIX": "gridportal",
+            "KEY_PREFIX": os.environ.get("GRIDPORTAL_CACHE_PREFIX", "gridportal"),
         }
     }
-else:
+elif CACHE_URL.startswith("locmem://"):
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": GRIDPORTAL_CACHE_TABLE,
+        }
+    }
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -237,6 +251,13 @@ LOGOUT_REDIRECT_URL = "login"
 
 # Uploads: traces can be large (whole archive logs are ~100 MB uncompressed).
 GRIDPORTAL_MAX_UPLOAD_BYTES = int(os.environ.get("GRIDPORTAL_MAX_UPLOAD_BYTES", 100 * 2**20))
+#: Slurm accounting uploads larger than this are converted by a worker under a run's limits
+#: ("converting…" on the traces page), not within the request (gridportal.inputs.sacct_imports).
+GRIDPORTAL_SACCT_BACKGROUND_BYTES = int(
+    os.environ.get("GRIDPORTAL_SACCT_BACKGROUND_BYTES", 2 * 2**20)
+)
+#: Such files of one user being converted at once (the next is refused until one is done).
+GRIDPORTAL_SACCT_IMPORTS_AT_ONCE = int(os.environ.get("GRIDPORTAL_SACCT_IMPORTS_AT_ONCE", 2))
 GRIDPORTAL_MAX_TRACE_BYTES = int(os.environ.get("GRIDPORTAL_MAX_TRACE_BYTES", 1024 * 2**20))
 GRIDPORTAL_MAX_WORKFLOW_BYTES = int(os.environ.get("GRIDPORTAL_MAX_WORKFLOW_BYTES", 50 * 2**20))
 #: Jobs in one trace: a small file of tiny lines must not become millions of jobs in memory.

@@ -29,7 +29,7 @@ experiment catalogue
 inputs (loading and validation)
     ``load_input``, ``load_trace``, ``SWFError``, ``scan_swf``, ``write_swf``;
     sacct: ``detect_sacct``, ``looks_like_sacct``, ``sacct_to_swf``, ``sacct_to_swf_file``,
-    ``SacctError``;
+    ``SacctError``, ``SACCT_NAMES_LISTED``;
     trace stats: ``SummarySink``, ``header_machine``;
     workflows: ``load_workflow``, ``detect_workflow_format``, ``summarize_workflow``,
     ``dumps_workflow``, ``generate_layered``, ``generate_cybershake``, ``generate_montage``,
@@ -115,6 +115,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "detect_sacct": ("scheduler.traces.sacct", "detect_sacct"),
     "sacct_to_swf": ("scheduler.traces.sacct", "sacct_to_swf"),
     "sacct_to_swf_file": ("scheduler.traces.sacct", "sacct_to_swf_file"),
+    "SACCT_NAMES_LISTED": ("scheduler.traces.sacct", "MAX_NAMES_LISTED"),
     "SummarySink": ("scheduler.traces.stats", "SummarySink"),
     "header_machine": ("scheduler.traces.stats", "header_machine"),
     "WorkflowError": ("scheduler.workflows", "WorkflowError"),

@@ -99,6 +99,22 @@ def _isolate_xdist_worker() -> None:
 _isolate_xdist_worker()
 
 
+def _own_cache_keys() -> None:
+    """The cache (throttle counters) on the broker's Redis is shared by every process: this
+    test run (and the servers it starts) counts under a key prefix of its own, so no other
+    run's counts reach it (they expire with their throttle's period)."""
+    from django.conf import settings
+
+    prefix = f"gridportal-test-{os.getpid()}"
+    os.environ["GRIDPORTAL_CACHE_PREFIX"] = prefix
+    cache = settings.CACHES["default"]
+    if "KEY_PREFIX" in cache:
+        cache["KEY_PREFIX"] = prefix
+
+
+_own_cache_keys()
+
+
 def require(available: bool, reason: str) -> None:
     """Skip (locally) or fail (under CI) when a needed service is missing."""
     if available:

@@ -28,7 +28,8 @@ A sweep bundle holds the sweep (``sweep.json``: fixed parameters, varied values,
 inputs once, every run's result under ``runs/<id>/`` and the aggregate under ``result/``.
 
 :func:`bundle_import` takes a run bundle back (hostile input, read in a limited child: the zip
-checked by :mod:`gridportal.archives`, the crate's sha256 of every file verified, run.json's
+checked by :mod:`gridportal.archives`, the crate's sha256 of every file verified (a bundle
+without its crate, or a file the import reads without a sha256 in it, is refused), run.json's
 fields typed, the result by :mod:`gridportal.experiments.result_check`), stores
 its inputs as the importing user's own, records the bundle's result as a finished run and
 queues a re-run with the same kind, parameters, seed and inputs — the two can then be compared
@@ -40,6 +41,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import io
+import itertools
 import json
 import os
 import platform
@@ -390,14 +392,21 @@ def _run_fields(run: Any, archive: CheckedArchive) -> dict[str, Any]:
     }
 
 
-def _verify_crate(archive: CheckedArchive) -> None:
-    """Every file entity of ro-crate-metadata.json that has a sha256 matches its member."""
+def _verify_crate(archive: CheckedArchive, reads: list[str]) -> None:
+    """Every file entity of ro-crate-metadata.json that has a sha256 matches its member, and
+    every file the import reads (``reads``) has one: a bundle without its crate, or whose crate
+    leaves out a file's checksum, cannot be verified and is refused naming what is missing (the
+    portal's bundles carry a sha256 for each of their files)."""
     if CRATE_JSON not in archive.by_name:
-        return
+        raise refuse(
+            f"the bundle has no {CRATE_JSON}, the manifest whose sha256 checks each file: it "
+            "cannot be verified (export the run again from its portal)"
+        )
     crate = _member(archive, CRATE_JSON)
     graph = crate.get("@graph") if isinstance(crate, dict) else None
     if not isinstance(graph, list):
         raise refuse(f"{CRATE_JSON}: @graph: must be a list of entities")
+    checked: set[str] = set()
     for entity in graph:
         if not isinstance(entity, dict) or "sha256" not in entity:
             continue
@@ -409,6 +418,11 @@ def _verify_crate(archive: CheckedArchive) -> None:
         if archive.copy_to(path, _Discard()) != want.lower():
             raise refuse(f"{path}: its sha256 is not the one {CRATE_JSON} gives (the file was "
                          "changed or damaged)")  # fmt: skip
+        checked.add(path)
+    unchecked = [path for path in reads if path not in checked]
+    if unchecked:
+        raise refuse(f"{unchecked[0][:80]}: {CRATE_JSON} gives no sha256 for it, so it cannot "
+                     "be verified")  # fmt: skip
 
 
 class _Discard:
@@ -427,7 +441,7 @@ def _read_bundle(data: Any, label: str, outdir: str) -> dict[str, Any]:
     if not isinstance(result, dict) or result.get("kind") != run["kind"]:
         raise refuse(f"{RESULT_JSON} does not belong to {RUN_JSON}")
     check_result(result, name=RESULT_JSON)
-    _verify_crate(archive)
+    _verify_crate(archive, [RUN_JSON, RESULT_JSON, *itertools.chain(*run["inputs"].values())])
     files: dict[str, list[tuple[str, str, str]]] = {"traces": [], "workflows": []}
     for key in files:
         for k, name in enumerate(run["inputs"][key]):

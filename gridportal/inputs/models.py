@@ -72,3 +72,34 @@ class Workflow(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+def sacct_import_to(instance: "SacctImport", filename: str) -> str:
+    return f"sacct-imports/{instance.owner_id}/{uuid.uuid4().hex}"
+
+
+class SacctImport(models.Model):
+    """A large Slurm accounting upload being converted to a trace by a worker (under a run's
+    limits): ``converting`` until its trace is saved (then this row and its file go), or
+    ``refused`` with the reasons naming the lines (its file is removed; no trace is saved)."""
+
+    class Status(models.TextChoices):
+        CONVERTING = "converting"
+        REFUSED = "refused"
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="sacct_imports"
+    )
+    name = models.CharField(max_length=200, blank=True)
+    original_filename = models.CharField(max_length=255)
+    file = models.FileField(upload_to=sacct_import_to, blank=True)
+    options = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.CONVERTING)
+    error = models.TextField(blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created", "-id"]
+
+    def __str__(self) -> str:
+        return self.name or self.original_filename

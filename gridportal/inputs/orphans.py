@@ -17,17 +17,18 @@ log = logging.getLogger(__name__)
 
 
 def _referenced() -> set[str]:
-    from gridportal.inputs.models import Trace, Workflow
+    from gridportal.inputs.models import SacctImport, Trace, Workflow
 
     names: set[str] = set()
-    for model in (Trace, Workflow):
+    for model in (Trace, Workflow, SacctImport):
         names.update(model.objects.exclude(file="").values_list("file", flat=True).iterator())
     return names
 
 
 def media_orphans(*, min_age_s: float = 0.0) -> list[tuple[Path, int]]:
-    """(path, bytes) of every file under MEDIA_ROOT no Trace or Workflow row names, older than
-    ``min_age_s`` seconds (an upload being saved writes its file just before its row)."""
+    """(path, bytes) of every file under MEDIA_ROOT no Trace, Workflow or SacctImport row
+    names, older than ``min_age_s`` seconds (an upload being saved writes its file just before
+    its row)."""
     root = Path(settings.MEDIA_ROOT)
     if not root.exists():
         return []

@@ -181,17 +181,20 @@ class SacctOptions:
 
 
 @contextlib.contextmanager
-def trace_sacct_converted(*, upload: File, filename: str, sacct: SacctOptions | None = None):
+def trace_sacct_converted(
+    *, upload: File, filename: str, sacct: SacctOptions | None = None, budget: str = "UPLOAD"
+):
     """Slurm accounting (``sacct -P`` with any columns, with or without its header line, or the
     fixed-width form; gzipped or not) becomes SWF here.
 
     Which it is, :func:`scheduler.engine.detect_sacct` decides from the first KB, as the command
     line does.  Yields the file to validate and store, its name, and the conversion report (None
     when the upload is not sacct output).  The conversion streams the upload line by line in a
-    limited child (GRIDPORTAL_UPLOAD_{MEMORY_MB,TIME_LIMIT}, as SWF checks) that writes the SWF
-    to a temporary file, removed on leaving; the web process never parses the upload itself.  A
-    file that cannot be converted is refused naming its lines and fields (or, lenient, its
-    unreadable rows are skipped and named in the report).
+    limited child (GRIDPORTAL_{budget}_{MEMORY_MB,TIME_LIMIT}: an upload's, as SWF checks, or
+    a run's for a large file a worker converts, :mod:`gridportal.inputs.sacct_imports`) that
+    writes the SWF to a temporary file, removed on leaving; the web process never parses the
+    upload itself.  A file that cannot be converted is refused naming its lines and fields (or,
+    lenient, its unreadable rows are skipped and named in the report).
     """
     sacct = sacct or SacctOptions()
     upload.seek(0)
@@ -212,8 +215,9 @@ def trace_sacct_converted(*, upload: File, filename: str, sacct: SacctOptions | 
     os.close(fd)
     try:
         report = upload_limited(
-            _sacct_to_file, upload, filename, path, sacct, what=f"{filename}: converting it"
-        )
+            _sacct_to_file, upload, filename, path, sacct, what=f"{filename}: converting it",
+            budget=budget,
+        )  # fmt: skip
         stem = filename.rsplit(".", 1)[0] if "." in filename else filename
         swf_name = f"{stem}.swf"[:255]
         with open(path, "rb") as converted:
@@ -277,23 +281,32 @@ class _LineCapped:
         return line
 
 
-def trace_create(*, owner, name: str, upload: File, sacct: SacctOptions | None = None) -> Trace:
+def trace_create(
+    *, owner, name: str, upload: File, sacct: SacctOptions | None = None, budget: str = "UPLOAD"
+) -> Trace:
     """Validate and store an uploaded trace (SWF, or sacct output converted to SWF as
-    ``sacct`` says).
+    ``sacct`` says), checked under the limits of ``budget`` (``UPLOAD``; ``RUN`` when a worker
+    converts a large sacct file).
 
     Nothing is saved if anything fails.
     """
     filename = (getattr(upload, "name", "") or "trace.swf").rsplit("/", 1)[-1][:255]
-    with trace_sacct_converted(upload=upload, filename=filename, sacct=sacct) as converted:
-        return _trace_store(owner, name, *converted)
+    with trace_sacct_converted(
+        upload=upload, filename=filename, sacct=sacct, budget=budget
+    ) as converted:
+        return _trace_store(owner, name, *converted, budget=budget)
 
 
-def _trace_store(owner, name: str, upload: File, filename: str, conversion: dict | None):
+def _trace_store(
+    owner, name: str, upload: File, filename: str, conversion: dict | None, budget: str
+):
     size = trace_precheck(upload=upload, filename=filename)  # here: cheap, constant memory
     facts = (
         _trace_facts(upload, filename)
         if size <= INLINE_CHECK_BYTES  # small: bounded work, no child needed
-        else upload_limited(_trace_facts, upload, filename, what=f"{filename}: checking it")
+        else upload_limited(
+            _trace_facts, upload, filename, what=f"{filename}: checking it", budget=budget
+        )
     )
     upload.seek(0)  # the child read the same open file
     sha, size = _digest(upload)
@@ -320,11 +333,12 @@ def _trace_facts(upload: File, filename: str) -> dict:
     return trace_validate_file(upload=upload, filename=filename)
 
 
-def upload_limited(fn, *args, what: str):
-    """Check an upload in a child under GRIDPORTAL_UPLOAD_{MEMORY_MB,TIME_LIMIT}: a file that
-    needs more is refused naming the limit (field ``file``), the web process never grows."""
+def upload_limited(fn, *args, what: str, budget: str = "UPLOAD"):
+    """Check an upload in a child under GRIDPORTAL_{budget}_{MEMORY_MB,TIME_LIMIT} (an
+    upload's, or a run's in a worker): a file that needs more is refused naming the limit
+    (field ``file``), the web process never grows."""
     return web_limited(
-        fn, *args, field="file", what=what, budget="UPLOAD", advice="the file is refused"
+        fn, *args, field="file", what=what, budget=budget, advice="the file is refused"
     )
 
 

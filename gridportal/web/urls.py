@@ -13,6 +13,9 @@ urlpatterns = [
     path("signup/", account.signup, name="signup"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("traces/", views.trace_list, name="trace-list"),
+    path(
+        "traces/imports/<id:pk>/dismiss/", views.sacct_import_dismiss, name="sacct-import-dismiss"
+    ),
     path("traces/<id:pk>/", views.trace_detail, name="trace-detail"),
     path("traces/<id:pk>/download/", views.trace_download, name="trace-download"),
     path("workflows/", views.workflow_list, name="workflow-list"),

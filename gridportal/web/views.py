@@ -33,9 +33,11 @@ from gridportal.experiments.services import (
 )
 from gridportal.experiments.sweeps import sweep_cancel, sweep_create, sweep_delete, sweep_status
 from gridportal.ids import parse_id
-from gridportal.inputs.models import Trace, Workflow
+from gridportal.inputs import sacct_imports
+from gridportal.inputs.models import SacctImport, Trace, Workflow
+from gridportal.inputs.sacct_imports import trace_upload
 from gridportal.inputs.selectors import usable_traces
-from gridportal.inputs.services import trace_create, workflow_create, workflow_generate
+from gridportal.inputs.services import workflow_create, workflow_generate
 from gridportal.limits import web_limited
 from gridportal.ownership import visible_to
 from gridportal.quotas.services import quota_summary
@@ -102,7 +104,7 @@ def trace_list(request):
         form = TraceUploadForm(request.POST, request.FILES)
         if form.is_valid():
             try:
-                trace = trace_create(
+                made = trace_upload(
                     owner=request.user,
                     name=form.cleaned_data["name"],
                     upload=form.cleaned_data["file"],
@@ -111,11 +113,33 @@ def trace_list(request):
             except ValidationError as exc:
                 _add_errors(form, exc, "file")
             else:
-                messages.success(request, f"Uploaded {trace.name}: {trace.job_count:,} jobs.")
-                return redirect("trace-detail", pk=trace.pk)
+                if isinstance(made, SacctImport):
+                    messages.info(
+                        request,
+                        f"Converting {made}: a large Slurm accounting file is converted by a "
+                        "worker; it appears here when ready.",
+                    )
+                    return redirect("trace-list")
+                messages.success(request, f"Uploaded {made.name}: {made.job_count:,} jobs.")
+                return redirect("trace-detail", pk=made.pk)
     traces = visible_to(Trace.objects.select_related("owner"), request.user)
+    imports = SacctImport.objects.filter(owner=request.user)
     status = 400 if form.errors else 200
-    return render(request, "traces/list.html", {"traces": traces, "form": form}, status=status)
+    return render(
+        request, "traces/list.html", {"traces": traces, "imports": imports, "form": form},
+        status=status,
+    )  # fmt: skip
+
+
+@login_required
+@require_POST
+def sacct_import_dismiss(request, pk: int):
+    row = get_object_or_404(SacctImport, pk=pk, owner=request.user)
+    try:
+        sacct_imports.sacct_import_dismiss(row=row)
+    except ValidationError as exc:
+        messages.error(request, "; ".join(exc.messages))
+    return redirect("trace-list")
 
 
 @login_required

@@ -57,7 +57,8 @@ Mapping (SWF field numbers in brackets):
   ``--mem``); units K/M/G/T.  [7] used = the largest MaxRSS of the job and its steps ÷
   processors.
 - **Owners**: [12] user, [13] group (Group, else Account), [15] queue = QOS, [16] partition —
-  each name numbered 1, 2, … in order of first appearance; the mappings are kept in the report.
+  each name numbered 1, 2, … in order of first appearance; the report lists the first
+  :data:`MAX_NAMES_LISTED` of each (``mappings``) and counts the others (``mappings_more``).
 - **Machine size** (``MaxProcs``): given by the caller (the cluster's CPU count), else the
   peak number of CPUs the kept jobs used at once (said so in the report).  A job that needs
   more CPUs than the size given is kept, as SWF keeps it, and named in the report's notes: a
@@ -92,6 +93,7 @@ __all__ = [
     "MAX_ID_CHARS",
     "MAX_LINE_CHARS",
     "MAX_NAME_CHARS",
+    "MAX_NAMES_LISTED",
     "SACCT_FIELDS",
     "TEXT_COLUMNS",
     "XDMOD_COLUMNS",
@@ -118,6 +120,9 @@ MAX_NAME_CHARS = 256
 _NAMES = ("User", "Group", "Account", "Partition", "QOS")
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")  # a tab is allowed
 _MAX_REPAIRED_KEPT = 50
+#: Names listed in the report for each of users, groups, QOS and partitions (the first, by
+#: number); the others are counted (``mappings_more``): a site's dump may name thousands.
+MAX_NAMES_LISTED = 50
 _MAX_ERRORS = 20
 _MAX_SECONDS = 100 * 365 * 86400
 _MAX_PROCS = 10_000_000
@@ -407,7 +412,15 @@ class SacctReport:
             "skipped_count": self.skipped_count,
             "missing_fields": self.missing_fields,
             "notes": self.notes,
-            "mappings": self.mappings,
+            "mappings": {
+                kind: dict(itertools.islice(table.items(), MAX_NAMES_LISTED))
+                for kind, table in self.mappings.items()
+            },
+            "mappings_more": {
+                kind: len(table) - MAX_NAMES_LISTED
+                for kind, table in self.mappings.items()
+                if len(table) > MAX_NAMES_LISTED
+            },
             "max_procs": self.max_procs,
             "max_procs_source": self.max_procs_source,
             "wider_than_machine": self.wider_than_machine,
@@ -430,12 +443,34 @@ def _time(value: str) -> tuple[int, bool] | None:
         return None
     if value.isdigit() and len(value) <= 12:
         return int(value), True
+    plain = _PLAIN_TIME(value)  # sacct's own form: the date's midnight looked up, not parsed
+    if plain is not None:
+        hour, minute, second = int(plain[2]), int(plain[3]), int(plain[4])
+        if hour < 24 and minute < 60 and second < 60:
+            return _midnight(plain[1]) + hour * 3600 + minute * 60 + second, False
     text = value[:-1] + "+00:00" if value.endswith("Z") else value
     stamp = datetime.fromisoformat(text)
     zoned = stamp.tzinfo is not None
     if not zoned:
         stamp = stamp.replace(tzinfo=UTC)
     return int(stamp.timestamp()), zoned
+
+
+_PLAIN_TIME = re.compile(
+    r"([0-9]{4}-[0-9]{2}-[0-9]{2})[T ]([0-9]{2}):([0-9]{2}):([0-9]{2})"
+).fullmatch
+_MIDNIGHTS: dict[str, int] = {}
+_MAX_MIDNIGHTS = 100_000  # dates remembered (a day each: 270 years)
+
+
+def _midnight(date: str) -> int:
+    """Unix seconds of a ``YYYY-MM-DD`` date's midnight, UTC; raises ValueError for no date."""
+    seconds = _MIDNIGHTS.get(date)
+    if seconds is None:
+        seconds = int(datetime.fromisoformat(date).replace(tzinfo=UTC).timestamp())
+        if len(_MIDNIGHTS) < _MAX_MIDNIGHTS:
+            _MIDNIGHTS[date] = seconds
+    return seconds
 
 
 def _duration(value: str) -> int:
@@ -770,6 +805,10 @@ class _Job:
     partition: str
 
 
+_STATUS = {"COMPLETED": 1, "CANCELLED": 5, **dict.fromkeys(_FAILED, 0)}
+_TRUNCATED = ("JobID", "Submit", "Start", "End", "State")
+
+
 def convert_sacct(
     data: bytes | str | IO[bytes], *, max_procs: int | None = None, max_rows: int = MAX_ROWS,
     lenient: bool = False, columns: str | Iterable[str] | None = None,
@@ -785,7 +824,33 @@ def convert_sacct(
     given = parse_columns(columns) if columns else None
     if max_procs is not None and not 1 <= max_procs <= _MAX_PROCS:
         raise SacctError([(None, f"the machine size (--procs) must be 1..{_MAX_PROCS:,}")])
-    lines = _numbered_lines(data)
+    layout, header, rows, report, faults = _open_rows(_numbered_lines(data), given, lenient)
+    reader = _RowReader(header, layout.form == "fixed-width", report, faults, max_rows)
+    for n, parts in rows:
+        if faults.full:
+            break
+        reader.read(n, parts)
+    reader.finish()
+    ordered = sorted(reader.jobs.values(), key=lambda j: (j.submit, j.key))
+    out, maps = _swf_jobs(ordered, reader.step_rss, report)
+    report.jobs_kept = len(out)
+    report.mappings = {k: v for k, v in maps.items() if v}
+    if max_procs:
+        report.max_procs, report.max_procs_source = max_procs, "given"
+        _note_wider(report, ordered, max_procs)
+    else:
+        report.max_procs = _peak_cpus(out)
+        report.max_procs_source = "peak CPUs in use at once (give the cluster's size to override)"
+    return _swf_header(report, maps, ordered[0].submit), out, report
+
+
+def _open_rows(
+    lines: Iterator[tuple[int, str]], given: tuple[str, ...] | None, lenient: bool
+) -> tuple[SacctLayout, tuple[str, ...], Iterable[tuple[int, list[str]]], SacctReport, _Faults]:
+    """The layout (from the first non-blank line), the column names, the rows (read lazily,
+    one list of fields per column each), the report and where faults go.  Raises
+    :class:`SacctError` for an empty file, one that is not sacct output, or columns that lack
+    a field the conversion needs."""
     first = next(((n, text) for n, text in lines if text.strip()), None)
     if first is None:
         raise SacctError([(None, "the file is empty")])
@@ -802,16 +867,7 @@ def convert_sacct(
     faults = _Faults(report, lenient, 0 if layout.header else head_n)
     rows: Iterable[tuple[int, list[str]]]
     if layout.form == "fixed-width":
-        second = next(lines, None)
-        if second is None or not set(second[1].strip()) <= {"-", " "}:
-            raise SacctError(
-                [(head_n + 1, "the fixed-width form has a rule line (----) under its header")]
-            )
-        spans = _spans_fixed(second[0], second[1])
-        header: tuple[str, ...] = tuple(
-            _CANONICAL.get(head_line[a:b].strip().lower(), head_line[a:b].strip()) for a, b in spans
-        )
-        rows = _rows_fixed(spans, lines)
+        header, rows = _open_fixed(head_n, head_line, lines)
     else:
         header = layout.columns
         rest: Iterable[tuple[int, str]] = lines
@@ -826,158 +882,224 @@ def convert_sacct(
             report.notes.append("the file has a header line: the column list given was not used")
         rows = _rows_parsable(layout, rest, report, faults)
     report.columns = len(header)
-    col: dict[str, int] = {}
-    for k, name in enumerate(header):
-        col.setdefault(name, k)
-    missing = [f for f in _NEEDED if f not in col]
+    missing = [f for f in _NEEDED if f not in header]
     if missing:
         where = "the header" if layout.header else f"the columns ({layout.source})"
         why = f"{where} lack(s) the field(s) {', '.join(missing)}"
         raise SacctError([(head_n if layout.header else None, why)])
-    report.missing_fields = [f for f in _KNOWN if f not in col]
-    errors = faults.errors
+    report.missing_fields = [f for f in _KNOWN if f not in header]
+    return layout, header, rows, report, faults
 
-    def get(parts: list[str], name: str) -> str:
-        k = col.get(name)
-        return parts[k] if k is not None else ""
 
-    jobs: dict[tuple, _Job] = {}
-    step_rss: dict[tuple, float] = {}
-    seen_zoned: set[bool] = set()
-    for n, parts in rows:
-        if faults.full:
-            break
+def _open_fixed(
+    head_n: int, head_line: str, lines: Iterator[tuple[int, str]]
+) -> tuple[tuple[str, ...], Iterator[tuple[int, list[str]]]]:
+    """The column names of the fixed-width form (read off its rule line) and its rows."""
+    second = next(lines, None)
+    if second is None or not set(second[1].strip()) <= {"-", " "}:
+        raise SacctError(
+            [(head_n + 1, "the fixed-width form has a rule line (----) under its header")]
+        )
+    spans = _spans_fixed(second[0], second[1])
+    header = tuple(
+        _CANONICAL.get(head_line[a:b].strip().lower(), head_line[a:b].strip()) for a, b in spans
+    )
+    return header, _rows_fixed(spans, lines)
+
+
+class _RowReader:
+    """Reads rows (lists of fields, one per column) one at a time into the jobs kept (by job
+    key: the last record of a requeued job wins), the largest ``MaxRSS`` of each job's steps
+    and the time zones seen; what it drops is counted in the report, what it cannot read goes
+    to ``faults`` naming the line."""
+
+    def __init__(
+        self, header: tuple[str, ...], fixed: bool, report: SacctReport, faults: _Faults,
+        max_rows: int,
+    ) -> None:  # fmt: skip
+        self.header, self.fixed, self.report, self.faults = header, fixed, report, faults
+        self.max_rows = max_rows
+        col: dict[str, int] = {}
+        for k, name in enumerate(header):
+            col.setdefault(name, k)
+        # each row gets one empty field appended: where the columns the file lacks are read
+        self.at = {name: col.get(name, len(header)) for name in (*_READ, "NodeList")}
+        self.names = tuple(self.at[f] for f in _NAMES)
+        self.group_note = "Group" not in col and "Account" in col
+        self.jobs: dict[tuple, _Job] = {}
+        self.step_rss: dict[tuple, float] = {}
+        self.zoned: set[bool] = set()
+
+    def read(self, n: int, parts: list[str]) -> None:
+        report = self.report
         report.rows += 1
-        if report.rows > max_rows:
-            raise SacctError([(n, f"more than {max_rows:,} rows (the limit)")])
-        problem = _field_problem(header, parts)
+        if report.rows > self.max_rows:
+            raise SacctError([(n, f"more than {self.max_rows:,} rows (the limit)")])
+        problem = _field_problem(self.header, parts)
         if problem is not None:
-            faults.add(n, problem)
-            continue
-        jobid = get(parts, "JobID").strip()
+            self.faults.add(n, problem)
+            return
+        parts.append("")
+        ident = self._ident(n, parts)
+        if ident is None:
+            return
+        jobid, key, step = ident
+        if step is not None:
+            self._fold_step(n, parts, key)
+            return
+        if key in self.jobs:
+            report.drop("duplicate record (requeued job: the last record is kept)")
+        job = self._job(n, parts, jobid, key)
+        if job is not None:
+            self.jobs[key] = job
+
+    def _ident(self, n: int, parts: list[str]) -> tuple[str, tuple, str | None] | None:
+        """(JobID, job key, step or None) of a row, None when it is not read (its fault or
+        drop recorded): a pending array range never ran."""
+        at, fault = self.at, self.faults.add
+        jobid = parts[at["JobID"]].strip()
         if len(jobid) > MAX_ID_CHARS:
-            faults.add(n, f"JobID: longer than {MAX_ID_CHARS} characters ({len(jobid):,})")
-            continue
-        long_name = next((f for f in _NAMES if len(get(parts, f).strip()) > MAX_NAME_CHARS), None)
-        if long_name is not None:
-            faults.add(n, f"{long_name}: longer than {MAX_NAME_CHARS} characters")
-            continue
-        if layout.form == "fixed-width" and any(
-            get(parts, f).endswith("+") for f in ("JobID", "Submit", "Start", "End", "State")
-        ):
-            faults.add(n, "a value was truncated by sacct's column width (ends in '+'); "
-                          "use --parsable2")  # fmt: skip
-            continue
+            fault(n, f"JobID: longer than {MAX_ID_CHARS} characters ({len(jobid):,})")
+            return None
+        if max(len(parts[k]) for k in self.names) > MAX_NAME_CHARS:  # (before stripping)
+            long = next((f for f in _NAMES if len(parts[at[f]].strip()) > MAX_NAME_CHARS), None)
+            if long is not None:
+                fault(n, f"{long}: longer than {MAX_NAME_CHARS} characters")
+                return None
+        if self.fixed and any(parts[at[f]].endswith("+") for f in _TRUNCATED):
+            fault(n, "a value was truncated by sacct's column width (ends in '+'); "
+                     "use --parsable2")  # fmt: skip
+            return None
         m = _JOBID_RE.match(jobid)
         if m is None:
-            faults.add(n, f"JobID {jobid[:40]!r} is not a Slurm job id")
-            continue
+            fault(n, f"JobID {jobid[:40]!r} is not a Slurm job id")
+            return None
         base, sep, index, step = m.groups()
         if index is not None and index.startswith("["):
             if step is None:
-                report.drop("array range never started (pending)")
-            continue
-        key = (int(base), sep or "", int(index) if index else -1)
-        if step is not None:
-            try:
-                rss = _mem_kb(get(parts, "MaxRSS"))
-            except ValueError:
-                faults.add(n, f"MaxRSS {get(parts, 'MaxRSS')[:30]!r} is not a memory size")
-                continue
-            report.steps_folded += 1
-            if rss is not None:
-                step_rss[key] = max(step_rss.get(key, 0.0), rss[0])
-            continue
-        if key in jobs:
-            report.drop("duplicate record (requeued job: the last record is kept)")
-        state = get(parts, "State").strip().split(" ")[0].upper().rstrip("+")
-        if state in _UNFINISHED:
-            report.drop(f"state {state}")
-            continue
+                self.report.drop("array range never started (pending)")
+            return None
+        return jobid, (int(base), sep or "", int(index) if index else -1), step
+
+    def _fold_step(self, n: int, parts: list[str], key: tuple) -> None:
+        """A step (``123.batch``): only its ``MaxRSS`` counts, toward its job's used memory."""
+        value = parts[self.at["MaxRSS"]]
         try:
-            submit = _time(get(parts, "Submit"))
-            start = _time(get(parts, "Start"))
-            end = _time(get(parts, "End"))
+            rss = _mem_kb(value)
+        except ValueError:
+            self.faults.add(n, f"MaxRSS {value[:30]!r} is not a memory size")
+            return
+        self.report.steps_folded += 1
+        if rss is not None:
+            self.step_rss[key] = max(self.step_rss.get(key, 0.0), rss[0])
+
+    def _job(self, n: int, parts: list[str], jobid: str, key: tuple) -> _Job | None:
+        """The job of a row that ran to an end, else None (dropped and counted, or a fault)."""
+        at, drop = self.at, self.report.drop
+        state = parts[at["State"]].strip().split(" ")[0].upper().rstrip("+")
+        if state in _UNFINISHED:
+            drop(f"state {state}")
+            return None
+        try:
+            submit = _time(parts[at["Submit"]])
+            start = _time(parts[at["Start"]])
+            end = _time(parts[at["End"]])
         except (ValueError, OverflowError):
-            faults.add(n, "Submit/Start/End must be ISO 8601 times or Unix seconds")
-            continue
+            self.faults.add(n, "Submit/Start/End must be ISO 8601 times or Unix seconds")
+            return None
         if submit is None:
-            report.drop("unknown submit time")
-            continue
-        if get(parts, "NodeList").strip() == "None assigned" or get(parts, "AllocCPUS") == "0":
+            drop("unknown submit time")
+            return None
+        if parts[at["NodeList"]].strip() == "None assigned" or parts[at["AllocCPUS"]] == "0":
             # Slurm 22.05 gives a job cancelled while pending Start = End = the cancel time;
             # no nodes and no CPUs tell it never ran (as Open XDMoD's shredder skips it)
-            report.drop("cancelled before start" if state == "CANCELLED" else "never ran")
-            continue
-        if start is None:
-            report.drop("cancelled before start" if state == "CANCELLED" else "unknown start")
-            continue
-        if end is None:
-            report.drop("unknown end")
-            continue
-        if state == "COMPLETED":
-            status = 1
-        elif state == "CANCELLED":
-            status = 5
-        elif state in _FAILED:
-            status = 0
-        else:
-            report.drop(f"state {state or '(empty)'}")
-            continue
-        seen_zoned.update({submit[1], start[1], end[1]})
+            drop("cancelled before start" if state == "CANCELLED" else "never ran")
+            return None
+        if start is None or end is None:
+            lost = "unknown start" if start is None else "unknown end"
+            drop("cancelled before start" if start is None and state == "CANCELLED" else lost)
+            return None
+        status = _STATUS.get(state)
+        if status is None:
+            drop(f"state {state or '(empty)'}")
+            return None
+        self.zoned.update((submit[1], start[1], end[1]))
         if not (submit[0] <= start[0] <= end[0]):
-            faults.add(n, "times out of order (need Submit <= Start <= End)")
-            continue
+            self.faults.add(n, "times out of order (need Submit <= Start <= End)")
+            return None
+        sizes = self._sizes(n, parts, end[0] - submit[0])
+        if sizes is None:
+            return None
+        alloc, req, nodes, req_time, req_mem, rss = sizes
+        group = parts[at["Group"]].strip() or parts[at["Account"]].strip()
+        return _Job(
+            n, jobid, key, submit[0], start[0], end[0], submit[1], status, alloc, req, req_time,
+            req_mem, nodes, rss, parts[at["User"]].strip(), group, parts[at["QOS"]].strip(),
+            parts[at["Partition"]].strip(),
+        )  # fmt: skip
+
+    def _sizes(
+        self, n: int, parts: list[str], span: int
+    ) -> tuple[int, int, int, int, float, float] | None:
+        """(allocated CPUs, requested CPUs, nodes, requested seconds, requested KB per CPU,
+        used KB) of a job's row; None (a fault recorded) when one is unreadable or out of range
+        (``span``: its seconds from submit to end)."""
+        at, fault = self.at, self.faults.add
         try:
-            alloc = _count(get(parts, "AllocCPUS")) or _count(get(parts, "NCPUS"))
-            req = _count(get(parts, "ReqCPUS")) or alloc
-            nodes = _count(get(parts, "NNodes")) or 1
-            req_time = _duration(get(parts, "Timelimit"))
+            alloc = _count(parts[at["AllocCPUS"]]) or _count(parts[at["NCPUS"]])
+            req = _count(parts[at["ReqCPUS"]]) or alloc
+            nodes = _count(parts[at["NNodes"]]) or 1
+            req_time = _duration(parts[at["Timelimit"]])
         except ValueError:
-            faults.add(n, "AllocCPUS/NCPUS/ReqCPUS/NNodes/Timelimit unreadable")
-            continue
+            fault(n, "AllocCPUS/NCPUS/ReqCPUS/NNodes/Timelimit unreadable")
+            return None
         if not alloc or alloc > _MAX_PROCS or (req and req > _MAX_PROCS):
-            faults.add(n, f"processors must be 1..{_MAX_PROCS:,} (AllocCPUS/NCPUS)")
-            continue
-        if req_time > _MAX_SECONDS or end[0] - submit[0] > _MAX_SECONDS:
-            faults.add(n, "a time span beyond 100 years")
-            continue
+            fault(n, f"processors must be 1..{_MAX_PROCS:,} (AllocCPUS/NCPUS)")
+            return None
+        if req_time > _MAX_SECONDS or span > _MAX_SECONDS:
+            fault(n, "a time span beyond 100 years")
+            return None
         try:
-            mem = _mem_kb(get(parts, "ReqMem"))
-            rss = _mem_kb(get(parts, "MaxRSS"))
+            mem = _mem_kb(parts[at["ReqMem"]])
+            rss = _mem_kb(parts[at["MaxRSS"]])
         except ValueError:
-            faults.add(n, "ReqMem/MaxRSS is not a memory size like 4G, 2800Mc, 500000Mn")
-            continue
+            fault(n, "ReqMem/MaxRSS is not a memory size like 4G, 2800Mc, 500000Mn")
+            return None
         if mem is None:
             req_mem = -1.0
         elif mem[1] == "c":
             req_mem = mem[0]
         else:
             req_mem = mem[0] * nodes / alloc
-        group = get(parts, "Group").strip() or get(parts, "Account").strip()
-        jobs[key] = _Job(
-            n, jobid, key, submit[0], start[0], end[0], submit[1], status, alloc, req or alloc,
-            req_time, req_mem, nodes, rss[0] if rss else 0.0, get(parts, "User").strip(),
-            group, get(parts, "QOS").strip(), get(parts, "Partition").strip(),
-        )  # fmt: skip
-    if len(seen_zoned) > 1:
-        errors.append((None, "the file mixes times with and without a time zone"))
-    if errors:
-        raise SacctError(errors[:_MAX_ERRORS])
-    if not jobs:
-        skipped = (
-            f"; {report.skipped_count:,} rows skipped ({report.skipped[0]}, …)"
-            if report.skipped_count
-            else ""
-        )
-        raise SacctError([(None, "no finished job in the file (see what was dropped: "
-                                 f"{report.dropped or 'nothing'}{skipped})")])  # fmt: skip
-    if seen_zoned == {False}:
-        report.notes.append("times have no time zone: read as UTC (only differences matter)")
-    if "Group" not in col and "Account" in col:
-        report.notes.append("SWF group numbers are Slurm accounts (no Group column)")
+        return alloc, req or alloc, nodes, req_time, req_mem, rss[0] if rss else 0.0
 
-    ordered = sorted(jobs.values(), key=lambda j: (j.submit, j.key))
+    def finish(self) -> None:
+        """Refuse the file (the faults found, a mix of zoned and unzoned times, no finished
+        job), or add the report's notes."""
+        errors, report = self.faults.errors, self.report
+        if len(self.zoned) > 1:
+            errors.append((None, "the file mixes times with and without a time zone"))
+        if errors:
+            raise SacctError(errors[:_MAX_ERRORS])
+        if not self.jobs:
+            skipped = (
+                f"; {report.skipped_count:,} rows skipped ({report.skipped[0]}, …)"
+                if report.skipped_count
+                else ""
+            )
+            raise SacctError([(None, "no finished job in the file (see what was dropped: "
+                                     f"{report.dropped or 'nothing'}{skipped})")])  # fmt: skip
+        if self.zoned == {False}:
+            report.notes.append("times have no time zone: read as UTC (only differences matter)")
+        if self.group_note:
+            report.notes.append("SWF group numbers are Slurm accounts (no Group column)")
+
+
+def _swf_jobs(
+    ordered: list[_Job], step_rss: dict[tuple, float], report: SacctReport
+) -> tuple[list[SWFJob], dict[str, dict[str, int]]]:
+    """The SWF jobs (numbered 1, 2, … in submit order) and the name → number tables of users,
+    groups, QOS and partitions (numbered in order of first appearance)."""
     t0 = ordered[0].submit
     maps: dict[str, dict[str, int]] = {"user": {}, "group": {}, "qos": {}, "partition": {}}
 
@@ -1003,21 +1125,17 @@ def convert_sacct(
                 prev_job=-1, think_time=-1,
             )
         )  # fmt: skip
-    report.jobs_kept = len(out)
-    report.mappings = {k: v for k, v in maps.items() if v}
-    if max_procs:
-        report.max_procs, report.max_procs_source = max_procs, "given"
-        _note_wider(report, ordered, max_procs)
-    else:
-        report.max_procs = _peak_cpus(out)
-        report.max_procs_source = "peak CPUs in use at once (give the cluster's size to override)"
-    swf_header = SWFHeader.from_fields(
+    return out, maps
+
+
+def _swf_header(report: SacctReport, maps: dict[str, dict[str, int]], t0: int) -> SWFHeader:
+    return SWFHeader.from_fields(
         {
             "Version": "2.2",
             "Conversion": "GridPortal sacct import (scheduler.traces.sacct)",
             "UnixStartTime": str(t0),
-            "MaxJobs": str(len(out)),
-            "MaxRecords": str(len(out)),
+            "MaxJobs": str(report.jobs_kept),
+            "MaxRecords": str(report.jobs_kept),
             "MaxProcs": str(report.max_procs),
             "MaxUsers": str(len(maps["user"])),
             "MaxQueues": str(len(maps["qos"])),
@@ -1028,7 +1146,6 @@ def convert_sacct(
             f"{sum(report.dropped.values())} dropped",
         ],
     )
-    return swf_header, out, report
 
 
 def _note_wider(report: SacctReport, jobs: list[_Job], procs: int) -> None:

@@ -173,6 +173,47 @@ def test_a_file_whose_sha256_differs_from_the_crate_is_refused_naming_it(
     assert resp.status_code == 201, resp.content
 
 
+def _without_checksum(files: dict[str, bytes], member: str) -> dict[str, bytes]:
+    meta = json.loads(files["ro-crate-metadata.json"])
+    for entity in meta["@graph"]:
+        if entity.get("@id") == member:
+            del entity["sha256"]
+    return {**files, "ro-crate-metadata.json": json.dumps(meta).encode()}
+
+
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (
+            lambda f: {k: v for k, v in f.items() if k != "ro-crate-metadata.json"},
+            "the bundle has no ro-crate-metadata.json, the manifest whose sha256 checks each file: "
+            "it cannot be verified (export the run again from its portal)",
+        ),
+        *(
+            (
+                lambda f, m=member: _without_checksum(f, m),
+                f"{member}: ro-crate-metadata.json gives no sha256 for it, so it cannot be verified",
+            )
+            for member in ("run.json", "result/result.json", "inputs/trace-1.swf")
+        ),
+    ],
+)
+def test_a_bundle_that_cannot_be_verified_is_refused_naming_what_is_missing(
+    bundle, bob, media_root, damage, message
+):
+    """Without the crate (or a checksum in it) a changed file would go unnoticed: the bundle
+    is refused, even when its files are the good ones, and nothing is saved."""
+    _, data = bundle
+    before = (Experiment.objects.count(), Trace.objects.count(), _files(media_root))
+    resp = _client(bob).post(
+        "/api/experiments/import-bundle/", {"file": _zip(damage(_good_files(data)))},
+        format="multipart",
+    )  # fmt: skip
+    assert resp.status_code == 400, resp.content
+    assert resp.json()["file"] == [message]
+    assert (Experiment.objects.count(), Trace.objects.count(), _files(media_root)) == before
+
+
 def test_zip_bomb_is_refused_cheaply(bob, media_root):
     bomb = _zip({"run.json": b"0" * (300 * 1024 * 1024)})
     resp = _client(bob).post("/api/experiments/import-bundle/", {"file": bomb}, format="multipart")

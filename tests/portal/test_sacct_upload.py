@@ -45,6 +45,28 @@ def test_page_shows_the_conversion_report(client, alice, media_root):
 
 
 @pytest.mark.django_db
+def test_page_and_rest_list_the_first_50_names_and_count_the_others(client, alice, media_root):
+    head = "JobID|User|Account|Partition|QOS|State|Submit|Start|End|AllocCPUS"
+    rows = [
+        f"{k}|u{k:03d}|a{k:03d}|p|q|COMPLETED|2025-01-06T08:00:00|2025-01-06T08:01:00|"
+        "2025-01-06T09:00:00|1"
+        for k in range(1, 201)
+    ]
+    client.force_login(alice)
+    data = ("\n".join([head, *rows]) + "\n").encode()
+    resp = client.post("/traces/", {"name": "c", "file": SimpleUploadedFile("j.txt", data)})
+    assert resp.status_code == 302
+    page = client.get(resp["Location"]).content.decode()
+    assert "50 = u050 and 150 more" in page and "u051" not in page
+    assert "50 = a050 and 150 more" in page and "a051" not in page
+    api = APIClient()
+    api.force_authenticate(alice)
+    conv = api.get(f"/api/traces/{Trace.objects.get().pk}/").json()["summary"]["conversion"]
+    assert len(conv["mappings"]["user"]) == 50 and conv["mappings_more"]["user"] == 150
+    assert len(conv["mappings"]["group"]) == 50 and conv["mappings_more"]["group"] == 150
+
+
+@pytest.mark.django_db
 def test_broken_sacct_is_refused_naming_the_line_and_saves_nothing(alice, media_root):
     bad = SACCT + b"2001|x|y|z|batch|normal|COMPLETED|2025-01-07T08:00:00|2025-01"
     api = APIClient()

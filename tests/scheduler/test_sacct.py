@@ -435,3 +435,20 @@ def test_command_line_lenient_format_and_procs(tmp_path):
     assert "skipped:" in done.stderr and "Slurm job 41 (line 1) needs 8" in done.stderr
     done = scheduler_cli("convert", "sacct", str(src), "-o", str(out), "--format", "JobID,Sta te")
     assert done.returncode == 2 and "not a sacct field name" in done.stderr
+
+
+def test_the_report_lists_the_first_names_and_counts_the_rest():
+    """A site's dump names thousands of users: the report lists the first 50 of each kind (by
+    number) and counts the others; the SWF still numbers every one of them."""
+    rows = "\n".join(
+        f"{k}|user{k}|grp{k % 60}|p|q|COMPLETED|2025-01-06T08:00:{k % 60:02d}|"
+        f"2025-01-06T08:01:00|2025-01-06T09:00:00|10|1|1G|x"
+        for k in range(1, 121)
+    )
+    header, jobs, report = convert_sacct(f"{HEAD}\n{rows}\n")
+    r = report.as_json()
+    assert len(r["mappings"]["user"]) == 50 and r["mappings_more"] == {"user": 70, "group": 10}
+    assert list(r["mappings"]["user"].values()) == list(range(1, 51))
+    assert r["mappings"]["qos"] == {"q": 1} and "qos" not in r["mappings_more"]
+    assert header.fields["MaxUsers"] == "120" and max(j.user for j in jobs) == 120
+    assert len(json.dumps(r)) < 10_000

@@ -137,7 +137,10 @@ class Client:
         convert sacct`` does.  For sacct: ``lenient`` skips the rows that cannot be read
         instead of refusing the file, ``sacct_format`` names the columns of a file without a
         header line (``"jobid,jobidraw,…"``; default Open XDMoD's order), ``procs`` is the
-        cluster's CPUs.  The conversion report is the answer's ``summary["conversion"]``."""
+        cluster's CPUs.  The conversion report is the answer's ``summary["conversion"]``.  A
+        sacct file larger than the portal's GRIDPORTAL_SACCT_BACKGROUND_BYTES (2 MiB) is
+        converted by a worker: the answer is then its import (``status`` ``converting``),
+        followed at ``api/traces/imports/``, and the trace is listed when it is ready."""
         fields = {"name": name}
         if lenient:
             fields["lenient"] = "true"

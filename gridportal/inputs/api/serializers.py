@@ -6,7 +6,8 @@ from rest_framework import serializers
 
 from scheduler.engine import MAX_PROCS
 
-from ..models import Trace, Workflow
+from ..models import SacctImport, Trace, Workflow
+from ..sacct_imports import trace_upload
 from ..services import WORKFLOW_GENERATORS, SacctOptions, trace_create, workflow_create
 
 
@@ -29,6 +30,16 @@ class UploadSerializer(serializers.ModelSerializer):
             )
         except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.message_dict) from None
+
+
+class SacctImportSerializer(serializers.ModelSerializer):
+    """A large Slurm accounting upload a worker converts: ``converting``, or ``refused`` with
+    ``error`` naming the lines (the trace appears under /api/traces/ when it is ready)."""
+
+    class Meta:
+        model = SacctImport
+        fields = ["id", "name", "original_filename", "status", "error", "created"]
+        read_only_fields = fields
 
 
 class TraceSerializer(UploadSerializer):
@@ -70,8 +81,8 @@ class TraceSerializer(UploadSerializer):
             columns=validated_data.pop("sacct_format", ""),
             procs=validated_data.pop("procs", None),
         )
-        try:
-            return trace_create(
+        try:  # a large sacct file: a SacctImport (the view answers 202)
+            return trace_upload(
                 owner=self.context["request"].user,
                 name=validated_data.get("name", ""),
                 upload=validated_data["file"],

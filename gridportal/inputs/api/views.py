@@ -9,10 +9,15 @@ from gridportal.ownership import visible_to
 from gridportal.parsers import BoundedJSONParser
 from gridportal.querystrings import FiltersOnListsOnly
 
-from ..models import Trace, Workflow
+from ..models import SacctImport, Trace, Workflow
 from ..services import trace_delete, workflow_delete, workflow_generate
 from .filters import TraceFilter
-from .serializers import TraceSerializer, WorkflowGenerateSerializer, WorkflowSerializer
+from .serializers import (
+    SacctImportSerializer,
+    TraceSerializer,
+    WorkflowGenerateSerializer,
+    WorkflowSerializer,
+)
 
 
 class TraceViewSet(
@@ -34,6 +39,26 @@ class TraceViewSet(
 
     def get_queryset(self):
         return visible_to(Trace.objects.select_related("owner"), self.request.user)
+
+    @extend_schema(responses={201: TraceSerializer, 202: SacctImportSerializer})
+    def create(self, request, *args, **kwargs):
+        """Upload a trace (201); a Slurm accounting file larger than
+        GRIDPORTAL_SACCT_BACKGROUND_BYTES is converted by a worker (202: its import, followed
+        at ``imports/``)."""
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        made = serializer.save()
+        if isinstance(made, SacctImport):
+            return Response(SacctImportSerializer(made).data, status=status.HTTP_202_ACCEPTED)
+        return Response(serializer.data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(responses={200: SacctImportSerializer(many=True)})
+    @action(detail=False, methods=["get"], url_path="imports", url_name="imports")
+    def imports(self, request):
+        """Your Slurm accounting files being converted (``converting``) or refused (``error``
+        names the lines); a converted one leaves this list and is a trace."""
+        rows = SacctImport.objects.filter(owner=request.user)[:100]
+        return Response(SacctImportSerializer(rows, many=True).data)
 
     def perform_destroy(self, instance):
         try:

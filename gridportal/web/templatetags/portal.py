@@ -17,6 +17,17 @@ def signup_enabled() -> bool:
 
 
 @register.filter
+def names_listed(conversion, kind) -> str:
+    """``{{ conversion|names_listed:kind }}``: a sacct report's numbering of one kind of name
+    ("1 = alice, 2 = bob and 130 more"): the first few only, however many the file named."""
+    table = (conversion.get("mappings") or {}).get(kind) or {}
+    shown = list(table.items())[: engine.SACCT_NAMES_LISTED]
+    more = len(table) - len(shown) + (conversion.get("mappings_more") or {}).get(kind, 0)
+    text = ", ".join(f"{number} = {name}" for name, number in shown)
+    return f"{text} and {more:,} more" if more else text
+
+
+@register.filter
 def label(key) -> str:
     """``{{ key|label }}``: the registry's human label of a metric/parameter key."""
     return label_of(str(key))
