@@ -76,6 +76,7 @@ def run(run_dir: Path, job: dict[str, Any]) -> dict[str, Any]:
 #: errors that come from a wall of the sandbox: (exception types, errno values) -> the wall
 _WALLS = (
     ((MemoryError,), (), "memory"),
+    ((ModuleNotFoundError,), (), "files"),  # the portal's modules are not in the sandbox
     ((OSError,), (errno.EAGAIN,), "processes"),
     ((OSError,), (errno.ENETUNREACH, errno.ECONNREFUSED, errno.EADDRNOTAVAIL), "network"),
     ((socket.gaierror,), (), "network"),
