@@ -96,7 +96,7 @@ def _check(filename: str, data: bytes, class_name: str) -> dict[str, Any]:
     try:
         return run_job(job, {"policy.py": data}, sandbox_limits(check=True))
     except SandboxError as exc:
-        raise _refuse("file", f"{filename}: {_user_words(exc.message, filename)}") from None
+        raise _refuse("file", _user_words(exc.message, filename)) from None
 
 
 def _user_words(message: str, filename: str) -> str:
