@@ -118,11 +118,17 @@ def check_run_policies(*, owner, params: dict[str, Any]) -> dict[str, PolicyFile
     """The owner's uploads named by a run's parameters; a ValidationError on ``params`` when
     user policies are off or a name is not one of the owner's uploads (another user's policy
     is refused like another user's trace: as unknown)."""
+    if refs_in(params) and not enabled():
+        raise _refuse("params", f"policies: {DISABLED}")
+    return owned_policies(owner=owner, params=params)
+
+
+def owned_policies(*, owner, params: dict[str, Any]) -> dict[str, PolicyFile]:
+    """The owner's uploads named by a run's parameters (user policies on or off: a stored
+    run's bundle still carries its sources); a ValidationError for a name not the owner's."""
     refs = refs_in(params)
     if not refs:
         return {}
-    if not enabled():
-        raise _refuse("params", f"policies: {DISABLED}")
     mine = {
         p.ref: p for p in PolicyFile.objects.filter(owner=owner).only("sha256") if p.ref in refs
     }

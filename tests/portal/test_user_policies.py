@@ -5,12 +5,16 @@ sandbox by a real worker; results name the policy and its hash; staff can turn t
 from __future__ import annotations
 
 import hashlib
+import io
+import json
+import zipfile
 
 import pytest
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
+from gridportal.experiments.bundles import experiment_bundle_zip
 from gridportal.experiments.services import experiment_create, experiment_execute
 from gridportal.inputs.models import PolicyFile
 from gridportal.inputs.policyfiles import policy_file_create
@@ -191,6 +195,11 @@ def test_a_run_in_the_sandbox_names_the_policy_and_matches_the_engine(alice, med
         seed=exp.seed,
     )
     assert result["tables"][0]["rows"][1:] == plain["tables"][0]["rows"]
+    # its bundle carries the policy's source, named by its hash
+    with zipfile.ZipFile(io.BytesIO(experiment_bundle_zip(experiment=exp))) as bundle:
+        run = json.loads(bundle.read("run.json"))
+        assert run["user_policies"][0]["sha256"] == row.sha256
+        assert bundle.read(run["user_policies"][0]["file"]) == SJF
 
 
 @pytest.fixture
