@@ -237,3 +237,31 @@ def test_a_worker_survives_a_breach_and_runs_the_next(services_present, celery_w
     assert "process-count limit" in failed["error"], failed["error"]
     done = run(good.ref)
     assert done["status"] == "succeeded", done
+
+
+@pytest.mark.django_db
+def test_a_sweep_compares_a_user_policy_with_easy_and_conservative(alice, bob, media_root):
+    from gridportal.experiments.sweeps import sweep_create
+
+    row = upload(alice)
+    trace = stored_trace(alice, jobs=200)
+    params = {"policies": f"{row.ref}, easy, conservative", "accurate": False}
+    vary = [{"param": "procs", "values": [64, 96]}]
+    with pytest.raises(ValidationError, match="not one of your uploaded policies"):
+        sweep_create(
+            owner=bob, kind="cluster-sim", params=params, traces=[stored_trace(bob)], vary=vary
+        )
+    with pytest.raises(ValidationError, match="not on Slurm"):
+        sweep_create(
+            owner=alice, kind="cluster-sim", params=params, traces=[trace], vary=vary,
+            executor="slurm",
+        )  # fmt: skip
+    sweep = sweep_create(owner=alice, kind="cluster-sim", params=params, traces=[trace], vary=vary)
+    runs = [r.experiment for r in sweep.points.select_related("experiment").order_by("index")]
+    assert len(runs) == 2
+    for exp in runs:
+        assert experiment_execute(experiment_id=exp.pk) == "succeeded"
+        exp.refresh_from_db()
+        assert exp.result["user_policies"][0]["sha256"] == row.sha256
+        labels = [str(r[0]) for r in exp.result["tables"][0]["rows"]]
+        assert labels[0].startswith(f"SJF-EASY ({row.ref})"), labels
