@@ -207,11 +207,12 @@ def _supervise(run_dir, limits, on_progress, should_stop) -> tuple[int, str]:  #
     nproc = None if root else _count_processes(os.geteuid()) + limits.processes
     breached = ""
     try:
+        errors = open(run_dir.parent / "stderr", "wb")  # noqa: SIM115 (closed below)
         proc = subprocess.Popen(  # noqa: S603 (a fixed command; the user's code is data)
             bwrap_command(run_dir),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=errors,
             preexec_fn=_preexec(limits, cgroup, nproc),  # noqa: PLW1509
             start_new_session=True,
             close_fds=True,
@@ -232,7 +233,7 @@ def _supervise(run_dir, limits, on_progress, should_stop) -> tuple[int, str]:  #
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-        proc.stderr.close()
+        errors.close()
         proc.stdout.close()
         if cgroup is not None and cgroup.breached():
             breached = "wall+processes" if breached == "wall" else breached or "processes"
@@ -281,16 +282,33 @@ def _outcome(run_dir: Path, status: int, breached: str, limits: Limits) -> dict[
             limit,
         )
     if out is None:
-        raise SandboxError(f"the sandboxed code ended with status {status} and no result")
+        tail = _stderr_tail(run_dir)
+        raise SandboxError(
+            f"the sandboxed code ended with status {status} and no result"
+            + (f" ({tail})" if tail else "")
+        )
     raise SandboxError(error or "the sandboxed code failed")
 
 
 #: the sandbox's walls that are not limits: what the child reports when it ran into one
 WALLS = {
-    "network": "the network wall (the sandbox has no network: its own empty network namespace)",
+    "network": "the network wall (the sandbox has no network: a network namespace of its own, "
+    "with only its own loopback)",
     "files": "the file-system wall (the sandbox sees only its run folder and read-only system "
     "and Python files)",
 }
+
+
+def _stderr_tail(run_dir: Path) -> str:
+    """The last line the sandbox wrote to stderr (bwrap's own refusal, say)."""
+    try:
+        with open(run_dir.parent / "stderr", "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, fh.tell() - 2000))
+            lines = fh.read().decode("utf-8", "replace").strip().splitlines()
+    except OSError:
+        return ""
+    return lines[-1][:300] if lines else ""
 
 
 def _read_out(run_dir: Path) -> dict[str, Any] | None:

@@ -669,7 +669,10 @@ def _sandboxed_compute(exp: Experiment, *, on_report=None, should_stop=None) -> 
     """The run's Result computed in the sandbox (gridportal/sandbox.py): its trace files and
     policy files in, the Result out; the user's code never runs in this process.  The Result
     names each user policy, its class and its sha256."""
-    policies = check_run_policies(owner=exp.owner, params=exp.params)
+    try:
+        policies = check_run_policies(owner=exp.owner, params=exp.params)
+    except ValidationError as exc:  # turned off, or gone, since the submit
+        raise ValueError("; ".join(exc.messages)) from None
     stored = run_inputs_of(exp)
     if stored.workflows or stored.policies or stored.topologies:
         raise ValueError("a run with a user policy takes traces only as inputs")

@@ -265,3 +265,40 @@ def test_a_sweep_compares_a_user_policy_with_easy_and_conservative(alice, bob, m
         assert exp.result["user_policies"][0]["sha256"] == row.sha256
         labels = [str(r[0]) for r in exp.result["tables"][0]["rows"]]
         assert labels[0].startswith(f"SJF-EASY ({row.ref})"), labels
+
+
+#: passes the upload check (200 generated jobs) and allocates 10 GB on a bigger trace
+LATE_HOG = b"""from scheduler.policies import PriorityPolicy
+
+
+class Hog(PriorityPolicy):
+    def priority(self, job, now):
+        if job.index > 250:
+            self.hoard = bytearray(10 * 2**30)
+        return 0
+"""
+
+
+@pytest.mark.django_db
+def test_a_run_fails_naming_the_limit_or_the_switch(alice, media_root, settings):
+    from gridportal.experiments.models import Experiment
+
+    hog = upload(alice, LATE_HOG, "Hog", name="hog")
+    trace = stored_trace(alice, jobs=300)
+    settings.GRIDPORTAL_SANDBOX_MEMORY_MB = 1024
+    exp = experiment_create(
+        owner=alice, kind="cluster-sim", params={"policies": f"{hog.ref}, easy"}, traces=[trace]
+    )
+    assert experiment_execute(experiment_id=exp.pk) == "failed"
+    exp.refresh_from_db()
+    assert "memory limit of 1024 MiB" in exp.error, exp.error
+    assert "line 7" in exp.error  # the user's line
+    later = experiment_create(
+        owner=alice, kind="cluster-sim", params={"policies": f"{upload(alice).ref}, easy"},
+        traces=[trace],
+    )  # fmt: skip
+    settings.GRIDPORTAL_USER_POLICIES = False  # turned off while the run waited
+    assert experiment_execute(experiment_id=later.pk) == "failed"
+    later.refresh_from_db()
+    assert later.status == Experiment.Status.FAILED
+    assert "GRIDPORTAL_USER_POLICIES=0" in later.error
