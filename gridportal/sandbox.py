@@ -311,9 +311,16 @@ def _stderr_tail(run_dir: Path) -> str:
     return lines[-1][:300] if lines else ""
 
 
+#: the largest answer the worker reads back (the sandbox's JSON is parsed in the worker)
+MAX_OUT_BYTES = 256 * MIB
+
+
 def _read_out(run_dir: Path) -> dict[str, Any] | None:
+    path = run_dir / "out.json"
     try:
-        out = json.loads((run_dir / "out.json").read_text())
+        if path.stat().st_size > MAX_OUT_BYTES:
+            raise SandboxError(f"the sandboxed code answered more than {MAX_OUT_BYTES // MIB} MiB")
+        out = json.loads(path.read_text())
     except (OSError, ValueError):
         return None
     return out if isinstance(out, dict) else None

@@ -700,7 +700,9 @@ def _sandboxed_compute(exp: Experiment, *, on_report=None, should_stop=None) -> 
         if exc.limit in ("cpu", "wall", "memory", "processes", "file"):
             raise LimitExceeded(exc.limit, f"the run: {exc.message}") from None
         raise ValueError(exc.message) from None
-    result = out["result"]
+    result = out.get("result")
+    if not isinstance(result, dict) or result.get("kind") != exp.kind:
+        raise ValueError("the sandboxed run answered no Result of its kind")
     result["user_policies"] = [
         {"policy": r, "name": p.name, "class": p.class_name, "sha256": p.sha256}
         for r, p in policies.items()
