@@ -2,6 +2,9 @@
 with EASY and conservative backfilling in a cluster-sim run that a worker runs in the
 sandbox, and open the run's results page."""
 
+import os
+from pathlib import Path
+
 import pytest
 
 from gridportal.sandbox import available
@@ -62,3 +65,6 @@ def test_upload_a_policy_and_compare_it(live_server, celery_worker, alice, page,
     text = page.inner_text("main")
     assert f"SJF-EASY ({ref})" in text
     assert "EASY" in text and "Conservative" in text
+    shots = os.environ.get("GRIDPORTAL_SHOTS_DIR")  # to look at the page: a folder for a PNG
+    if shots:
+        page.screenshot(path=str(Path(shots) / "user-policy-results.png"), full_page=True)
