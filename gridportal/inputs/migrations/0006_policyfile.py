@@ -6,32 +6,47 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('inputs', '0005_workflow_format_pegasus_json'),
+        ("inputs", "0005_workflow_format_pegasus_json"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='PolicyFile',
+            name="PolicyFile",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('class_name', models.CharField(max_length=100)),
-                ('source', models.TextField()),
-                ('original_filename', models.CharField(max_length=255)),
-                ('size_bytes', models.PositiveIntegerField()),
-                ('sha256', models.CharField(max_length=64)),
-                ('title', models.CharField(blank=True, max_length=200)),
-                ('description', models.TextField(blank=True)),
-                ('dry_run', models.JSONField(blank=True, default=dict)),
-                ('created', models.DateTimeField(auto_now_add=True)),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='policy_files', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=200)),
+                ("class_name", models.CharField(max_length=100)),
+                ("source", models.TextField()),
+                ("original_filename", models.CharField(max_length=255)),
+                ("size_bytes", models.PositiveIntegerField()),
+                ("sha256", models.CharField(max_length=64)),
+                ("title", models.CharField(blank=True, max_length=200)),
+                ("description", models.TextField(blank=True)),
+                ("dry_run", models.JSONField(blank=True, default=dict)),
+                ("created", models.DateTimeField(auto_now_add=True)),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="policy_files",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created', '-id'],
-                'constraints': [models.UniqueConstraint(fields=('owner', 'sha256'), name='policyfile_owner_sha256')],
+                "ordering": ["-created", "-id"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("owner", "sha256"), name="policyfile_owner_sha256"
+                    )
+                ],
             },
         ),
     ]
