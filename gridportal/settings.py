@@ -350,6 +350,17 @@ GRIDPORTAL_RESULT_RENDER_MAX_MB = int(os.environ.get("GRIDPORTAL_RESULT_RENDER_M
 #: then are refused: the remaining threads stay free for ordinary requests.
 GRIDPORTAL_WEB_HEAVY_CONCURRENCY = int(os.environ.get("GRIDPORTAL_WEB_HEAVY_CONCURRENCY", 2))
 GRIDPORTAL_WEB_HEAVY_WAIT = float(os.environ.get("GRIDPORTAL_WEB_HEAVY_WAIT", 2))
+# Users' own scheduling policies (scheduler.policies), uploaded as inputs and run only in a
+# bubblewrap sandbox (gridportal/sandbox.py): staff turn them off with GRIDPORTAL_USER_POLICIES=0.
+# A sandboxed job (the upload check, or a whole run using a user policy) gets these hard limits:
+# CPU seconds, wall seconds, memory (address space) and processes/threads.
+GRIDPORTAL_USER_POLICIES = env_bool("GRIDPORTAL_USER_POLICIES", True)
+GRIDPORTAL_SANDBOX_CPU_S = int(os.environ.get("GRIDPORTAL_SANDBOX_CPU_S", 1800))
+GRIDPORTAL_SANDBOX_WALL_S = float(os.environ.get("GRIDPORTAL_SANDBOX_WALL_S", 2400))
+GRIDPORTAL_SANDBOX_MEMORY_MB = int(os.environ.get("GRIDPORTAL_SANDBOX_MEMORY_MB", 2048))
+GRIDPORTAL_SANDBOX_PROCESSES = int(os.environ.get("GRIDPORTAL_SANDBOX_PROCESSES", 16))
+#: the upload check (compile, contract, dry run on a small generated trace)
+GRIDPORTAL_SANDBOX_CHECK_S = float(os.environ.get("GRIDPORTAL_SANDBOX_CHECK_S", 60))
 #: Checking an uploaded trace or workflow (parse and summary) happens under these limits.
 GRIDPORTAL_UPLOAD_MEMORY_MB = int(os.environ.get("GRIDPORTAL_UPLOAD_MEMORY_MB", 2048))
 GRIDPORTAL_UPLOAD_TIME_LIMIT = float(os.environ.get("GRIDPORTAL_UPLOAD_TIME_LIMIT", 25))

@@ -11,6 +11,7 @@ from rest_framework.routers import APIRootView, DefaultRouter
 
 from gridportal.experiments.api.reproductions import ReproductionViewSet
 from gridportal.experiments.api.views import ExperimentViewSet, KindViewSet, SweepViewSet
+from gridportal.inputs.api.policyfiles import PolicyFileViewSet
 from gridportal.inputs.api.views import TraceViewSet, WorkflowViewSet
 from gridportal.quotas.api.views import QuotaViewSet
 from gridportal.sites.api.views import (
@@ -58,6 +59,7 @@ class PortalRouter(DefaultRouter):
 router = PortalRouter()
 router.register("traces", TraceViewSet, basename="trace")
 router.register("workflows", WorkflowViewSet, basename="workflow")
+router.register("policy-files", PolicyFileViewSet, basename="policyfile")
 router.register("experiments", ExperimentViewSet, basename="experiment")
 router.register("sweeps", SweepViewSet, basename="sweep")
 router.register("kinds", KindViewSet, basename="kind")

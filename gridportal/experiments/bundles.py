@@ -19,6 +19,8 @@ as values, not one-element lists (RO-Crate 1.1, appendix JSON-LD).  Laid out as:
     run.json                    kind, parameters, seed, snapshot documents, engine version
     inputs/trace-1.swf …        the traces and workflows exactly as stored (sha256 in the crate)
     inputs/policies-1.json …    configuration documents copied into the run
+    inputs/policy-<sha>.py …    the source of each user scheduling policy the run names
+                                (run.json's ``user_policies``: name, class, sha256, file)
     result/result.json          the Result (summary, tables, charts)
     result/summary.csv, result/table-<id>.csv, result/chart-<id>.csv
     result/chart-<id>.svg       each chart drawn (SVG: the portal has no server-side PNG
@@ -57,6 +59,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from gridportal.archives import CheckedArchive, open_archive, refuse
+from gridportal.inputs.policyfiles import owned_policies
 from scheduler import engine
 
 from .jobarray import computed_elsewhere_text
@@ -227,6 +230,17 @@ def _add_inputs(crate: _Crate, inputs) -> tuple[list[dict], dict[str, list[str]]
     return objects, names
 
 
+def _add_user_policies(crate: _Crate, owner, params: dict) -> tuple[list[dict], list[dict]]:
+    """The source of each of the owner's uploaded policies the parameters name."""
+    objects, listed = [], []
+    for ref, row in owned_policies(owner=owner, params=params).items():
+        path = f"inputs/policy-{row.sha256[:12]}.py"
+        objects.append(crate.add(path, row.source, fmt="text/x-python", about=row.name))
+        listed.append({"policy": ref, "name": row.name, "class": row.class_name,
+                       "sha256": row.sha256, "file": path})  # fmt: skip
+    return objects, listed
+
+
 def _action(
     crate: _Crate, exp: Experiment, objects: list[dict], results: list[dict], prefix: str
 ) -> list:
@@ -273,6 +287,8 @@ def experiment_bundle_zip(*, experiment: Experiment) -> bytes:
     )
     inputs = run_inputs_of(experiment)
     objects, names = _add_inputs(crate, inputs)
+    own, user_policies = _add_user_policies(crate, experiment.owner, experiment.params)
+    objects += own
     run = {
         "format": "gridportal-run-bundle",
         "version": 1,
@@ -286,6 +302,8 @@ def experiment_bundle_zip(*, experiment: Experiment) -> bytes:
     }
     if experiment.provenance is not None:
         run["provenance"] = experiment.provenance
+    if user_policies:
+        run["user_policies"] = user_policies
     crate.add("run.json", json.dumps(run, indent=1, sort_keys=True) + "\n",
               fmt="application/json", about="kind, parameters, seed, inputs")  # fmt: skip
     results = crate.add_stored_result("result", experiment)
@@ -302,6 +320,8 @@ def sweep_bundle_zip(*, sweep: Sweep) -> bytes:
         "result and the aggregate (mean, standard deviation, n per point).",
     )
     objects, names = _add_inputs(crate, run_inputs_of(sweep))
+    own, user_policies = _add_user_policies(crate, sweep.owner, sweep.params)
+    objects += own
     rows = list(
         sweep.points.select_related("experiment", "experiment__owner")
         .defer("experiment__result")
@@ -323,6 +343,7 @@ def sweep_bundle_zip(*, sweep: Sweep) -> bytes:
             for r in rows
         ],
         "engine_version": engine_version(),
+        **({"user_policies": user_policies} if user_policies else {}),
     }  # fmt: skip
     crate.add("sweep.json", json.dumps(doc, indent=1, sort_keys=True) + "\n",
               fmt="application/json")  # fmt: skip

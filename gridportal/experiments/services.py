@@ -19,6 +19,7 @@ from django.db import InterfaceError, OperationalError, connection, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from gridportal.inputs.policyfiles import check_run_policies, refs_in, sandbox_limits
 from gridportal.inputs.services import trace_open, workflow_open
 from gridportal.limits import KilledFromOutside, LimitExceeded, Stopped, child_report, run_limited
 from gridportal.quotas.services import (
@@ -27,6 +28,7 @@ from gridportal.quotas.services import (
     quota_check_queued,
     quota_check_storage,
 )
+from gridportal.sandbox import SandboxError, run_job
 from scheduler import engine
 from scheduler.engine import SWFError, load_input
 
@@ -171,6 +173,7 @@ def experiment_new(
 ) -> Experiment:
     """Validate and save a queued run without enqueueing it (callers enqueue after commit)."""
     _, clean = validate_run(kind=kind, params=params, inputs=inputs, seed=seed)
+    check_run_policies(owner=owner, params=clean)
     exp = Experiment.objects.create(
         owner=owner,
         kind=kind,
@@ -636,7 +639,10 @@ def experiment_compute(
 ) -> dict[str, Any]:
     """The run's Result, computed by the engine in a child process under
     GRIDPORTAL_RUN_MEMORY_MB and GRIDPORTAL_RUN_TIME_LIMIT (raises LimitExceeded past either,
-    the engine's own errors as they are); nothing is stored."""
+    the engine's own errors as they are); nothing is stored.  A run naming a user's policy
+    runs whole in the sandbox instead (:func:`_sandboxed_compute`)."""
+    if refs_in(exp.params):
+        return _sandboxed_compute(exp, on_report=on_report, should_stop=should_stop)
     return run_limited(
         _engine_run,
         exp.kind,
@@ -657,6 +663,51 @@ def experiment_delete(*, experiment: Experiment) -> None:
     (it finds the row gone) and the next held runs are dispatched."""
     experiment.delete()
     transaction.on_commit(dispatch_quietly)
+
+
+def _sandboxed_compute(exp: Experiment, *, on_report=None, should_stop=None) -> dict[str, Any]:
+    """The run's Result computed in the sandbox (gridportal/sandbox.py): its trace files and
+    policy files in, the Result out; the user's code never runs in this process.  The Result
+    names each user policy, its class and its sha256."""
+    try:
+        policies = check_run_policies(owner=exp.owner, params=exp.params)
+    except ValidationError as exc:  # turned off, or gone, since the submit
+        raise ValueError("; ".join(exc.messages)) from None
+    stored = run_inputs_of(exp)
+    if stored.workflows or stored.policies or stored.topologies:
+        raise ValueError("a run with a user policy takes traces only as inputs")
+    spec = engine.get_kind(exp.kind)
+    files: dict[str, Any] = {}
+    names: list[str] = []
+    for i, trace in enumerate(stored.traces):
+        name = f"trace-{i}" + (".swf.gz" if trace.file.name.endswith(".gz") else ".swf")
+        files[name] = Path(trace.file.path)
+        names.append(name)
+    inputs = {i.name: names if i.kind == "trace" else [] for i in spec.inputs}
+    for row in policies.values():
+        files[f"policy-{row.sha256[:12]}.py"] = row.source.encode()
+    job = {
+        "mode": "run", "kind": exp.kind, "params": exp.params, "seed": exp.seed,
+        "inputs": inputs,
+        "policies": {r: f"policy-{p.sha256[:12]}.py:{p.class_name}" for r, p in policies.items()},
+    }  # fmt: skip
+    progress = (lambda f, m: on_report((f, m))) if on_report else None
+    try:
+        out = run_job(job, files, sandbox_limits(), on_progress=progress, should_stop=should_stop)
+    except SandboxError as exc:
+        if exc.limit == "stopped":
+            raise Stopped() from None
+        if exc.limit in ("cpu", "wall", "memory", "processes", "file"):
+            raise LimitExceeded(exc.limit, f"the run: {exc.message}") from None
+        raise ValueError(exc.message) from None
+    result = out.get("result")
+    if not isinstance(result, dict) or result.get("kind") != exp.kind:
+        raise ValueError("the sandboxed run answered no Result of its kind")
+    result["user_policies"] = [
+        {"policy": r, "name": p.name, "class": p.class_name, "sha256": p.sha256}
+        for r, p in policies.items()
+    ]
+    return result
 
 
 #: Seconds between a running run's checks that it should go on (cancel, delete).

@@ -24,6 +24,7 @@ from django.db.models import Count, Sum, TextField
 from django.db.models.fields.json import KeyTransform
 from django.db.models.functions import Cast, Length
 
+from gridportal.inputs.policyfiles import refs_in
 from scheduler import engine
 
 from .models import Experiment, Sweep, SweepRun
@@ -132,6 +133,10 @@ def sweep_create(
         raise ValidationError({"executor": ["must be 'workers' or 'slurm'"]})
     inputs = RunInputs.of(traces, workflows, policies, topologies)
     spec, base = validate_run(kind=kind, params=params, inputs=inputs, seed=seed)
+    if executor == "slurm" and refs_in(base):
+        raise ValidationError(
+            {"executor": ["a user policy runs only in the portal's sandbox, not on Slurm"]}
+        )
     vary = expand_vary(spec, vary)
     if not isinstance(repetitions, int) or repetitions < 1:
         raise ValidationError({"repetitions": ["must be a positive integer"]})

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import Trace, Workflow
+from .models import PolicyFile, Trace, Workflow
 
 
 @admin.register(Trace)
@@ -25,3 +25,20 @@ class WorkflowAdmin(admin.ModelAdmin):
         "generator",
         "created",
     )
+
+
+@admin.register(PolicyFile)
+class PolicyFileAdmin(admin.ModelAdmin):
+    """Users' scheduling policies: staff read them (and delete one); an upload is checked in
+    the sandbox, so none is added or edited here."""
+
+    list_display = ("name", "owner", "class_name", "sha256", "created")
+    list_filter = ("owner",)
+    search_fields = ("name", "class_name", "sha256")
+    readonly_fields = (
+        "owner", "name", "class_name", "source", "original_filename", "size_bytes", "sha256",
+        "title", "description", "dry_run", "created",
+    )  # fmt: skip
+
+    def has_add_permission(self, request) -> bool:
+        return False

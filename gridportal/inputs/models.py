@@ -103,3 +103,38 @@ class SacctImport(models.Model):
 
     def __str__(self) -> str:
         return self.name or self.original_filename
+
+
+class PolicyFile(models.Model):
+    """A scheduling policy written by a user (scheduler.policies: a PriorityPolicy or
+    DecisionPolicy subclass), checked in the sandbox at upload (gridportal/sandbox.py) and run
+    only there. Versioned by the sha256 of its source: the same content is one version, named
+    in runs as ``user:<first 12 hex digits>``."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="policy_files"
+    )
+    name = models.CharField(max_length=200)
+    class_name = models.CharField(max_length=100)
+    source = models.TextField()
+    original_filename = models.CharField(max_length=255)
+    size_bytes = models.PositiveIntegerField()
+    sha256 = models.CharField(max_length=64)
+    title = models.CharField(max_length=200, blank=True)
+    description = models.TextField(blank=True)
+    dry_run = models.JSONField(default=dict, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "sha256"], name="policyfile_owner_sha256")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.ref})"
+
+    @property
+    def ref(self) -> str:
+        """How runs name it (the registry's user-policy name)."""
+        return f"user:{self.sha256[:12]}"

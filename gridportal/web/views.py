@@ -346,7 +346,8 @@ def _presets(kind, user) -> list[dict]:
 
 
 def _initial_from(request, kind) -> dict:
-    """Initial form values: ``?trace=`` / ``?workflow=`` pick inputs, ``?clone=`` copies a run."""
+    """Initial form values: ``?trace=`` / ``?workflow=`` pick inputs, ``?policies=`` the
+    policies of a kind that takes them, ``?clone=`` copies a run."""
     initial: dict = {}
     for spec in kind.inputs:
         picked = parse_id(request.GET.get(spec.kind))
@@ -354,6 +355,8 @@ def _initial_from(request, kind) -> dict:
             initial[spec.name] = picked if spec.max == 1 else [picked]
     if request.GET.get("sites") == "configured":
         initial.update(configured_sites_initial(kind))
+    if request.GET.get("policies") and any(p.name == "policies" for p in kind.params):
+        initial["p_policies"] = request.GET["policies"][:500]  # from a policy's page
     source_id = parse_id(request.GET.get("clone"))
     if source_id:
         source = get_object_or_404(

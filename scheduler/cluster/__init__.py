@@ -11,7 +11,16 @@
 from .jobs import DROP_REASONS, ESTIMATE_MODES, Reservation, SimJob, job_procs, prepare_jobs
 from .policy import ClusterState, Policy, PolicyError
 from .profile import Profile, ProfileError
-from .registry import BUILTIN, PolicyEntry, PolicyRef, policy_choices, policy_label, resolve
+from .registry import (
+    BUILTIN,
+    PolicyEntry,
+    PolicyRef,
+    is_user_policy_name,
+    policy_choices,
+    policy_label,
+    resolve,
+    run_user_policies,
+)
 from .result import BSLD_TAU, SCHEDULE_HEADER, SimulationResult
 from .simulator import Simulator, simulate
 
@@ -41,11 +50,13 @@ __all__ = [
     "SimJob",
     "SimulationResult",
     "Simulator",
+    "is_user_policy_name",
     "job_procs",
     "native_status",
     "policy_choices",
     "policy_label",
     "prepare_jobs",
     "resolve",
+    "run_user_policies",
     "simulate",
 ]

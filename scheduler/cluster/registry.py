@@ -24,6 +24,8 @@ proven equal to it by tests/scheduler/test_accelerations.py:
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -40,8 +42,10 @@ __all__ = [
     "PolicyEntry",
     "PolicyRef",
     "policy_choices",
+    "is_user_policy_name",
     "policy_label",
     "resolve",
+    "run_user_policies",
 ]
 
 
@@ -110,6 +114,43 @@ BUILTIN: dict[str, PolicyEntry] = {
 }  # fmt: skip
 
 
+#: a policy uploaded to the portal, named by the first 12 hex digits of its file's sha256
+USER_POLICY_NAME = re.compile(r"user:[0-9a-f]{12}")
+
+#: the user policies this process may run: ``user:<sha256 prefix>`` -> ``file.py:Class``.
+#: Filled only by :func:`run_user_policies`, which the portal's sandboxed child calls
+#: (scheduler/cli/sandboxed.py); everywhere else a ``user:`` name is checked, never run.
+_USER_POLICIES: dict[str, str] = {}
+
+
+def is_user_policy_name(text: str) -> bool:
+    """``text`` names a policy uploaded to the portal (``user:<12 hex digits>``)."""
+    return bool(USER_POLICY_NAME.fullmatch(text.strip()))
+
+
+def run_user_policies(table: dict[str, str]) -> None:
+    """Let this process run the portal's user policies of ``table`` (name -> ``file.py:Class``):
+    only the sandboxed child of a run does this."""
+    for name, spec in table.items():
+        if not is_user_policy_name(name):
+            raise PolicyError(f"{name!r} is not a user policy name (user:<12 hex digits>)")
+        _USER_POLICIES[name] = spec
+
+
+def _user_policy(text: str) -> PolicyRef:
+    spec = _USER_POLICIES.get(text)
+    if spec is None:
+        raise PolicyError(
+            f"policy {text!r}: a policy uploaded to the portal runs only in the portal's "
+            "sandbox, for its owner"
+        )
+    from .userpolicy import load_policy_file  # noqa: PLC0415 (user policies: when asked)
+
+    entry = load_policy_file(spec)
+    title = f"{entry.title} ({text})"
+    return PolicyRef(dataclasses.replace(entry, name=text, title=title, label=title, spec=text))
+
+
 def resolve(policy: str | PolicyRef | PolicyEntry | type, *, files: bool = False) -> PolicyRef:
     """The :class:`PolicyRef` named by ``policy`` (see the module's docstring) — or of a user
     policy class (:mod:`scheduler.policies`) given itself, as from a notebook; raises
@@ -130,6 +171,8 @@ def resolve(policy: str | PolicyRef | PolicyEntry | type, *, files: bool = False
     if not isinstance(policy, str):
         raise PolicyError(f"a policy is named by text, not {type(policy).__name__}")
     text = policy.strip()
+    if USER_POLICY_NAME.fullmatch(text):
+        return _user_policy(text)
     entry = BUILTIN.get(text)
     if entry is not None:
         return PolicyRef(entry, entry.param_default)

@@ -14,7 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from ..cluster import ESTIMATE_MODES, PolicyError, policy_label, prepare_jobs, resolve
+from ..cluster import (
+    ESTIMATE_MODES,
+    PolicyError,
+    is_user_policy_name,
+    policy_label,
+    prepare_jobs,
+    resolve,
+)
 from ..cluster.simulator import Simulator
 from ..traces.load import duplicate_jobs, offered_load, shifted_copy
 from ._facts import check_trace_facts
@@ -45,6 +52,9 @@ def policy_list(text: str) -> list[str]:
         raise ParamError({"policies": "choose at least one policy"})
     out: list[str] = []
     for name in names:
+        if is_user_policy_name(name) and name not in out:
+            out.append(name)  # a portal upload: the portal checks its owner, its sandbox runs it
+            continue
         if ":" in name:
             raise ParamError({"policies": f"{name[:60]!r}: give registry names (policy files "
                                           "run from the command line)"})  # fmt: skip

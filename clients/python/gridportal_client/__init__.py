@@ -154,6 +154,16 @@ class Client:
         """Upload a Pegasus DAX, Pegasus 5 YAML, WfFormat or native JSON workflow."""
         return self._multipart("api/workflows/", {"name": name}, {"file": Path(path)})
 
+    def upload_policy(self, path: str | Path, class_name: str, name: str = "") -> dict:
+        """Upload a scheduling policy (a scheduler.policies subclass named ``class_name``),
+        checked in the portal's sandbox; name it in runs by the answer's ``ref``."""
+        fields = {"name": name, "class_name": class_name}
+        return self._multipart("api/policy-files/", fields, {"file": Path(path)})
+
+    def policies(self) -> list[dict]:
+        """Your uploaded scheduling policies."""
+        return self._paged("api/policy-files/")
+
     def traces(self) -> list[dict]:
         return self._paged("api/traces/")
 

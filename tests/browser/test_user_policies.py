@@ -1,0 +1,70 @@
+"""A real browser (Debian's Chromium via Playwright): upload a scheduling policy, compare it
+with EASY and conservative backfilling in a cluster-sim run that a worker runs in the
+sandbox, and open the run's results page."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from gridportal.sandbox import available
+from tests.conftest import make_swf_bytes, require
+
+pytestmark = pytest.mark.browser
+
+POLICY = '''from scheduler.policies import PriorityPolicy
+
+
+class SJF(PriorityPolicy):
+    """Shortest requested time first, EASY backfilling."""
+
+    title = "SJF-EASY"
+
+    def priority(self, job, now):
+        return -job.estimate
+'''
+
+
+def test_upload_a_policy_and_compare_it(live_server, celery_worker, alice, page, tmp_path):
+    require(available() == "", f"the sandbox cannot run here: {available()}")
+    swf = tmp_path / "policy-trace.swf"
+    swf.write_bytes(make_swf_bytes(jobs=300, procs=64, seed=23))
+    source = tmp_path / "sjf.py"
+    source.write_text(POLICY)
+
+    page.goto(f"{live_server.url}/login/")
+    page.fill("#id_username", "alice")
+    page.fill("#id_password", "pw-Secret-123")
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{live_server.url}/")
+
+    page.goto(f"{live_server.url}/traces/")
+    page.fill("#id_name", "policy trace")
+    page.set_input_files("#id_file", str(swf))
+    page.click("#upload-form button[type=submit]")
+    page.wait_for_url("**/traces/*/")
+
+    page.goto(f"{live_server.url}/policies/")
+    assert "User policies are on" in page.inner_text("#user-policies-state")
+    page.fill("#id_class_name", "SJF")
+    page.set_input_files("#id_file", str(source))
+    page.click("#policy-upload button[type=submit]")
+    page.wait_for_url("**/policies/*/", timeout=90_000)  # checked in the sandbox meanwhile
+    ref = page.inner_text("#policy-ref")
+    assert ref.startswith("user:") and len(ref) == 17
+    assert "return -job.estimate" in page.inner_text("#policy-source")
+
+    page.click("text=Compare it with EASY and conservative")
+    page.wait_for_url("**/experiments/new/**")
+    assert page.input_value("#id_p_policies") == f"{ref}, easy, conservative"
+    page.select_option("#id_traces", label="policy trace")
+    page.click("#start")
+    page.wait_for_url("**/experiments/*/")
+    page.wait_for_selector("body[data-result-drawn=true]", timeout=180_000)
+    assert page.inner_text("#status") == "succeeded"
+    text = page.inner_text("main")
+    assert f"SJF-EASY ({ref})" in text
+    assert "EASY" in text and "Conservative" in text
+    shots = os.environ.get("GRIDPORTAL_SHOTS_DIR")  # to look at the page: a folder for a PNG
+    if shots:
+        page.screenshot(path=str(Path(shots) / "user-policy-results.png"), full_page=True)
