@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("inputs", "0005_workflow_format_pegasus_json"),
+        ("inputs", "0006_sacct_import"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
