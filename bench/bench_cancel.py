@@ -1,11 +1,11 @@
-"""Cancel latency: from the cancel request to the run's engine child process gone (issue 36).
+"""Cancel latency: from the cancel request to the run's engine child process gone.
 
 A provisioning run that computes for minutes and reports progress only when it starts (the
 kind of run a hostile-user probe found still computing 11.7 minutes after its cancel) runs on
 a real Celery worker; once its engine child computes, the run is cancelled through the
 service the page and the REST action call, and the time until the child process is gone is
-printed (``--repeat`` times). Before issue 36 a cancel reached the worker only at the run's
-next progress report: here the child goes on past ``--give-up`` seconds.
+printed (``--repeat`` times). Before cancel killed the engine child, a cancel reached the
+worker only at the run's next progress report: here the child goes on past ``--give-up`` seconds.
 
 Needs Redis and PostgreSQL (the real deployment path): it creates its own database
 ``gridportal_bench_cancel`` (dropped and re-created) and a worker on a private queue.

@@ -7,7 +7,7 @@ The dump is written to a temporary directory and removed afterwards (nothing big
 Each checkout converts it in its own process: CPU seconds (the figure that does not depend on
 what else the machine runs) and wall seconds.
 
-    .venv/bin/python bench/bench_sacct.py [--rows 1000000] [--against /work/main]
+    .venv/bin/python bench/bench_sacct.py [--rows 1000000] [--against ../other-checkout]
 """
 
 from __future__ import annotations

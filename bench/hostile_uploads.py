@@ -1,6 +1,7 @@
-"""The hostile-upload probe of issue 36, against the portal's code path (direct service calls,
-as the views make them): peak RSS of the *calling* process (the web worker's part) and wall
-time for four cases, on this checkout and on another (``--against /work/main``).
+"""The hostile-upload probe (small uploads that swelled the web process), against the
+portal's code path (direct service calls, as the views make them): peak RSS of the *calling*
+process (the web worker's part) and wall time for four cases, on this checkout and on another
+(``--against ../other-checkout``).
 
 Cases (the probe's figures on a live stack in brackets):
 
@@ -14,7 +15,7 @@ Each case runs in a fresh process (``ru_maxrss`` is its own peak; the limited ch
 other processes), inside a transaction rolled back at the end.  Needs PostgreSQL
 (``DATABASE_URL``, default ``postgres://postgres@127.0.0.1:5432/h1bench``, migrated here).
 
-    .venv/bin/python bench/hostile_uploads.py [--against /work/main] [--cases a,b]
+    .venv/bin/python bench/hostile_uploads.py [--against ../other-checkout] [--cases a,b]
 """
 
 from __future__ import annotations

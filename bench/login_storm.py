@@ -1,7 +1,7 @@
-"""Benchmark (issue 36): what wrong-login storms and sign-up floods do to a real portal, before
+"""Benchmark: what wrong-login storms and sign-up floods do to a real portal, before
 and after the abuse defences.
 
-    .venv/bin/python bench/login_storm.py [--before /work/main] [--after .] [--storm 16]
+    .venv/bin/python bench/login_storm.py [--before ../other-checkout] [--after .] [--storm 16]
         [--seconds 20] [--signup-seconds 60] [--workers 3] [--threads 4]
 
 For each code tree (``--before``: a checkout without the defences; ``--after``: this one) a fresh

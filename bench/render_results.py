@@ -1,7 +1,7 @@
-"""Rendering stored Results of growing size: time and peak memory of each renderer, main vs
-this tree (issue 36).
+"""Rendering stored Results of growing size: time and peak memory of each renderer, another
+checkout (``--main``, e.g. the commit before a change) vs this tree.
 
-    .venv/bin/python bench/render_results.py [--main /work/main] [--timeout 60] [--quick]
+    .venv/bin/python bench/render_results.py --main ../other-checkout [--timeout 60] [--quick]
 
 Each (tree, renderer, size) runs in its own process (``python bench/render_results.py --one``
 with that tree first on ``sys.path``), so the trees' code never mixes and the peak RSS is the
@@ -160,7 +160,7 @@ def run_case(tree: Path, renderer: str, shape: str, n: int, timeout: float) -> d
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--main", default="/work/main")
+    ap.add_argument("--main", required=True, help="the other checkout to compare with")
     ap.add_argument("--timeout", type=float, default=60)
     ap.add_argument("--quick", action="store_true", help="the smaller sizes only")
     args = ap.parse_args()

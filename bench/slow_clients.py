@@ -1,4 +1,4 @@
-"""Slow clients (slowloris) against gunicorn alone and behind deploy/nginx (issue 36).
+"""Slow clients (slowloris) against gunicorn alone and behind deploy/nginx.
 
     .venv/bin/python bench/slow_clients.py [--slow 10] [--normal 9] [--deadline 10]
 
