@@ -54,21 +54,32 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy.special import betaincinv
 
-try:  # the kernels of scipy.stats.binom's cdf and ppf, without importing scipy.stats (~0.4 s)
-    from scipy.special._ufuncs import _binom_cdf, _binom_ppf
-except ImportError:  # pragma: no cover - a SciPy without them: the public distribution
 
-    def _binom_cdf(k: float, n: float, p: float) -> float:
-        from scipy.stats import binom
+def _special():  # type: ignore[no-untyped-def]
+    """SciPy's special functions, imported when first needed (about a second at start-up, which
+    every engine process that never predicts a wait would pay): ``(betaincinv, binom_cdf
+    kernel, binom_ppf kernel)``."""
+    global _SPECIAL
+    if _SPECIAL is None:
+        from scipy.special import betaincinv
 
-        return float(binom._cdf(k, n, p))
+        try:  # the kernels of scipy.stats.binom's cdf and ppf, without scipy.stats (~0.4 s)
+            from scipy.special._ufuncs import _binom_cdf, _binom_ppf
+        except ImportError:  # pragma: no cover - a SciPy without them: the public distribution
+            from scipy.stats import binom
 
-    def _binom_ppf(c: float, n: float, p: float) -> float:
-        from scipy.stats import binom
+            def _binom_cdf(k: float, n: float, p: float) -> float:
+                return float(binom._cdf(k, n, p))
 
-        return float(binom._ppf(c, n, p))
+            def _binom_ppf(c: float, n: float, p: float) -> float:
+                return float(binom._ppf(c, n, p))
+
+        _SPECIAL = (betaincinv, _binom_cdf, _binom_ppf)
+    return _SPECIAL
+
+
+_SPECIAL = None
 
 
 __all__ = [
@@ -122,12 +133,12 @@ def binom_cdf(k: int, n: int, q: float) -> float:
         return 0.0
     if k >= n:
         return 1.0
-    return min(max(float(_binom_cdf(k, n, q)), 0.0), 1.0)
+    return min(max(float(_special()[1](k, n, q)), 0.0), 1.0)
 
 
 def binom_ppf(c: float, n: int, q: float) -> float:
     """``scipy.stats.binom.ppf(c, n, q)`` for ``0 < c < 1`` (its kernel, the same value)."""
-    return float(_binom_ppf(c, n, q))
+    return float(_special()[2](c, n, q))
 
 
 @lru_cache(maxsize=65536)
@@ -195,7 +206,7 @@ class Pool:
         m = bisect_right(self.sorted, w) if w >= 0 else 0
         if m == 0:
             return 0.0
-        return float(betaincinv(m, n - m + 1, 1 - confidence))
+        return float(_special()[0](m, n - m + 1, 1 - confidence))
 
     def prob_within_many(self, ws: np.ndarray, confidence: float) -> np.ndarray:
         """:meth:`prob_within` for an array of waits (one sorted-array search)."""
@@ -208,7 +219,7 @@ class Pool:
         out = np.zeros(len(ws), dtype=float)
         pos = m > 0
         if pos.any():
-            out[pos] = betaincinv(m[pos], n - m[pos] + 1, 1 - confidence)
+            out[pos] = _special()[0](m[pos], n - m[pos] + 1, 1 - confidence)
         return out
 
 
