@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import PolicyFile, Trace, Workflow
+from .models import PolicyFile, SacctImport, Trace, Workflow
 
 
 @admin.register(Trace)
@@ -38,6 +38,21 @@ class PolicyFileAdmin(admin.ModelAdmin):
     readonly_fields = (
         "owner", "name", "class_name", "source", "original_filename", "size_bytes", "sha256",
         "title", "description", "dry_run", "created",
+    )  # fmt: skip
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+
+@admin.register(SacctImport)
+class SacctImportAdmin(admin.ModelAdmin):
+    """Large Slurm accounting uploads a worker is converting (or refused): staff read them and
+    may delete one; they are made by uploads only."""
+
+    list_display = ("original_filename", "owner", "status", "created")
+    list_filter = ("status",)
+    readonly_fields = (
+        "owner", "name", "original_filename", "file", "options", "status", "error", "created",
     )  # fmt: skip
 
     def has_add_permission(self, request) -> bool:
