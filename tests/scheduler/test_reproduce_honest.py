@@ -138,7 +138,7 @@ def test_the_markdown_opens_with_the_honest_rate():
 
 def test_reclassify_moves_a_stored_check_of_a_fitted_claim_to_fitted():
     key = "usage-policy/seed004-testbed"
-    e = next(e for e in CLAIMS[key] if e.metric == "rm-pbs.ARU")
+    e = next(e for e in CLAIMS[key] if e.metric == "rm-condor.ARU")  # the calibration's row
     stored = {**e.as_json(), "fitted": "", "verdict": REPRODUCED, "ours": 0.7, "detail": ""}
     report = {"rows": [{"kind": "usage-policy", "preset": "seed004-testbed",
                         "checks": [stored]}]}  # fmt: skip
