@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ..traces.archive import ARCHIVE_LOGS, UNOBTAINABLE
 from ..traces.swf import SWFError, read_swf
 from .base import InputError, ParamError
 from .claims import deviations
@@ -391,6 +392,11 @@ def report_markdown(report: dict[str, Any]) -> str:
     for s in board["seeds"]:
         cells = ", ".join(f"{_md(f['figure'])}: **{f['verdict']}**" for f in s["figures"])
         lines.append(f"- **{s['seed']}** {_md(s['title'])} — {cells}")
+    lines += ["", "## Inputs we cannot obtain", "",
+              "A claim is **blocked** only when its input is one of these; every other input a "
+              "seed used is public (`manage.py fetch_trace NAME` downloads the archive's logs by "
+              f"name: {', '.join(ARCHIVE_LOGS)}).", ""]  # fmt: skip
+    lines += [f"- **{_md(k)}**: {_md(v)}" for k, v in UNOBTAINABLE.items()]
     lines += ["", "## Every claim", "",
               "| preset | where | claim (quoted) | published | ours | verdict | cause / note |",
               "|---|---|---|---|---|---|---|"]  # fmt: skip
