@@ -52,7 +52,8 @@ GANTT_MAX_BARS = 1500
 THESIS_LAYERED = {"tasks": 100, "levels": 10, "mean_runtime": 1000.0}
 #: The points of the thesis's curves (Figures 14–16 and 53–55), run by ``reproduce`` so that
 #: their trend claims are read along the whole curve.  Each point costs one run of the preset
-#: (50 submissions, about 1–2 min on one core).
+#: (50 submissions, about 1–2 min on one free core): the presets' declared minutes count every
+#: point (greedy Figures 54 and 55 took 370 s and 354 s on a machine loaded 6-fold, 2026-11-29).
 SIZE_SWEEP = Sweep("tasks", (100, 200, 300, 400),
                    "the figure's x axis: workflows of 100–400 tasks (depth √n)")  # fmt: skip
 CTC_PROCS_SWEEP = Sweep("mean_procs", (3.0, 10.0, 20.0, 30.0),
@@ -256,36 +257,36 @@ class Provisioning(ExperimentKind):
                "As in thesis Figure 14 on CTC-SP2: α = 0 and 1; sweep 'tasks' 100–400",
                {"procs": "430", "mean_procs": 22.0, "levels": 0, "alphas": "0,1",
                 "report_alpha": 1.0},
-               traces=("CTC-SP2",), minutes=2.0,
+               traces=("CTC-SP2",), minutes=10.0,
                published=of("provisioning", "thesis-fig14-ctc"), sweep=SIZE_SWEEP),
         Preset("thesis-fig14-sdsc",
                "As in thesis Figure 14 on SDSC-SP2: α = 0 and 1; sweep 'tasks' 100–400",
                {"procs": "128", "mean_procs": 6.0, "levels": 0, "alphas": "0,1",
                 "report_alpha": 1.0},
-               traces=("SDSC-SP2",), minutes=2.0,
+               traces=("SDSC-SP2",), minutes=10.0,
                published=of("provisioning", "thesis-fig14-sdsc"), sweep=SIZE_SWEEP),
         Preset("thesis-fig15-ctc",
                "As in thesis Figure 15 on CTC-SP2: α = 0 and 1; sweep 'mean_procs' 3–30",
                {"procs": "430", "alphas": "0,1", "report_alpha": 1.0, **THESIS_LAYERED},
-               traces=("CTC-SP2",), minutes=2.0,
+               traces=("CTC-SP2",), minutes=8.0,
                published=of("provisioning", "thesis-fig15-ctc"), sweep=CTC_PROCS_SWEEP),
         Preset("thesis-fig15-sdsc",
                "As in thesis Figure 15 on SDSC-SP2: α = 0 and 1; sweep 'mean_procs' 1–9",
                {"procs": "128", "mean_procs": 6.0, "alphas": "0,1", "report_alpha": 1.0,
                 **THESIS_LAYERED},
-               traces=("SDSC-SP2",), minutes=2.0,
+               traces=("SDSC-SP2",), minutes=8.0,
                published=of("provisioning", "thesis-fig15-sdsc"), sweep=SDSC_PROCS_SWEEP),
         Preset("thesis-fig16-ctc",
                "As in thesis Figure 16 on CTC-SP2: α = 0.5; sweep 'load_p' 0–0.33 (63–88 %) "
                "and 'mean_procs'",
                {"procs": "430", "mean_procs": 22.0, "alphas": "0.5", **THESIS_LAYERED},
-               traces=("CTC-SP2",), minutes=2.0,
+               traces=("CTC-SP2",), minutes=6.0,
                published=of("provisioning", "thesis-fig16-ctc"), sweep=LOAD_SWEEP),
         Preset("thesis-fig16-sdsc",
                "As in thesis Figure 16 on SDSC-SP2: α = 0.5; sweep 'load_p' (the cleaned trace "
                "starts at 83 %)",
                {"procs": "128", "mean_procs": 6.0, "alphas": "0.5", **THESIS_LAYERED},
-               traces=("SDSC-SP2",), minutes=2.0,
+               traces=("SDSC-SP2",), minutes=6.0,
                published=of("provisioning", "thesis-fig16-sdsc"), sweep=SDSC_LOAD_SWEEP),
         Preset("thesis-fig18-cybershake",
                "As in thesis Figure 18: CyberShake on CTC-SP2 (430), α = 0.5; sweep 'load_p' "

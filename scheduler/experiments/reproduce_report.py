@@ -226,6 +226,11 @@ def reclassify(report: dict[str, Any]) -> dict[str, Any]:
                     fresh["verdict"] = verdict_
                     fresh["detail"] = f"{verdict_} (never counted): {why}"
             checks.append(fresh)
+        if row.get("checks"):  # claims declared since the row ran: shown, not run
+            seen = {claim_identity(c) for c in checks}
+            checks += [{**e.as_json(), "verdict": NOT_RUN, "ours": None,
+                        "detail": "declared after this row ran: not run yet"}
+                       for k, e in declared.items() if k not in seen]  # fmt: skip
         preset_verdict = worst(c["verdict"] for c in checks) if checks else row.get("verdict")
         rows.append({**row, **current[key].as_json(), "checks": checks,
                      "verdict": preset_verdict})  # fmt: skip
@@ -251,6 +256,13 @@ def merge_reports(reports: Iterable[dict[str, Any]]) -> dict[str, Any]:
                 rows[key] = row
     skipped = [r for r in rows.values() if r.get("status") == SKIPPED]
     limits = [r.get("max_preset_minutes") for r in reports if r.get("max_preset_minutes")]
+    from .reproduce import reproductions
+
+    for rep in reproductions():  # a preset no merged report ran is on the board as not run
+        if rep.key not in rows:
+            rows[rep.key] = {**rep.as_json(), "status": SKIPPED, "seconds": None,
+                             "message": "not run in the merged reports", "verdict": NOT_RUN,
+                             "checks": [], "result": None}  # fmt: skip
     base = {
         **reports[0],
         "command": "manage.py reproduce --merge",

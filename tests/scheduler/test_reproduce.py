@@ -393,12 +393,17 @@ def test_numeric_share_counts_each_seed_claim_once_with_its_worst_verdict():
             "numeric": True}  # fmt: skip
     other = {"seed": "000", "claim": "containing 79285 and 54036 jobs", "value": 54036,
              "numeric": True, "verdict": "reproduced"}  # fmt: skip
-    # the CTC count checked by two presets (two metrics): one claim, and its worst verdict
-    twice = [{**jobs, "metric": "simulated_jobs", "verdict": "reproduced"},
+    # the CTC count checked by two presets (the same metric): one claim, and its worst verdict
+    twice = [{**jobs, "metric": "valid_jobs", "verdict": "reproduced"},
              {**jobs, "metric": "valid_jobs", "verdict": "differs"}, other]  # fmt: skip
     t = tally(twice)
     assert t["numeric"] == 2 and t["numeric_reproduced"] == 1
     assert t["counts"]["differs"] == 1 and t["counts"]["reproduced"] == 2  # per check
+    # two equal numbers of one table row measure two things (RM/Condor BUPV and EUPV, 0.16)
+    row = {"seed": "004", "claim": "RM/Condor 0.16 0.16 73.2", "value": 0.16, "numeric": True}
+    both = [{**row, "metric": "rm-condor.BUPV", "verdict": "differs"},
+            {**row, "metric": "rm-condor.EUPV", "verdict": "differs"}]  # fmt: skip
+    assert tally(both)["numeric"] == 2
     # the same sentence stating another number is another claim
     assert tally([{**jobs, "verdict": "reproduced"}, other])["numeric"] == 2
     # a claim of another seed with the same words is another claim

@@ -143,8 +143,13 @@ def test_reclassify_moves_a_stored_check_of_a_fitted_claim_to_fitted():
     report = {"rows": [{"kind": "usage-policy", "preset": "seed004-testbed",
                         "checks": [stored]}]}  # fmt: skip
     again = reclassify(report)
-    (c,) = again["rows"][0]["checks"]
+    checks = again["rows"][0]["checks"]
+    (c,) = [c for c in checks if c["metric"] == "rm-condor.ARU"]
     assert c["verdict"] == FITTED and "seed004-site-size" in c["detail"]
+    # the claims declared since the row ran are on the board as not run, not left out
+    rest = [c for c in checks if c["metric"] != "rm-condor.ARU"]
+    assert len(rest) == len(CLAIMS[key]) - 1
+    assert all(c["verdict"] == "not run" and "not run yet" in c["detail"] for c in rest)
 
 
 # ---------------------------------------------------------------------- spreads
