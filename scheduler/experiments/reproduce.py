@@ -498,13 +498,10 @@ def claim_identity(c: dict[str, Any]) -> tuple[Any, ...]:
     values of α", say, is one claim of the thesis checked on both clusters."""
     import json
 
-    # two numbers of one table row that happen to be equal (RM/Condor's BUPV and EUPV, both
-    # 0.16) are two published numbers: a single value is told apart by what it measures
-    what = c.get("metric") if c.get("value") is not None else None
     return (
         c.get("seed"), c.get("claim"), json.dumps(c.get("value")),
         json.dumps(c.get("points") or []), c.get("shape"), json.dumps(c.get("than")),
-        json.dumps(c.get("than_run")), what,
+        json.dumps(c.get("than_run")),
     )  # fmt: skip
 
 

@@ -399,11 +399,14 @@ def test_numeric_share_counts_each_seed_claim_once_with_its_worst_verdict():
     t = tally(twice)
     assert t["numeric"] == 2 and t["numeric_reproduced"] == 1
     assert t["counts"]["differs"] == 1 and t["counts"]["reproduced"] == 2  # per check
-    # two equal numbers of one table row measure two things (RM/Condor BUPV and EUPV, 0.16)
-    row = {"seed": "004", "claim": "RM/Condor 0.16 0.16 73.2", "value": 0.16, "numeric": True}
-    both = [{**row, "metric": "rm-condor.BUPV", "verdict": "differs"},
-            {**row, "metric": "rm-condor.EUPV", "verdict": "differs"}]  # fmt: skip
-    assert tally(both)["numeric"] == 2
+    # two equal numbers of one table row are two claims: each quotes the row up to its own
+    # column (RM/Condor's BUPV and EUPV are both 0.16)
+    from scheduler.experiments.claims import CLAIMS
+    from scheduler.experiments.reproduce import claim_identity
+
+    seed004 = CLAIMS["usage-policy/seed004-testbed"]
+    ids = [claim_identity(e.as_json()) for e in seed004]
+    assert len(set(ids)) == len(ids) == 15
     # the same sentence stating another number is another claim
     assert tally([{**jobs, "verdict": "reproduced"}, other])["numeric"] == 2
     # a claim of another seed with the same words is another claim

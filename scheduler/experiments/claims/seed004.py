@@ -109,13 +109,17 @@ ROWS = (
 
 
 def _row(quote: str, strategy: str, bupv: float, eupv: float, aru: float) -> tuple:
+    # each number quotes the row up to its own column: one claim per printed number, even
+    # where two are equal (RM/Condor 0.16 0.16)
+    name, b, e, _ = quote.split()
     full = f"{HEADER} … {quote}"
+    to_bupv, to_eupv = f"{HEADER} … {name} {b}", f"{HEADER} … {name} {b} {e}"
     epoch = SPEP_EPOCH if strategy.startswith("spep") else RM_EPOCH
     return (
-        _c(where=WHERE, figure=FIGURE, metric=f"{strategy}.BUPV", quote=full, value=bupv,
+        _c(where=WHERE, figure=FIGURE, metric=f"{strategy}.BUPV", quote=to_bupv, value=bupv,
            tolerance=VIOLATION_TOL, tolerance_why=VIOLATION_WHY, cause=BURST,
            constant=BURST_ZERO),
-        _c(where=WHERE, figure=FIGURE, metric=f"{strategy}.EUPV", quote=full, value=eupv,
+        _c(where=WHERE, figure=FIGURE, metric=f"{strategy}.EUPV", quote=to_eupv, value=eupv,
            tolerance=VIOLATION_TOL, tolerance_why=VIOLATION_WHY, cause=epoch,
            constant=SPEP_ZERO if strategy.startswith("spep") else ""),
         _c(where=WHERE, figure=FIGURE, metric=f"{strategy}.ARU", quote=full,
