@@ -215,7 +215,9 @@ def reclassify(report: dict[str, Any]) -> dict[str, Any]:
             e = declared.get(claim_identity(c))
             if e is None:
                 continue  # a claim no longer declared
-            fresh = {**c, **e.as_json()}
+            # the claim as declared now; what this check measured (its metric) stays — two
+            # checks of one sentence (α = 0 and α = 1 of one trend) share the claim
+            fresh = {**c, **e.as_json(), "metric": c.get("metric", e.metric)}
             for verdict_, field_ in UNCOUNTED.items():
                 if fresh.get(field_) and fresh.get("verdict") not in (NOT_RUN, "not measured"):
                     why = (
