@@ -143,3 +143,24 @@ def test_one_run_per_set_up_and_one_claim_per_published_number():
     # the job counts once each (trace-stats)
     counts = [k for k, es in CLAIMS.items() for e in es if e.value in (79285, 54036)]
     assert sorted(counts) == ["trace-stats/ctc-thesis", "trace-stats/sdsc-thesis"]
+
+
+def test_cluster_sim_keeps_the_first_days_only():
+    """§4.7's utilizations are measured on the first 70 days: cluster-sim's "first days only"
+    keeps the jobs submitted in the window (after load scaling), and refuses a window that
+    holds no second."""
+    from scheduler.experiments.base import run_experiment
+    from scheduler.experiments.schema import ParamError
+    from scheduler.traces.lublin import generate_lublin99
+
+    trace = generate_lublin99(jobs=600, procs=64, seed=5)
+    start = min(j.submit for j in trace.jobs)
+    in_3_days = sum(1 for j in trace.jobs if j.submit < start + 3 * 86400)
+    assert 0 < in_3_days < len(trace.jobs)
+    params = {"procs": 64, "policies": "conservative", "requested": False}
+    whole = run_experiment("cluster-sim", params, {"traces": [trace]}, seed=0)["summary"]
+    window = run_experiment("cluster-sim", {**params, "days": 3.0}, {"traces": [trace]},
+                            seed=0)["summary"]  # fmt: skip
+    assert whole["jobs"] == len(trace.jobs) and window["jobs"] == in_3_days
+    with pytest.raises(ParamError, match="days"):
+        get_kind("cluster-sim").validate({**params, "days": 1e-9})
