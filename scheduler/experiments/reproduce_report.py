@@ -51,6 +51,7 @@ from .reproduce import (
 __all__ = [
     "build_report",
     "merge_reports",
+    "honest_lines",
     "reclassify",
     "report_html",
     "report_markdown",
@@ -343,6 +344,17 @@ def _share(t: dict[str, Any]) -> str:
         return "—"
     return (f"{t['numeric_reproduced']}/{t['numeric_counted']} "
             f"({100 * t['honest_rate']:.0f} %)")  # fmt: skip
+
+
+def honest_lines(report: dict[str, Any]) -> list[str]:
+    """The scoreboard's opening figures as text: per seed and overall, the honest rate and the
+    count of each verdict (each claim of a seed once)."""
+    board = report["scoreboard"]
+    out = []
+    for s in board["seeds"] + [{"seed": "all", "tally": board["tally"]}]:
+        counts = ", ".join(f"{v} {n}" for v, n in s["tally"]["distinct"].items() if n)
+        out.append(f"seed {s['seed']}: honest rate {_share(s['tally'])}; {counts}")
+    return out
 
 
 def _not_run_text(report: dict[str, Any]) -> str:
