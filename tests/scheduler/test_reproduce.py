@@ -292,7 +292,12 @@ def test_cli_writes_json_and_html(tmp_path, capsys):
     report = json.loads(out.read_text())
     assert [r["preset"] for r in report["rows"]] == ["seed002-fig7-pra"]
     assert (tmp_path / "report.html").read_text().startswith("<!doctype html>")
-    assert json.loads(capsys.readouterr().out) == report["totals"]
+    printed = capsys.readouterr()
+    assert json.loads(printed.out) == report["totals"]
+    # the scoreboard's opening figures: seed 002's two Figure 6 points are fitted, so no
+    # numeric claim counts and its honest rate is "—"
+    assert "seed 002: honest rate —; fitted 2" in printed.err
+    assert "seed all: honest rate —" in printed.err
 
 
 def test_cli_bad_trace_argument_names_the_field(tmp_path, capsys):
