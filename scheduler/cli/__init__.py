@@ -112,7 +112,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
 
     set_workers(args.jobs)
     from ..experiments.reproduce import reproductions
-    from ..experiments.reproduce_report import build_report, write_report
+    from ..experiments.reproduce_report import build_report, honest_lines, write_report
 
     experiments = _experiments()
 
@@ -134,6 +134,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     )  # fmt: skip
     written = write_report(report, args.out, docs=args.docs)
     print(json.dumps(report["totals"]))
+    for line in honest_lines(report):
+        print(line, file=sys.stderr)
     print(f"total time {report['elapsed_s']:.0f} s; wrote {', '.join(map(str, written))}",
           file=sys.stderr)  # fmt: skip
     return 0

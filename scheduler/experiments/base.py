@@ -283,6 +283,27 @@ class Spread:
 
 
 @dataclass(frozen=True)
+class Sweep:
+    """The points a figure plots, for a trend claim to be checked along the whole curve: the
+    reproduction runs the preset once per value of parameter ``param`` and judges every claim
+    of the preset at every point (a claim holds only when it holds at each); a claim on
+    ``"sweep/<summary key>"`` reads that number across the points as a series, x = the value
+    (e.g. ``"sweep/makespan_ratio_a0"`` ``decreasing``).  ``why`` says which points and why
+    (the figure's x axis, and what was left out to keep the run time reasonable)."""
+
+    param: str
+    values: tuple[Any, ...]
+    why: str
+
+    def __post_init__(self) -> None:
+        if len(self.values) < 2:
+            raise ValueError(f"sweep over {self.param}: give at least two points")
+
+    def as_json(self) -> dict[str, Any]:
+        return {"param": self.param, "values": list(self.values), "why": self.why}
+
+
+@dataclass(frozen=True)
 class Preset:
     """Named parameters ("as in thesis Figure 13").  A preset that reproduces a seed figure or
     table declares the seed's ``published`` values, the archive ``traces`` it runs on (names
@@ -296,6 +317,11 @@ class Preset:
     traces: tuple[str, ...] = ()
     minutes: float | None = None
     spread: Spread | None = None
+    sweep: Sweep | None = None
+
+    def __post_init__(self) -> None:
+        if self.spread is not None and self.sweep is not None:
+            raise ValueError(f"preset {self.name}: a spread or a sweep, not both")
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "title": self.title, "params": self.params}
@@ -305,6 +331,8 @@ class Preset:
             out["minutes"] = self.minutes
             if self.spread is not None:
                 out["spread"] = self.spread.as_json()
+            if self.sweep is not None:
+                out["sweep"] = self.sweep.as_json()
         return out
 
 
@@ -495,4 +523,4 @@ def _check_result(result: dict[str, Any]) -> None:
 # Builders that keep kinds short and the shape consistent: the engine's result vocabulary,
 # defined below every domain package in scheduler/results.py and re-exported here.
 
-__all__ += ["Expectation", "Param", "ParamError", "Preset", "SHAPES", "Spread"]
+__all__ += ["Expectation", "Param", "ParamError", "Preset", "SHAPES", "Spread", "Sweep"]

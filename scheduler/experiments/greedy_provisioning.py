@@ -24,12 +24,16 @@ from ..provisioning.greedy import GreedyPlan, greedy_provision
 from .base import Preset, chart, register, series, table
 from .claims import of
 from .provisioning import (
+    CTC_PROCS_SWEEP,
     FIG19,
+    LOAD_SWEEP,
+    SIZE_SWEEP,
     THESIS_LAYERED,
     Provisioning,
     _akey,
     _mean_std,
     _r,
+    _ratios,
 )
 
 HOUR = 3600.0
@@ -74,24 +78,29 @@ class GreedyProvisioning(Provisioning):
                "Thesis Figure 53 on CTC-SP2: α = 0 and 1; sweep 'tasks' 100–400",
                {"procs": "430", "mean_procs": 22.0, "levels": 0, "alphas": "0,1",
                 "report_alpha": 1.0},
-               traces=("CTC-SP2",), minutes=1.0,
-               published=of("greedy-provisioning", "thesis-fig53-ctc")),
+               traces=("CTC-SP2",), minutes=6.0,
+               published=of("greedy-provisioning", "thesis-fig53-ctc"), sweep=SIZE_SWEEP),
         Preset("thesis-fig53-sdsc",
                "Thesis Figure 53 on SDSC-SP2: α = 0 and 1; sweep 'tasks' 100–400",
                {"procs": "128", "mean_procs": 6.0, "levels": 0, "alphas": "0,1",
                 "report_alpha": 1.0},
-               traces=("SDSC-SP2",), minutes=1.0,
-               published=of("greedy-provisioning", "thesis-fig53-sdsc")),
+               traces=("SDSC-SP2",), minutes=6.0,
+               published=of("greedy-provisioning", "thesis-fig53-sdsc"), sweep=SIZE_SWEEP),
         Preset("thesis-fig54-ctc",
                "Thesis Figure 54 on CTC-SP2: α = 0 and 1; sweep 'mean_procs' 3–30",
                {"procs": "430", "alphas": "0,1", "report_alpha": 1.0, **THESIS_LAYERED},
-               traces=("CTC-SP2",), minutes=1.0,
-               published=of("greedy-provisioning", "thesis-fig54-ctc")),
+               traces=("CTC-SP2",), minutes=6.0,
+               published=of("greedy-provisioning", "thesis-fig54-ctc"), sweep=CTC_PROCS_SWEEP),
+        Preset("thesis-fig54-sdsc",
+               "Thesis Figure 54 on SDSC-SP2: α = 0 and 1; sweep 'mean_procs' 3–30",
+               {"procs": "128", "alphas": "0,1", "report_alpha": 1.0, **THESIS_LAYERED},
+               traces=("SDSC-SP2",), minutes=6.0,
+               published=of("greedy-provisioning", "thesis-fig54-sdsc"), sweep=CTC_PROCS_SWEEP),
         Preset("thesis-fig55-ctc",
                "Thesis Figure 55 on CTC-SP2: α = 0.5; sweep 'load_p' 0–0.33",
                {"procs": "430", "mean_procs": 22.0, "alphas": "0.5", **THESIS_LAYERED},
-               traces=("CTC-SP2",), minutes=1.0,
-               published=of("greedy-provisioning", "thesis-fig55-ctc")),
+               traces=("CTC-SP2",), minutes=6.0,
+               published=of("greedy-provisioning", "thesis-fig55-ctc"), sweep=LOAD_SWEEP),
         Preset("thesis-fig56-multisite",
                "Thesis Figure 56: six sites from CTC-SP2 (trace 1) and SDSC-SP2 (trace 2); "
                "sweep 'num_sites' 2–6",
@@ -183,6 +192,7 @@ class GreedyProvisioning(Provisioning):
         summary["cost_ratio"] = _r(headc[1] / be_c) if headc[1] is not None and be_c else None
         labels["makespan_ratio"] = f"provisioned (α = {report_alpha:g}) / best-effort makespan"
         labels["cost_ratio"] = f"provisioned (α = {report_alpha:g}) / best-effort cost"
+        _ratios(summary, labels, prov_m, prov_c, be_m, be_c)
         for r, site in enumerate(sites, start=1):
             summary[f"site{r}_offered_load"] = _r(site.offered_load)
             labels[f"site{r}_offered_load"] = f"{site.name}: offered load"

@@ -19,7 +19,6 @@ holds per-α means, so the portal's sweeps over ``extra_load`` (Fig 25), ``fract
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import random
 from typing import Any, NamedTuple
@@ -28,7 +27,7 @@ import numpy as np
 
 from ..cluster import policy_choices, prepare_jobs
 from ..pricing.workload import PricingRun, run_pricing
-from ..traces.load import duplicate_jobs, offered_load
+from ..traces.load import duplicate_jobs, first_days, offered_load
 from ._facts import check_trace_facts
 from .base import ExperimentKind, InputSpec, Preset, Spread, chart, register, series, table
 from .claims import of
@@ -257,25 +256,17 @@ class Pricing(ExperimentKind):
                traces=("CTC-SP2",), minutes=0.5,  # 6 s* (297 s before)
                published=of("pricing", "thesis-fig29-ctc-easy")),
         # Figure 30 compares accurate with requested estimates, Figure 31 shows the waits with
-        # requested ones: a pair per site (the accurate run is Figures 23–24's set-up)
+        # requested ones; the accurate curve is Figures 23–24's run (thesis-fig23-24-*)
         Preset("thesis-fig30-31-ctc-requested",
                "Thesis Figures 30–31 on CTC-SP2 with requested (inaccurate) estimates",
                {"procs": 430, "estimates": "requested", "slot": "runtime"},
                traces=("CTC-SP2",), minutes=0.5,  # 10 s*
                published=of("pricing", "thesis-fig30-31-ctc-requested")),
-        Preset("thesis-fig30-31-ctc-accurate",
-               "Thesis Figure 30 on CTC-SP2, the accurate-estimates curve (pair of -requested)",
-               {"procs": 430, "estimates": "accurate"}, traces=("CTC-SP2",), minutes=0.5,  # 9 s*
-               published=of("pricing", "thesis-fig30-31-ctc-accurate")),
         Preset("thesis-fig30-31-sdsc-requested",
                "Thesis Figures 30–31 on SDSC-SP2 with requested (inaccurate) estimates",
                {"procs": 128, "estimates": "requested", "slot": "runtime"},
                traces=("SDSC-SP2",), minutes=0.5,  # 10 s* (251 s before)
                published=of("pricing", "thesis-fig30-31-sdsc-requested")),
-        Preset("thesis-fig30-31-sdsc-accurate",
-               "Thesis Figure 30 on SDSC-SP2, the accurate-estimates curve (pair of -requested)",
-               {"procs": 128, "estimates": "accurate"}, traces=("SDSC-SP2",), minutes=0.5,  # 6 s*
-               published=of("pricing", "thesis-fig30-31-sdsc-accurate")),
         Preset("first-30-days-ctc", "As the thesis could afford: CTC-SP2, first 30 days",
                {"procs": 430, "days": 30.0, "estimates": "accurate"},
                traces=("CTC-SP2",), minutes=3.0,  # 11 runs (seeds 0-9), loaded machine
@@ -319,10 +310,7 @@ class Pricing(ExperimentKind):
         progress(0.01, "preparing the workload")
         if params["extra_load"] > 0:
             trace = duplicate_jobs(trace, params["extra_load"], seed=seed + 17)
-        if params["days"] and trace.jobs:
-            # the window is the trace's: its jobs, drop counts and offered load
-            end = min(j.submit for j in trace.jobs) + params["days"] * DAY
-            trace = dataclasses.replace(trace, jobs=tuple(j for j in trace.jobs if j.submit < end))
+        trace = first_days(trace, params["days"])
         jobs, dropped = prepare_jobs(trace.jobs, procs, params["estimates"])
         if not jobs:
             raise ParamError({"procs": f"no job of the trace fits {procs} processors"})

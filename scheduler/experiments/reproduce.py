@@ -171,6 +171,8 @@ def read_metric(result: dict[str, Any], metric: str) -> Number | Series | None:
     if "/" not in metric:
         return _finite((result.get("summary") or {}).get(metric))
     chart_id, _, name = metric.partition("/")
+    if chart_id == "sweep" and "sweep" in result:
+        return _sweep_series(result["sweep"], name)
     name, _, select = name.partition("[")
     select = select.rstrip("]")
     for spec in result.get("charts") or []:
@@ -184,6 +186,13 @@ def read_metric(result: dict[str, Any], metric: str) -> Number | Series | None:
                     pts = [(x, y) for x, y in pts if select in str(x)]
                 return sorted(pts, key=_xkey) or None
     return None
+
+
+def _sweep_series(sweep: dict[str, Any], name: str) -> Series | None:
+    """Summary number ``name`` of every point of a figure's sweep, as ``[(value, y), ...]``."""
+    pts = [(run.get("value"), _finite((run.get("metrics") or {}).get(name)))
+           for run in sweep.get("runs") or []]  # fmt: skip
+    return sorted(((x, y) for x, y in pts if y is not None), key=_xkey) or None
 
 
 def _xkey(point: tuple[Any, float]) -> tuple[int, Any]:
@@ -402,6 +411,30 @@ def _spread_check(
                  detail + (f" — depends on {choice}" if held else ""))  # fmt: skip
 
 
+def _sweep_check(
+    e: Expectation, sweep: dict[str, Any], others: dict[str, Any] | None
+) -> Check | None:
+    """A claim judged at every point of a figure's sweep (``result["sweep"]``): its verdict is
+    the worst of the points' (a trend or "for all" claim holds only along the whole curve), and
+    the detail names each point where it does not hold.  None when no point measured it."""
+    param = sweep.get("param", "?")
+    per_point = [(run.get("value"), _base_check(e, _as_result(run), others))
+                 for run in sweep.get("runs") or []]  # fmt: skip
+    measured = [(v, c) for v, c in per_point if c.verdict != NOT_MEASURED]
+    if not measured:
+        return None
+    worst_ = max((c.verdict for _, c in measured), key=_RANK.__getitem__)
+    where = ", ".join(str(v) for v, _ in measured)
+    bad = [f"{param} = {v}: {c.detail}" for v, c in measured if c.verdict != REPRODUCED]
+    ours: Any = [(v, c.ours) for v, c in measured if isinstance(c.ours, (int, float))]
+    if len(ours) != len(measured):
+        ours = measured[0][1].ours
+    if not bad:
+        return Check(e, REPRODUCED, ours, f"holds at every point, {param} = {where}")
+    detail = f"{len(bad)} of {len(measured)} points ({param} = {where}) off: " + "; ".join(bad)
+    return Check(e, worst_, ours, detail)
+
+
 def check(e: Expectation, result: dict[str, Any], others: dict[str, Any] | None = None) -> Check:
     """The verdict of one claim against one Result (``others``: the latest Result of other
     presets by ``"kind/preset"``, for cross-run claims).
@@ -413,8 +446,10 @@ def check(e: Expectation, result: dict[str, Any], others: dict[str, Any] | None 
     bug: the guarantee is broken)."""
     if e.blocked:
         return Check(e, BLOCKED, None, f"blocked: {e.blocked}")
-    spread = result.get("spread")
+    spread, sweep = result.get("spread"), result.get("sweep")
     c = _spread_check(e, spread, others) if spread else None
+    if sweep and not e.metric.startswith("sweep/"):
+        c = _sweep_check(e, sweep, others)
     c = c or _base_check(e, result, others)
     if e.fitted or e.constant:
         verdict_, why = (FITTED, e.fitted) if e.fitted else (CONSTANT, e.constant)
@@ -459,8 +494,8 @@ def verdict(
 
 def claim_identity(c: dict[str, Any]) -> tuple[Any, ...]:
     """What makes two checks the same claim of a seed: its sentence and what it states (the
-    number, the points, the shape) — whichever preset or metric checks it. The CTC job count,
-    say, is checked by cluster-sim and trace-stats; it is one claim of the thesis."""
+    number, the points, the shape) — whichever preset checks it: Figure 13's "lower for all
+    values of α", say, is one claim of the thesis checked on both clusters."""
     import json
 
     return (
@@ -680,10 +715,14 @@ def run_reproduction(
     """Run one preset on its (loaded) traces and return the Result.  A preset with a declared
     :class:`~scheduler.experiments.base.Spread` runs once more per value of its choice; the
     Result then carries ``spread``: the choice, its values and, per run, the metrics its claims
-    read (:func:`spread_metrics`), which :func:`check` judges the claims on."""
+    read (:func:`spread_metrics`), which :func:`check` judges the claims on.  A preset with a
+    :class:`~scheduler.experiments.base.Sweep` runs at every point its figure plots; the
+    Result carries ``sweep`` likewise, and every claim is judged at every point."""
     inputs = {"traces": traces} if traces else {}
     result = run_experiment(rep.kind.name, rep.preset.params, inputs, seed=seed,
                             progress=progress)  # fmt: skip
+    if rep.preset.sweep is not None:
+        result["sweep"] = _run_sweep(rep, inputs, result, seed)
     spread = rep.preset.spread
     if spread is None:
         return result
@@ -697,6 +736,23 @@ def run_reproduction(
         runs.append({"value": value, "metrics": spread_metrics(rep.preset, one)})
     result["spread"] = {**spread.as_json(), "runs": runs}
     return result
+
+
+def _run_sweep(
+    rep: Reproduction, inputs: dict[str, Any], result: dict[str, Any], seed: int
+) -> dict[str, Any]:
+    """Run the preset at every point of its figure's sweep (the preset's own point reuses
+    ``result``) and keep, per point, the metrics its claims read."""
+    sweep = rep.preset.sweep
+    assert sweep is not None
+    own = rep.params()
+    runs = []
+    for value in sweep.values:
+        params = {**rep.preset.params, sweep.param: value}
+        same = rep.kind.validate(params) == own
+        one = result if same else run_experiment(rep.kind.name, params, inputs, seed=seed)
+        runs.append({"value": value, "metrics": spread_metrics(rep.preset, one)})
+    return {**sweep.as_json(), "runs": runs}
 
 
 # ---------------------------------------------------------------------- words

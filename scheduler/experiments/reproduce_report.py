@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ..traces.archive import ARCHIVE_LOGS, UNOBTAINABLE
 from ..traces.swf import SWFError, read_swf
 from .base import InputError, ParamError
 from .claims import deviations
@@ -50,6 +51,7 @@ from .reproduce import (
 __all__ = [
     "build_report",
     "merge_reports",
+    "honest_lines",
     "reclassify",
     "report_html",
     "report_markdown",
@@ -214,7 +216,9 @@ def reclassify(report: dict[str, Any]) -> dict[str, Any]:
             e = declared.get(claim_identity(c))
             if e is None:
                 continue  # a claim no longer declared
-            fresh = {**c, **e.as_json()}
+            # the claim as declared now; what this check measured (its metric) stays — two
+            # checks of one sentence (α = 0 and α = 1 of one trend) share the claim
+            fresh = {**c, **e.as_json(), "metric": c.get("metric", e.metric)}
             for verdict_, field_ in UNCOUNTED.items():
                 if fresh.get(field_) and fresh.get("verdict") not in (NOT_RUN, "not measured"):
                     why = (
@@ -225,6 +229,11 @@ def reclassify(report: dict[str, Any]) -> dict[str, Any]:
                     fresh["verdict"] = verdict_
                     fresh["detail"] = f"{verdict_} (never counted): {why}"
             checks.append(fresh)
+        if row.get("checks"):  # claims declared since the row ran: shown, not run
+            seen = {claim_identity(c) for c in checks}
+            checks += [{**e.as_json(), "verdict": NOT_RUN, "ours": None,
+                        "detail": "declared after this row ran: not run yet"}
+                       for k, e in declared.items() if k not in seen]  # fmt: skip
         preset_verdict = worst(c["verdict"] for c in checks) if checks else row.get("verdict")
         rows.append({**row, **current[key].as_json(), "checks": checks,
                      "verdict": preset_verdict})  # fmt: skip
@@ -250,6 +259,13 @@ def merge_reports(reports: Iterable[dict[str, Any]]) -> dict[str, Any]:
                 rows[key] = row
     skipped = [r for r in rows.values() if r.get("status") == SKIPPED]
     limits = [r.get("max_preset_minutes") for r in reports if r.get("max_preset_minutes")]
+    from .reproduce import reproductions
+
+    for rep in reproductions():  # a preset no merged report ran is on the board as not run
+        if rep.key not in rows:
+            rows[rep.key] = {**rep.as_json(), "status": SKIPPED, "seconds": None,
+                             "message": "not run in the merged reports", "verdict": NOT_RUN,
+                             "checks": [], "result": None}  # fmt: skip
     base = {
         **reports[0],
         "command": "manage.py reproduce --merge",
@@ -330,6 +346,17 @@ def _share(t: dict[str, Any]) -> str:
             f"({100 * t['honest_rate']:.0f} %)")  # fmt: skip
 
 
+def honest_lines(report: dict[str, Any]) -> list[str]:
+    """The scoreboard's opening figures as text: per seed and overall, the honest rate and the
+    count of each verdict (each claim of a seed once)."""
+    board = report["scoreboard"]
+    out = []
+    for s in board["seeds"] + [{"seed": "all", "tally": board["tally"]}]:
+        counts = ", ".join(f"{v} {n}" for v, n in s["tally"]["distinct"].items() if n)
+        out.append(f"seed {s['seed']}: honest rate {_share(s['tally'])}; {counts}")
+    return out
+
+
 def _not_run_text(report: dict[str, Any]) -> str:
     skipped = [f"{r['kind']}/{r['preset']}" for r in report["rows"]
                if r.get("result") is None and r.get("status") == SKIPPED]  # fmt: skip
@@ -391,6 +418,11 @@ def report_markdown(report: dict[str, Any]) -> str:
     for s in board["seeds"]:
         cells = ", ".join(f"{_md(f['figure'])}: **{f['verdict']}**" for f in s["figures"])
         lines.append(f"- **{s['seed']}** {_md(s['title'])} — {cells}")
+    lines += ["", "## Inputs we cannot obtain", "",
+              "A claim is **blocked** only when its input is one of these; every other input a "
+              "seed used is public (`manage.py fetch_trace NAME` downloads the archive's logs by "
+              f"name: {', '.join(ARCHIVE_LOGS)}).", ""]  # fmt: skip
+    lines += [f"- **{_md(k)}**: {_md(v)}" for k, v in UNOBTAINABLE.items()]
     lines += ["", "## Every claim", "",
               "| preset | where | claim (quoted) | published | ours | verdict | cause / note |",
               "|---|---|---|---|---|---|---|"]  # fmt: skip

@@ -9,7 +9,7 @@ log a seed counted, such as ``CTC-SP2-original``) (Feitelson, Tsafrir and Krakov
 
 from __future__ import annotations
 
-__all__ = ["ARCHIVE", "ARCHIVE_LOGS", "archive_url"]
+__all__ = ["ARCHIVE", "ARCHIVE_LOGS", "UNOBTAINABLE", "archive_url"]
 
 #: The archive's workload page; a log's address is ``ARCHIVE/<path>``.
 ARCHIVE = "https://www.cs.huji.ac.il/labs/parallel/workload"
@@ -27,6 +27,18 @@ ARCHIVE_LOGS = {
     # thesis's "79285 jobs" (§3.1) counts this log's jobs with a runtime.  Public beside the
     # cleaned one; reproduction presets use the cleaned log unless they name this.
     "CTC-SP2-original": "l_ctc_sp2/CTC-SP2-1996-3.1.swf.gz",
+}
+
+
+#: The seeds' inputs that cannot be obtained (a claim resting on one alone is "blocked"), with
+#: why.  Everything else a seed used is public: the original CTC-SP2 log, for one, is
+#: ``CTC-SP2-original`` above (``manage.py fetch_trace CTC-SP2-original``).
+UNOBTAINABLE = {
+    "NCSA TeraGrid trace, 22 Feb – 3 Mar 2005 (Singh, Kesselman & Deelman 2005, §2)": (
+        "collected privately by querying the cluster's scheduler; never published, not in the "
+        "Parallel Workloads Archive nor any public repository; the presets replay SDSC-SP2's "
+        "days 0–10 widened to 890 processors instead"
+    ),
 }
 
 

@@ -23,9 +23,10 @@ import numpy as np
 from .stats import trace_summary
 from .swf import SWFHeader, SWFJob, Trace
 
-__all__ = ["WEEK", "duplicate_jobs", "offered_load", "shifted_copy"]
+__all__ = ["WEEK", "DAY", "duplicate_jobs", "first_days", "offered_load", "shifted_copy"]
 
 WEEK = 7 * 86400
+DAY = 86400.0
 
 
 def _rng(seed: int) -> np.random.Generator:
@@ -82,6 +83,16 @@ def duplicate_jobs(trace: Trace, fraction: float, *, seed: int) -> Trace:
             added.append(dataclasses.replace(j, job_id=next_id))
     note = f"load scaled: +{fraction:.0%} duplicated jobs, seed {seed}, {len(added)} jobs"
     return _rebuild(trace, jobs + added, note)
+
+
+def first_days(trace: Trace, days: float) -> Trace:
+    """The jobs submitted in the first ``days`` days after the trace's first submission (the
+    thesis's "the simulation was limited to the first 30 days", §5.3); ``days = 0``: all.  The
+    window is the trace's: its jobs, drop counts and offered load."""
+    if not days or not trace.jobs:
+        return trace
+    end = min(j.submit for j in trace.jobs) + days * DAY
+    return dataclasses.replace(trace, jobs=tuple(j for j in trace.jobs if j.submit < end))
 
 
 def offered_load(trace: Trace, machine_procs: int | None = None) -> float | None:

@@ -50,6 +50,9 @@ def archive(tmp_path):
     import gzip
 
     (folder / "KTH-SP2-1996-2.1-cln.swf.gz").write_bytes(gzip.compress(make_swf_bytes(120)))
+    ctc = tmp_path / "l_ctc_sp2"  # the archive keeps the uncleaned log beside the cleaned one
+    ctc.mkdir()
+    (ctc / "CTC-SP2-1996-3.1.swf.gz").write_bytes(gzip.compress(make_swf_bytes(90)))
     (tmp_path / "broken.swf").write_bytes(b"1 2 3\n")
     handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -64,6 +67,15 @@ def test_fetch_trace_by_name_from_a_mirror(archive, alice, media_root, capsys):
     trace = Trace.objects.get()
     assert trace.owner == alice and trace.job_count == 120 and trace.name == "KTH-SP2"
     assert "stored trace" in capsys.readouterr().out
+
+
+def test_fetch_trace_offers_the_uncleaned_ctc_log(archive, alice, media_root, capsys):
+    """The thesis counted the original CTC-SP2 log's jobs (§3.1, 79,285): the download command
+    fetches it by name from the archive's l_ctc_sp2/CTC-SP2-1996-3.1.swf.gz, not the cleaned
+    log."""
+    call_command("fetch_trace", "CTC-SP2-original", "--owner", "alice", "--base-url", archive)
+    trace = Trace.objects.get()
+    assert trace.name == "CTC-SP2-original" and trace.job_count == 90
 
 
 def test_fetch_trace_errors_are_clear(archive, alice, media_root):

@@ -36,7 +36,7 @@ def test_every_reproduction_is_listed_not_run_with_what_it_needs(alice):
     # a web user is told to upload it on the Traces page, with the archive's address
     (need,) = ctc["needs"]
     assert "upload it on the Traces page" in need and "CTC-SP2-1996-3.1-cln.swf.gz" in need
-    assert {e["value"] for e in ctc["published"]} == {79285, 0.63}
+    assert {e["value"] for e in ctc["published"]} == {79285}  # the 63 %: cluster-sim, 70 days
     assert rows["malleability/seed002-fig8-pwa"]["needs"] == []  # no trace needed
     # every claim carries its quote, place, tolerance reason and cause or guarantee
     claim = rows["malleability/seed002-fig7-pra"]["published"][0]

@@ -92,9 +92,7 @@ THESIS_ESTIMATES = {
     "thesis-fig28-sdsc": "accurate",
     "thesis-fig29-ctc-easy": "accurate",
     "thesis-fig30-31-ctc-requested": "requested",  # Figure 30 "InAccurate", Figure 31
-    "thesis-fig30-31-ctc-accurate": "accurate",  # Figure 30 "Accurate"
     "thesis-fig30-31-sdsc-requested": "requested",
-    "thesis-fig30-31-sdsc-accurate": "accurate",
     "first-30-days-ctc": "accurate",  # the set-up of Figures 23–24, as the thesis ran it
     "first-30-days-sdsc": "accurate",
 }
@@ -108,12 +106,21 @@ def test_every_preset_uses_the_estimates_of_its_figure():
 
 
 def test_figure_30_has_both_curves_per_site():
-    presets = {p.name: p.params for p in get_kind("pricing").presets}
+    """One run per set-up: Figure 30's accurate curve is Figures 23–24's run, which the
+    requested preset's Figure 30 claims read."""
+    presets = {p.name: p for p in get_kind("pricing").presets}
+    assert not {n for n in presets if n.startswith("thesis-fig30-31") and "accurate" in n}
     for site in ("ctc", "sdsc"):
-        pair = [presets[f"thesis-fig30-31-{site}-{e}"] for e in ("accurate", "requested")]
+        accurate = presets[f"thesis-fig23-24-{site}"]
+        requested = presets[f"thesis-fig30-31-{site}-requested"]
         # only the estimates differ, and the requested run's reservations ask for their actual
         # runtimes: §5.3 gives the requested estimates to "the best effort workload"
-        assert pair[0] | {"estimates": "requested", "slot": "runtime"} == pair[1]
+        want = accurate.params | {"estimates": "requested", "slot": "runtime"}
+        assert want == requested.params
+        fig30 = [e for e in requested.published if e.figure == "Fig. 30" and e.than_run]
+        assert {e.than_run for e in fig30} == {f"pricing/thesis-fig23-24-{site}"}
+        assert {e.metric for e in fig30} == {"price_su_a0", "price_su_a25", "price_su_a50",
+                                             "price_su_a75"}  # fmt: skip
 
 
 def test_first_days_report_the_window_not_the_whole_trace(trace):

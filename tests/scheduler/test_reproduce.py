@@ -190,9 +190,11 @@ def test_every_reproduction_declares_runnable_params_and_the_traces_its_kind_tak
 
 def test_kind_json_exposes_published_values():
     kind = get_kind("cluster-sim").as_json()
-    ctc = next(p for p in kind["presets"] if p["name"] == "ctc-thesis")
+    ctc = next(p for p in kind["presets"] if p["name"] == "ctc-thesis-70-days")
     assert ctc["traces"] == ["CTC-SP2"]
-    assert {e["value"] for e in ctc["published"]} == {0.63, 79285}
+    # one claim per published number: the utilization here, the job count in trace-stats
+    assert {e["value"] for e in ctc["published"]} == {0.63}
+    assert ctc["spread"]["choice"] == "days" and ctc["spread"]["values"] == [60.0, 70.0, 80.0]
     quick = next(p for p in kind["presets"] if p["name"] == "ctc-quick")
     assert "published" not in quick  # presets without published values are unchanged
 
@@ -290,7 +292,12 @@ def test_cli_writes_json_and_html(tmp_path, capsys):
     report = json.loads(out.read_text())
     assert [r["preset"] for r in report["rows"]] == ["seed002-fig7-pra"]
     assert (tmp_path / "report.html").read_text().startswith("<!doctype html>")
-    assert json.loads(capsys.readouterr().out) == report["totals"]
+    printed = capsys.readouterr()
+    assert json.loads(printed.out) == report["totals"]
+    # the scoreboard's opening figures: seed 002's two Figure 6 points are fitted, so no
+    # numeric claim counts and its honest rate is "—"
+    assert "seed 002: honest rate —; fitted 2" in printed.err
+    assert "seed all: honest rate —" in printed.err
 
 
 def test_cli_bad_trace_argument_names_the_field(tmp_path, capsys):
@@ -391,12 +398,20 @@ def test_numeric_share_counts_each_seed_claim_once_with_its_worst_verdict():
             "numeric": True}  # fmt: skip
     other = {"seed": "000", "claim": "containing 79285 and 54036 jobs", "value": 54036,
              "numeric": True, "verdict": "reproduced"}  # fmt: skip
-    # the CTC count checked by two presets (two metrics): one claim, and its worst verdict
-    twice = [{**jobs, "metric": "simulated_jobs", "verdict": "reproduced"},
+    # the CTC count checked by two presets (the same metric): one claim, and its worst verdict
+    twice = [{**jobs, "metric": "valid_jobs", "verdict": "reproduced"},
              {**jobs, "metric": "valid_jobs", "verdict": "differs"}, other]  # fmt: skip
     t = tally(twice)
     assert t["numeric"] == 2 and t["numeric_reproduced"] == 1
     assert t["counts"]["differs"] == 1 and t["counts"]["reproduced"] == 2  # per check
+    # two equal numbers of one table row are two claims: each quotes the row up to its own
+    # column (RM/Condor's BUPV and EUPV are both 0.16)
+    from scheduler.experiments.claims import CLAIMS
+    from scheduler.experiments.reproduce import claim_identity
+
+    seed004 = CLAIMS["usage-policy/seed004-testbed"]
+    ids = [claim_identity(e.as_json()) for e in seed004]
+    assert len(set(ids)) == len(ids) == 15
     # the same sentence stating another number is another claim
     assert tally([{**jobs, "verdict": "reproduced"}, other])["numeric"] == 2
     # a claim of another seed with the same words is another claim

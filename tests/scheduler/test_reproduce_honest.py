@@ -138,13 +138,18 @@ def test_the_markdown_opens_with_the_honest_rate():
 
 def test_reclassify_moves_a_stored_check_of_a_fitted_claim_to_fitted():
     key = "usage-policy/seed004-testbed"
-    e = next(e for e in CLAIMS[key] if e.metric == "rm-pbs.ARU")
+    e = next(e for e in CLAIMS[key] if e.metric == "rm-condor.ARU")  # the calibration's row
     stored = {**e.as_json(), "fitted": "", "verdict": REPRODUCED, "ours": 0.7, "detail": ""}
     report = {"rows": [{"kind": "usage-policy", "preset": "seed004-testbed",
                         "checks": [stored]}]}  # fmt: skip
     again = reclassify(report)
-    (c,) = again["rows"][0]["checks"]
+    checks = again["rows"][0]["checks"]
+    (c,) = [c for c in checks if c["metric"] == "rm-condor.ARU"]
     assert c["verdict"] == FITTED and "seed004-site-size" in c["detail"]
+    # the claims declared since the row ran are on the board as not run, not left out
+    rest = [c for c in checks if c["metric"] != "rm-condor.ARU"]
+    assert len(rest) == len(CLAIMS[key]) - 1
+    assert all(c["verdict"] == "not run" and "not run yet" in c["detail"] for c in rest)
 
 
 # ---------------------------------------------------------------------- spreads
