@@ -206,10 +206,12 @@ class Pricing(ExperimentKind):
     # preset in pure Python, which still runs at that speed where no C compiler is found)
     presets = (
         Preset("thesis-fig23-24-ctc", "Thesis Figures 23–24 on CTC-SP2 (430 processors)",
-               {"procs": 430, "estimates": "accurate"}, traces=("CTC-SP2",), minutes=0.5,  # 9 s*
+               # 9 s*; 4.4 min at load ~12
+               {"procs": 430, "estimates": "accurate"}, traces=("CTC-SP2",), minutes=4.5,
                published=of("pricing", "thesis-fig23-24-ctc")),
         Preset("thesis-fig23-24-sdsc", "Thesis Figures 23–24 on SDSC-SP2 (128 processors)",
-               {"procs": 128, "estimates": "accurate"}, traces=("SDSC-SP2",), minutes=0.5,  # 6 s*
+               # 6 s*; 2.0 min at load ~12
+               {"procs": 128, "estimates": "accurate"}, traces=("SDSC-SP2",), minutes=2.0,
                published=of("pricing", "thesis-fig23-24-sdsc")),
         Preset("thesis-fig25-26-ctc-plus20",
                "Thesis Figures 25–26 on CTC-SP2, load +20 %, first 30 days (as in the thesis)",
@@ -260,12 +262,12 @@ class Pricing(ExperimentKind):
         Preset("thesis-fig30-31-ctc-requested",
                "Thesis Figures 30–31 on CTC-SP2 with requested (inaccurate) estimates",
                {"procs": 430, "estimates": "requested", "slot": "runtime"},
-               traces=("CTC-SP2",), minutes=0.5,  # 10 s*
+               traces=("CTC-SP2",), minutes=3.5,  # 10 s*; 3.4 min at load ~12
                published=of("pricing", "thesis-fig30-31-ctc-requested")),
         Preset("thesis-fig30-31-sdsc-requested",
                "Thesis Figures 30–31 on SDSC-SP2 with requested (inaccurate) estimates",
                {"procs": 128, "estimates": "requested", "slot": "runtime"},
-               traces=("SDSC-SP2",), minutes=0.5,  # 10 s* (251 s before)
+               traces=("SDSC-SP2",), minutes=4.5,  # 10 s* (251 s before); 4.3 min at load ~12
                published=of("pricing", "thesis-fig30-31-sdsc-requested")),
         Preset("first-30-days-ctc", "As the thesis could afford: CTC-SP2, first 30 days",
                {"procs": 430, "days": 30.0, "estimates": "accurate"},

@@ -268,7 +268,7 @@ class Provisioning(ExperimentKind):
         Preset("thesis-fig15-ctc",
                "As in thesis Figure 15 on CTC-SP2: α = 0 and 1; sweep 'mean_procs' 3–30",
                {"procs": "430", "alphas": "0,1", "report_alpha": 1.0, **THESIS_LAYERED},
-               traces=("CTC-SP2",), minutes=8.0,
+               traces=("CTC-SP2",), minutes=45.0,  # its 4-point sweep: 44.1 min at load ~12
                published=of("provisioning", "thesis-fig15-ctc"), sweep=CTC_PROCS_SWEEP),
         Preset("thesis-fig15-sdsc",
                "As in thesis Figure 15 on SDSC-SP2: α = 0 and 1; sweep 'mean_procs' 1–9",
