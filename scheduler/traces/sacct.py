@@ -104,6 +104,7 @@ __all__ = [
     "parse_columns",
     "sacct_to_swf",
     "sacct_to_swf_file",
+    "slurm_duration",
 ]
 
 MAX_ROWS = 5_000_000
@@ -464,6 +465,10 @@ def _duration(value: str) -> int:
     return ((days * 24 + h) * 60 + m) * 60 + s
 
 
+#: Slurm's time formats (``D-HH:MM:SS``, ``MM``, …) → seconds, -1 for UNLIMITED (public name)
+slurm_duration = _duration
+
+
 def _count(value: str) -> int | None:
     value = value.strip()
     if not value:
@@ -768,11 +773,13 @@ class _Job:
     group: str
     qos: str
     partition: str
+    extra: tuple[str, ...] = ()
 
 
 def convert_sacct(
     data: bytes | str | IO[bytes], *, max_procs: int | None = None, max_rows: int = MAX_ROWS,
     lenient: bool = False, columns: str | Iterable[str] | None = None,
+    extras: tuple[str, ...] = (), kept: list[dict[str, str]] | None = None,
 ) -> tuple[SWFHeader, list[SWFJob], SacctReport]:  # fmt: skip
     """Convert sacct output; returns the SWF header, jobs in submit order, and the report.
 
@@ -781,6 +788,10 @@ def convert_sacct(
     :data:`XDMOD_COLUMNS`; ignored, with a note, when the file has one).  Raises
     :class:`SacctError` naming the lines at fault (nothing is converted then); ``lenient``
     skips the rows that cannot be read instead, naming them in the report's ``skipped``.
+
+    ``extras``: further columns (``Account``, ``Eligible``, ``Priority``, ``JobID``…) whose
+    raw values are appended to ``kept``, one dict per SWF job in the same order (empty
+    strings for a column the file lacks).
     """
     given = parse_columns(columns) if columns else None
     if max_procs is not None and not 1 <= max_procs <= _MAX_PROCS:
@@ -959,6 +970,7 @@ def convert_sacct(
             n, jobid, key, submit[0], start[0], end[0], submit[1], status, alloc, req or alloc,
             req_time, req_mem, nodes, rss[0] if rss else 0.0, get(parts, "User").strip(),
             group, get(parts, "QOS").strip(), get(parts, "Partition").strip(),
+            tuple(get(parts, x).strip() for x in extras),
         )  # fmt: skip
     if len(seen_zoned) > 1:
         errors.append((None, "the file mixes times with and without a time zone"))
@@ -992,6 +1004,8 @@ def convert_sacct(
         if j.key[1] == "_":
             report.array_tasks += 1
         rss = max(j.rss_kb, step_rss.get(j.key, 0.0))
+        if kept is not None:
+            kept.append({**dict(zip(extras, j.extra, strict=True)), "JobID": j.jobid})
         out.append(
             SWFJob(
                 job_id=k, submit=j.submit - t0, wait=j.start - j.submit, run=j.end - j.start,

@@ -52,6 +52,7 @@ FLOORS = {
     "scheduler.provisioning": 2,
     "scheduler.usage": 2,
     "scheduler.workflows": 2,
+    "scheduler.slurm": 2,  # a Slurm site's configuration and what-if replays
     "scheduler.io": 3,
     "scheduler.experiments": 4,
     "scheduler.cli": 5,
