@@ -132,7 +132,7 @@ def _logical_lines(text: str) -> list[tuple[int, str]]:
         if not pending:
             first = n
         if line.endswith("\\"):
-            pending += line[:-1] + " "
+            pending += line[:-1]
             continue
         line, pending = pending + line, ""
         if line.strip():

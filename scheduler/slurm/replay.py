@@ -152,7 +152,9 @@ def comparison(dump: SlurmDump, start: np.ndarray) -> dict[str, Any]:
     if not sim.size:
         return {"jobs": 0}
     err = np.abs(sim - real)
-    rho = float(np.corrcoef(_rank(sim), _rank(real))[0, 1]) if sim.size > 1 else 1.0
+    rho = None  # undefined for fewer than two jobs, or when every start is the same
+    if sim.size > 1 and np.ptp(sim) > 0 and np.ptp(real) > 0:
+        rho = round(float(np.corrcoef(_rank(sim), _rank(real))[0, 1]), 4)
     return {
         "jobs": int(sim.size),
         "never_started": int((~ok).sum()),
@@ -162,7 +164,7 @@ def comparison(dump: SlurmDump, start: np.ndarray) -> dict[str, Any]:
         "wait_mean_real": float(np.mean(real - sub)),
         "wait_median_sim": float(np.median(sim - sub)),
         "wait_median_real": float(np.median(real - sub)),
-        "rank_correlation": round(rho, 4),
+        "rank_correlation": rho,
     }
 
 
