@@ -202,7 +202,11 @@ class SlurmPolicy(Policy):
             raise ValueError(
                 f"the nodes in partitions have {sum(s.groups)} CPUs; the machine {state.capacity}"
             )
-        self.sets = [Profile(n, state.profile.origin) for n in s.groups]
+        # One profile per node set, each an attribute of its own: Simulator.fork copies a
+        # policy's Profile attributes (a list of them would be shared with the twin).
+        self._set_names = tuple(f"_nodeset{i}" for i in range(len(s.groups)))
+        for attr, n in zip(self._set_names, s.groups, strict=True):
+            setattr(self, attr, Profile(n, state.profile.origin))
         self.prio: dict[int, int] = {}
         self.alloc: dict[int, tuple[tuple[int, int], ...]] = {}  # running job -> (set, cpus)
         self.usage: dict[tuple[str, str], float] = {}  # decayed CPU-seconds per association
@@ -215,6 +219,11 @@ class SlurmPolicy(Policy):
         self.meta: dict[int, tuple[str, str, str, str]] = {}  # job -> user, account, part, qos
         self._started: dict[int, int] = {}  # running job -> start
         self.dirty = [True, True]  # something changed since the last main / backfill pass
+
+    @property
+    def sets(self) -> list[Profile]:
+        """The node sets' profiles (see ``__init__``)."""
+        return [getattr(self, attr) for attr in self._set_names]
 
     # ------------------------------------------------------------ jobs' names and limits
 
@@ -394,7 +403,8 @@ class SlurmPolicy(Policy):
         """CPUs for job ``k`` over ``[a, b)`` in ``sets``: in one node set if one has them
         (the first, in order), else spread over several; None if they are not free."""
         n = self.procs[k]
-        free = [(g, self.sets[g].free_over(a, b)) for g in sets]
+        profiles = self.sets
+        free = [(g, profiles[g].free_over(a, b)) for g in sets]
         for g, f in free:
             if f >= n:
                 return ((g, n),)
@@ -453,14 +463,15 @@ class SlurmPolicy(Policy):
         backfill resolution from ``now``."""
         n, res = self.procs[k], _positive(self.p.bf_resolution)
         best = None
+        profiles = self.sets
         for g in sets:
-            s = self.sets[g].earliest_start(n, d, now)
+            s = profiles[g].earliest_start(n, d, now)
             if s is not None and (best is None or s < best):
                 best = s
         if best is None:  # spread over several node sets: try every breakpoint
-            times = sorted({t for g in sets for t in self.sets[g].times if t >= now} | {now})
+            times = sorted({t for g in sets for t in profiles[g].times if t >= now} | {now})
             best = next(
-                (t for t in times if sum(self.sets[g].free_over(t, t + d) for g in sets) >= n),
+                (t for t in times if sum(profiles[g].free_over(t, t + d) for g in sets) >= n),
                 None,
             )
         if best is None or best == now:

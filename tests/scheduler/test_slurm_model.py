@@ -204,3 +204,21 @@ def test_registry_names_slurm_with_defaults() -> None:
     assert ref.entry is BUILTIN["slurm"] and ref.value is None and ref.text == "slurm"
     result = simulate(generate_lublin99(jobs=200, procs=16, seed=1), 16, "slurm")
     assert result.summary()["jobs"] == 200
+
+
+def test_a_fork_runs_on_independently() -> None:
+    # Simulator.fork (workflow submission, pricing) copies the node sets' profiles too
+    from scheduler.cluster import prepare_jobs
+    from scheduler.traces.lublin import generate_lublin99
+
+    trace = generate_lublin99(jobs=300, procs=8, seed=5)
+    jobs, _ = prepare_jobs(trace.jobs, 8, "requested")
+    p = params(weight_qos=10)
+    whole = Simulator(jobs, 8, PolicyRef(BUILTIN["slurm"], p))
+    whole.run()
+    half = Simulator(jobs, 8, PolicyRef(BUILTIN["slurm"], p))
+    half.run(until=jobs[150].submit)
+    twin = half.fork()
+    twin.run()
+    half.run()
+    assert twin.start == whole.start == half.start
