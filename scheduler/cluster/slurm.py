@@ -300,7 +300,8 @@ class SlurmPolicy(Policy):
         self.dirty[:] = [True, True]
 
     def complete(self, k: int, now: int, early: bool) -> None:
-        self.ended[k] = now
+        if k in self.charged:
+            self.ended[k] = now
         end = now if early else None
         for g, n in self.alloc.pop(k, ()):
             planned = self._started[k] + self.estimate[k]
@@ -365,6 +366,8 @@ class SlurmPolicy(Policy):
         if started:
             gone = set(started)
             self.queue[:] = [k for k in self.queue if k not in gone]
+            for k in started:
+                del self.prio[k]
         return started
 
     def _order(self) -> list[int]:
@@ -378,7 +381,8 @@ class SlurmPolicy(Policy):
         self.profile.reserve(now, end, self.procs[k])
         self.alloc[k] = alloc
         self._started[k] = now
-        self.charged[k] = now
+        if self.p.multifactor and self.p.weight_fairshare:  # usage only feeds fair share
+            self.charged[k] = now
         self._counted(k, +1)
 
     def _main(self, now: int) -> list[int]:
