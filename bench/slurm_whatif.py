@@ -45,7 +45,22 @@ from scheduler.slurm import (  # noqa: E402
 from tests.slurm import whatif_workload as W  # noqa: E402
 
 
-def real_run(jobs: int, seed: int, spread: float, shares: dict[str, int]) -> dict[str, str]:
+def real_run(args: argparse.Namespace, shares: dict[str, int], tag: str) -> dict[str, str]:
+    """The workload on a real Slurm with these account shares; its dumps (read back from
+    ``--keep`` when an earlier run left them there)."""
+    keep = Path(args.keep) / tag if args.keep else None
+    if keep is not None and (keep / "sacct").exists():
+        print(f"(dumps of {tag} read from {keep})")
+        return {p.name: p.read_text() for p in keep.iterdir()}
+    files = _run_slurm(args.jobs, args.seed, args.spread, shares)
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+        for name, text in files.items():
+            (keep / name).write_text(text)
+    return files
+
+
+def _run_slurm(jobs: int, seed: int, spread: float, shares: dict[str, int]) -> dict[str, str]:
     with tempfile.TemporaryDirectory(prefix="slurm-whatif-") as tmp:
         cluster = W.make_cluster(tmp)
         cluster.start()
@@ -103,7 +118,7 @@ def whatif(args: argparse.Namespace, files: dict[str, str], dump, site: SlurmSit
     print(f"  model (run 1's dump): biology mean wait {base_sim:.1f} -> {model:.1f} s")
     if args.skip_real:
         return
-    files2 = real_run(args.jobs, args.seed, args.spread, doubled)
+    files2 = real_run(args, doubled, "biology-doubled")
     dump2 = load_dump(files2["sacct"])
     real2 = account_wait(dump2, dump2.real_start, "biology")
     print(f"  real Slurm, two runs:  biology mean wait {base_real:.1f} -> {real2:.1f} s")
@@ -181,9 +196,10 @@ def main() -> None:
     p.add_argument("--spread", type=float, default=90.0, help="submission window (s)")
     p.add_argument("--speed-jobs", type=int, default=100_000)
     p.add_argument("--skip-real", action="store_true", help="only the replay speed")
+    p.add_argument("--keep", help="directory to keep the real runs' dumps in (and reuse)")
     args = p.parse_args()
     if not args.skip_real:
-        files = real_run(args.jobs, args.seed, args.spread, W.ACCOUNTS)
+        files = real_run(args, W.ACCOUNTS, "base")
         out, dump, site = figures(files)
         print(f"\n1. {len(dump)} jobs on a real Slurm, replayed:")
         print_comparison(out)

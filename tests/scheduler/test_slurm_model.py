@@ -30,6 +30,7 @@ def params(**kw) -> SlurmParams:  # type: ignore[no-untyped-def]
         partitions=(SlurmPartition("a", ("n1", "n2"), default=True), SlurmPartition("b", ("n2",))),
         qos=(SlurmQOS("normal"), SlurmQOS("urgent", priority=100)),
         names=NAMES, sched_interval=1, bf_interval=1, bf_resolution=1, calc_period=60,
+        release_lag=False,
     )  # fmt: skip
     base.update(kw)
     return SlurmParams(**base)
@@ -144,6 +145,15 @@ def test_main_scheduler_stops_a_partition_at_its_first_blocked_job() -> None:
     jobs = [job(0, 0, 50, 4), job(1, 1, 10, 8), job(2, 2, 10, 1)]
     assert starts(jobs, params(backfill=False)) == [0, 50, 60]
     assert starts(jobs, params(backfill=False, default_queue_depth=1)) == [0, 50, 60]
+
+
+def test_a_pass_in_the_second_of_an_end_does_not_see_its_cpus() -> None:
+    # job 0 ends at 100: with the lag job 1 starts at the next main pass (101, interval 1;
+    # 102 with interval 2, whose tick at 100 does not see the CPUs)
+    jobs = [job(0, 0, 100, 8), job(1, 1, 10, 8), job(2, 1, 10, 8)]
+    assert starts(jobs, params()) == [0, 100, 110]
+    assert starts(jobs, params(release_lag=True)) == [0, 101, 112]
+    assert starts(jobs, params(release_lag=True, sched_interval=2, bf_interval=2)) == [0, 102, 114]
 
 
 def test_priority_basic_is_fifo() -> None:

@@ -44,12 +44,13 @@ def _dump(rows: list[str]) -> str:
     return "\n".join([HEADER, *rows]) + "\n"
 
 
-#: what the site's Slurm did: job 3 (urgent) went before job 2 although submitted later
+#: what the site's Slurm did: job 3 (urgent) went before job 2 although submitted later,
+#: each start a second after the end that freed its CPUs
 RECORDED = _dump(
     [
         _row(1, 0, 0, 100, 4, "00:05:00"),
-        _row(2, 10, 150, 50, 4, "00:02:00"),
-        _row(3, 20, 100, 50, 4, "00:02:00", qos="urgent", account="bio", user="bob"),
+        _row(2, 10, 152, 50, 4, "00:02:00"),
+        _row(3, 20, 101, 50, 4, "00:02:00", qos="urgent", account="bio", user="bob"),
     ]
 )
 QOS = "Name|Priority|MaxJobsPU\nnormal|0|\nurgent|10|\n"
@@ -78,13 +79,14 @@ def test_replay_follows_the_qos_priority_and_beats_fcfs(site: Path) -> None:
     assert out["comparison"]["slurm"]["rank_correlation"] == 1.0
     assert out["comparison"]["fcfs"]["start_error_p90"] > 0  # FCFS runs job 2 first
     assert out["groups"]["qos"]["urgent"] == {
-        "jobs": 1, "wait_mean": 80.0, "wait_median": 80.0, "bsld_mean": 2.6, "utilisation": 0.25,
+        "jobs": 1, "wait_mean": 81.0, "wait_median": 81.0, "bsld_mean": 2.62,
+        "utilisation": 0.2475,
     }  # fmt: skip
     assert out["groups"]["account"]["phys"]["jobs"] == 2
     assert out["ignored_keys"] == ["ClusterName"]
     rows = (site / "s.csv").read_text().splitlines()
     assert rows[0] == "job_id,user,account,partition,qos,submit,start,end,cpus,real_start"
-    assert rows[3] == "3,bob,bio,main,urgent,20,100,150,4,100"
+    assert rows[3] == "3,bob,bio,main,urgent,20,101,151,4,101"
 
 
 def test_set_changes_the_what_if(site: Path) -> None:
@@ -92,19 +94,20 @@ def test_set_changes_the_what_if(site: Path) -> None:
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["understood"]["weight_qos"] == 0
-    assert out["comparison"]["slurm"]["start_error_median"] == 50  # now FCFS-like
+    assert out["comparison"]["slurm"]["start_error_median"] == 51  # job 2 and 3 swap
 
 
 def test_jobs_are_killed_at_their_limit_plus_overtime(tmp_path: Path) -> None:
-    # a job that ran 200 s with a 1 min limit: OverTimeLimit=1 kills it at 120 s
+    # a job that ran 200 s with a 1 min limit: OverTimeLimit=1 kills it at 120 s (job 2
+    # starts a second later, the pass at 120 not seeing the CPUs yet)
     dump = load_dump(_dump([_row(1, 0, 0, 200, 1, "00:01:00"), _row(2, 0, 0, 10, 4, "1")]))
     site = SlurmSite(parse_slurm_conf(CONF))
     start, _ = replay(site, dump)
-    assert start.tolist() == [0, 120]
+    assert start.tolist() == [0, 121]
     site.set("OverTimeLimit=0")
-    assert replay(site, dump)[0].tolist() == [0, 60]
+    assert replay(site, dump)[0].tolist() == [0, 61]
     c = comparison(dump, start)
-    assert c["jobs"] == 2 and c["wait_mean_real"] == 0 and c["wait_mean_sim"] == 60
+    assert c["jobs"] == 2 and c["wait_mean_real"] == 0 and c["wait_mean_sim"] == 60.5
 
 
 def test_a_job_over_the_partition_max_time_never_starts(tmp_path: Path) -> None:
