@@ -40,6 +40,10 @@ The rules, and the Slurm documentation page each follows:
   earliest start if that lies within ``bf_window``.  A reservation holds whole nodes in the
   plan (Slurm's plan is a node bitmap per time slot), so no job is backfilled onto the rest
   of a reserved node over the reservation.
+* **Release of a job's CPUs**: sacct records the second a job ends and slurmctld frees its
+  nodes once the completion is processed; a pass within that second does not see them
+  (``release_lag``, on by default: measured on a real Slurm 22.05, a job waiting for those
+  CPUs starts 1-2 s after the recorded end).
 * **Time limits** (slurm.conf.html, OverTimeLimit): a job is killed at its time limit plus
   ``OverTimeLimit``; the scheduler plans with that sum.
 
@@ -49,8 +53,9 @@ Simplified (what a real slurmctld does and this model does not):
   set are interchangeable, a job is placed on one node set (nodes in the same partitions) when
   one is large enough, else across the node sets of its partition;
 * scheduling passes take no simulated time (so ``bf_continue``, ``bf_yield_*`` and
-  ``max_sched_time`` have no effect), and passes run at multiples of their interval from the
-  first submission;
+  ``max_sched_time`` have no effect), and passes and priority recomputations run at multiples
+  of their interval from the first submission (Slurm's timers start with slurmctld, which a
+  dump does not record);
 * eligible time is the submission time (no ``--begin``, no dependencies); the job size factor
   is CPUs over the cluster's CPUs (``PriorityFavorSmall``: one minus that); Fair Tree ranks
   two levels (accounts under root, users under accounts); shares ``parent`` count as 1;
