@@ -6,9 +6,11 @@ a generated workload of sleep jobs whose queue builds up to dozens of jobs; its 
 slurm-replay`` and the simulated starts are compared job by job with Slurm's own.
 
 Stated bound (printed with the figures): the Slurm model's median |simulated − real| start
-error is at most 15 s (the goal: 30 s), its mean wait within 25 % of the real one, its rank
-correlation of start order at least 0.85, and it beats both FCFS and EASY replays of the same
-dump on median and 90th-percentile error and on rank correlation."""
+error is at most 10 s (the goal: 30 s) and its 90th percentile at most 30 s, its mean wait
+within 10 % of the real one, its rank correlation of start order at least 0.9, and it beats
+both FCFS and EASY replays of the same dump on median and 90th-percentile error and on rank
+correlation.  (Measured when written: median 2 s, p90 7.6 s, mean wait 33.6 s against 33.8 s,
+rank correlation 0.994; FCFS 17 s / 43.6 s / 0.585, EASY 12 s / 49 s / 0.567.)"""
 
 from __future__ import annotations
 
@@ -83,9 +85,9 @@ def test_the_slurm_model_follows_real_slurm_and_beats_fcfs_and_easy(site_dumps) 
     s = cmp["slurm"]
     assert s["jobs"] == JOBS and s["never_started"] == 0
     assert s["wait_mean_real"] >= 20, "waits of tens of seconds at least"
-    assert s["start_error_median"] <= 15
-    assert abs(s["wait_mean_sim"] - s["wait_mean_real"]) <= 0.25 * s["wait_mean_real"]
-    assert s["rank_correlation"] >= 0.85
+    assert s["start_error_median"] <= 10 and s["start_error_p90"] <= 30
+    assert abs(s["wait_mean_sim"] - s["wait_mean_real"]) <= 0.10 * s["wait_mean_real"]
+    assert s["rank_correlation"] >= 0.9
     for base in ("fcfs", "easy"):
         b = cmp[base]
         assert s["start_error_median"] < b["start_error_median"], base
