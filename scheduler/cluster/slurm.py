@@ -366,7 +366,7 @@ class SlurmPolicy(Policy):
             prof.advance(now)
         if not self.queue:
             return []
-        if self.p.multifactor and self._due(now, self.p.calc_period):
+        if self.p.multifactor and now > self.ticks[0] and self._due(now, self.p.calc_period):
             self._recalc(now)
         held = self._hold_freed(now)
         try:
@@ -556,10 +556,17 @@ class SlurmPolicy(Policy):
         q = s.qos.get(qos_name)
         qf = q.priority / s.max_qos_priority if q is not None and s.max_qos_priority > 0 else 0.0
         total = (
-            p.weight_age * age + p.weight_fairshare * fs.get((account, user), 1.0)
+            p.weight_age * age + p.weight_fairshare * fs.get((account, user), self._fs0)
             + p.weight_jobsize * size + p.weight_partition * pf + p.weight_qos * qf
         )  # fmt: skip
         return int(total)
+
+    @property
+    def _fs0(self) -> float:
+        """The fair-share factor of an association not yet computed: Fair Tree computes it
+        at the next recomputation (0 until then, as a real Slurm's first jobs show); classic
+        fair share of no usage is 1."""
+        return 0.0 if self.p.fair_tree else 1.0
 
     def _tree(self) -> dict[str, dict[str, tuple[float, float]]]:
         """Account -> user -> (shares, usage), every association with a pending job included."""
@@ -579,8 +586,12 @@ class SlurmPolicy(Policy):
         """Fair-share factor per (account, user): classic or Fair Tree."""
         if not self.p.weight_fairshare:
             return {}
-        tree = self._tree()
-        acct_shares = {a: float(self.site.shares.get((a, ""), 1)) for a in tree}
+        tree, shares = self._tree(), self.site.shares
+        # users of the root account stand beside the accounts: their own shares count
+        acct_shares = {
+            a: float(sum(n for n, _ in tree[a].values()) if a == "root" else shares.get((a, ""), 1))
+            for a in tree
+        }
         total_s = sum(acct_shares.values()) or 1.0
         total_u = sum(u for users in tree.values() for _, u in users.values())
         if self.p.fair_tree:
@@ -608,25 +619,26 @@ def _level(s: float, u: float) -> float:
 
 
 def _fair_tree(tree: Any, acct_shares: dict, total_s: float, total_u: float) -> dict:
-    """Fair Tree (fair_tree.html): rank by Level Fairshare, depth first; factor rank/users."""
-    order: list[tuple[str, str, tuple]] = []
+    """Fair Tree (fair_tree.html): siblings ranked by Level Fairshare ``S/U``, depth first
+    (accounts of equal Level Fairshare have their users sorted together); factor rank/users."""
     acct_u = {a: sum(u for _, u in users.values()) for a, users in tree.items()}
-
-    def acct_level(a: str) -> float:
-        return _level(acct_shares[a] / total_s, acct_u[a] / total_u if total_u > 0 else 0.0)
-
-    for account in sorted(tree, key=lambda a: (-acct_level(a), a)):
-        users = tree[account]
-        sib_s = sum(n for n, _ in users.values()) or 1.0
-        sib_u = acct_u[account]
-        level = {
-            x: _level(n / sib_s, u / sib_u if sib_u > 0 else 0.0) for x, (n, u) in users.items()
-        }
-        for user in sorted(users, key=lambda x: (-level[x], x)):
-            order.append((account, user, (account, level[user])))
+    levels = {
+        a: _level(acct_shares[a] / total_s, acct_u[a] / total_u if total_u > 0 else 0.0)
+        for a in tree
+    }
+    order: list[tuple[tuple[float, float], str, str]] = []
+    for lf in sorted(set(levels.values()), reverse=True):
+        merged = []
+        for account in sorted(a for a in tree if levels[a] == lf):
+            users, sib_u = tree[account], acct_u[account]
+            sib_s = sum(n for n, _ in users.values()) or 1.0
+            for user, (n, u) in users.items():
+                merged.append((_level(n / sib_s, u / sib_u if sib_u > 0 else 0.0), account, user))
+        for ulf, account, user in sorted(merged, key=lambda m: (-m[0], m[1], m[2])):
+            order.append(((lf, ulf), account, user))
     n = len(order)
     out, rank, prev = {}, n, None
-    for i, (account, user, tie) in enumerate(order):
+    for i, (tie, account, user) in enumerate(order):
         if tie != prev:
             rank = n - i
             prev = tie

@@ -313,7 +313,7 @@ def parse_assoc(text: str | bytes, name: str = "assoc") -> list[SlurmAssoc]:
                 _limit(row, "MaxJobs", "int", where), _limit(row, "GrpTRES", "cpu", where),
             )
         )  # fmt: skip
-    return [a for a in out if a.account != "root"]
+    return [a for a in out if a.account != "root" or a.user]  # root's users stay
 
 
 @dataclass

@@ -133,7 +133,10 @@ def test_bad_slurm_conf_names_line_and_key(line: str, message: str) -> None:
 def test_assoc_and_qos_tables() -> None:
     assocs = parse_assoc(ASSOC)
     by = {(a.account, a.user): a for a in assocs}
-    assert set(by) == {("phys", ""), ("phys", "ann"), ("bio", ""), ("bio", "bob")}
+    # the root account's row goes, its users stay (they are siblings of the accounts)
+    assert set(by) == {
+        ("root", "root"), ("phys", ""), ("phys", "ann"), ("bio", ""), ("bio", "bob"),
+    }  # fmt: skip
     assert by[("phys", "")].shares == 70 and by[("bio", "bob")].shares == -1
     assert by[("phys", "ann")].max_jobs == 3 and by[("bio", "")].grp_cpus == 64
     normal, urgent = parse_qos(QOS)
@@ -169,7 +172,7 @@ def test_site_set_overrides_like_a_slurm_conf_line() -> None:
     site.set("bf_window=60")
     p = site.params()
     assert p.weight_age == 0 and p.bf_window == 3600 and p.weight_fairshare == 10000
-    assert len(p.partitions) == 2 and len(p.qos) == 2 and len(p.assocs) == 4
+    assert len(p.partitions) == 2 and len(p.qos) == 2 and len(p.assocs) == 5
     with pytest.raises(SlurmConfigError, match="--set ClusterName: not a scheduling key"):
         site.set("ClusterName=x")
     with pytest.raises(SlurmConfigError, match="write Key=Value"):

@@ -232,3 +232,27 @@ def test_a_fork_runs_on_independently() -> None:
     twin.run()
     half.run()
     assert twin.start == whole.start == half.start
+
+
+def test_fair_tree_merges_accounts_of_equal_level_fairshare() -> None:
+    # no usage at all: every Level Fairshare is infinite, so every user ties first
+    tree = {"phys": {"ann": (1.0, 0.0)}, "bio": {"bob": (1.0, 0.0)}, "root": {"root": (1.0, 0.0)}}
+    f = _fair_tree(tree, {"phys": 70.0, "bio": 30.0, "root": 1.0}, 101.0, 0.0)
+    assert set(f.values()) == {1.0}
+    # the root account's own user, without usage, ranks above both accounts' users
+    tree["phys"]["ann"] = (1.0, 50.0)
+    tree["bio"]["bob"] = (1.0, 50.0)
+    f = _fair_tree(tree, {"phys": 70.0, "bio": 30.0, "root": 1.0}, 101.0, 100.0)
+    assert f[("root", "root")] == 1.0 and f[("phys", "ann")] > f[("bio", "bob")]
+
+
+def test_fair_tree_factor_is_zero_until_the_first_calculation() -> None:
+    # Fair Tree computes factors at PriorityCalcPeriod: job 1 (submitted before the first
+    # calculation) gets none; classic fair share of no usage is 1
+    assocs = (SlurmAssoc("phys"),)
+    jobs = [job(0, 0, 10, 8), job(1, 1, 10, 8)]
+    for tree, factor in ((True, 0.0), (False, 1.0)):
+        sim = Simulator(jobs, 8, PolicyRef(BUILTIN["slurm"], params(
+            assocs=assocs, weight_fairshare=1000, fair_tree=tree)))  # fmt: skip
+        sim.run(until=1)
+        assert sim.policy.prio[1] == int(1000 * factor)
