@@ -12,6 +12,7 @@ the same change, and the replay speed on a large synthetic dump.
    model, 512 CPUs in 16 nodes) read and replayed by the Slurm model: simulated days per hour
    of CPU (the ubccr Slurm simulator publishes 100-400x real time, i.e. 4-17 simulated days per
    hour).
+4. The same site with Slurm's default Fair Tree (``--fair-tree-jobs`` jobs), replayed.
 
 Needs Slurm (``apt-get install slurm-wlm slurmdbd munge``), MariaDB and root for 1-2.
 
@@ -45,14 +46,16 @@ from scheduler.slurm import (  # noqa: E402
 from tests.slurm import whatif_workload as W  # noqa: E402
 
 
-def real_run(args: argparse.Namespace, shares: dict[str, int], tag: str) -> dict[str, str]:
+def real_run(
+    args: argparse.Namespace, shares: dict[str, int], tag: str, jobs: int = 0, **settings: str
+) -> dict[str, str]:
     """The workload on a real Slurm with these account shares; its dumps (read back from
     ``--keep`` when an earlier run left them there)."""
     keep = Path(args.keep) / tag if args.keep else None
     if keep is not None and (keep / "sacct").exists():
         print(f"(dumps of {tag} read from {keep})")
         return {p.name: p.read_text() for p in keep.iterdir()}
-    files = _run_slurm(args.jobs, args.seed, args.spread, shares)
+    files = _run_slurm(jobs or args.jobs, args.seed, args.spread, shares, settings)
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)
         for name, text in files.items():
@@ -60,9 +63,11 @@ def real_run(args: argparse.Namespace, shares: dict[str, int], tag: str) -> dict
     return files
 
 
-def _run_slurm(jobs: int, seed: int, spread: float, shares: dict[str, int]) -> dict[str, str]:
+def _run_slurm(
+    jobs: int, seed: int, spread: float, shares: dict[str, int], settings: dict[str, str]
+) -> dict[str, str]:
     with tempfile.TemporaryDirectory(prefix="slurm-whatif-") as tmp:
-        cluster = W.make_cluster(tmp)
+        cluster = W.make_cluster(tmp, **settings)
         cluster.start()
         try:
             W.setup_accounts(cluster, shares)
@@ -196,6 +201,7 @@ def main() -> None:
     p.add_argument("--spread", type=float, default=90.0, help="submission window (s)")
     p.add_argument("--speed-jobs", type=int, default=100_000)
     p.add_argument("--skip-real", action="store_true", help="only the replay speed")
+    p.add_argument("--fair-tree-jobs", type=int, default=60, help="jobs of the Fair Tree run")
     p.add_argument("--keep", help="directory to keep the real runs' dumps in (and reuse)")
     args = p.parse_args()
     if not args.skip_real:
@@ -204,6 +210,11 @@ def main() -> None:
         print(f"\n1. {len(dump)} jobs on a real Slurm, replayed:")
         print_comparison(out)
         whatif(args, files, dump, site)
+    if args.fair_tree_jobs and not args.skip_real:
+        files = real_run(args, W.ACCOUNTS, "fair-tree", args.fair_tree_jobs, PriorityFlags="")
+        out, dump, _ = figures(files)
+        print(f"\n4. Fair Tree (Slurm's default PriorityFlags): {len(dump)} jobs, replayed:")
+        print_comparison(out)
     if args.speed_jobs:
         speed(args.speed_jobs, args.seed)
 

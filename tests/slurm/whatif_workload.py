@@ -72,8 +72,11 @@ def workload(jobs: int, seed: int, spread: float) -> list[Job]:
     return sorted(out, key=lambda j: j.at)
 
 
-def make_cluster(root, cpus: int = 8) -> SlurmCluster:  # type: ignore[no-untyped-def]
-    return SlurmCluster(root, cpus=cpus, settings=SETTINGS, partitions=PARTITIONS)
+def make_cluster(root, cpus: int = 8, **settings: str) -> SlurmCluster:  # type: ignore[no-untyped-def]
+    """The validation site; ``settings`` override slurm.conf keys (an empty value drops the
+    key: ``PriorityFlags=""`` is Slurm's default, Fair Tree)."""
+    merged = {k: v for k, v in {**SETTINGS, **settings}.items() if v}
+    return SlurmCluster(root, cpus=cpus, settings=merged, partitions=PARTITIONS)
 
 
 def setup_accounts(c: SlurmCluster, shares: dict[str, int] | None = None) -> None:
