@@ -19,6 +19,8 @@
                                       (CSV job_id,submit,start,end,procs; JSON summary on stdout)
     python -m scheduler convert sacct FILE -o out.swf [--procs N] [--report R.json]
                                       (Slurm accounting → SWF; see scheduler/cli/convert.py)
+    python -m scheduler slurm-replay SACCT --slurm-conf slurm.conf [--assoc A] [--qos Q]
+                        [--set KEY=VALUE]... --out schedule.csv   (see scheduler/cli/slurm.py)
     python -m scheduler slots TRACE.swf[.gz] --procs N [--estimates accurate|requested] --at T
                         --out slots.json   (see scheduler/cli/slots.py)
 
@@ -246,12 +248,14 @@ def build_parser() -> argparse.ArgumentParser:
     from .convert import add_convert_commands
     from .simulate import add_cluster_commands
     from .slots import add_slot_commands
+    from .slurm import add_slurm_commands
     from .workflows import add_workflow_commands
 
     add_workflow_commands(sub)  # workflow-info, generate-workflow
     add_cluster_commands(sub)  # simulate
     add_slot_commands(sub)  # slots
     add_convert_commands(sub)  # convert sacct
+    add_slurm_commands(sub)  # slurm-replay
     return parser
 
 

@@ -36,6 +36,7 @@ from .easy import EASY
 from .fairshare import FairShare, FairShareBackfill
 from .fcfs import FCFS
 from .policy import ClusterState, Policy, PolicyEntry, PolicyError, PolicyRef
+from .slurm import SlurmPolicy
 
 __all__ = [
     "BUILTIN",
@@ -55,6 +56,12 @@ def _plain(cls: type[Policy]) -> Callable[[ClusterState, Any], Policy]:
 
 def _depth(state: ClusterState, value: int | None) -> Policy:
     return depth_policy(value)(state)
+
+
+def _slurm(state: ClusterState, value: object) -> Policy:
+    """Slurm's model; ``value`` is a :class:`~.slurm.SlurmParams` (None: Slurm's defaults,
+    one partition and one QOS), given as ``PolicyRef(BUILTIN["slurm"], params)``."""
+    return SlurmPolicy(state, value)  # type: ignore[arg-type]
 
 
 def _parse_depth(text: str) -> int | None:
@@ -109,6 +116,13 @@ BUILTIN: dict[str, PolicyEntry] = {
             "The same priority with conservative backfilling of the 50 highest-priority jobs.",
             _plain(FairShareBackfill), decides_afresh=True,
             cites="Jackson, Snell & Clement, JSSPP 2001 (Maui)",
+        ),
+        PolicyEntry(
+            "slurm", "Slurm", "Slurm (multifactor priority + backfill)",
+            "Slurm's multifactor priority, partitions, QOS limits, main and backfill "
+            "schedulers with a site's parameters (Slurm's defaults when none are given).",
+            _slurm, cites="https://slurm.schedmd.com/sched_config.html; "
+            "https://slurm.schedmd.com/priority_multifactor.html",
         ),
     )
 }  # fmt: skip

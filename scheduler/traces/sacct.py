@@ -106,6 +106,7 @@ __all__ = [
     "parse_columns",
     "sacct_to_swf",
     "sacct_to_swf_file",
+    "slurm_duration",
 ]
 
 MAX_ROWS = 5_000_000
@@ -499,6 +500,10 @@ def _duration(value: str) -> int:
     return ((days * 24 + h) * 60 + m) * 60 + s
 
 
+#: Slurm's time formats (``D-HH:MM:SS``, ``MM``, …) → seconds, -1 for UNLIMITED (public name)
+slurm_duration = _duration
+
+
 def _count(value: str) -> int | None:
     value = value.strip()
     if not value:
@@ -803,6 +808,7 @@ class _Job:
     group: str
     qos: str
     partition: str
+    extra: tuple[str, ...] = ()
 
 
 _STATUS = {"COMPLETED": 1, "CANCELLED": 5, **dict.fromkeys(_FAILED, 0)}
@@ -812,6 +818,7 @@ _TRUNCATED = ("JobID", "Submit", "Start", "End", "State")
 def convert_sacct(
     data: bytes | str | IO[bytes], *, max_procs: int | None = None, max_rows: int = MAX_ROWS,
     lenient: bool = False, columns: str | Iterable[str] | None = None,
+    extras: tuple[str, ...] = (), kept: list[dict[str, str]] | None = None,
 ) -> tuple[SWFHeader, list[SWFJob], SacctReport]:  # fmt: skip
     """Convert sacct output; returns the SWF header, jobs in submit order, and the report.
 
@@ -820,12 +827,16 @@ def convert_sacct(
     :data:`XDMOD_COLUMNS`; ignored, with a note, when the file has one).  Raises
     :class:`SacctError` naming the lines at fault (nothing is converted then); ``lenient``
     skips the rows that cannot be read instead, naming them in the report's ``skipped``.
+
+    ``extras``: further columns (``Account``, ``Eligible``, ``Priority``, ``JobID``…) whose
+    raw values are appended to ``kept``, one dict per SWF job in the same order (empty
+    strings for a column the file lacks).
     """
     given = parse_columns(columns) if columns else None
     if max_procs is not None and not 1 <= max_procs <= _MAX_PROCS:
         raise SacctError([(None, f"the machine size (--procs) must be 1..{_MAX_PROCS:,}")])
     layout, header, rows, report, faults = _open_rows(_numbered_lines(data), given, lenient)
-    reader = _RowReader(header, layout.form == "fixed-width", report, faults, max_rows)
+    reader = _RowReader(header, layout.form == "fixed-width", report, faults, max_rows, extras)
     for n, parts in rows:
         if faults.full:
             break
@@ -833,6 +844,8 @@ def convert_sacct(
     reader.finish()
     ordered = sorted(reader.jobs.values(), key=lambda j: (j.submit, j.key))
     out, maps = _swf_jobs(ordered, reader.step_rss, report)
+    if kept is not None:
+        kept.extend({**dict(zip(extras, j.extra, strict=True)), "JobID": j.jobid} for j in ordered)
     report.jobs_kept = len(out)
     report.mappings = {k: v for k, v in maps.items() if v}
     if max_procs:
@@ -915,7 +928,7 @@ class _RowReader:
 
     def __init__(
         self, header: tuple[str, ...], fixed: bool, report: SacctReport, faults: _Faults,
-        max_rows: int,
+        max_rows: int, extras: tuple[str, ...] = (),
     ) -> None:  # fmt: skip
         self.header, self.fixed, self.report, self.faults = header, fixed, report, faults
         self.max_rows = max_rows
@@ -924,6 +937,7 @@ class _RowReader:
             col.setdefault(name, k)
         # each row gets one empty field appended: where the columns the file lacks are read
         self.at = {name: col.get(name, len(header)) for name in (*_READ, "NodeList")}
+        self.extras = tuple(col.get(name, len(header)) for name in extras)
         self.names = tuple(self.at[f] for f in _NAMES)
         self.group_note = "Group" not in col and "Account" in col
         self.jobs: dict[tuple, _Job] = {}
@@ -1035,7 +1049,7 @@ class _RowReader:
         return _Job(
             n, jobid, key, submit[0], start[0], end[0], submit[1], status, alloc, req, req_time,
             req_mem, nodes, rss, parts[at["User"]].strip(), group, parts[at["QOS"]].strip(),
-            parts[at["Partition"]].strip(),
+            parts[at["Partition"]].strip(), tuple(parts[k].strip() for k in self.extras),
         )  # fmt: skip
 
     def _sizes(

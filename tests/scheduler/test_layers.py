@@ -53,6 +53,7 @@ FLOORS = {
     "scheduler.usage": 2,
     "scheduler.workflows": 2,
     "scheduler.gym": 2,  # the Gymnasium environment and RLScheduler's baselines
+    "scheduler.slurm": 2,  # a Slurm site's configuration and what-if replays
     "scheduler.io": 3,
     "scheduler.experiments": 4,
     "scheduler.cli": 5,

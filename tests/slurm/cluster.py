@@ -70,10 +70,20 @@ class SlurmCluster:
     """One controller, one node (``localhost``) and one accounting daemon, under ``root``."""
 
     def __init__(
-        self, root: str | Path, *, cpus: int = 8, memory_mb: int = 8000, name: str = ""
-    ) -> None:
+        self, root: str | Path, *, cpus: int = 8, memory_mb: int = 8000, name: str = "",
+        settings: dict[str, str] | None = None, partitions: tuple[str, ...] = (),
+    ) -> None:  # fmt: skip
+        """``settings``: slurm.conf keys to set or override (``{"PriorityType":
+        "priority/multifactor"}``); ``partitions``: the ``PartitionName`` lines' values
+        (``"short Nodes=localhost MaxTime=10 PriorityJobFactor=10"``) instead of one
+        ``debug`` partition.  Accounts, users and QOS are made after :meth:`start` with
+        :meth:`sacctmgr`."""
         self.root = Path(root)
         self.cpus, self.memory_mb = cpus, memory_mb
+        self.settings = dict(settings or {})
+        self.partitions = tuple(partitions) or (
+            "debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP",
+        )
         token = secrets.token_hex(3)
         #: the cluster's name in Slurm, and (prefixed) its MariaDB database
         self.name = name or f"gp{token}"
@@ -112,7 +122,8 @@ class SlurmCluster:
         auth = f"AuthType=auth/munge\nAuthInfo=socket={self.munge_socket}\n"
         run, log = self.root / "run", self.log_dir
         self.slurm_conf.write_text(
-            f"""ClusterName={self.name}
+            self._with_settings(
+                f"""ClusterName={self.name}
 SlurmctldHost=localhost(127.0.0.1)
 SlurmctldPort={self.ctld_port}
 SlurmdPort={self.slurmd_port}
@@ -149,8 +160,9 @@ MailProg=/bin/true
 InactiveLimit=0
 KillWait=2
 NodeName=localhost NodeAddr=127.0.0.1 CPUs={self.cpus} RealMemory={self.memory_mb} State=UNKNOWN
-PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP
 """
+            )
+            + "".join(f"PartitionName={p}\n" for p in self.partitions)
         )
         dbd = self.conf_dir / "slurmdbd.conf"
         pass_line = f"StoragePass={self.db_password}\n" if self.db_password else ""
@@ -170,6 +182,20 @@ StorageUser={self.db_user}
 """
         )
         os.chmod(dbd, 0o600)  # slurmdbd refuses a config others can read
+
+    def _with_settings(self, text: str) -> str:
+        """``text`` with the keys of :attr:`settings` replaced in place or added before the
+        node line."""
+        left = dict(self.settings)
+        lines = []
+        for line in text.splitlines():
+            key = line.split("=", 1)[0]
+            if key.startswith("NodeName"):
+                lines.extend(f"{k}={v}" for k, v in left.items())
+                left = {}
+            lines.append(f"{key}={left.pop(key)}" if key in left else line)
+        lines.extend(f"{k}={v}" for k, v in left.items())
+        return "\n".join(lines) + "\n"
 
     # --- daemons -------------------------------------------------------------------------
 
@@ -235,7 +261,8 @@ StorageUser={self.db_user}
 
     def _node_idle(self) -> bool:
         done = self.run("sinfo", "-h", "-N", "-o", "%t", check=False)
-        return done.returncode == 0 and done.stdout.strip().rstrip("*") == "idle"
+        states = {line.strip().rstrip("*") for line in done.stdout.splitlines()}  # per partition
+        return done.returncode == 0 and states == {"idle"}
 
     def _accounting_ready(self) -> bool:
         done = self.run("sacctmgr", "-n", "-P", "list", "cluster", "format=cluster", check=False)
@@ -303,6 +330,10 @@ StorageUser={self.db_user}
             argv.append(str(path))
         out = self.run(*argv).stdout.strip()
         return int(out.split(";")[0].split("_")[0])
+
+    def sacctmgr(self, *argv: str) -> str:
+        """``sacctmgr -i ARGV`` (no confirmation prompt); its output."""
+        return self.run("sacctmgr", "-i", *argv).stdout
 
     def scancel(self, *job_ids: int | str) -> None:
         self.run("scancel", *(str(j) for j in job_ids))
