@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-POLICIES = ("easy", "backfill-k=4", "fcfs")
+POLICIES = ("easy", "backfill-k=4", "fcfs", "conservative")
 
 
 def prepare(args: argparse.Namespace) -> None:
