@@ -49,13 +49,13 @@ MUTATIONS = {
         1,
     ),
     "no-duration job: its reach is its start": (
-        "reach[j] = t + (dq if dq > 0 else 1)",
-        "reach[j] = t + dq",
+        "reach[j] = floor + (dur if dur > 0 else 1)",
+        "reach[j] = floor + dur",
         1,
     ),
     "restart nearer: skips jobs meeting the slot too": (
-        "while k < m and starts[k] < e and reach[k] <= s:",
-        "while k < m and starts[k] < e:",
+        "while k < self.m and self.starts[k] < e and self.reach[k] <= s:",
+        "while k < self.m and self.starts[k] < e:",
         1,
     ),
     "stop when no later job meets the slot: even after a move": (
@@ -99,18 +99,19 @@ MUTATIONS = {
         1,
     ),
     "same state as the last re-plan: sizes not compared": (
-        "hit = self.last_size[c] == size and last_free[o] == at_floor",
-        "hit = self.last_size[c] > 0 and last_free[o] == at_floor",
+        "hit = self.last_size[c] == size and self.last_free[o] == at_floor",
+        "hit = self.last_size[c] > 0 and self.last_free[o] == at_floor",
         1,
     ),
     "same state as the last re-plan: free at the floor not compared": (
-        "hit = self.last_size[c] == size and last_free[o] == at_floor",
+        "hit = self.last_size[c] == size and self.last_free[o] == at_floor",
         "hit = self.last_size[c] == size",
         1,
     ),
     "same state as the last re-plan: release times not compared": (
-        "times[b + x - 1] - last_times[o + x] == late and last_free[o + x] == free[b + x - 1]",
-        "True and last_free[o + x] == free[b + x - 1]",
+        "times[b + x - 1] - self.last_times[o + x] == late\n"
+        "                and self.last_free[o + x] == free[b + x - 1]",
+        "True\n                and self.last_free[o + x] == free[b + x - 1]",
         1,
     ),
     "same state as the last re-plan: release times compared unmoved": (
@@ -119,8 +120,9 @@ MUTATIONS = {
         1,
     ),
     "same state as the last re-plan: release sizes not compared": (
-        "times[b + x - 1] - last_times[o + x] == late and last_free[o + x] == free[b + x - 1]",
-        "times[b + x - 1] - last_times[o + x] == late and True",
+        "times[b + x - 1] - self.last_times[o + x] == late\n"
+        "                and self.last_free[o + x] == free[b + x - 1]",
+        "times[b + x - 1] - self.last_times[o + x] == late\n                and True",
         1,
     ),
     "the last re-plan's rest: its floor not taken off": (

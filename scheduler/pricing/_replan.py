@@ -1,3 +1,4 @@
+# cython: initializedcheck=False
 """The conservative and FCFS quote kernels: the price of a slot (Figure 22 of G. Singh's PhD
 thesis, USC 2008, §5.1: the delay, in processor-seconds, that inserting the slot causes to the
 queued jobs) at every candidate start of :meth:`scheduler.pricing.price.SiteQuote.price` under
@@ -354,6 +355,7 @@ def _replan(
 
 @cython.cfunc
 @cython.inline
+@cython.exceptval(check=False)
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _keep_starts(
@@ -386,6 +388,7 @@ def _keep_starts(
 
 @cython.cfunc
 @cython.inline
+@cython.exceptval(check=False)
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _earliest_start(
@@ -715,6 +718,7 @@ def _fcfs_plan(queue: FcfsQueue, base_times: list, base_free: list) -> cython.vo
 
 
 @cython.cfunc
+@cython.exceptval(check=False)
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _plan_profile(
@@ -760,6 +764,7 @@ def _plan_profile(
 
 
 @cython.cfunc
+@cython.exceptval(check=False)
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _keep_states(
@@ -927,28 +932,6 @@ def _first_mover(
     return k
 
 
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _next_meeting(
-    starts: cython.longlong[::1],
-    reach: cython.longlong[::1],
-    m: cython.Py_ssize_t,
-    j: cython.Py_ssize_t,
-    s: cython.longlong,
-    e: cython.longlong,
-) -> cython.Py_ssize_t:
-    """FCFS, nothing moved yet: the first job from ``j`` on whose block meets the slot over
-    ``[s, e)`` (``j`` itself when it does); ``m`` when none does before a job starts at ``e``
-    or later (then every job keeps its start)."""
-    k: cython.Py_ssize_t = j
-    while k < m and starts[k] < e and reach[k] <= s:
-        k += 1
-    return m if k == m or starts[k] >= e else k
-
-
 @cython.ccall
 @cython.wraparound(False)
 @cython.boundscheck(False)
@@ -993,6 +976,9 @@ def fcfs_delays(
     start: cython.longlong
     end: cython.longlong
     replans.setup(queue)
+    times: cython.longlong[::1] = replans.times  # (taken once: a view costs a reference)
+    free: cython.longlong[::1] = replans.free
+    ends: cython.longlong[::1] = replans.ends
     for i in range(len(cands) - 1, -1, -1):  # the latest first: their re-plans are short
         start = cands[i]
         end = start + d
@@ -1014,7 +1000,7 @@ def fcfs_delays(
             if first == m:
                 out[i] = 0  # none moves
                 continue
-        out[i] = replans.price(start, end, n, first)
+        out[i] = replans.price(times, free, ends, start, end, n, first)
     return out
 
 
@@ -1094,6 +1080,7 @@ class _FcfsReplan:
     done: cython.bint
 
     @cython.cfunc
+    @cython.exceptval(check=False)
     def setup(self, queue: FcfsQueue) -> cython.void:
         """Take the queue's arrays and make the buffers (a cfunc: built without ``__init__``)."""
         nkept: cython.Py_ssize_t = (queue.m >> queue.shift) + 1
@@ -1130,8 +1117,16 @@ class _FcfsReplan:
         self.rec_size = buffer([], nkept)
 
     @cython.cfunc
+    @cython.exceptval(check=False)
     def price(
-        self, s: cython.longlong, e: cython.longlong, n: cython.longlong, j0: cython.Py_ssize_t
+        self,
+        times: cython.longlong[::1],
+        free: cython.longlong[::1],
+        ends: cython.longlong[::1],
+        s: cython.longlong,
+        e: cython.longlong,
+        n: cython.longlong,
+        j0: cython.Py_ssize_t,
     ) -> cython.longlong:
         """The delay the slot ``n`` over ``[s, e)`` causes, ``j0`` the first job it can move.
 
@@ -1158,23 +1153,42 @@ class _FcfsReplan:
             size = self.coff[(j0 >> shift) + 1] - o
             if self.kept_times[o] >= base_rise:
                 rel = True
-                j0 = self.slot_ahead(o, size, j0, s, e, n)
+                j0 = self.slot_ahead(times, free, o, size, j0, s, e, n)
             else:
-                j0 = self.on_profile(o, j0, s, e, n, rise)
+                j0 = self.on_profile(times, free, ends, o, j0, s, e, n, rise)
             if j0 < 0:
                 break  # (else from the kept state nearer to j0)
         if self.done or self.j == self.m:
             return self.delay
         if not rel:
-            self.profile_to_releases()
-        self.on_releases(e)
+            self.profile_to_releases(free)
+        self.on_releases(times, free, e)
         return self.delay
 
     @cython.cfunc
+    @cython.inline
+    @cython.exceptval(check=False)
+    @cython.wraparound(False)
+    @cython.boundscheck(False)
+    def next_meeting(
+        self, j: cython.Py_ssize_t, s: cython.longlong, e: cython.longlong
+    ) -> cython.Py_ssize_t:
+        """FCFS, nothing moved yet: the first job from ``j`` on whose block meets the slot over
+        ``[s, e)`` (``j`` itself when it does); ``m`` when none does before a job starts at
+        ``e`` or later (then every job keeps its start)."""
+        k: cython.Py_ssize_t = j
+        while k < self.m and self.starts[k] < e and self.reach[k] <= s:
+            k += 1
+        return self.m if k == self.m or self.starts[k] >= e else k
+
+    @cython.cfunc
+    @cython.exceptval(check=False)
     @cython.wraparound(False)
     @cython.boundscheck(False)
     def slot_ahead(
         self,
+        times: cython.longlong[::1],
+        free: cython.longlong[::1],
         o: cython.Py_ssize_t,
         size: cython.Py_ssize_t,
         j0: cython.Py_ssize_t,
@@ -1184,12 +1198,10 @@ class _FcfsReplan:
     ) -> cython.Py_ssize_t:
         """The re-plan on the releases while the slot is ahead (see the class); returns the
         job to start again from (a later kept state), else -1."""
-        times: cython.longlong[::1] = self.times
-        free: cython.longlong[::1] = self.free
         m: cython.Py_ssize_t = self.m
         j: cython.Py_ssize_t = self.j
         b: cython.Py_ssize_t = self.head
-        nsteps: cython.Py_ssize_t = self.load_releases(o, size, e, n)
+        nsteps: cython.Py_ssize_t = self.load_releases(times, free, o, size, e, n)
         at_floor: cython.longlong = self.at_floor
         floor: cython.longlong = self.floor
         dropping: cython.bint = s > floor
@@ -1212,7 +1224,7 @@ class _FcfsReplan:
                 if not dropping:
                     break
                 if not self.moved:
-                    k = _next_meeting(self.starts, self.reach, m, j, s, e)
+                    k = self.next_meeting(j, s, e)
                     if k == m:
                         self.done = True  # nothing moved and no later job meets the slot
                         break
@@ -1267,35 +1279,42 @@ class _FcfsReplan:
         return -1
 
     @cython.cfunc
+    @cython.exceptval(check=False)
     @cython.wraparound(False)
     @cython.boundscheck(False)
     def load_releases(
-        self, o: cython.Py_ssize_t, size: cython.Py_ssize_t, e: cython.longlong, n: cython.longlong
+        self,
+        times: cython.longlong[::1],
+        free: cython.longlong[::1],
+        o: cython.Py_ssize_t,
+        size: cython.Py_ssize_t,
+        e: cython.longlong,
+        n: cython.longlong,
     ) -> cython.Py_ssize_t:
         """Load the kept state at ``o`` (of ``size`` steps) as its releases from ``head`` on,
         and the slot's release at its end ``e``; returns the number of steps."""
-        times: cython.longlong[::1] = self.times
-        free: cython.longlong[::1] = self.free
-        kept_times: cython.longlong[::1] = self.kept_times
-        kept_free: cython.longlong[::1] = self.kept_free
         head: cython.Py_ssize_t = self.head
         x: cython.Py_ssize_t
-        self.floor = kept_times[o]
-        self.at_floor = kept_free[o]
+        self.floor = self.kept_times[o]
+        self.at_floor = self.kept_free[o]
         if cython.compiled:
             for x in range(1, size):
-                times[head + x - 1] = kept_times[o + x]
-                free[head + x - 1] = kept_free[o + x] - kept_free[o + x - 1]
+                times[head + x - 1] = self.kept_times[o + x]
+                free[head + x - 1] = self.kept_free[o + x] - self.kept_free[o + x - 1]
         else:
-            times[:] = kept_times[o + 1 : o + size]
-            free[:] = [kept_free[o + x] - kept_free[o + x - 1] for x in range(1, size)]
+            times[:] = self.kept_times[o + 1 : o + size]
+            free[:] = [self.kept_free[o + x] - self.kept_free[o + x - 1] for x in range(1, size)]
         return _release(times, free, head + size - 1, head, e, n)
 
     @cython.cfunc
+    @cython.exceptval(check=False)
     @cython.wraparound(False)
     @cython.boundscheck(False)
     def on_profile(
         self,
+        times: cython.longlong[::1],
+        free: cython.longlong[::1],
+        ends: cython.longlong[::1],
         o: cython.Py_ssize_t,
         j0: cython.Py_ssize_t,
         s: cython.longlong,
@@ -1309,11 +1328,9 @@ class _FcfsReplan:
         searched for; once something has, every kept job compares the state with the
         plan's (:func:`_same_state`).  Returns the job to start again from (a later kept
         state, nearer to the next job meeting the slot), else -1."""
-        times: cython.longlong[::1] = self.times
-        free: cython.longlong[::1] = self.free
         m: cython.Py_ssize_t = self.m
         j: cython.Py_ssize_t = self.j
-        nsteps: cython.Py_ssize_t = self.restart_with_slot(o, j0, s, e, n)
+        nsteps: cython.Py_ssize_t = self.restart_with_slot(times, free, o, j0, s, e, n)
         floor: cython.longlong = self.now if j0 == 0 else self.starts[j0 - 1]
         h: cython.Py_ssize_t = index(times, floor, nsteps)
         procs_j: cython.longlong
@@ -1327,7 +1344,7 @@ class _FcfsReplan:
             dur = self.durs[j]
             start = self.starts[j]
             if not self.moved:
-                k = _next_meeting(self.starts, self.reach, m, j, s, e)
+                k = self.next_meeting(j, s, e)
                 if k == m:
                     self.done = True  # nothing moved and no later job meets the slot
                     break
@@ -1339,15 +1356,15 @@ class _FcfsReplan:
                     floor = start
                     j += 1
                     continue
-            elif (j & (self.every - 1)) == 0 and self.same_as_plan(j, nsteps, h, floor):
+            elif (j & (self.every - 1)) == 0 and self.same_as_plan(
+                times, free, j, nsteps, h, floor
+            ):
                 self.done = True  # every later job moves as the floor
                 break
             # the earliest start from the floor (step h holds it)
-            step = earliest_window(times, free, nsteps, h, procs_j, dur, floor, self.ends)
+            step = earliest_window(times, free, nsteps, h, procs_j, dur, floor, ends)
             floor = floor if step == h else times[step]
-            nsteps = take_block(
-                times, free, nsteps, step, self.ends[0], floor, floor + dur, procs_j
-            )
+            nsteps = take_block(times, free, nsteps, step, ends[0], floor, floor + dur, procs_j)
             h = _holding(times, nsteps, step, floor)
             if floor != start:
                 self.moved = True
@@ -1357,10 +1374,13 @@ class _FcfsReplan:
         return -1
 
     @cython.cfunc
+    @cython.exceptval(check=False)
     @cython.wraparound(False)
     @cython.boundscheck(False)
     def restart_with_slot(
         self,
+        times: cython.longlong[::1],
+        free: cython.longlong[::1],
         o: cython.Py_ssize_t,
         j0: cython.Py_ssize_t,
         s: cython.longlong,
@@ -1369,8 +1389,6 @@ class _FcfsReplan:
     ) -> cython.Py_ssize_t:
         """The kept state at ``o`` (of job ``self.j``) into the profile, the slot, and the
         blocks of the jobs up to ``j0`` as planned; returns the number of steps."""
-        times: cython.longlong[::1] = self.times
-        free: cython.longlong[::1] = self.free
         o_end: cython.Py_ssize_t = self.coff[(j0 >> self.shift) + 1]
         j: cython.Py_ssize_t
         start: cython.longlong
@@ -1384,10 +1402,13 @@ class _FcfsReplan:
         return nsteps
 
     @cython.cfunc
+    @cython.exceptval(check=False)
     @cython.wraparound(False)
     @cython.boundscheck(False)
     def same_as_plan(
         self,
+        times: cython.longlong[::1],
+        free: cython.longlong[::1],
         j: cython.Py_ssize_t,
         nsteps: cython.Py_ssize_t,
         h: cython.Py_ssize_t,
@@ -1398,8 +1419,8 @@ class _FcfsReplan:
         o: cython.Py_ssize_t = self.coff[j >> self.shift]
         late: cython.longlong = floor - self.kept_times[o]
         if not _same_state(
-            self.times,
-            self.free,
+            times,
+            free,
             nsteps,
             h,
             self.kept_times,
@@ -1413,12 +1434,12 @@ class _FcfsReplan:
         return True
 
     @cython.cfunc
+    @cython.exceptval(check=False)
     @cython.wraparound(False)
     @cython.boundscheck(False)
-    def profile_to_releases(self) -> cython.void:
+    def profile_to_releases(self, free: cython.longlong[::1]) -> cython.void:
         """Every block has started by the floor: the profile from step ``h`` on, kept as its
         releases (``at_floor`` at the floor, ``free[x]`` more from ``times[x]`` on)."""
-        free: cython.longlong[::1] = self.free
         h: cython.Py_ssize_t = self.h
         x: cython.Py_ssize_t = self.nsteps - 1
         while x > h:
@@ -1428,9 +1449,12 @@ class _FcfsReplan:
         self.b = h + 1
 
     @cython.cfunc
+    @cython.exceptval(check=False)
     @cython.wraparound(False)
     @cython.boundscheck(False)
-    def on_releases(self, e: cython.longlong) -> cython.void:
+    def on_releases(
+        self, times: cython.longlong[::1], free: cython.longlong[::1], e: cython.longlong
+    ) -> cython.void:
         """The re-plan once no block starts after the floor: the profile only rises and is
         kept as its releases, in place (``at_floor`` processors at the floor, ``free[x]``
         more from ``times[x]`` on, ``b <= x < nsteps``); a job starts where the releases
@@ -1438,8 +1462,6 @@ class _FcfsReplan:
         block is one more release, at its end.  While nothing has moved, the re-plan ends at
         the first job from the slot's end ``e`` on; once something has, at a kept job whose
         state is the plan's or the last re-plan's moved later (:meth:`at_kept_state`)."""
-        times: cython.longlong[::1] = self.times
-        free: cython.longlong[::1] = self.free
         m: cython.Py_ssize_t = self.m
         now: cython.longlong = self.now
         mask: cython.Py_ssize_t = self.every - 1
@@ -1469,7 +1491,9 @@ class _FcfsReplan:
                 if start >= e:
                     tail = self.vq[j]
                     break  # nothing moved and no later job meets the slot
-            elif (j & mask) == 0 and self.at_kept_state(j, nsteps, b, at_floor, floor, acc):
+            elif (j & mask) == 0 and self.at_kept_state(
+                times, free, j, nsteps, b, at_floor, floor, acc
+            ):
                 tail = self.tail
                 delay += tail - self.vq[j]  # every later job starts as there
                 break
@@ -1509,10 +1533,13 @@ class _FcfsReplan:
         self.record_rests(acc + tail)
 
     @cython.cfunc
+    @cython.exceptval(check=False)
     @cython.wraparound(False)
     @cython.boundscheck(False)
     def at_kept_state(
         self,
+        times: cython.longlong[::1],
+        free: cython.longlong[::1],
         j: cython.Py_ssize_t,
         nsteps: cython.Py_ssize_t,
         b: cython.Py_ssize_t,
@@ -1526,10 +1553,6 @@ class _FcfsReplan:
         this state in the last re-plan's place when it has at most ``room`` steps
         (``last_size``, ``last_rest``: when this re-plan ends, :meth:`record_rests`; no
         re-plan reads them before, this one being past them)."""
-        times: cython.longlong[::1] = self.times
-        free: cython.longlong[::1] = self.free
-        last_times: cython.longlong[::1] = self.last_times
-        last_free: cython.longlong[::1] = self.last_free
         c: cython.Py_ssize_t = j >> self.shift
         o: cython.Py_ssize_t = self.coff[c]
         size: cython.Py_ssize_t = nsteps - b + 1
@@ -1553,26 +1576,31 @@ class _FcfsReplan:
         # the state the last re-plan had here?  Then the jobs from here on start as there,
         # from this floor
         o = c * self.room
-        hit = self.last_size[c] == size and last_free[o] == at_floor
+        hit = self.last_size[c] == size and self.last_free[o] == at_floor
         x = 1
         late = floor - self.last_floor[c]  # (times kept as they were: compared moved by the floors)
         while hit and x < size:
             hit = (
-                times[b + x - 1] - last_times[o + x] == late and last_free[o + x] == free[b + x - 1]
+                times[b + x - 1] - self.last_times[o + x] == late
+                and self.last_free[o + x] == free[b + x - 1]
             )
             x += 1
         if hit:
             self.tail = (floor - self.now) * self.qsum[j] + self.last_rest[c]
             return True
         if size <= self.room:  # keep this state
-            last_free[o] = at_floor
+            self.last_free[o] = at_floor
             self.last_floor[c] = floor
             if cython.compiled:
-                copy_values(cython.address(last_times[o + 1]), cython.address(times[b]), size - 1)
-                copy_values(cython.address(last_free[o + 1]), cython.address(free[b]), size - 1)
+                copy_values(
+                    cython.address(self.last_times[o + 1]), cython.address(times[b]), size - 1
+                )
+                copy_values(
+                    cython.address(self.last_free[o + 1]), cython.address(free[b]), size - 1
+                )
             else:
-                last_times[o + 1 : o + size] = times[b:nsteps]
-                last_free[o + 1 : o + size] = free[b:nsteps]
+                self.last_times[o + 1 : o + size] = times[b:nsteps]
+                self.last_free[o + 1 : o + size] = free[b:nsteps]
             self.rec_at[self.nrec] = c
             self.rec_sum[self.nrec] = acc
             self.rec_floor[self.nrec] = floor
@@ -1581,6 +1609,7 @@ class _FcfsReplan:
         return False
 
     @cython.cfunc
+    @cython.exceptval(check=False)
     @cython.wraparound(False)
     @cython.boundscheck(False)
     def record_rests(self, total: cython.longlong) -> cython.void:
@@ -1600,6 +1629,7 @@ class _FcfsReplan:
 
 @cython.cfunc
 @cython.inline
+@cython.exceptval(check=False)
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _released_by(
@@ -1662,6 +1692,7 @@ def _release_index(
 
 @cython.cfunc
 @cython.inline
+@cython.exceptval(check=False)
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _release_forward(
@@ -1696,6 +1727,7 @@ def _release_forward(
 
 @cython.cfunc
 @cython.inline
+@cython.exceptval(check=False)
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _insert_release(
