@@ -44,38 +44,33 @@ SOURCE = ROOT / "scheduler" / "pricing" / "_replan.py"
 MUTATIONS = {
     "none (the kernel as it is)": ("", "", 0),
     "first job meeting the slot: by start, not by reach": (
-        "j0 = _first_meeting(rmax, m, s)",
-        "j0 = _first_meeting(starts, m, s - 1)",  # (the first start after s - 1)
+        "first = _first_meeting(rmax, m, start)",
+        "first = _first_meeting(starts, m, start - 1)",  # (the first start after start - 1)
         1,
     ),
     "no-duration job: its reach is its start": (
-        "reach[j] = t + (dq if dq > 0 else 1)",
-        "reach[j] = t + dq",
+        "reach[j] = floor + (dur if dur > 0 else 1)",
+        "reach[j] = floor + dur",
         1,
     ),
-    "keeps its start: no matter whether its block meets the slot": (
-        "if reach[j] <= s:  # its block misses the slot",
-        "if True:  # its block misses the slot",
-        2,
-    ),
     "restart nearer: skips jobs meeting the slot too": (
-        "while k < m and starts[k] < e and reach[k] <= s:",
-        "while k < m and starts[k] < e:",
-        2,
+        "while k < self.m and self.starts[k] < e and self.reach[k] <= s:",
+        "while k < self.m and self.starts[k] < e:",
+        1,
     ),
     "stop when no later job meets the slot: even after a move": (
-        "            if not moved:\n                if v >= e:",
-        "            if True:\n                if v >= e:",
+        "            if not moved:\n                if start >= e:",
+        "            if True:\n                if start >= e:",
         1,
     ),
     "profile until the slot starts: not the base's reservations": (
-        "rise = s if s > base_rise else base_rise",
-        "rise = s",
+        "rise: cython.longlong = s if s > base_rise else base_rise",
+        "rise: cython.longlong = s",
         1,
     ),
     "profile until the base's last reservation: not the slot": (
-        "rise = s if s > base_rise else base_rise",
-        "rise = base_rise",
+        "rise: cython.longlong = s if s > base_rise else base_rise",
+        "rise: cython.longlong = base_rise",
         1,
     ),
     "same state as the plan: sizes not compared": (
@@ -104,69 +99,70 @@ MUTATIONS = {
         1,
     ),
     "same state as the last re-plan: sizes not compared": (
-        "hit = last_size[c] == size and last_free[o] == at_floor",
-        "hit = last_size[c] > 0 and last_free[o] == at_floor",
+        "hit = self.last_size[c] == size and self.last_free[o] == at_floor",
+        "hit = self.last_size[c] > 0 and self.last_free[o] == at_floor",
         1,
     ),
     "same state as the last re-plan: free at the floor not compared": (
-        "hit = last_size[c] == size and last_free[o] == at_floor",
-        "hit = last_size[c] == size",
+        "hit = self.last_size[c] == size and self.last_free[o] == at_floor",
+        "hit = self.last_size[c] == size",
         1,
     ),
     "same state as the last re-plan: release times not compared": (
-        "times[b + x - 1] - last_times[o + x] == t\n"
-        "                        and last_free[o + x] == free[b + x - 1]",
-        "True\n                        and last_free[o + x] == free[b + x - 1]",
+        "times[b + x - 1] - self.last_times[o + x] == late\n"
+        "                and self.last_free[o + x] == free[b + x - 1]",
+        "True\n                and self.last_free[o + x] == free[b + x - 1]",
         1,
     ),
     "same state as the last re-plan: release times compared unmoved": (
-        "t = floor - last_floor[c]  # (times kept as they were",
-        "t = 0  # (times kept as they were",
+        "late = floor - self.last_floor[c]  # (times kept as they were",
+        "late = 0  # (times kept as they were",
         1,
     ),
     "same state as the last re-plan: release sizes not compared": (
-        "times[b + x - 1] - last_times[o + x] == t\n"
-        "                        and last_free[o + x] == free[b + x - 1]",
-        "times[b + x - 1] - last_times[o + x] == t\n                        and True",
+        "times[b + x - 1] - self.last_times[o + x] == late\n"
+        "                and self.last_free[o + x] == free[b + x - 1]",
+        "times[b + x - 1] - self.last_times[o + x] == late\n                and True",
         1,
     ),
     "the last re-plan's rest: its floor not taken off": (
-        "last_rest[c] = acc + tail - rec_sum[x] - (rec_floor[x] - now) * qsum[c << shift]",
-        "last_rest[c] = acc + tail - rec_sum[x]",
+        "                - self.rec_sum[x]\n"
+        "                - (self.rec_floor[x] - self.now) * self.qsum[c << self.shift]\n",
+        "                - self.rec_sum[x]\n",
         1,
     ),
     "releases from the kept state on: even when the base falls after its floor": (
-        "            if kept_times[o] >= base_rise:",
+        "            if self.kept_times[o] >= base_rise:",
         "            if True:",
         1,
     ),
     "slot ahead: a block not tested beside it at its start": (
-        "if at_floor < q or at_floor + pre - n < q:",
-        "if at_floor < q:",
+        "if at_floor < procs_j or at_floor + pre - n < procs_j:",
+        "if at_floor < procs_j:",
         1,
     ),
     "slot ahead: the kept releases up to its start not summed": (
-        "                        pre += free[x]\n",
-        "                        pass\n",
+        "        pre += free[x]\n",
+        "        pass\n",
         1,
     ),
     "slot ahead: passed releases not taken off the sum": (
-        "                        pre -= free[b]\n",
-        "                        pass\n",
+        "pre -= free[b]\n",
+        "pass\n",
         2,
     ),
     "slot ahead: a kept job's release before its start not summed": (
-        "if v + dq <= s:\n                            pre += q",
-        "if v + dq <= s:\n                            pass",
+        "if start + dur <= s:\n                    pre += procs_j",
+        "if start + dur <= s:\n                    pass",
         1,
     ),
     "hole of the plan: even with a job of no duration": (
-        "    if 0 not in queue.durs:",
-        "    if True:",
+        "    if 0 in queue.durs:\n        return\n",
+        "    if False:\n        return\n",
         1,
     ),
     "first mover: only when no block of the base starts after the slot's": (
-        "        if holes and s >= base_rise:",
+        "        if holes and start >= base_rise:",
         "        if holes:",
         1,
     ),
@@ -186,19 +182,26 @@ MUTATIONS = {
         1,
     ),
     "new release among the first: moved forward with no consumed one before": (
-        "                elif b > 0 and lo - b < 4:",
-        "                elif lo - b < 4:",
+        "                    elif b > 0 and at - b < 4:",
+        "                    elif at - b < 4:",
         1,
     ),
     "new release at the last one's instant: the last one kept across re-plans": (
-        "        pstop = floor  # (the last new release's instant, at plo: none yet, no block ends"
-        " here)\n        plo = b\n",
-        '        if "pstop" not in locals():\n            pstop = floor\n            plo = b\n',
+        (
+            "        last_stop: cython.longlong = floor\n        last_at: cython.Py_ssize_t = b\n",
+            "        self.delay = delay\n",
+        ),
+        (
+            '        last_stop = getattr(self, "kept_stop", floor)\n'
+            '        last_at = getattr(self, "kept_at", b)\n',
+            "        self.delay = delay\n"
+            "        self.kept_stop, self.kept_at = last_stop, last_at\n",
+        ),
         1,
     ),
     "new release at the last one's instant: its place not followed forward": (
-        "                    b -= 1\n                    plo = lo - 1\n",
-        "                    b -= 1\n",
+        "                        b -= 1\n                        last_at = at - 1\n",
+        "                        b -= 1\n",
         1,
     ),
     "hole of the plan: only its first step tested": (
@@ -214,13 +217,13 @@ MUTATIONS = {
 COMPILED_MUTATIONS = {
     "none (the kernel as it is)": ("", "", 0),
     "new release moved forward past the first four too": (
-        "                elif b > 0 and lo - b < 4:",
-        "                elif b > 0 and lo - b < 5:",
+        "                    elif b > 0 and at - b < 4:",
+        "                    elif b > 0 and at - b < 5:",
         1,
     ),
     "new release among the first four: the fourth place always written": (
-        "                        times[b + 2] = stop if mid == 3 else times[b + 2]",
-        "                        times[b + 2] = stop",
+        "        times[b + 2] = stop if mid == 3 else times[b + 2]",
+        "        times[b + 2] = stop",
         1,
     ),
     "new release among the first four: the second place never the new one": (
@@ -236,13 +239,15 @@ COMPILED_MUTATIONS = {
 }
 
 
-def _source(name: str, text: str, new: str, count: int, path: Path = SOURCE) -> str:
+def _source(name: str, text, new, count: int, path: Path = SOURCE) -> str:  # type: ignore[no-untyped-def]
+    """The source with ``text`` replaced by ``new`` (each ``count`` times; tuples: pair by pair)."""
     source = path.read_text()
-    if count:
-        found = source.count(text)
+    pairs = zip(text, new, strict=True) if isinstance(text, tuple) else [(text, new)]
+    for old, replacement in pairs if count else ():
+        found = source.count(old)
         if found != count:
             raise SystemExit(f"{name!r}: the text occurs {found} times, not {count}")
-        source = source.replace(text, new)
+        source = source.replace(old, replacement)
     return source
 
 

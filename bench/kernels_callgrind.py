@@ -15,6 +15,18 @@ commit's price.py and kernels from ``--dir``; ``tree``: this tree's, as installe
 quotes ``SiteQuote(...).options(32, 7200)`` at each instant, ``--passes`` times.  The
 quotes' cost is the difference of the totals with ``--passes 2`` and ``--passes 1``: one
 pass with every import, cache and bytecode file already warm.
+
+On a loaded machine one run a side is enough: count only inside the kernel module's Python
+entry points (Cython names their wrappers ``__pyx_pw_<module>_*``; one called from inside
+another, such as ``_easy._play`` from ``EasyQueue``, toggles counting off until it returns,
+alike on both sides), with
+
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null --collect-atstart=no \
+        --toggle-collect='__pyx_pw_9scheduler_7pricing_7_replan_*' \
+        .venv/bin/python bench/kernels_callgrind.py run --dir /tmp/kcg --side rev --policy fcfs
+
+(``_replan`` for ``fcfs`` and ``conservative``, ``5_easy`` for ``easy`` and ``backfill-k=4``;
+the same with ``--side tree``): the ratio of the two totals is the kernels' own.
 """
 
 from __future__ import annotations
@@ -29,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-POLICIES = ("easy", "backfill-k=4", "fcfs")
+POLICIES = ("easy", "backfill-k=4", "fcfs", "conservative")
 
 
 def prepare(args: argparse.Namespace) -> None:

@@ -1881,6 +1881,40 @@ def _set_starts(
 @cython.cfunc
 @cython.wraparound(False)
 @cython.boundscheck(False)
+def _copy_leaves(
+    tree: cython.longlong[::1],
+    leaf2: cython.longlong[::1],
+    leaves: cython.Py_ssize_t,
+    m: cython.Py_ssize_t,
+) -> cython.void:
+    """The leaves of the EASY trees (:func:`_build`), every job waiting, copied whole from
+    ``queue.leaf2``."""
+    if not cython.compiled:
+        tree[2 * leaves : 2 * (leaves + m)] = leaf2[: 2 * m]
+    elif m > 0:
+        memmove(
+            cython.address(tree[2 * leaves]),
+            cython.address(leaf2[0]),
+            2 * m * cython.sizeof(cython.longlong),
+        )
+
+
+@cython.cfunc
+def _keep_as_last(views: _Views, e: cython.longlong) -> cython.void:
+    """This re-plan's starts (and sorted) become the last re-plan's, its slot ending at ``e``
+    (the buffers swapped, not copied)."""
+    tmp: cython.longlong[::1] = views.last_starts
+    views.last_starts = views.new_starts
+    views.new_starts = tmp
+    tmp = views.last_sorted
+    views.last_sorted = views.new_sorted
+    views.new_sorted = tmp
+    views.last = e
+
+
+@cython.cfunc
+@cython.wraparound(False)
+@cython.boundscheck(False)
 def _replan(
     queue: EasyQueue,
     views: _Views,
@@ -1907,7 +1941,6 @@ def _replan(
     new_starts: cython.longlong[::1] = views.new_starts
     last_starts: cython.longlong[::1] = views.last_starts
     new_sorted: cython.longlong[::1] = views.new_sorted
-    tmp: cython.longlong[::1]
     x: cython.Py_ssize_t
     y: cython.Py_ssize_t
     leaves: cython.Py_ssize_t = views.leaves
@@ -1917,17 +1950,8 @@ def _replan(
     v0: cython.longlong
     sp: cython.longlong
     out: cython.longlong
-    if not cython.compiled:
-        tree[2 * leaves : 2 * (leaves + m)] = views.leaf2[: 2 * m]
-    elif m > 0:
-        memmove(
-            cython.address(tree[2 * leaves]),
-            cython.address(views.leaf2[0]),
-            2 * m * cython.sizeof(cython.longlong),
-        )
-    _set_starts(
-        views, had, before, sorted_starts
-    )  # (the earliest no-slot starts: the jobs' before r)
+    _copy_leaves(tree, views.leaf2, leaves, m)
+    _set_starts(views, had, before, sorted_starts)  # (the earliest no-slot starts: before r)
     if had:
         # its state may be this one's once both slots are over and the jobs started before
         # event r (at their no-slot starts) have ended where the last re-plan started them
@@ -1944,34 +1968,11 @@ def _replan(
                 settle2 = max(settle2, max(sp, v0) + max(durs[x], 1))
     _fill(tree, leaves, m)  # (the other nodes are _INF for good: _trees)
     out = _run(
-        queue,
-        views,
-        times,
-        free,
-        nsteps,
-        waiting,
-        views.short_now,
-        views.short_beside,
-        tree,
-        t,
-        views.head[r],
-        views.left[r],
-        0,
-        e,
-        views.counts,
-        new_starts,
-        new_sorted,
-        last_starts,
-        views.last_sorted,
-        settle2,
-    )
-    tmp = views.last_starts
-    views.last_starts = views.new_starts
-    views.new_starts = tmp
-    tmp = views.last_sorted
-    views.last_sorted = views.new_sorted
-    views.new_sorted = tmp
-    views.last = e
+        queue, views, times, free, nsteps, waiting, views.short_now, views.short_beside, tree,
+        t, views.head[r], views.left[r], 0, e, views.counts,
+        new_starts, new_sorted, last_starts, views.last_sorted, settle2,
+    )  # fmt: skip
+    _keep_as_last(views, e)
     return out
 
 
@@ -2041,7 +2042,6 @@ def _replan_depth(
     new_starts: cython.longlong[::1] = views.new_starts
     last_starts: cython.longlong[::1] = views.last_starts
     new_sorted: cython.longlong[::1] = views.new_sorted
-    tmp: cython.longlong[::1]
     x: cython.Py_ssize_t
     y: cython.Py_ssize_t
     s0: cython.longlong
@@ -2060,9 +2060,7 @@ def _replan_depth(
             cython.address(views.leaf3[0]),
             3 * m * cython.sizeof(cython.uint),
         )
-    _set_starts(
-        views, had, decided, sorted_decisions
-    )  # (the earliest no-slot decisions: the jobs' before r)
+    _set_starts(views, had, decided, sorted_decisions)  # (the earliest no-slot decisions)
     if had:
         # its state may be this one's once both slots are over and the jobs decided before
         # event r (at their no-slot starts) have ended where the last re-plan started them
@@ -2087,35 +2085,11 @@ def _replan_depth(
         if hn > 0 and heap[0] < t:
             t = heap[0]
     out = _run_depth(
-        queue,
-        views,
-        times,
-        free,
-        nsteps,
-        waiting,
-        views.short_now,
-        tree3,
-        heap,
-        hn,
-        t,
-        views.head[r],
-        views.left[r],
-        0,
-        e,
-        views.counts,
-        new_starts,
-        new_sorted,
-        last_starts,
-        views.last_sorted,
-        settle2,
-    )
-    tmp = views.last_starts
-    views.last_starts = views.new_starts
-    views.new_starts = tmp
-    tmp = views.last_sorted
-    views.last_sorted = views.new_sorted
-    views.new_sorted = tmp
-    views.last = e
+        queue, views, times, free, nsteps, waiting, views.short_now, tree3, heap, hn,
+        t, views.head[r], views.left[r], 0, e, views.counts,
+        new_starts, new_sorted, last_starts, views.last_sorted, settle2,
+    )  # fmt: skip
+    _keep_as_last(views, e)
     return out
 
 

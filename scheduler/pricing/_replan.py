@@ -1,3 +1,4 @@
+# cython: initializedcheck=False
 """The conservative and FCFS quote kernels: the price of a slot (Figure 22 of G. Singh's PhD
 thesis, USC 2008, §5.1: the delay, in processor-seconds, that inserting the slot causes to the
 queued jobs) at every candidate start of :meth:`scheduler.pricing.price.SiteQuote.price` under
@@ -244,8 +245,13 @@ def replan(
     fcfs: cython.bint,
 ) -> cython.longlong:
     """The fast path of :meth:`~scheduler.pricing.price.SiteQuote.price` (conservative or
-    FCFS): the delay the slot ``n`` over ``[s, e)`` causes (see :func:`_replan`)."""
-    return _replan(queue, times, free, new_starts, buffer([], 1), s, e, n, now, fcfs, False)
+    FCFS): the delay the slot ``n`` over ``[s, e)`` causes (see :func:`_replan`).
+
+    One loop with the earliest-start search (:func:`_earliest_start`), which ends on the
+    steps the block covers, so inserting it needs no second lookup.  While nothing has moved,
+    the jobs between two that meet the slot keep their starts: their blocks are inserted as
+    planned (a few) or the plan restarts from the prefix (many)."""
+    return _replan(queue, times, free, new_starts, buffer([], 2), s, e, n, now, fcfs, False)
 
 
 @cython.cfunc
@@ -267,19 +273,10 @@ def _replan(
     """The fast path of :meth:`~scheduler.pricing.price.SiteQuote.price` (conservative or
     FCFS): the delay the slot ``n`` over ``[s, e)`` causes, re-planning the queue ``queue`` from the
     first job whose block meets it (``times``, ``free``: buffers of ``queue.size``, ``new_starts``
-    of ``queue.m``, ``ends`` of 1, overwritten).
-
-    One loop with the earliest-start search (:meth:`Profile.earliest_start`'s scan, from
-    where the answer can be: see :mod:`scheduler.pricing.price`; FCFS from the job ahead's
-    start) and the block's insertion inlined: the search ends on the steps the block covers,
-    so inserting it needs no second lookup.  While nothing has moved, the jobs between two
-    that meet the slot keep their starts: their blocks are inserted as planned (a few) or the
-    plan restarts from the prefix (many).
-
-    ``probe``: only whether the delay is 0 — the re-plan stops at the first job that moves
-    (it moves later: before anything has moved the profile has only lost room), returning
-    a positive part of the delay.
-    """
+    of ``queue.m``, ``ends`` of 2, overwritten), as :func:`replan` describes.  ``probe``: only
+    whether the delay is 0 — the re-plan stops at the first job that moves (it moves later:
+    before anything has moved the profile has only lost room), returning a positive part of
+    the delay."""
     m: cython.Py_ssize_t = queue.m
     procs: cython.longlong[::1] = queue.procs
     durs: cython.longlong[::1] = queue.durs
@@ -289,28 +286,21 @@ def _replan(
     prefix_times: cython.longlong[::1] = queue.pt
     prefix_free: cython.longlong[::1] = queue.pf
     prefix_off: cython.longlong[::1] = queue.off
-    nsteps: cython.Py_ssize_t = 0
+    nsteps: cython.Py_ssize_t = 0  # (none yet: the plan so far not built)
     i: cython.Py_ssize_t
     j: cython.Py_ssize_t
-    a: cython.Py_ssize_t = 0
-    k: cython.Py_ssize_t = 0
     x: cython.Py_ssize_t
-    last: cython.Py_ssize_t
-    bj: cython.Py_ssize_t
-    q: cython.longlong
-    dq: cython.longlong
-    v: cython.longlong
-    t: cython.longlong = 0
-    lb: cython.longlong
-    jump: cython.longlong
-    stop: cython.longlong = 0
+    smaller: cython.Py_ssize_t
+    width: cython.longlong
+    dur: cython.longlong
+    planned: cython.longlong
+    start: cython.longlong = 0
+    floor: cython.longlong
     delay: cython.longlong = 0
     last_t: cython.longlong = now
     u_lo: cython.longlong = e  # the surplus span: old blocks of the jobs that moved (none yet)
     u_hi: cython.longlong = e
     moved: cython.bint = False
-    found: cython.bint
-    have: cython.bint = False
     # C: this re-plan's starts (the no-slot ones until re-planned)
     if cython.compiled:
         for x in range(m):
@@ -325,79 +315,140 @@ def _replan(
                 j += 1
             if j == m:
                 break  # no later job meets the slot and nothing moved: all keep their starts
-            if not have or j - i > _GAP:
-                # jobs ..j-1 keep their starts: the plan so far is prefix[j] + the slot
-                nsteps = _restart(times, free, prefix_times, prefix_free, prefix_off, j)
-                nsteps = reserve(times, free, nsteps, s, e, n)
-                have = True
-            else:
-                for x in range(i, j):  # a few jobs keep their starts: their blocks as planned
-                    nsteps = reserve(times, free, nsteps, starts[x], starts[x] + durs[x], procs[x])
+            nsteps = _keep_starts(
+                times, free, nsteps, prefix_times, prefix_free, prefix_off, procs, durs, starts,
+                i, j, s, e, n,
+            )  # fmt: skip
             i = j
-        q = procs[i]
-        dq = durs[i]
-        v = starts[i]
-        last = nsteps - 1
-        # ---- the earliest start t of q processors over dq, and the step a holding it
-        found = False
-        if fcfs:
-            t = now
-            if i > 0:  # FCFS: not before the job ahead (whose start is `last_t` once
-                t = max(now, last_t if moved else starts[i - 1])  # anything has moved)
-            a = index(times, t, nsteps)
+        width = procs[i]
+        dur = durs[i]
+        planned = starts[i]
+        if fcfs:  # FCFS: not before the job ahead (whose start is `last_t` once anything moved)
+            floor = now if i == 0 else max(now, last_t if moved else starts[i - 1])
         else:
             # a lower bound: the start of the nearest job ahead that is no bigger (the
             # profile only loses room as the re-plan goes on, and whatever window fits this
             # job fits that one)
-            bj = below[i]
-            lb = now if bj < 0 else new_starts[bj]
-            if u_lo < u_hi:  # phase 1: windows meeting the surplus span, starting before v
-                t = max(now, min(v, u_lo - max(dq, 1) + 1), lb)
-                jump = min(u_hi, v)
-                a = index(times, t, nsteps)
-                k = a
-                stop = t + dq
-                while t < jump:
-                    if free[k] < q:
-                        k += 1
-                        a = k
-                        t = times[k]
-                        stop = t + dq
-                    elif k == last or times[k + 1] >= stop:
-                        found = True
-                        break
-                    else:
-                        k += 1
-            if not found:  # phase 2: from v on (no window in [jump, v) can fit)
-                if u_lo >= u_hi or t < v or t < lb:
-                    t = v if v >= lb else lb
-                    a = index(times, t, nsteps)
-                # else phase 1 stopped at t (step a) past max(v, lb), having tried every
-                # start from one before it: the search goes on from there
-        if not found:
-            # the search from t (step a holds t); on return, steps a..k hold the block
-            x = earliest_window(times, free, nsteps, a, q, dq, t, ends)
-            t = t if x == a else times[x]
-            a = x
-            k = ends[0]
-            stop = t + dq
-        # ---- take q processors over [t, stop)
-        nsteps = take_block(times, free, nsteps, a, k, t, stop, q)
-        last_t = t
-        new_starts[i] = t
-        if t != v:
+            smaller = below[i]
+            floor = now if smaller < 0 else max(now, new_starts[smaller])
+        start = _earliest_start(
+            times, free, nsteps, width, dur, planned, floor, u_lo, u_hi, fcfs, ends
+        )
+        # ---- take width processors over [start, start + dur) (steps ends[1]..ends[0])
+        nsteps = take_block(times, free, nsteps, ends[1], ends[0], start, start + dur, width)
+        last_t = start
+        new_starts[i] = start
+        if start != planned:
             moved = True
-            if t > v:
-                delay += (t - v) * q
+            if start > planned:
+                delay += (start - planned) * width
                 if probe:
                     return delay
-            if dq > 0:  # its old block is room freed (a job of no duration held none)
-                if v < u_lo:
-                    u_lo = v
-                if v + dq > u_hi:
-                    u_hi = v + dq
+            if dur > 0:  # its old block is room freed (a job of no duration held none)
+                if planned < u_lo:
+                    u_lo = planned
+                if planned + dur > u_hi:
+                    u_hi = planned + dur
         i += 1
     return delay
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _keep_starts(
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+    nsteps: cython.Py_ssize_t,
+    prefix_times: cython.longlong[::1],
+    prefix_free: cython.longlong[::1],
+    prefix_off: cython.longlong[::1],
+    procs: cython.longlong[::1],
+    durs: cython.longlong[::1],
+    starts: cython.longlong[::1],
+    i: cython.Py_ssize_t,
+    j: cython.Py_ssize_t,
+    s: cython.longlong,
+    e: cython.longlong,
+    n: cython.longlong,
+) -> cython.Py_ssize_t:
+    """Nothing has moved and jobs ``i..j-1`` keep their starts (:func:`_replan`): their blocks
+    as planned (a few, onto the plan so far) or the plan so far is prefix ``j`` + the slot
+    (many, or no plan yet: ``nsteps`` 0); returns the number of steps."""
+    x: cython.Py_ssize_t
+    if nsteps == 0 or j - i > _GAP:
+        nsteps = _restart(times, free, prefix_times, prefix_free, prefix_off, j)
+        return reserve(times, free, nsteps, s, e, n)
+    for x in range(i, j):
+        nsteps = reserve(times, free, nsteps, starts[x], starts[x] + durs[x], procs[x])
+    return nsteps
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _earliest_start(
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+    nsteps: cython.Py_ssize_t,
+    width: cython.longlong,
+    dur: cython.longlong,
+    planned: cython.longlong,
+    floor: cython.longlong,
+    u_lo: cython.longlong,
+    u_hi: cython.longlong,
+    fcfs: cython.bint,
+    ends: cython.longlong[::1],
+) -> cython.longlong:
+    """The earliest start, from ``floor`` on, of ``width`` processors over ``dur`` in a re-plan of
+    :func:`_replan` (:meth:`Profile.earliest_start`'s scan, from where the answer can be: see
+    :mod:`scheduler.pricing.price`); ``ends[1]``, ``ends[0]``: the first and the top step the
+    block covers.  FCFS: from ``floor``, the job ahead's start.  Conservative (Mu'alem &
+    Feitelson 2001), the job planned at ``planned`` without the slot: only windows meeting the
+    surplus span ``[u_lo, u_hi)`` (the old blocks of the jobs that moved) can start before
+    ``planned`` (phase 1); else from ``planned`` on (phase 2: no window in ``[min(u_hi,
+    planned), planned)`` fits).  ``floor``: no earlier than ``now``."""
+    start: cython.longlong = floor
+    first: cython.Py_ssize_t = -1
+    step: cython.Py_ssize_t
+    found: cython.Py_ssize_t
+    top: cython.Py_ssize_t = nsteps - 1  # the last step
+    jump: cython.longlong
+    end: cython.longlong
+    if not fcfs:
+        if u_lo < u_hi:  # phase 1: windows meeting the surplus span, starting before planned
+            start = max(floor, min(planned, u_lo - max(dur, 1) + 1))
+            jump = min(u_hi, planned)
+            first = index(times, start, nsteps)
+            step = first
+            end = start + dur
+            while start < jump:
+                if free[step] < width:
+                    step += 1
+                    first = step
+                    start = times[step]
+                    end = start + dur
+                elif step == top or times[step + 1] >= end:
+                    ends[1] = first
+                    ends[0] = step
+                    return start
+                else:
+                    step += 1
+        # phase 2: from planned on; or, when phase 1 stopped at start (step first) past
+        # max(planned, floor), having tried every start from one before it, on from there
+        if u_lo >= u_hi or start < planned or start < floor:
+            start = planned if planned >= floor else floor
+            first = -1
+    if first < 0:
+        first = index(times, start, nsteps)
+    # the search from start (step first holds it); on return, steps found..ends[0] hold the block
+    found = earliest_window(times, free, nsteps, first, width, dur, start, ends)
+    ends[1] = found
+    return start if found == first else times[found]
 
 
 @cython.cfunc
@@ -459,7 +510,7 @@ def delays(
     times = buffer([], queue.size)
     free = buffer([], queue.size)
     new_starts = buffer([], queue.m)
-    ends = buffer([], 1)  # (earliest_window's second result)
+    ends = buffer([], 2)  # (the steps a block found covers: _earliest_start)
     zeros: list = queue.zeros
     for s in cands:
         if _free_over(base_times, base_free, s, s + d) < n:
@@ -503,7 +554,7 @@ def first_options(
     times = buffer([], queue.size)
     free = buffer([], queue.size)
     new_starts = buffer([], queue.m)
-    ends = buffer([], 1)  # (earliest_window's second result)
+    ends = buffer([], 2)  # (the steps a block found covers: _earliest_start)
     zeros: list = queue.zeros
     for i in range(len(cands)):
         s = cands[i]
@@ -614,11 +665,10 @@ def _holding(
 @cython.ccall
 @cython.wraparound(False)
 @cython.boundscheck(False)
-@cython.cdivision(True)
 def _fcfs_plan(queue: FcfsQueue, base_times: list, base_free: list) -> cython.void:
-    """Play the no-slot FCFS plan (``queue.starts_buf``, ``reach``, ``rmax``, ``qsum``), then
-    play it again from its starts to keep its states (``queue.ct``, ``queue.cf``,
-    ``queue.coff``)."""
+    """Play the no-slot FCFS plan (``queue.starts_buf``, ``reach``, ``rmax``, ``qsum``, ``vq``),
+    keep its profile (:func:`_plan_profile`), then play it again from its starts to keep its
+    states (:func:`_keep_states`)."""
     m: cython.Py_ssize_t = queue.m
     now: cython.longlong = queue.now
     procs: cython.longlong[::1] = queue.procs
@@ -632,21 +682,12 @@ def _fcfs_plan(queue: FcfsQueue, base_times: list, base_free: list) -> cython.vo
     times: cython.longlong[::1] = buffer([], queue.size)
     free: cython.longlong[::1] = buffer([], queue.size)
     ends: cython.longlong[::1] = buffer([], 1)  # (earliest_window's second result)
-    kept_times: cython.longlong[::1]
-    kept_free: cython.longlong[::1]
-    plan_times: cython.longlong[::1]
-    plan_free: cython.longlong[::1]
-    spare: cython.longlong[::1]
     nsteps: cython.Py_ssize_t
-    h: cython.Py_ssize_t = 0
-    a: cython.Py_ssize_t
+    h: cython.Py_ssize_t = 0  # the step holding the floor
+    step: cython.Py_ssize_t
     j: cython.Py_ssize_t
-    x: cython.Py_ssize_t
-    o: cython.Py_ssize_t
-    q: cython.longlong
-    dq: cython.longlong
-    t: cython.longlong
-    floor: cython.longlong = now
+    dur: cython.longlong
+    floor: cython.longlong = now  # the start of the job ahead
     top: cython.longlong = now
     shift: cython.Py_ssize_t = queue.shift
     every: cython.Py_ssize_t = 1 << shift
@@ -656,16 +697,14 @@ def _fcfs_plan(queue: FcfsQueue, base_times: list, base_free: list) -> cython.vo
     for j in range(m):
         if (j & (every - 1)) == 0:
             coff[(j >> shift) + 1] = coff[j >> shift] + (nsteps - h)
-        q = procs[j]
-        dq = durs[j]
+        dur = durs[j]
         # the earliest start from the floor (step h holds it)
-        a = earliest_window(times, free, nsteps, h, q, dq, floor, ends)
-        t = floor if a == h else times[a]
-        nsteps = take_block(times, free, nsteps, a, ends[0], t, t + dq, q)
-        h = _holding(times, nsteps, a, t)
-        floor = t
-        starts[j] = t
-        reach[j] = t + (dq if dq > 0 else 1)
+        step = earliest_window(times, free, nsteps, h, procs[j], dur, floor, ends)
+        floor = floor if step == h else times[step]
+        nsteps = take_block(times, free, nsteps, step, ends[0], floor, floor + dur, procs[j])
+        h = _holding(times, nsteps, step, floor)
+        starts[j] = floor
+        reach[j] = floor + (dur if dur > 0 else 1)
         if reach[j] > top:
             top = reach[j]
         rmax[j] = top
@@ -674,39 +713,90 @@ def _fcfs_plan(queue: FcfsQueue, base_times: list, base_free: list) -> cython.vo
     for j in range(m - 1, -1, -1):
         qsum[j] = qsum[j + 1] + procs[j]
         vq[j] = vq[j + 1] + (starts[j] - now) * procs[j]
-    # ---- the plan's profile (a slot in a hole of it delays nobody), when every job holds
-    # a block (one of no duration needs its processors at its start, beside no block)
+    _plan_profile(queue, times, free, nsteps)
+    _keep_states(queue, times, free, base_times, base_free)
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _plan_profile(
+    queue: FcfsQueue,
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+    nsteps: cython.Py_ssize_t,
+) -> cython.void:
+    """The plan's profile (``queue.pt``/``queue.pf``: a slot in a hole of it delays nobody) and
+    each job's spare processors at its start beside a slot there (``queue.spare``: the plan's
+    free ones, and those of the later jobs starting with it), when every job holds a block
+    (one of no duration needs its processors at its start, beside no block)."""
+    m: cython.Py_ssize_t = queue.m
+    procs: cython.longlong[::1] = queue.procs
+    starts: cython.longlong[::1] = queue.starts_buf
+    plan_times: cython.longlong[::1]
+    plan_free: cython.longlong[::1]
+    spare: cython.longlong[::1]
+    x: cython.Py_ssize_t
+    j: cython.Py_ssize_t
+    along: cython.longlong = 0  # the processors of the later jobs starting with job j
     queue.pt = None
     queue.pf = None
-    if 0 not in queue.durs:
-        queue.pt = buffer([], nsteps)
-        queue.pf = buffer([], nsteps)
-        plan_times = queue.pt
-        plan_free = queue.pf
-        for x in range(nsteps):
-            plan_times[x] = times[x]
-            plan_free[x] = free[x]
-        # and each job's spare processors at its start beside a slot there: the plan's free
-        # ones, and those of the later jobs starting with it
-        queue.spare = buffer([], m)
-        spare = queue.spare
-        x = 0
-        for j in range(m):
-            while x + 1 < nsteps and times[x + 1] <= starts[j]:
-                x += 1
-            spare[j] = free[x]
-        top = 0
-        for j in range(m - 2, -1, -1):
-            top = top + procs[j + 1] if starts[j + 1] == starts[j] else 0
-            spare[j] += top
-    # ---- the states, played again from the starts
+    if 0 in queue.durs:
+        return
+    queue.pt = buffer([], nsteps)
+    queue.pf = buffer([], nsteps)
+    plan_times = queue.pt
+    plan_free = queue.pf
+    for x in range(nsteps):
+        plan_times[x] = times[x]
+        plan_free[x] = free[x]
+    queue.spare = buffer([], m)
+    spare = queue.spare
+    x = 0
+    for j in range(m):
+        while x + 1 < nsteps and times[x + 1] <= starts[j]:
+            x += 1
+        spare[j] = free[x]
+    for j in range(m - 2, -1, -1):
+        along = along + procs[j + 1] if starts[j + 1] == starts[j] else 0
+        spare[j] += along
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _keep_states(
+    queue: FcfsQueue,
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+    base_times: list,
+    base_free: list,
+) -> cython.void:
+    """The plan's state at every ``2**shift``-th job (``queue.ct``/``queue.cf``, at
+    ``queue.coff``): the profile from its floor on, its first step clipped to the floor,
+    played again from the plan's starts (``times``/``free``: work buffers)."""
+    m: cython.Py_ssize_t = queue.m
+    procs: cython.longlong[::1] = queue.procs
+    durs: cython.longlong[::1] = queue.durs
+    starts: cython.longlong[::1] = queue.starts_buf
+    coff: cython.longlong[::1] = queue.coff
+    shift: cython.Py_ssize_t = queue.shift
+    every: cython.Py_ssize_t = 1 << shift
+    kept_times: cython.longlong[::1]
+    kept_free: cython.longlong[::1]
+    nsteps: cython.Py_ssize_t
+    h: cython.Py_ssize_t = 0
+    j: cython.Py_ssize_t
+    x: cython.Py_ssize_t
+    o: cython.Py_ssize_t
+    floor: cython.longlong = queue.now
     queue.ct = buffer([], coff[((m - 1) >> shift) + 1] if m > 0 else 0)
     queue.cf = buffer([], coff[((m - 1) >> shift) + 1] if m > 0 else 0)
     kept_times = queue.ct
     kept_free = queue.cf
     nsteps = _load(times, free, base_times, base_free)
-    h = 0
-    floor = now
     for j in range(m):
         if (j & (every - 1)) == 0:
             o = coff[j >> shift]
@@ -714,10 +804,9 @@ def _fcfs_plan(queue: FcfsQueue, base_times: list, base_free: list) -> cython.vo
                 kept_times[o + x - h] = times[x]
                 kept_free[o + x - h] = free[x]
             kept_times[o] = floor
-        t = starts[j]
-        nsteps = reserve(times, free, nsteps, t, t + durs[j], procs[j])
-        h = index(times, t, nsteps)
-        floor = t
+        floor = starts[j]
+        nsteps = reserve(times, free, nsteps, floor, floor + durs[j], procs[j])
+        h = index(times, floor, nsteps)
 
 
 @cython.cfunc
@@ -843,32 +932,9 @@ def _first_mover(
     return k
 
 
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _next_meeting(
-    starts: cython.longlong[::1],
-    reach: cython.longlong[::1],
-    m: cython.Py_ssize_t,
-    j: cython.Py_ssize_t,
-    s: cython.longlong,
-    e: cython.longlong,
-) -> cython.Py_ssize_t:
-    """FCFS, nothing moved yet: the first job from ``j`` on whose block meets the slot over
-    ``[s, e)`` (``j`` itself when it does); ``m`` when none does before a job starts at ``e``
-    or later (then every job keeps its start)."""
-    k: cython.Py_ssize_t = j
-    while k < m and starts[k] < e and reach[k] <= s:
-        k += 1
-    return m if k == m or starts[k] >= e else k
-
-
 @cython.ccall
 @cython.wraparound(False)
 @cython.boundscheck(False)
-@cython.cdivision(True)
 def fcfs_delays(
     queue: FcfsQueue,
     base_times: list,
@@ -878,482 +944,812 @@ def fcfs_delays(
     d: cython.longlong,
 ) -> list:
     """:meth:`~scheduler.pricing.price.SiteQuote.price` of the slot ``n`` over ``[s, s + d)``
-    at every start ``s`` of ``cands`` under FCFS: None where it does not fit beside the
-    running jobs and reservations (``base_*``), else the delay it causes to the queue ``queue``.
+    at every start ``s`` of ``cands`` under FCFS (Figure 22 of G. Singh's thesis: the delay
+    the slot causes to the queued jobs): None where it does not fit beside the running jobs
+    and reservations (``base_*``), else the delay it causes to the queue ``queue``.
 
     Adding the slot only delays (by induction: from the floor on the slot plan's profile
     holds the base, the slot and the blocks of the jobs ahead, each starting no earlier than
     in the plan and so ending no earlier: it has no more room than the plan's, and its floor
     is no earlier), so the delay is ``Σ (v'_q - v_q)·n_q``.  The jobs ahead of the first one
-    whose block meets the slot keep their starts (``rmax`` finds it): the re-plan starts
-    from the kept state at or before it, inserting the blocks in between as planned, and the
-    slot; while nothing has moved, a job whose block misses the slot keeps its start, and
-    once no later job starts before the slot's end everything keeps its start.  Once
-    something has moved, every ``2**shift``-th job compares the re-plan's state (the
-    profile from its floor on) with the plan's kept state: when it is the same moved ``δ``
-    later (δ = the difference of the floors; 0 included), every later job starts ``δ``
-    later, as its start depends only on that state, and the rest of the delay is
-    ``δ·qsum[j]``.  Likewise with the state the last re-plan of this call (the starts are
-    re-planned from the latest: they end sooner) had at that job, kept with the sum ``W`` of
-    ``(start - floor)·procs`` of the jobs from there on once that re-plan ended: the rest of
-    the delay is ``(floor - now)·qsum[j] + W - vq[j]``.  (A re-plan whose state differs from both
-    keeps its own in that place, when it has at most ``room`` steps.)
-
-    A slot in a hole of the plan (``queue.pt``/``queue.pf``: at least ``n`` processors free over
-    ``[s, e)`` beside every block) costs 0 without a re-plan: every job had room beside every
-    later block, so beside the slot too (kept only when no job is of no duration: such a
-    job needs its processors at its start, beside no block).
-
-    Once no block starts after the floor the profile only rises and is kept as its releases,
-    in place: ``at_floor`` processors at the floor, ``free[x]`` more from ``times[x]`` on
-    (``b <= x < nsteps``); a job starts where the releases first give it room (the room only
-    grows after: its duration does not matter) and its block is one more release, at its
-    end.  When no block of the base starts after the kept state's floor (``queue.rise``), the
-    re-plan is kept so from the start: the slot is a release at its end and, while the
-    floor is before its start, a fall there; a job then starts where the releases first
-    give it room before the slot's start if its block has room beside the slot there too
-    (the free processors at the slot's start are those at the floor, the releases up to
-    it, kept summed in ``pre``, less the slot's: the room only grows on either side of
-    it), else where they give it room from the slot's start on.  (Before the slot's start
-    nothing has moved — a job that moves goes to the slot's start or later, ending this —
-    so a job searched for there starts where it did and its block, meeting the slot, runs
-    into its start.)  Otherwise
-    (a reservation of the base ahead) the re-plan searches the profile (steps ``times``/``free``)
-    while a block starts after the floor, then goes on on the releases.  While nothing has
-    moved, a job whose block misses the slot is not searched for, and when the next job
-    whose block meets the slot is a few past a kept state, the re-plan starts again from
-    there (the kept state, the slot, the jobs up to it).
+    whose block meets the slot keep their starts (``rmax`` finds it).  A slot in a hole of
+    the plan (``queue.pt``/``queue.pf``: at least ``n`` processors free over ``[s, e)``
+    beside every block) costs 0 without a re-plan: every job had room beside every later
+    block, so beside the slot too (kept only when no job is of no duration: such a job needs
+    its processors at its start, beside no block).  Else :meth:`_FcfsReplan.price` re-plans.
     """
     out: list = [None] * len(cands)
     m: cython.Py_ssize_t = queue.m
-    now: cython.longlong = queue.now
     procs: cython.longlong[::1] = queue.procs
-    durs: cython.longlong[::1] = queue.durs
     starts: cython.longlong[::1] = queue.starts_buf
     reach: cython.longlong[::1] = queue.reach
     rmax: cython.longlong[::1] = queue.rmax
-    qsum: cython.longlong[::1] = queue.qsum
-    vq: cython.longlong[::1] = queue.vq
-    coff: cython.longlong[::1] = queue.coff
-    kept_times: cython.longlong[::1] = queue.ct
-    kept_free: cython.longlong[::1] = queue.cf
-    # (compiled: twice the room, the releases from a kept state placed from ``head`` on, so a
-    # new release can move the ones before it back into the consumed ones' room)
-    head: cython.Py_ssize_t = queue.size if cython.compiled else 0
-    times: cython.longlong[::1] = buffer([], 2 * queue.size)
-    free: cython.longlong[::1] = buffer([], 2 * queue.size)
-    ends: cython.longlong[::1] = buffer([], 1)  # (earliest_window's second result)
     base_rise: cython.longlong = queue.rise
-    shift: cython.Py_ssize_t = queue.shift
-    every: cython.Py_ssize_t = 1 << shift
-    room: cython.Py_ssize_t = queue.room
     holes: cython.bint = queue.pt is not None
-    plan_times: cython.longlong[::1] = queue.pt if holes else kept_times
-    plan_free: cython.longlong[::1] = queue.pf if holes else kept_free
+    plan_times: cython.longlong[::1] = queue.pt if holes else queue.ct
+    plan_free: cython.longlong[::1] = queue.pf if holes else queue.cf
     plan_nsteps: cython.Py_ssize_t = len(queue.pt) if holes else 0
-    spare: cython.longlong[::1] = queue.spare if holes else kept_times
-    nc: cython.Py_ssize_t = (m >> shift) + 1
-    # the last state a re-plan of this call had at each kept job (free processors at its floor, then
-    # its releases; last_floor: the floor; last_rest: the sum of (start - floor)·procs of the jobs
-    # from there on)
-    last_times: cython.longlong[::1] = buffer([], nc * room)
-    last_free: cython.longlong[::1] = buffer([], nc * room)
-    last_size: cython.longlong[::1] = buffer([], nc)
-    last_floor: cython.longlong[::1] = buffer([], nc)  # (and its floor)
-    last_rest: cython.longlong[::1] = buffer([], nc)
-    rec_at: cython.longlong[::1] = buffer([], nc)  # the states this re-plan kept: where, its sum
-    rec_sum: cython.longlong[::1] = buffer([], nc)  # of start·procs before, its floor ...
-    rec_floor: cython.longlong[::1] = buffer([], nc)
-    rec_size: cython.longlong[::1] = buffer([], nc)  # ... and its size
-    nrec: cython.Py_ssize_t
-    c: cython.Py_ssize_t
+    spare: cython.longlong[::1] = queue.spare if holes else queue.ct
+    replans: _FcfsReplan = _FcfsReplan.__new__(_FcfsReplan)
     i: cython.Py_ssize_t
-    acc: cython.longlong
-    tail: cython.longlong
-    hit: cython.bint
-    nsteps: cython.Py_ssize_t
-    h: cython.Py_ssize_t
-    a: cython.Py_ssize_t
-    k: cython.Py_ssize_t
-    j: cython.Py_ssize_t
-    j0: cython.Py_ssize_t
-    lo: cython.Py_ssize_t
-    hi: cython.Py_ssize_t
-    mid: cython.Py_ssize_t
-    o: cython.Py_ssize_t
-    size: cython.Py_ssize_t
-    x: cython.Py_ssize_t
-    b: cython.Py_ssize_t
-    q: cython.longlong
-    dq: cython.longlong
-    v: cython.longlong
-    t: cython.longlong
-    stop: cython.longlong
-    floor: cython.longlong
-    rise: cython.longlong
-    at_floor: cython.longlong
-    s: cython.longlong
-    e: cython.longlong
-    delay: cython.longlong
-    moved: cython.bint
-    done: cython.bint
-    rel: cython.bint
-    dropping: cython.bint
-    keep: cython.bint
-    pre: cython.longlong
-    pstop: cython.longlong
-    plo: cython.Py_ssize_t
+    first: cython.Py_ssize_t
+    start: cython.longlong
+    end: cython.longlong
+    replans.setup(queue)
+    times: cython.longlong[::1] = replans.times  # (taken once: a view costs a reference)
+    free: cython.longlong[::1] = replans.free
+    ends: cython.longlong[::1] = replans.ends
     for i in range(len(cands) - 1, -1, -1):  # the latest first: their re-plans are short
-        s = cands[i]
-        e = s + d
-        if _free_over(base_times, base_free, s, e) < n:
+        start = cands[i]
+        end = start + d
+        if _free_over(base_times, base_free, start, end) < n:
             continue
-        delay = 0
-        moved = False
-        done = False
-        j0 = _first_meeting(rmax, m, s)
-        if j0 == m or starts[j0] >= e:
+        first = _first_meeting(rmax, m, start)
+        if first == m or starts[first] >= end:
             out[i] = 0  # no job's block meets the slot: all keep their starts
             continue
-        if holes and least_free(plan_times, plan_free, 0, plan_nsteps, s, e) >= n:
+        if holes and least_free(plan_times, plan_free, 0, plan_nsteps, start, end) >= n:
             # a hole of the plan: every job had room beside every later block, so beside
             # the slot too, and keeps its start
             out[i] = 0
             continue
-        if holes and s >= base_rise:
-            j0 = _first_mover(procs, starts, reach, m, base_times, base_free, spare, j0, s, e, n)
-            if j0 == m:
+        if holes and start >= base_rise:
+            first = _first_mover(
+                procs, starts, reach, m, base_times, base_free, spare, first, start, end, n
+            )
+            if first == m:
                 out[i] = 0  # none moves
                 continue
-        # ---- the kept state at or before it, the slot (nothing before the state's floor
-        # matters, and the plan so far had room for it), the jobs up to j0 as planned
-        rise = s if s > base_rise else base_rise
-        rel = False
+        out[i] = replans.price(times, free, ends, start, end, n, first)
+    return out
+
+
+@cython.final
+@cython.cclass
+class _FcfsReplan:
+    """The re-plans of one :func:`fcfs_delays` call (FCFS, the latest start first): the queue's
+    arrays (:class:`FcfsQueue`'s), the re-plan's profile (``times``/``free``, twice a
+    re-plan's room: compiled, the releases from a kept state are placed from ``head`` on, so
+    a new release can move the ones before it back into the consumed ones' room), the
+    states the re-plans kept, and one re-plan's position between its phases (``nsteps``,
+    ``j``: the next job, ``floor``: the start of the job ahead, ``b``/``at_floor``: the
+    releases, ``h``: the step holding the floor, ``delay``, ``moved``, ``done``).
+
+    A re-plan's state at job ``j`` is the profile from its floor on.  Once something has
+    moved, every ``2**shift``-th job compares it with the plan's kept state there: when it
+    is the same moved ``δ`` later (δ = the difference of the floors; 0 included), every
+    later job starts ``δ`` later, as its start depends only on that state, and the rest of
+    the delay is ``δ·qsum[j]``.  Likewise with the state the last re-plan of this call (the
+    starts are re-planned from the latest: they end sooner) had at that job (``last_*``,
+    kept with the sum ``W`` of ``(start - floor)·procs`` of the jobs from there on once that
+    re-plan ended): the rest of the delay is ``(floor - now)·qsum[j] + W - vq[j]``.  (A
+    re-plan whose state differs from both keeps its own in that place, when it has at most
+    ``room`` steps: ``rec_*`` until it ends.)
+
+    When no block of the base starts after the kept state's floor, its profile only rises,
+    kept as its releases (:meth:`load_releases`); the slot is one more (at its end) and,
+    while the floor is before its start, a fall there (``pre``: the releases after the floor
+    up to it).  The jobs up to ``j0`` keep their starts, then while the slot is ahead
+    (:meth:`slot_ahead`) a job starts where the releases first give it room before the
+    slot's start if its block has room beside the slot there too (the free processors at
+    the slot's start are those at the floor, the releases up to it, less the slot's: the
+    room only grows on either side of it), else where they give it room from the slot's
+    start on.  (Before the slot's start nothing has moved — a job that moves goes to the
+    slot's start or later, ending this — so a job searched for there starts where it did
+    and its block, meeting the slot, runs into its start.)
+    """
+
+    m: cython.Py_ssize_t
+    now: cython.longlong
+    procs: cython.longlong[::1]
+    durs: cython.longlong[::1]
+    starts: cython.longlong[::1]
+    reach: cython.longlong[::1]
+    qsum: cython.longlong[::1]
+    vq: cython.longlong[::1]
+    coff: cython.longlong[::1]
+    kept_times: cython.longlong[::1]
+    kept_free: cython.longlong[::1]
+    base_rise: cython.longlong
+    shift: cython.Py_ssize_t
+    every: cython.Py_ssize_t
+    room: cython.Py_ssize_t
+    head: cython.Py_ssize_t
+    times: cython.longlong[::1]
+    free: cython.longlong[::1]
+    ends: cython.longlong[::1]
+    last_times: cython.longlong[::1]
+    last_free: cython.longlong[::1]
+    last_size: cython.longlong[::1]
+    last_floor: cython.longlong[::1]
+    last_rest: cython.longlong[::1]
+    rec_at: cython.longlong[::1]
+    rec_sum: cython.longlong[::1]
+    rec_floor: cython.longlong[::1]
+    rec_size: cython.longlong[::1]
+    nrec: cython.Py_ssize_t
+    tail: cython.longlong
+    nsteps: cython.Py_ssize_t
+    b: cython.Py_ssize_t
+    h: cython.Py_ssize_t
+    j: cython.Py_ssize_t
+    floor: cython.longlong
+    at_floor: cython.longlong
+    delay: cython.longlong
+    moved: cython.bint
+    done: cython.bint
+
+    @cython.cfunc
+    @cython.exceptval(check=False)
+    def setup(self, queue: FcfsQueue) -> cython.void:
+        """Take the queue's arrays and make the buffers (a cfunc: built without ``__init__``)."""
+        nkept: cython.Py_ssize_t = (queue.m >> queue.shift) + 1
+        self.m = queue.m
+        self.now = queue.now
+        self.procs = queue.procs
+        self.durs = queue.durs
+        self.starts = queue.starts_buf
+        self.reach = queue.reach
+        self.qsum = queue.qsum
+        self.vq = queue.vq
+        self.coff = queue.coff
+        self.kept_times = queue.ct
+        self.kept_free = queue.cf
+        self.base_rise = queue.rise
+        self.shift = queue.shift
+        self.every = 1 << queue.shift
+        self.room = queue.room
+        self.head = queue.size if cython.compiled else 0
+        self.times = buffer([], 2 * queue.size)
+        self.free = buffer([], 2 * queue.size)
+        self.ends = buffer([], 1)  # (earliest_window's second result)
+        # the last state a re-plan of this call had at each kept job (free processors at its
+        # floor, then its releases; its floor; the sum of (start - floor)·procs from there on)
+        self.last_times = buffer([], nkept * queue.room)
+        self.last_free = buffer([], nkept * queue.room)
+        self.last_size = buffer([], nkept)
+        self.last_floor = buffer([], nkept)
+        self.last_rest = buffer([], nkept)
+        # the states this re-plan kept: where, its sum of start·procs before, floor, size
+        self.rec_at = buffer([], nkept)
+        self.rec_sum = buffer([], nkept)
+        self.rec_floor = buffer([], nkept)
+        self.rec_size = buffer([], nkept)
+
+    @cython.cfunc
+    @cython.exceptval(check=False)
+    def price(
+        self,
+        times: cython.longlong[::1],
+        free: cython.longlong[::1],
+        ends: cython.longlong[::1],
+        s: cython.longlong,
+        e: cython.longlong,
+        n: cython.longlong,
+        j0: cython.Py_ssize_t,
+    ) -> cython.longlong:
+        """The delay the slot ``n`` over ``[s, e)`` causes, ``j0`` the first job it can move.
+
+        The re-plan starts from the kept state at or before ``j0`` (nothing before the
+        state's floor matters, and the plan so far had room for it), the slot, and the jobs
+        up to ``j0`` as planned.  When no block of the base starts after the kept state's
+        floor (``base_rise``) it goes on on the releases from the start
+        (:meth:`slot_ahead`), else on the profile while a block starts after the floor
+        (:meth:`on_profile`); either may start again from a later kept state.  Then every
+        block has started by the floor: :meth:`on_releases`.
+        """
+        shift: cython.Py_ssize_t = self.shift
+        base_rise: cython.longlong = self.base_rise
+        rise: cython.longlong = s if s > base_rise else base_rise
+        rel: cython.bint = False
+        o: cython.Py_ssize_t
+        size: cython.Py_ssize_t
+        self.delay = 0
+        self.moved = False
+        self.done = False
         while True:
-            j = (j0 >> shift) << shift
-            o = coff[j >> shift]
-            size = coff[(j >> shift) + 1] - o
-            if kept_times[o] >= base_rise:
-                # ---- no block of the base starts after the kept state's floor: its profile
-                # only rises, kept as its releases; the slot is one more (at its end) and,
-                # while the floor is before its start, a fall there (``pre``: the releases
-                # after the floor up to it)
+            self.j = (j0 >> shift) << shift
+            o = self.coff[j0 >> shift]
+            size = self.coff[(j0 >> shift) + 1] - o
+            if self.kept_times[o] >= base_rise:
                 rel = True
-                floor = kept_times[o]
-                at_floor = kept_free[o]
-                if cython.compiled:
-                    for x in range(1, size):
-                        times[head + x - 1] = kept_times[o + x]
-                        free[head + x - 1] = kept_free[o + x] - kept_free[o + x - 1]
-                else:
-                    times[:] = kept_times[o + 1 : o + size]
-                    free[:] = [kept_free[o + x] - kept_free[o + x - 1] for x in range(1, size)]
-                nsteps = head + size - 1
-                b = head
-                nsteps = _release(times, free, nsteps, b, e, n)
-                dropping = s > floor
-                pre = 0
-                if dropping:
-                    x = b
-                    while x < nsteps and times[x] <= s:
-                        pre += free[x]
-                        x += 1
-                else:
-                    at_floor -= n
-                while j < m:  # the jobs up to j0 as planned, then while the slot is ahead
-                    q = procs[j]
-                    dq = durs[j]
-                    v = starts[j]
-                    keep = j < j0
-                    if not keep:
-                        if not dropping:
-                            break
-                        if not moved:
-                            k = _next_meeting(starts, reach, m, j, s, e)
-                            if k == m:
-                                done = True  # nothing moved and no later job meets the slot
-                                break
-                            if k > j:  # its block misses the slot: it keeps its start
-                                if k - j > (k & (every - 1)) + 2:
-                                    j0 = k  # from the kept state nearer to it
-                                    break
-                                keep = True
-                    if not keep:
-                        # the earliest start: where the releases give room before the
-                        # slot's start if the block has room beside the slot there too, else
-                        # where they give room from its start on (before it, nothing has
-                        # moved: the job starts where it did, and its block meets the slot)
-                        while at_floor < q and b < nsteps and times[b] < s:
-                            at_floor += free[b]
-                            pre -= free[b]
-                            floor = times[b]
-                            b += 1
-                        if at_floor < q or at_floor + pre - n < q:
-                            while b < nsteps and times[b] <= s:
-                                at_floor += free[b]
-                                b += 1
-                            at_floor -= n
-                            floor = s
-                            dropping = False
-                            while at_floor < q:  # (the last release frees the machine)
-                                at_floor += free[b]
-                                floor = times[b]
-                                b += 1
-                        if dq > 0 and q > 0:
-                            at_floor -= q
-                            nsteps = _release(times, free, nsteps, b, floor + dq, q)
-                        if floor != v:
-                            moved = True
-                            delay += (floor - v) * q
-                        j += 1
-                        continue
-                    # keeps its start (one kept past the slot's start, before the first
-                    # job that moves, leaves its fall pending, as if it were yet to come:
-                    # that job has no room at its floor beside the slot, so its search
-                    # takes the fall in before it looks further)
-                    while b < nsteps and times[b] <= v:
-                        at_floor += free[b]
-                        pre -= free[b]
-                        b += 1
-                    floor = v
-                    if dq > 0 and q > 0:
-                        at_floor -= q
-                        if v + dq <= s:
-                            pre += q
-                        nsteps = _release(times, free, nsteps, b, v + dq, q)
-                    j += 1
-                if done or j == m or not dropping:
+                j0 = self.slot_ahead(times, free, o, size, j0, s, e, n)
+            else:
+                j0 = self.on_profile(times, free, ends, o, j0, s, e, n, rise)
+            if j0 < 0:
+                break  # (else from the kept state nearer to j0)
+        if self.done or self.j == self.m:
+            return self.delay
+        if not rel:
+            self.profile_to_releases(free)
+        self.on_releases(times, free, e)
+        return self.delay
+
+    @cython.cfunc
+    @cython.inline
+    @cython.exceptval(check=False)
+    @cython.wraparound(False)
+    @cython.boundscheck(False)
+    def next_meeting(
+        self, j: cython.Py_ssize_t, s: cython.longlong, e: cython.longlong
+    ) -> cython.Py_ssize_t:
+        """FCFS, nothing moved yet: the first job from ``j`` on whose block meets the slot over
+        ``[s, e)`` (``j`` itself when it does); ``m`` when none does before a job starts at
+        ``e`` or later (then every job keeps its start)."""
+        k: cython.Py_ssize_t = j
+        while k < self.m and self.starts[k] < e and self.reach[k] <= s:
+            k += 1
+        return self.m if k == self.m or self.starts[k] >= e else k
+
+    @cython.cfunc
+    @cython.exceptval(check=False)
+    @cython.wraparound(False)
+    @cython.boundscheck(False)
+    def slot_ahead(
+        self,
+        times: cython.longlong[::1],
+        free: cython.longlong[::1],
+        o: cython.Py_ssize_t,
+        size: cython.Py_ssize_t,
+        j0: cython.Py_ssize_t,
+        s: cython.longlong,
+        e: cython.longlong,
+        n: cython.longlong,
+    ) -> cython.Py_ssize_t:
+        """The re-plan on the releases while the slot is ahead (see the class); returns the
+        job to start again from (a later kept state), else -1."""
+        m: cython.Py_ssize_t = self.m
+        j: cython.Py_ssize_t = self.j
+        b: cython.Py_ssize_t = self.head
+        nsteps: cython.Py_ssize_t = self.load_releases(times, free, o, size, e, n)
+        at_floor: cython.longlong = self.at_floor
+        floor: cython.longlong = self.floor
+        dropping: cython.bint = s > floor
+        pre: cython.longlong = 0
+        procs_j: cython.longlong
+        dur: cython.longlong
+        start: cython.longlong
+        k: cython.Py_ssize_t
+        keep: cython.bint
+        if dropping:
+            pre = _released_by(times, free, b, nsteps, s)
+        else:
+            at_floor -= n
+        while j < m:  # the jobs up to j0 as planned, then while the slot is ahead
+            procs_j = self.procs[j]
+            dur = self.durs[j]
+            start = self.starts[j]
+            keep = j < j0
+            if not keep:
+                if not dropping:
                     break
-                continue  # (from the kept state nearer to j0)
-            nsteps = load_steps(times, free, kept_times, kept_free, o, size)
-            nsteps = reserve(times, free, nsteps, s if s > times[0] else times[0], e, n)
-            while j < j0:
-                t = starts[j]
-                nsteps = reserve(times, free, nsteps, t, t + durs[j], procs[j])
-                j += 1
-            floor = now if j0 == 0 else starts[j0 - 1]
-            h = index(times, floor, nsteps)
-            # ---- the re-plan on the profile, while a block starts after the floor
-            while j < m and floor < rise:
-                q = procs[j]
-                dq = durs[j]
-                v = starts[j]
-                if not moved:
-                    k = _next_meeting(starts, reach, m, j, s, e)
+                if not self.moved:
+                    k = self.next_meeting(j, s, e)
                     if k == m:
-                        done = True  # nothing moved and no later job meets the slot
+                        self.done = True  # nothing moved and no later job meets the slot
                         break
                     if k > j:  # its block misses the slot: it keeps its start
-                        if k - j > (k & (every - 1)) + 2:
-                            j0 = k  # from the kept state nearer to it (fewer blocks to add)
-                            break
-                        nsteps = reserve(times, free, nsteps, v, v + dq, q)
-                        h = index(times, v, nsteps)
-                        floor = v
-                        j += 1
-                        continue
-                elif (j & (every - 1)) == 0:
-                    o = coff[j >> shift]
-                    if _same_state(
-                        times,
-                        free,
-                        nsteps,
-                        h,
-                        kept_times,
-                        kept_free,
-                        o,
-                        coff[(j >> shift) + 1] - o,
-                        floor - kept_times[o],
-                    ):
-                        delay += (floor - kept_times[o]) * qsum[
-                            j
-                        ]  # every later job moves as the floor
-                        done = True
-                        break
-                # the earliest start from the floor (step h holds it)
-                a = earliest_window(times, free, nsteps, h, q, dq, floor, ends)
-                t = floor if a == h else times[a]
-                nsteps = take_block(times, free, nsteps, a, ends[0], t, t + dq, q)
-                h = _holding(times, nsteps, a, t)
-                floor = t
-                if t != v:
-                    moved = True
-                    delay += (t - v) * q
+                        if k - j > (k & (self.every - 1)) + 2:
+                            return k  # from the kept state nearer to it
+                        keep = True
+            if not keep:
+                # the earliest start: where the releases give room before the slot's
+                # start if the block has room beside the slot there too, else where they
+                # give room from its start on
+                while at_floor < procs_j and b < nsteps and times[b] < s:
+                    at_floor += free[b]
+                    pre -= free[b]
+                    floor = times[b]
+                    b += 1
+                if at_floor < procs_j or at_floor + pre - n < procs_j:
+                    while b < nsteps and times[b] <= s:
+                        at_floor += free[b]
+                        b += 1
+                    at_floor -= n
+                    floor = s
+                    dropping = False
+                    while at_floor < procs_j:  # (the last release frees the machine)
+                        at_floor += free[b]
+                        floor = times[b]
+                        b += 1
+                if dur > 0 and procs_j > 0:
+                    at_floor -= procs_j
+                    nsteps = _release(times, free, nsteps, b, floor + dur, procs_j)
+                if floor != start:
+                    self.moved = True
+                    self.delay += (floor - start) * procs_j
                 j += 1
-            if done or j == m or floor >= rise:
-                break  # (else from the kept state nearer to j0)
-        if done or j == m:
-            out[i] = delay
-            continue
-        # ---- then every block has started by the floor: the releases
-        if not rel:
-            x = nsteps - 1
-            while x > h:
-                free[x] -= free[x - 1]
-                x -= 1
-            at_floor = free[h]
-            b = h + 1
-        nrec = 0
-        acc = 0
-        tail = 0
-        pstop = floor  # (the last new release's instant, at plo: none yet, no block ends here)
-        plo = b
+                continue
+            # keeps its start (one kept past the slot's start, before the first job that
+            # moves, leaves its fall pending, as if it were yet to come: that job has no
+            # room at its floor beside the slot, so its search takes the fall in before it
+            # looks further)
+            while b < nsteps and times[b] <= start:
+                at_floor += free[b]
+                pre -= free[b]
+                b += 1
+            floor = start
+            if dur > 0 and procs_j > 0:
+                at_floor -= procs_j
+                if start + dur <= s:
+                    pre += procs_j
+                nsteps = _release(times, free, nsteps, b, start + dur, procs_j)
+            j += 1
+        self.j, self.nsteps, self.b, self.at_floor, self.floor = j, nsteps, b, at_floor, floor
+        return -1
+
+    @cython.cfunc
+    @cython.exceptval(check=False)
+    @cython.wraparound(False)
+    @cython.boundscheck(False)
+    def load_releases(
+        self,
+        times: cython.longlong[::1],
+        free: cython.longlong[::1],
+        o: cython.Py_ssize_t,
+        size: cython.Py_ssize_t,
+        e: cython.longlong,
+        n: cython.longlong,
+    ) -> cython.Py_ssize_t:
+        """Load the kept state at ``o`` (of ``size`` steps) as its releases from ``head`` on,
+        and the slot's release at its end ``e``; returns the number of steps."""
+        head: cython.Py_ssize_t = self.head
+        x: cython.Py_ssize_t
+        self.floor = self.kept_times[o]
+        self.at_floor = self.kept_free[o]
+        if cython.compiled:
+            for x in range(1, size):
+                times[head + x - 1] = self.kept_times[o + x]
+                free[head + x - 1] = self.kept_free[o + x] - self.kept_free[o + x - 1]
+        else:
+            times[:] = self.kept_times[o + 1 : o + size]
+            free[:] = [self.kept_free[o + x] - self.kept_free[o + x - 1] for x in range(1, size)]
+        return _release(times, free, head + size - 1, head, e, n)
+
+    @cython.cfunc
+    @cython.exceptval(check=False)
+    @cython.wraparound(False)
+    @cython.boundscheck(False)
+    def on_profile(
+        self,
+        times: cython.longlong[::1],
+        free: cython.longlong[::1],
+        ends: cython.longlong[::1],
+        o: cython.Py_ssize_t,
+        j0: cython.Py_ssize_t,
+        s: cython.longlong,
+        e: cython.longlong,
+        n: cython.longlong,
+        rise: cython.longlong,
+    ) -> cython.Py_ssize_t:
+        """A reservation of the base ahead: the re-plan from the kept state at ``o`` on the
+        profile (steps ``times``/``free``) while a block starts after the floor (before
+        ``rise``).  While nothing has moved, a job whose block misses the slot is not
+        searched for; once something has, every kept job compares the state with the
+        plan's (:func:`_same_state`).  Returns the job to start again from (a later kept
+        state, nearer to the next job meeting the slot), else -1."""
+        m: cython.Py_ssize_t = self.m
+        j: cython.Py_ssize_t = self.j
+        nsteps: cython.Py_ssize_t = self.restart_with_slot(times, free, o, j0, s, e, n)
+        floor: cython.longlong = self.now if j0 == 0 else self.starts[j0 - 1]
+        h: cython.Py_ssize_t = index(times, floor, nsteps)
+        procs_j: cython.longlong
+        dur: cython.longlong
+        start: cython.longlong
+        k: cython.Py_ssize_t
+        step: cython.Py_ssize_t
+        j = j0
+        while j < m and floor < rise:
+            procs_j = self.procs[j]
+            dur = self.durs[j]
+            start = self.starts[j]
+            if not self.moved:
+                k = self.next_meeting(j, s, e)
+                if k == m:
+                    self.done = True  # nothing moved and no later job meets the slot
+                    break
+                if k > j:  # its block misses the slot: it keeps its start
+                    if k - j > (k & (self.every - 1)) + 2:
+                        return k  # from the kept state nearer to it (fewer blocks to add)
+                    nsteps = reserve(times, free, nsteps, start, start + dur, procs_j)
+                    h = index(times, start, nsteps)
+                    floor = start
+                    j += 1
+                    continue
+            elif (j & (self.every - 1)) == 0 and self.same_as_plan(
+                times, free, j, nsteps, h, floor
+            ):
+                self.done = True  # every later job moves as the floor
+                break
+            # the earliest start from the floor (step h holds it)
+            step = earliest_window(times, free, nsteps, h, procs_j, dur, floor, ends)
+            floor = floor if step == h else times[step]
+            nsteps = take_block(times, free, nsteps, step, ends[0], floor, floor + dur, procs_j)
+            h = _holding(times, nsteps, step, floor)
+            if floor != start:
+                self.moved = True
+                self.delay += (floor - start) * procs_j
+            j += 1
+        self.j, self.nsteps, self.h, self.floor = j, nsteps, h, floor
+        return -1
+
+    @cython.cfunc
+    @cython.exceptval(check=False)
+    @cython.wraparound(False)
+    @cython.boundscheck(False)
+    def restart_with_slot(
+        self,
+        times: cython.longlong[::1],
+        free: cython.longlong[::1],
+        o: cython.Py_ssize_t,
+        j0: cython.Py_ssize_t,
+        s: cython.longlong,
+        e: cython.longlong,
+        n: cython.longlong,
+    ) -> cython.Py_ssize_t:
+        """The kept state at ``o`` (of job ``self.j``) into the profile, the slot, and the
+        blocks of the jobs up to ``j0`` as planned; returns the number of steps."""
+        o_end: cython.Py_ssize_t = self.coff[(j0 >> self.shift) + 1]
+        j: cython.Py_ssize_t
+        start: cython.longlong
+        nsteps: cython.Py_ssize_t = load_steps(
+            times, free, self.kept_times, self.kept_free, o, o_end - o
+        )
+        nsteps = reserve(times, free, nsteps, s if s > times[0] else times[0], e, n)
+        for j in range(self.j, j0):
+            start = self.starts[j]
+            nsteps = reserve(times, free, nsteps, start, start + self.durs[j], self.procs[j])
+        return nsteps
+
+    @cython.cfunc
+    @cython.exceptval(check=False)
+    @cython.wraparound(False)
+    @cython.boundscheck(False)
+    def same_as_plan(
+        self,
+        times: cython.longlong[::1],
+        free: cython.longlong[::1],
+        j: cython.Py_ssize_t,
+        nsteps: cython.Py_ssize_t,
+        h: cython.Py_ssize_t,
+        floor: cython.longlong,
+    ) -> cython.bint:
+        """Whether the profile from the floor on (step ``h``) at kept job ``j`` is the plan's
+        kept state there moved later; then the rest of the delay is added."""
+        o: cython.Py_ssize_t = self.coff[j >> self.shift]
+        late: cython.longlong = floor - self.kept_times[o]
+        if not _same_state(
+            times,
+            free,
+            nsteps,
+            h,
+            self.kept_times,
+            self.kept_free,
+            o,
+            self.coff[(j >> self.shift) + 1] - o,
+            late,
+        ):
+            return False
+        self.delay += late * self.qsum[j]  # every later job moves as the floor
+        return True
+
+    @cython.cfunc
+    @cython.exceptval(check=False)
+    @cython.wraparound(False)
+    @cython.boundscheck(False)
+    def profile_to_releases(self, free: cython.longlong[::1]) -> cython.void:
+        """Every block has started by the floor: the profile from step ``h`` on, kept as its
+        releases (``at_floor`` at the floor, ``free[x]`` more from ``times[x]`` on)."""
+        h: cython.Py_ssize_t = self.h
+        x: cython.Py_ssize_t = self.nsteps - 1
+        while x > h:
+            free[x] -= free[x - 1]
+            x -= 1
+        self.at_floor = free[h]
+        self.b = h + 1
+
+    @cython.cfunc
+    @cython.exceptval(check=False)
+    @cython.wraparound(False)
+    @cython.boundscheck(False)
+    def on_releases(
+        self, times: cython.longlong[::1], free: cython.longlong[::1], e: cython.longlong
+    ) -> cython.void:
+        """The re-plan once no block starts after the floor: the profile only rises and is
+        kept as its releases, in place (``at_floor`` processors at the floor, ``free[x]``
+        more from ``times[x]`` on, ``b <= x < nsteps``); a job starts where the releases
+        first give it room (the room only grows after: its duration does not matter) and its
+        block is one more release, at its end.  While nothing has moved, the re-plan ends at
+        the first job from the slot's end ``e`` on; once something has, at a kept job whose
+        state is the plan's or the last re-plan's moved later (:meth:`at_kept_state`)."""
+        m: cython.Py_ssize_t = self.m
+        now: cython.longlong = self.now
+        mask: cython.Py_ssize_t = self.every - 1
+        j: cython.Py_ssize_t = self.j
+        nsteps: cython.Py_ssize_t = self.nsteps
+        b: cython.Py_ssize_t = self.b
+        at_floor: cython.longlong = self.at_floor
+        floor: cython.longlong = self.floor
+        delay: cython.longlong = self.delay
+        moved: cython.bint = self.moved
+        acc: cython.longlong = 0  # Σ (start - now)·procs of the jobs re-planned here
+        tail: cython.longlong = 0  # the same of the jobs from where the re-plan stops
+        # the last new release's instant, at ``last_at``: none yet, no block ends here
+        last_stop: cython.longlong = floor
+        last_at: cython.Py_ssize_t = b
+        procs_j: cython.longlong
+        dur: cython.longlong
+        start: cython.longlong
+        stop: cython.longlong
+        at: cython.Py_ssize_t
+        self.nrec = 0
         while j < m:
-            q = procs[j]
-            dq = durs[j]
-            v = starts[j]
+            procs_j = self.procs[j]
+            dur = self.durs[j]
+            start = self.starts[j]
             if not moved:
-                if v >= e:
-                    tail = vq[j]
+                if start >= e:
+                    tail = self.vq[j]
                     break  # nothing moved and no later job meets the slot
-            elif (j & (every - 1)) == 0:
-                o = coff[j >> shift]
-                if _same_releases(
-                    times,
-                    free,
-                    nsteps,
-                    b,
-                    at_floor,
-                    kept_times,
-                    kept_free,
-                    o,
-                    coff[(j >> shift) + 1] - o,
-                    floor - kept_times[o],
-                ):
-                    delay += (floor - kept_times[o]) * qsum[j]  # every later job moves as the floor
-                    tail = vq[j] + (floor - kept_times[o]) * qsum[j]
-                    break
-                # the state the last re-plan had here?  Then the jobs from here on start as
-                # there, from this floor
-                c = j >> shift
-                size = nsteps - b + 1
-                o = c * room
-                hit = last_size[c] == size and last_free[o] == at_floor
-                x = 1
-                t = floor - last_floor[c]  # (times kept as they were: compared moved by the floors)
-                while hit and x < size:
-                    hit = (
-                        times[b + x - 1] - last_times[o + x] == t
-                        and last_free[o + x] == free[b + x - 1]
-                    )
-                    x += 1
-                if hit:
-                    tail = (floor - now) * qsum[j] + last_rest[c]
-                    delay += tail - vq[j]
-                    break
-                if (
-                    size <= room
-                ):  # keep this state (last_size, last_rest: when this re-plan ends; no
-                    # re-plan reads them before, this one being past them)
-                    last_free[o] = at_floor
-                    last_floor[c] = floor
-                    if cython.compiled:
-                        copy_values(
-                            cython.address(last_times[o + 1]), cython.address(times[b]), size - 1
-                        )
-                        copy_values(
-                            cython.address(last_free[o + 1]), cython.address(free[b]), size - 1
-                        )
-                    else:
-                        last_times[o + 1 : o + size] = times[b:nsteps]
-                        last_free[o + 1 : o + size] = free[b:nsteps]
-                    rec_at[nrec] = c
-                    rec_sum[nrec] = acc
-                    rec_floor[nrec] = floor
-                    rec_size[nrec] = size
-                    nrec += 1
-            if at_floor < q:  # (the last release frees the whole machine)
+            elif (j & mask) == 0 and self.at_kept_state(
+                times, free, j, nsteps, b, at_floor, floor, acc
+            ):
+                tail = self.tail
+                delay += tail - self.vq[j]  # every later job starts as there
+                break
+            if at_floor < procs_j:  # (the last release frees the whole machine)
                 while True:
                     at_floor += free[b]
                     floor = times[b]
                     b += 1
-                    if at_floor >= q:
+                    if at_floor >= procs_j:
                         break
-            if dq > 0 and q > 0:
-                at_floor -= q
-                stop = floor + dq
-            if dq > 0 and q > 0 and stop == pstop:
-                # at the last new release's instant (often, on deep queues): it
-                # is still at plo (every later step either adds to it or moves it: then plo
-                # follows), after the floor, so not consumed
-                free[plo] += q
-            elif dq > 0 and q > 0:
-                pstop = stop
-                # the first release at or after the block's end (_release, written out;
-                # compiled without branches to mispredict, as index)
-                lo = b
-                if cython.compiled:
-                    hi = nsteps - b  # the answer is in [lo, lo + hi]
-                    if hi >= 4:  # (most land among the first four: compared at once)
-                        mid = (
-                            (times[lo] < stop)
-                            + (times[lo + 1] < stop)
-                            + (times[lo + 2] < stop)
-                            + (times[lo + 3] < stop)
-                        )
-                        lo += mid
-                        hi = 0 if mid < 4 else hi - 4
-                        # at or after the latest release: found without the search
-                        if hi > 0 and times[nsteps - 1] <= stop:
-                            lo = nsteps - (times[nsteps - 1] == stop)
-                            hi = 0
-                    if hi > 0:
-                        while hi > 1:
-                            mid = hi >> 1
-                            lo = lo + mid if times[lo + mid - 1] < stop else lo
-                            hi -= mid
-                        if times[lo] < stop:
-                            lo += 1
+            if dur > 0 and procs_j > 0:
+                at_floor -= procs_j
+                stop = floor + dur
+                if stop == last_stop:
+                    # at the last new release's instant (often, on deep queues): it is
+                    # still at last_at (every later step either adds to it or moves it:
+                    # then last_at follows), after the floor, so not consumed
+                    free[last_at] += procs_j
                 else:
-                    lo = bisect_left(times, stop, b, nsteps)
-                plo = lo
-                if lo < nsteps and times[lo] == stop:
-                    free[lo] += q
-                elif b > 0 and lo - b < 4:
-                    # among the first four (most land there): the releases before
-                    # it move one place forward, into a consumed release's room (compiled:
-                    # the four places written at once, without a branch or a call)
-                    if cython.compiled:
-                        mid = lo - b
-                        times[b - 1] = times[b] if mid > 0 else stop
-                        free[b - 1] = free[b] if mid > 0 else q
-                        times[b] = times[b + 1] if mid > 1 else (stop if mid == 1 else times[b])
-                        free[b] = free[b + 1] if mid > 1 else (q if mid == 1 else free[b])
-                        times[b + 1] = (
-                            times[b + 2] if mid > 2 else (stop if mid == 2 else times[b + 1])
-                        )
-                        free[b + 1] = free[b + 2] if mid > 2 else (q if mid == 2 else free[b + 1])
-                        times[b + 2] = stop if mid == 3 else times[b + 2]
-                        free[b + 2] = q if mid == 3 else free[b + 2]
+                    last_stop = stop
+                    at = _release_index(times, b, nsteps, stop)
+                    last_at = at
+                    if at < nsteps and times[at] == stop:
+                        free[at] += procs_j
+                    elif b > 0 and at - b < 4:
+                        _release_forward(times, free, b, at, stop, procs_j)
+                        b -= 1
+                        last_at = at - 1
                     else:
-                        for x in range(b, lo):
-                            times[x - 1] = times[x]
-                            free[x - 1] = free[x]
-                        times[lo - 1] = stop
-                        free[lo - 1] = q
-                    b -= 1
-                    plo = lo - 1
-                elif cython.compiled:  # (_shift, written out: the loop's hottest call)
-                    if lo < nsteps:
-                        x = (nsteps - lo) * cython.sizeof(cython.longlong)
-                        memmove(cython.address(times[lo + 1]), cython.address(times[lo]), x)
-                        memmove(cython.address(free[lo + 1]), cython.address(free[lo]), x)
-                    times[lo] = stop
-                    free[lo] = q
-                    nsteps += 1
-                else:
-                    nsteps = insert_step(times, free, nsteps, lo, stop, q)
-            if floor != v:
+                        nsteps = _insert_release(times, free, nsteps, at, stop, procs_j)
+            if floor != start:
                 moved = True
-                delay += (floor - v) * q
-            acc += (floor - now) * q
+                delay += (floor - start) * procs_j
+            acc += (floor - now) * procs_j
             j += 1
-        for x in range(nrec):  # what the states kept lead to
-            c = rec_at[x]
-            last_rest[c] = acc + tail - rec_sum[x] - (rec_floor[x] - now) * qsum[c << shift]
-            last_size[c] = rec_size[x]
-        out[i] = delay
-    return out
+        self.delay = delay
+        self.record_rests(acc + tail)
+
+    @cython.cfunc
+    @cython.exceptval(check=False)
+    @cython.wraparound(False)
+    @cython.boundscheck(False)
+    def at_kept_state(
+        self,
+        times: cython.longlong[::1],
+        free: cython.longlong[::1],
+        j: cython.Py_ssize_t,
+        nsteps: cython.Py_ssize_t,
+        b: cython.Py_ssize_t,
+        at_floor: cython.longlong,
+        floor: cython.longlong,
+        acc: cython.longlong,
+    ) -> cython.bint:
+        """At kept job ``j``, something having moved: whether the re-plan's state (its
+        releases) is the plan's kept state or the last re-plan's there, moved later — then
+        ``tail`` is the sum of ``(start - now)·procs`` of the jobs from ``j`` on — else keep
+        this state in the last re-plan's place when it has at most ``room`` steps
+        (``last_size``, ``last_rest``: when this re-plan ends, :meth:`record_rests`; no
+        re-plan reads them before, this one being past them)."""
+        c: cython.Py_ssize_t = j >> self.shift
+        o: cython.Py_ssize_t = self.coff[c]
+        size: cython.Py_ssize_t = nsteps - b + 1
+        late: cython.longlong = floor - self.kept_times[o]
+        x: cython.Py_ssize_t
+        hit: cython.bint
+        if _same_releases(
+            times,
+            free,
+            nsteps,
+            b,
+            at_floor,
+            self.kept_times,
+            self.kept_free,
+            o,
+            self.coff[c + 1] - o,
+            late,
+        ):
+            self.tail = self.vq[j] + late * self.qsum[j]  # every later job moves as the floor
+            return True
+        # the state the last re-plan had here?  Then the jobs from here on start as there,
+        # from this floor
+        o = c * self.room
+        hit = self.last_size[c] == size and self.last_free[o] == at_floor
+        x = 1
+        late = floor - self.last_floor[c]  # (times kept as they were: compared moved by the floors)
+        while hit and x < size:
+            hit = (
+                times[b + x - 1] - self.last_times[o + x] == late
+                and self.last_free[o + x] == free[b + x - 1]
+            )
+            x += 1
+        if hit:
+            self.tail = (floor - self.now) * self.qsum[j] + self.last_rest[c]
+            return True
+        if size <= self.room:  # keep this state
+            self.last_free[o] = at_floor
+            self.last_floor[c] = floor
+            if cython.compiled:
+                copy_values(
+                    cython.address(self.last_times[o + 1]), cython.address(times[b]), size - 1
+                )
+                copy_values(
+                    cython.address(self.last_free[o + 1]), cython.address(free[b]), size - 1
+                )
+            else:
+                self.last_times[o + 1 : o + size] = times[b:nsteps]
+                self.last_free[o + 1 : o + size] = free[b:nsteps]
+            self.rec_at[self.nrec] = c
+            self.rec_sum[self.nrec] = acc
+            self.rec_floor[self.nrec] = floor
+            self.rec_size[self.nrec] = size
+            self.nrec += 1
+        return False
+
+    @cython.cfunc
+    @cython.exceptval(check=False)
+    @cython.wraparound(False)
+    @cython.boundscheck(False)
+    def record_rests(self, total: cython.longlong) -> cython.void:
+        """What the states this re-plan kept lead to (``total``: the sum of ``(start -
+        now)·procs`` of the jobs from the releases' start on)."""
+        x: cython.Py_ssize_t
+        c: cython.Py_ssize_t
+        for x in range(self.nrec):
+            c = self.rec_at[x]
+            self.last_rest[c] = (
+                total
+                - self.rec_sum[x]
+                - (self.rec_floor[x] - self.now) * self.qsum[c << self.shift]
+            )
+            self.last_size[c] = self.rec_size[x]
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _released_by(
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+    b: cython.Py_ssize_t,
+    nsteps: cython.Py_ssize_t,
+    s: cython.longlong,
+) -> cython.longlong:
+    """The processors the releases ``b..nsteps-1`` free by ``s``."""
+    pre: cython.longlong = 0
+    x: cython.Py_ssize_t = b
+    while x < nsteps and times[x] <= s:
+        pre += free[x]
+        x += 1
+    return pre
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _release_index(
+    times: cython.longlong[::1],
+    b: cython.Py_ssize_t,
+    nsteps: cython.Py_ssize_t,
+    stop: cython.longlong,
+) -> cython.Py_ssize_t:
+    """The first of the releases ``b..nsteps-1`` at or after ``stop`` (:func:`_release`'s
+    search; compiled without branches to mispredict, as :func:`index`)."""
+    lo: cython.Py_ssize_t = b
+    hi: cython.Py_ssize_t
+    mid: cython.Py_ssize_t
+    if not cython.compiled:
+        return bisect_left(times, stop, b, nsteps)
+    hi = nsteps - b  # the answer is in [lo, lo + hi]
+    if hi >= 4:  # (most land among the first four: compared at once)
+        mid = (
+            (times[lo] < stop)
+            + (times[lo + 1] < stop)
+            + (times[lo + 2] < stop)
+            + (times[lo + 3] < stop)
+        )
+        lo += mid
+        hi = 0 if mid < 4 else hi - 4
+        # at or after the latest release: found without the search
+        if hi > 0 and times[nsteps - 1] <= stop:
+            lo = nsteps - (times[nsteps - 1] == stop)
+            hi = 0
+    if hi > 0:
+        while hi > 1:
+            mid = hi >> 1
+            lo = lo + mid if times[lo + mid - 1] < stop else lo
+            hi -= mid
+        if times[lo] < stop:
+            lo += 1
+    return lo
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _release_forward(
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+    b: cython.Py_ssize_t,
+    at: cython.Py_ssize_t,
+    stop: cython.longlong,
+    procs_j: cython.longlong,
+) -> cython.void:
+    """A new release among the first four after ``b`` (most land there; a release before
+    ``b`` was consumed): the releases before ``at`` move one place forward, into the
+    consumed one's room (compiled: the four places written at once, without a branch)."""
+    mid: cython.Py_ssize_t = at - b
+    x: cython.Py_ssize_t
+    if cython.compiled:
+        times[b - 1] = times[b] if mid > 0 else stop
+        free[b - 1] = free[b] if mid > 0 else procs_j
+        times[b] = times[b + 1] if mid > 1 else (stop if mid == 1 else times[b])
+        free[b] = free[b + 1] if mid > 1 else (procs_j if mid == 1 else free[b])
+        times[b + 1] = times[b + 2] if mid > 2 else (stop if mid == 2 else times[b + 1])
+        free[b + 1] = free[b + 2] if mid > 2 else (procs_j if mid == 2 else free[b + 1])
+        times[b + 2] = stop if mid == 3 else times[b + 2]
+        free[b + 2] = procs_j if mid == 3 else free[b + 2]
+    else:
+        for x in range(b, at):
+            times[x - 1] = times[x]
+            free[x - 1] = free[x]
+        times[at - 1] = stop
+        free[at - 1] = procs_j
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _insert_release(
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+    nsteps: cython.Py_ssize_t,
+    at: cython.Py_ssize_t,
+    stop: cython.longlong,
+    procs_j: cython.longlong,
+) -> cython.Py_ssize_t:
+    """A new release at place ``at``, the later ones moved back; returns the new ``nsteps``
+    (:func:`_release`'s insertion; compiled with C's memmove)."""
+    size: cython.Py_ssize_t
+    if not cython.compiled:
+        return insert_step(times, free, nsteps, at, stop, procs_j)
+    if at < nsteps:
+        size = (nsteps - at) * cython.sizeof(cython.longlong)
+        memmove(cython.address(times[at + 1]), cython.address(times[at]), size)
+        memmove(cython.address(free[at + 1]), cython.address(free[at]), size)
+    times[at] = stop
+    free[at] = procs_j
+    return nsteps + 1
 
 
 @cython.cfunc
