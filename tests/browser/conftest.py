@@ -63,6 +63,28 @@ def world(alice, media_root, django_user_model):
     Site.objects.update(trace=made["trace"])
     made["topology"] = topology_load(name="seed001", document=builtin_topologies()["seed001"])
     made["site"] = Site.objects.first()
+    made["policy"] = _policy_file(alice)
     assert Topology.objects.count() == 1
     made["urls"] = page_urls(made)  # (database queries before the browser's event loop)
     return made
+
+
+def _policy_file(owner):
+    """A user's policy as an upload stores it (the sandbox's check is tested on its own in
+    tests/portal/test_user_policies.py): its page is one of the pages walked."""
+    import hashlib
+
+    from gridportal.inputs.models import PolicyFile
+
+    source = (
+        "from scheduler.policies import PriorityPolicy\n\n\n"
+        "class SJF(PriorityPolicy):\n"
+        "    def priority(self, job, now):\n"
+        "        return -job.estimate\n"
+    )
+    return PolicyFile.objects.create(
+        owner=owner, name="shortest job first", class_name="SJF", source=source,
+        original_filename="sjf.py", size_bytes=len(source),
+        sha256=hashlib.sha256(source.encode()).hexdigest(), title="SJF",
+        dry_run={"jobs": 200, "procs": 64, "mean_wait": 1234.5, "mean_bsld": 3.2},
+    )  # fmt: skip

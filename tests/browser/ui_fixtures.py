@@ -160,6 +160,7 @@ def page_urls(made) -> list[str]:
         "sweep-detail": made["sweep"].pk,
         "site-detail": made["site"].pk,
         "topology-detail": made["topology"].pk,
+        "policyfile-detail": made["policy"].pk,
     }
     urls = []
     from gridportal.web.urls import urlpatterns
