@@ -125,6 +125,7 @@ NOT_PAGES = {
     "sweep-delete",
     "logout",
     "reproduction-run",
+    "sacct-import-dismiss",
 }
 
 
