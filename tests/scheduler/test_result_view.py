@@ -68,7 +68,8 @@ def test_ragged_rows_are_padded_and_said_so():
 
 def test_reading_is_linear():
     """Ten times the points take about ten times as long (not a hundred): per-point time of
-    10^5 against 10^4 points stays within a factor 3 (generous for a shared machine)."""
+    10^5 against 10^4 points stays within a factor 6: quadratic reading gives 10, and a loaded
+    machine (the suite's four workers on two cores) gave 4.2 for linear reading."""
 
     def per_point(n: int) -> float:
         doc = {"charts": [{"id": "b", "type": "bar", "series": [
@@ -79,5 +80,5 @@ def test_reading_is_linear():
         return (time.perf_counter() - t0) / n
 
     per_point(1000)  # warm
-    small, big = min(per_point(10_000) for _ in range(3)), min(per_point(100_000) for _ in range(2))
-    assert big < 3 * small, (small, big)
+    small, big = min(per_point(10_000) for _ in range(3)), min(per_point(100_000) for _ in range(3))
+    assert big < 6 * small, (small, big)
