@@ -28,15 +28,20 @@ def _mariadb_answers(host: str, port: int) -> bool:
     return True
 
 
-@pytest.fixture(scope="session")
-def slurm_cluster(tmp_path_factory):
-    """A running :class:`~tests.slurm.cluster.SlurmCluster` (8 CPUs on node ``localhost``)."""
+def require_slurm() -> None:
+    """Skip (fail under CI) unless Slurm's daemons, root and MariaDB for slurmdbd are here."""
     reason = missing()
     require(reason is None, reason or "")
     require(os.geteuid() == 0, "the Slurm test cluster runs its daemons as root")
     host = os.environ.get("SLURM_TEST_DB_HOST", "127.0.0.1")
     port = int(os.environ.get("SLURM_TEST_DB_PORT", "3306"))
     require(_mariadb_answers(host, port), f"slurmdbd needs MariaDB on {host}:{port}")
+
+
+@pytest.fixture(scope="session")
+def slurm_cluster(tmp_path_factory):
+    """A running :class:`~tests.slurm.cluster.SlurmCluster` (8 CPUs on node ``localhost``)."""
+    require_slurm()
     cluster = SlurmCluster(tmp_path_factory.mktemp("slurm"), cpus=8)
     seconds = cluster.start()
     print(f"\nslurm test cluster {cluster.name} started in {seconds:.1f} s")

@@ -15,15 +15,13 @@ rank correlation 0.996; FCFS 18 s / 42.8 s / 0.576, EASY 17 s / 45.4 s / 0.508.)
 from __future__ import annotations
 
 import json
-import os
 import time
 
 import pytest
 
-from tests.conftest import require, scheduler_cli
+from tests.conftest import scheduler_cli
 
-from .cluster import missing
-from .conftest import _mariadb_answers
+from .conftest import require_slurm
 from .whatif_workload import dumps, make_cluster, setup_accounts, submit_all, workload
 
 JOBS, SEED, SPREAD = 45, 7, 20.0
@@ -32,12 +30,7 @@ JOBS, SEED, SPREAD = 45, 7, 20.0
 @pytest.fixture(scope="module")
 def site_dumps(tmp_path_factory):
     """Run the workload on its own real Slurm; the files a site would bring."""
-    reason = missing()
-    require(reason is None, reason or "")
-    require(os.geteuid() == 0, "the Slurm test cluster runs its daemons as root")
-    host = os.environ.get("SLURM_TEST_DB_HOST", "127.0.0.1")
-    port = int(os.environ.get("SLURM_TEST_DB_PORT", "3306"))
-    require(_mariadb_answers(host, port), f"slurmdbd needs MariaDB on {host}:{port}")
+    require_slurm()
     cluster = make_cluster(tmp_path_factory.mktemp("slurm-whatif"))
     cluster.start()
     try:
