@@ -134,7 +134,8 @@ class _PidsCgroup:
     """A cgroup (v1 ``pids`` controller) capping the sandbox's processes and threads."""
 
     def __init__(self, limit: int):
-        self.path = PIDS_CGROUP_ROOT / f"gridportal-sandbox-{uuid.uuid4().hex}"
+        # named after the process that made it, so a leftover can be traced to its owner
+        self.path = PIDS_CGROUP_ROOT / f"gridportal-sandbox-{os.getpid()}-{uuid.uuid4().hex}"
         self.path.mkdir()
         (self.path / "pids.max").write_text(str(limit))
 
@@ -147,14 +148,22 @@ class _PidsCgroup:
         return False
 
     def remove(self) -> None:
-        for pid in (self.path / "cgroup.procs").read_text().split():
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(int(pid), signal.SIGKILL)
-        for _ in range(50):
+        """Kill what is left (again on every try: a fork bomb forks between a read and a
+        kill) and remove the cgroup; give up after 10 s."""
+        deadline = time.monotonic() + 10.0
+        while True:
+            with contextlib.suppress(OSError):
+                for pid in (self.path / "cgroup.procs").read_text().split():
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(int(pid), signal.SIGKILL)
             try:
                 self.path.rmdir()
                 return
+            except FileNotFoundError:
+                return
             except OSError:
+                if time.monotonic() > deadline:
+                    return
                 time.sleep(0.05)
 
 
