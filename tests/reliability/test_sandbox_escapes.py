@@ -208,7 +208,8 @@ def test_the_calling_process_lives_on_and_nothing_is_left():
     if os.geteuid() == 0:  # its cgroups removed (only this process's: another xdist
         # worker's sandbox may be running at the same time)
         mine = f"gridportal-sandbox-{os.getpid()}-"
-        left = [d for d in set(os.listdir("/sys/fs/cgroup/pids")) - set(before) if d.startswith(mine)]
+        now = set(os.listdir("/sys/fs/cgroup/pids"))
+        left = [d for d in now - set(before) if d.startswith(mine)]
         assert not left, left
 
 
