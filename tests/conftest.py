@@ -65,6 +65,13 @@ def sample(cases: list, keep: int) -> list:
     return [cases[round(i * step)] for i in range(keep)]
 
 
+def rotating(cases: list, at: int, every: int) -> list:
+    """Every ``every``-th of ``cases``, starting at ``at`` (mod ``every``), or all of them under
+    ``GRIDPORTAL_FULL_TESTS=1``: a fuzz loop over many targets gives target ``at`` this share,
+    so that each case still meets an ``every``-th of the targets in an ordinary run."""
+    return list(cases) if FULL else list(cases[at % every :: every])
+
+
 def _isolate_xdist_worker() -> None:
     """Under pytest-xdist (``PYTEST_XDIST_WORKER=gwN``), give this worker Redis database
     1 + N (mod 16) of the configured broker and a MEDIA_ROOT of its own. Django's settings are

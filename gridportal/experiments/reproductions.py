@@ -99,10 +99,10 @@ def _is_run_of(exp: Experiment, rep: engine.Reproduction, clean: dict[str, Any])
     )
 
 
-def _runs_of(user, kind: str):
-    """The user's runs of a kind that may hold or become a result, newest first."""
+def _runs_of(user, *kinds: str):
+    """The user's runs of these kinds that may hold or become a result, newest first."""
     return (
-        visible_to(Experiment.objects.filter(kind=kind), user)
+        visible_to(Experiment.objects.filter(kind__in=kinds), user)
         .filter(owner=user)
         .exclude(status__in=[Experiment.Status.FAILED, Experiment.Status.CANCELLED])
         .defer("result")
@@ -139,14 +139,15 @@ def reproduction_rows(*, user, kind: str | None = None) -> list[Row]:
     wanted = engine.reproductions(kind)
     keys = {r.key for r in wanted}
     others = {c.than_run for r in wanted for c in r.preset.published if c.than_run} - keys
-    mine = _traces_of(user)  # read once: two queries per kind, not per preset
-    runs_of: dict[str, list[Experiment]] = {}
-    for rep in wanted + [r for r in engine.reproductions() if r.key in others]:
+    mine = _traces_of(user)  # read once, and the runs of every kind in one query (and two
+    # prefetches): a page of ~80 presets in 4 queries
+    reps = wanted + [r for r in engine.reproductions() if r.key in others]
+    runs_of: dict[str, list[Experiment]] = {r.kind.name: [] for r in reps}
+    for exp in _runs_of(user, *runs_of):
+        runs_of[exp.kind].append(exp)
+    for rep in reps:
         traces, missing = _user_traces(user, rep.preset.traces, mine)
-        kind = rep.kind.name
-        if kind not in runs_of:
-            runs_of[kind] = list(_runs_of(user, kind))
-        done, active = latest_runs(user, rep, runs_of[kind])
+        done, active = latest_runs(user, rep, runs_of[rep.kind.name])
         if done is not None:
             results[rep.key] = stored_view(done.pk)
         if rep.key in keys:
