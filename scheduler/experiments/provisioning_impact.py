@@ -24,6 +24,7 @@ from typing import Any
 
 from ..cluster.fairshare import FairShareWeights
 from ..cluster.jobs import prepare_jobs
+from ..cluster.registry import is_user_policy_name
 from ..provisioning.impact import (
     Candidate,
     evaluate_requests,
@@ -42,6 +43,12 @@ from .claims import of
 from .schema import Param, ParamError, split_list
 
 POLICIES = {"fcfs": "FIFO", "fairshare": "fair share", "fairshare-cb": "fair share + backfilling"}
+#: why ``policies`` takes no user policy (``user:<sha>``) here
+NO_USER_POLICY = (
+    "this kind takes the three policies of Singh, Kesselman & Deelman 2005 only (FIFO and "
+    "Maui fair share, configured by the fair-share weights below), not an uploaded policy; "
+    "compare your policy in cluster-sim, pricing or virtual-reservations"
+)
 FAMILIES = ("original", "clusters-per-level", "tasks-per-cluster")
 SEED_CLUSTERS = "1,2,4,8,16,32,48,56,64,128,256,512"
 SEED_SIZES = "2,4,8,16,32,64,128,256,512,1024,2048,4096"
@@ -165,6 +172,9 @@ def _int_list(field: str, text: str, lo: int, hi: int) -> list[int]:
 def _choices(field: str, text: str, allowed: tuple[str, ...], what: str) -> list[str]:
     """Comma-separated names from ``allowed`` (at least one), or ParamError(field)."""
     names = split_list(text, field, max_items=len(allowed) * 4)
+    mine = [p for p in names if is_user_policy_name(p)]
+    if mine and what == "policy":
+        raise ParamError({field: f"{mine[0]}: {NO_USER_POLICY}"})
     bad = [p for p in names if p not in allowed]
     if bad or not names:
         raise ParamError(
@@ -218,7 +228,8 @@ class ProvisioningImpact(ExperimentKind):
               help="Earlier jobs build the queue and the fair-share history."),
         Param("policies", "str", "fcfs,fairshare,fairshare-cb", label="policies",
               help="Comma-separated: fcfs (FIFO), fairshare, fairshare-cb (with conservative "
-              "backfilling).", parse=lambda t: _choices("policies", t, POLICIES, "policy")),
+              "backfilling). Not an uploaded policy: " + NO_USER_POLICY + ".",
+              parse=lambda t: _choices("policies", t, POLICIES, "policy")),
         Param("families", "str", "original,clusters-per-level,tasks-per-cluster",
               label="workflow graphs",
               help="Comma-separated: original, clusters-per-level (seed §4.2), "
