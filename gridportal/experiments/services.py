@@ -704,10 +704,25 @@ def _sandboxed_compute(exp: Experiment, *, on_report=None, should_stop=None) -> 
     if not isinstance(result, dict) or result.get("kind") != exp.kind:
         raise ValueError("the sandboxed run answered no Result of its kind")
     result["user_policies"] = [
-        {"policy": r, "name": p.name, "class": p.class_name, "sha256": p.sha256}
+        {"policy": r, "label": _policy_label(r, p), "name": p.name, "class": p.class_name,
+         "sha256": p.sha256}
         for r, p in policies.items()
-    ]
+    ]  # fmt: skip
+    rows = [[u["label"], u["policy"], u["class"], u["sha256"]] for u in result["user_policies"]]
+    result.setdefault("tables", []).append(
+        engine.table(
+            "user-policies",
+            "Uploaded policies of this run (run in the sandbox)",
+            ["policy", "reference", "class", "sha256"],
+            rows,
+        )
+    )
     return result
+
+
+def _policy_label(ref: str, row) -> str:  # type: ignore[no-untyped-def]
+    """How results name an upload: its title (or name) and reference, as the engine does."""
+    return f"{row.title or row.name} ({ref})"
 
 
 #: Seconds between a running run's checks that it should go on (cancel, delete).

@@ -35,6 +35,7 @@ from gridportal.experiments.sweeps import sweep_cancel, sweep_create, sweep_dele
 from gridportal.ids import parse_id
 from gridportal.inputs import sacct_imports
 from gridportal.inputs.models import SacctImport, Trace, Workflow
+from gridportal.inputs.policyfiles import usable_policy_files
 from gridportal.inputs.sacct_imports import trace_upload
 from gridportal.inputs.selectors import usable_traces
 from gridportal.inputs.services import workflow_create, workflow_generate
@@ -442,6 +443,7 @@ def experiment_new(request):
         {
             "trace": usable_traces(request.user),
             "workflow": visible_to(Workflow.objects.all(), request.user),
+            "policyfile": usable_policy_files(request.user),
         },
     )
     form = form_class(request.POST or None, initial=_initial_from(request, kind))
