@@ -27,7 +27,7 @@ from scheduler.io import load_trace
 from tests.conftest import require
 from tests.portal.factories import stored_trace
 from tests.portal.test_bundles import _good_files, _rehashed, _zip
-from tests.scheduler.test_user_policy_site_kinds import FIRST_COME
+from tests.scheduler.test_user_policy_site_kinds import FIRST_COME, STRICT
 
 PRICING = {"procs": 64, "alphas": "0.5", "baseline": False}
 
@@ -98,14 +98,14 @@ def test_the_form_offers_your_policies_where_a_kind_takes_them(client, alice, bo
     assert "no compiled quote kernel" in page
     assert row.ref in client.get("/experiments/new/?kind=virtual-reservations").content.decode()
     page = client.get("/experiments/new/?kind=provisioning-impact").content.decode()
-    assert "Not an uploaded policy" in page
+    assert "or your uploaded policies (user:&lt;sha256 prefix&gt;, run in the" in page
     client.force_login(bob)
     assert row.ref not in client.get("/experiments/new/?kind=pricing").content.decode()
-    # the submit refuses bob's use of alice's policy, and a user policy where none is taken
+    # the submit refuses bob's use of alice's policy, naming the field
     trace = stored_trace(bob)
     for kind, params, name, words in (
         ("pricing", {**PRICING, "policy": row.ref}, "policy: ", "not one of your uploaded"),
-        ("provisioning-impact", {"policies": f"fcfs, {row.ref}"}, "policies", "takes the three"),
+        ("provisioning-impact", {"policies": f"fcfs, {row.ref}"}, "policies: ", "not one of"),
     ):
         resp = api(bob).post(
             "/api/experiments/", {"kind": kind, "traces": [trace.pk], "params": params},
@@ -192,3 +192,32 @@ def test_a_sweep_over_the_site_policy_names_it_beside_the_builtins(alice, bob, m
         listed = json.loads(zf.read("sweep.json"))["user_policies"]
         assert [p["sha256"] for p in listed] == [row.sha256]
         assert zf.read(listed[0]["file"]) == FIRST_COME.encode()
+
+
+@pytest.mark.django_db
+def test_provisioning_impact_takes_it_with_its_workflow(alice, media_root, tmp_path, monkeypatch):
+    """The workflow input goes into the sandbox too: the run there equals the engine's here."""
+    from gridportal.inputs.services import workflow_generate, workflow_open
+
+    row = upload(alice, STRICT)
+    trace = stored_trace(alice, jobs=200)
+    workflow = workflow_generate(owner=alice, model="montage", params={"images": 8}, name="m8")
+    params = {
+        "procs": 64, "scale_jobs": False, "days": 4, "submit_hour": 48, "runtime_scale": 20.0,
+        "families": "original", "n_max": 4, "xs": "0", "policies": f"fcfs, {row.ref}",
+    }  # fmt: skip
+    exp = experiment_create(
+        owner=alice, kind="provisioning-impact", params=params, traces=[trace],
+        workflows=[workflow],
+    )  # fmt: skip
+    assert experiment_execute(experiment_id=exp.pk) == "succeeded", exp.error
+    exp.refresh_from_db()
+    path = tmp_path / "strict.py"
+    path.write_text(STRICT)
+    monkeypatch.setitem(registry._USER_POLICIES, row.ref, f"{path}:FirstCome")
+    inputs = {"traces": [load_trace(trace.file.path)], "workflows": [workflow_open(workflow)]}
+    here = run_experiment("provisioning-impact", exp.params, inputs, seed=exp.seed)
+    assert exp.result["summary"] == here["summary"]
+    rows = next(t for t in exp.result["tables"] if t["id"] == "completion")["rows"]
+    assert [r[0] for r in rows] == ["FIFO", f"FirstCome ({row.ref})"]
+    assert rows[0][1:] == rows[1][1:]  # FIFO written as a priority is FIFO

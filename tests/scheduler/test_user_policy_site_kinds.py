@@ -96,8 +96,33 @@ def test_the_site_policy_takes_a_user_name_and_refuses_others(kind):
     assert "reference event loop" in param.help and "no compiled quote kernel" in param.help
 
 
-def test_provisioning_impact_refuses_a_user_policy_saying_why():
-    with pytest.raises(ParamError) as err:
-        get_kind("provisioning-impact").validate({"policies": f"fcfs, {REF}"})
-    assert err.value.errors["policies"].startswith(f"{REF}: this kind takes the three policies")
-    assert "not an uploaded policy" in err.value.errors["policies"]
+#: FIFO: strict order by submit time (ties: queue order); a job the kind submits into the
+#: running site (a workflow task, a pilot job) has an ``index`` after every trace job's, even
+#: those submitted later, so an order by ``index`` would not be FIFO there
+STRICT = FIRST_COME.replace("reservations = 1", "backfill = False").replace(
+    "-job.index", "-job.submit"
+)
+
+
+def test_provisioning_impact_under_fifo_written_as_a_priority_is_fifo(tmp_path, monkeypatch):
+    """Singh, Kesselman & Deelman 2005's FIFO site, as the seed's policy and as a user's:
+    every completion time, request and utilization the same; only the policy's name differs."""
+    path = tmp_path / "strict.py"
+    path.write_text(STRICT)
+    monkeypatch.setitem(registry._USER_POLICIES, REF, f"{path}:FirstCome")
+    trace = generate_lublin99(jobs=400, procs=64, seed=3)
+    params = {
+        "procs": 64, "scale_jobs": False, "days": 11, "submit_hour": 100, "montage_images": 12,
+        "runtime_scale": 20.0, "clusters_per_level": "1,4", "tasks_per_cluster": "2,8",
+        "n_max": 16, "xs": "0,2", "policies": f"fcfs, {REF}",
+    }  # fmt: skip
+    result = run_experiment("provisioning-impact", params, {"traces": [trace]}, seed=3)
+    rows = next(t for t in result["tables"] if t["id"] == "completion")["rows"]
+    fifo = [r[1:] for r in rows if r[0] == "FIFO"]
+    mine = [r[1:] for r in rows if r[0] == f"FirstCome ({REF})"]
+    assert fifo == mine and len(fifo) == 5
+    summary = result["summary"]
+    assert summary["user_0123456789ab_dp_min"] == summary["fcfs_dp_min"]
+    assert {"figure7-user-0123456789ab", "figure8-user-0123456789ab"} <= {
+        c["id"] for c in result["charts"]
+    }
