@@ -128,6 +128,13 @@ def test_a_version_that_runs_name_is_kept(priced, client):
     page = client.post(f"/policies/{row.pk}/delete/", follow=True).content.decode()
     assert "1 of your run names it" in page
     assert PolicyFile.objects.filter(pk=row.pk).exists()
+    listed = experiment_create(  # named in a list of policies (cluster-sim), not yet run
+        owner=alice, kind="cluster-sim", params={"policies": f"easy, {spare.ref}"},
+        traces=list(exp.traces.all()),
+    )  # fmt: skip
+    resp = api(alice).delete(f"/api/policy-files/{spare.pk}/")
+    assert resp.status_code == 400 and "1 of your run names it" in resp.content.decode()
+    listed.delete()
     assert api(alice).delete(f"/api/policy-files/{spare.pk}/").status_code == 204
     exp.delete()
     client.post(f"/policies/{row.pk}/delete/")
