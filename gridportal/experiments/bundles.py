@@ -47,6 +47,7 @@ import itertools
 import json
 import os
 import platform
+import re
 import shutil
 import tempfile
 import zipfile
@@ -67,7 +68,7 @@ from .models import Experiment, Sweep
 from .result_check import check_result, load_json, result_params_match
 from .results import result_files, stored_result_files, stored_size
 from .services import experiment_create, run_inputs_of
-from .sweeps import sweep_aggregate
+from .sweeps import sweep_aggregate, sweep_policy_params
 
 __all__ = ["bundle_import", "experiment_bundle_zip", "sweep_bundle_zip"]
 
@@ -77,6 +78,8 @@ CONTEXT = "https://w3id.org/ro/crate/1.1/context"
 CRATE_CONTEXT = [CONTEXT, {"sha256": "http://schema.org/sha256"}]
 ENGINE_ID = "#gridportal-sim"  # the instrument's fragment under GRIDPORTAL_PROJECT_URL
 MAX_BUNDLE_BYTES = 256 * 1024 * 1024
+#: user policies a bundle may carry (cluster-sim names at most 12 policies)
+MAX_BUNDLE_POLICIES = 12
 _DATE = (2020, 1, 1, 0, 0, 0)
 
 
@@ -320,7 +323,7 @@ def sweep_bundle_zip(*, sweep: Sweep) -> bytes:
         "result and the aggregate (mean, standard deviation, n per point).",
     )
     objects, names = _add_inputs(crate, run_inputs_of(sweep))
-    own, user_policies = _add_user_policies(crate, sweep.owner, sweep.params)
+    own, user_policies = _add_user_policies(crate, sweep.owner, sweep_policy_params(sweep))
     objects += own
     rows = list(
         sweep.points.select_related("experiment", "experiment__owner")
@@ -410,7 +413,33 @@ def _run_fields(run: Any, archive: CheckedArchive) -> dict[str, Any]:
             "engine_version", run.get("engine_version") or "?", str, "a string"
         ),  # fmt: skip
         "inputs": names,
+        "user_policies": _user_policy_fields(run.get("user_policies", []), archive),
     }
+
+
+def _user_policy_fields(listed: Any, archive: CheckedArchive) -> list[dict[str, str]]:
+    """run.json's ``user_policies``: each names its reference, class, sha256 and file, and
+    the reference is the hash's prefix (a bundle cannot pass one file off as another)."""
+    if not isinstance(listed, list):
+        raise refuse(f"{RUN_JSON}: user_policies must be a list")
+    out = []
+    for i, item in enumerate(listed[: MAX_BUNDLE_POLICIES + 1]):
+        where = f"user_policies[{i}]"
+        if i == MAX_BUNDLE_POLICIES:
+            raise refuse(f"{RUN_JSON}: more than {MAX_BUNDLE_POLICIES} user_policies")
+        item = _field(where, item, dict, "an object")
+        got = {k: _field(f"{where}.{k}", item.get(k), str, "a string")
+               for k in ("policy", "class", "sha256", "file")}  # fmt: skip
+        if not re.fullmatch(r"[0-9a-f]{64}", got["sha256"]) or (
+            got["policy"] != f"user:{got['sha256'][:12]}"
+        ):
+            raise refuse(f"{RUN_JSON}: {where}: policy must be user:<the first 12 hex digits "
+                         "of its sha256>")  # fmt: skip
+        if got["file"] not in archive.by_name:
+            raise refuse(f"{RUN_JSON} names {got['file'][:80]!r}, which is not in the zip")
+        got["name"] = str(item.get("name") or got["class"])[:180]
+        out.append(got)
+    return out
 
 
 def _verify_crate(archive: CheckedArchive, reads: list[str]) -> None:
@@ -462,7 +491,10 @@ def _read_bundle(data: Any, label: str, outdir: str) -> dict[str, Any]:
     if not isinstance(result, dict) or result.get("kind") != run["kind"]:
         raise refuse(f"{RESULT_JSON} does not belong to {RUN_JSON}")
     check_result(result, name=RESULT_JSON)
-    _verify_crate(archive, [RUN_JSON, RESULT_JSON, *itertools.chain(*run["inputs"].values())])
+    sources = [p["file"] for p in run["user_policies"]]
+    _verify_crate(
+        archive, [RUN_JSON, RESULT_JSON, *itertools.chain(*run["inputs"].values()), *sources]
+    )
     files: dict[str, list[tuple[str, str, str]]] = {"traces": [], "workflows": []}
     for key in files:
         for k, name in enumerate(run["inputs"][key]):
@@ -472,6 +504,11 @@ def _read_bundle(data: Any, label: str, outdir: str) -> dict[str, Any]:
             files[key].append((path, name.rsplit("/", 1)[-1], sha))
     docs = {key: [_member(archive, name) for name in run["inputs"][key]]
             for key in ("policies", "topology")}  # fmt: skip
+    for k, policy in enumerate(run["user_policies"]):
+        policy["path"] = os.path.join(outdir, f"policy-{k}.py")
+        with open(policy["path"], "wb") as out:
+            if archive.copy_to(policy["file"], out) != policy["sha256"]:
+                raise refuse(f"{policy['file']}: its sha256 is not the one {RUN_JSON} names")
     result_path = os.path.join(outdir, "result.json")
     with open(result_path, "w", encoding="utf-8") as out:
         json.dump(result, out)
@@ -513,7 +550,12 @@ def _bundle_store(owner, plan: dict[str, Any]) -> tuple[Experiment, Experiment]:
         written.append((row.file.storage, row.file.name))
         return row
 
+    created = []  # the user policies this import added: removed if it fails
     try:
+        for policy in run["user_policies"]:
+            row, new = _stored_policy(owner, policy)
+            if new:
+                created.append(row)
         with transaction.atomic():
             traces = [stored(Trace, trace_create, *f) for f in plan["files"]["traces"]]
             workflows = [stored(Workflow, workflow_create, *f) for f in plan["files"]["workflows"]]
@@ -544,5 +586,27 @@ def _bundle_store(owner, plan: dict[str, Any]) -> tuple[Experiment, Experiment]:
     except BaseException:
         for storage, name in written:
             storage.delete(name)
+        for row in created:
+            row.delete()
         raise
     return original, rerun
+
+
+def _stored_policy(owner, policy: dict[str, str]):  # type: ignore[no-untyped-def]
+    """The importer's copy of a bundle's user policy (checked in the sandbox as any upload;
+    the same file they uploaded before is that version) and whether it is new."""
+    from gridportal.inputs.models import PolicyFile
+    from gridportal.inputs.policyfiles import policy_file_create
+
+    if PolicyFile.objects.filter(owner=owner, sha256=policy["sha256"]).exists():
+        return PolicyFile.objects.get(owner=owner, sha256=policy["sha256"]), False
+    with open(policy["path"], "rb") as fh:
+        data = fh.read()
+    try:
+        row = policy_file_create(
+            owner=owner, name=f"{policy['name']} (bundle)", class_name=policy["class"],
+            filename=policy["file"].rsplit("/", 1)[-1], data=data,
+        )  # fmt: skip
+    except ValidationError as exc:
+        raise refuse(f"{policy['file']}: " + "; ".join(exc.messages)) from None
+    return row, True

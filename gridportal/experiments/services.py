@@ -674,21 +674,21 @@ def _sandboxed_compute(exp: Experiment, *, on_report=None, should_stop=None) -> 
     except ValidationError as exc:  # turned off, or gone, since the submit
         raise ValueError("; ".join(exc.messages)) from None
     stored = run_inputs_of(exp)
-    if stored.workflows or stored.policies or stored.topologies:
-        raise ValueError("a run with a user policy takes traces only as inputs")
+    if stored.policies or stored.topologies:
+        raise ValueError("a run with a user policy takes traces and workflows only as inputs")
     spec = engine.get_kind(exp.kind)
-    files: dict[str, Any] = {}
-    names: list[str] = []
-    for i, trace in enumerate(stored.traces):
-        name = f"trace-{i}" + (".swf.gz" if trace.file.name.endswith(".gz") else ".swf")
-        files[name] = Path(trace.file.path)
-        names.append(name)
-    inputs = {i.name: names if i.kind == "trace" else [] for i in spec.inputs}
+    files, names = _sandbox_files(stored)
+    inputs = {i.name: names.get(i.kind, []) for i in spec.inputs}
+    # a workflow is named by its file's stem: the stored file's, as outside the sandbox
+    shown = {
+        n: Path(w.file.name).name for n, w in zip(names["workflow"], stored.workflows, strict=True)
+    }
     for row in policies.values():
         files[f"policy-{row.sha256[:12]}.py"] = row.source.encode()
     job = {
         "mode": "run", "kind": exp.kind, "params": exp.params, "seed": exp.seed,
-        "inputs": inputs,
+        "inputs": inputs, "workflows": [i.name for i in spec.inputs if i.kind == "workflow"],
+        "names": shown,
         "policies": {r: f"policy-{p.sha256[:12]}.py:{p.class_name}" for r, p in policies.items()},
     }  # fmt: skip
     progress = (lambda f, m: on_report((f, m))) if on_report else None
@@ -704,10 +704,42 @@ def _sandboxed_compute(exp: Experiment, *, on_report=None, should_stop=None) -> 
     if not isinstance(result, dict) or result.get("kind") != exp.kind:
         raise ValueError("the sandboxed run answered no Result of its kind")
     result["user_policies"] = [
-        {"policy": r, "name": p.name, "class": p.class_name, "sha256": p.sha256}
+        {"policy": r, "label": _policy_label(r, p), "name": p.name, "class": p.class_name,
+         "sha256": p.sha256}
         for r, p in policies.items()
-    ]
+    ]  # fmt: skip
+    rows = [[u["label"], u["policy"], u["class"], u["sha256"]] for u in result["user_policies"]]
+    result.setdefault("tables", []).append(
+        engine.table(
+            "user-policies",
+            "Uploaded policies of this run (run in the sandbox)",
+            ["policy", "reference", "class", "sha256"],
+            rows,
+        )
+    )
     return result
+
+
+def _sandbox_files(stored: RunInputs) -> tuple[dict[str, Path], dict[str, list[str]]]:
+    """The run's stored trace and workflow files as the sandbox's run folder names them, by
+    input kind (a workflow keeps its suffix: the loader reads its format from the content,
+    a person from the name)."""
+    files: dict[str, Path] = {}
+    names: dict[str, list[str]] = {"trace": [], "workflow": []}
+    for i, trace in enumerate(stored.traces):
+        name = f"trace-{i}" + (".swf.gz" if trace.file.name.endswith(".gz") else ".swf")
+        files[name] = Path(trace.file.path)
+        names["trace"].append(name)
+    for i, workflow in enumerate(stored.workflows):
+        name = f"workflow-{i}{Path(workflow.file.name).suffix}"
+        files[name] = Path(workflow.file.path)
+        names["workflow"].append(name)
+    return files, names
+
+
+def _policy_label(ref: str, row) -> str:  # type: ignore[no-untyped-def]
+    """How results name an upload: its title (or name) and reference, as the engine does."""
+    return f"{row.title or row.name} ({ref})"
 
 
 #: Seconds between a running run's checks that it should go on (cancel, delete).

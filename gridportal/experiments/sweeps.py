@@ -24,7 +24,7 @@ from django.db.models import Count, Sum, TextField
 from django.db.models.fields.json import KeyTransform
 from django.db.models.functions import Cast, Length
 
-from gridportal.inputs.policyfiles import refs_in
+from gridportal.inputs.policyfiles import owned_policies, refs_in
 from scheduler import engine
 
 from .models import Experiment, Sweep, SweepRun
@@ -101,6 +101,19 @@ def expand_vary(spec: engine.ExperimentKind, vary: Any) -> list[dict[str, Any]]:
     return out
 
 
+def _all_policies(params: dict[str, Any], vary: list[dict[str, Any]]) -> dict[str, str]:
+    """Every policy name of a sweep's fixed and varied parameters, as one ``policies`` text
+    (what :func:`~gridportal.inputs.policyfiles.refs_in` reads)."""
+    texts = [params.get(k) for k in ("policies", "policy")]
+    texts += [v for item in vary if item["param"] in ("policies", "policy") for v in item["values"]]
+    return {"policies": ", ".join(t for t in texts if isinstance(t, str))}
+
+
+def sweep_policy_params(sweep: Sweep) -> dict[str, str]:
+    """The user policies a sweep's runs name, fixed or varied (for its bundle and page)."""
+    return _all_policies(sweep.params, sweep.vary)
+
+
 def sweep_points(vary: list[dict[str, Any]]) -> list[dict[str, Any]]:
     names = [v["param"] for v in vary]
     return [
@@ -133,11 +146,11 @@ def sweep_create(
         raise ValidationError({"executor": ["must be 'workers' or 'slurm'"]})
     inputs = RunInputs.of(traces, workflows, policies, topologies)
     spec, base = validate_run(kind=kind, params=params, inputs=inputs, seed=seed)
-    if executor == "slurm" and refs_in(base):
+    vary = expand_vary(spec, vary)
+    if executor == "slurm" and refs_in(_all_policies(base, vary)):
         raise ValidationError(
             {"executor": ["a user policy runs only in the portal's sandbox, not on Slurm"]}
         )
-    vary = expand_vary(spec, vary)
     if not isinstance(repetitions, int) or repetitions < 1:
         raise ValidationError({"repetitions": ["must be a positive integer"]})
     points = sweep_points(vary)
@@ -377,12 +390,15 @@ def sweep_aggregate(sweep: Sweep) -> dict[str, Any]:
         table_rows.append(row)
 
     main = _main_metrics([m for m in declared if m in metrics], metrics)
-    charts = _metric_charts(metrics, main, labels, names, points, stats)
-    extremes = [x for m in main if (x := _extremes(m, labels, names, points, stats))]
+    mine = _user_policies_of(sweep)
+    shown = [{n: _policy_words(n, p[n], mine) for n in names} for p in points]
+    charts = _metric_charts(metrics, main, labels, names, shown, stats)
+    extremes = [x for m in main if (x := _extremes(m, labels, names, shown, stats))]
     return {
         "kind": sweep.kind,
         "params": sweep.params,
         "seed": sweep.seed,
+        **({"user_policies": list(mine.values())} if mine else {}),
         "summary": {
             "points": len(points),
             "runs": len(rows),
@@ -411,10 +427,34 @@ def sweep_aggregate(sweep: Sweep) -> dict[str, Any]:
                 ),
                 "export_only": True,  # one row per point, 3 columns per metric: the CSV
             },
-            _by_metric_table(metrics, labels, names, points, stats),
+            _by_metric_table(metrics, labels, names, shown, stats),
         ],
         "charts": charts,
     }
+
+
+def _user_policies_of(sweep: Sweep) -> dict[str, dict[str, str]]:
+    """The owner's uploads the sweep names: reference -> its label, class and sha256."""
+    try:
+        rows = owned_policies(owner=sweep.owner, params=sweep_policy_params(sweep))
+    except ValidationError:  # (deleted uploads are refused while runs name them)
+        return {}
+    return {
+        ref: {"policy": ref, "label": f"{row.title or row.name} ({ref})", "name": row.name,
+              "class": row.class_name, "sha256": row.sha256}
+        for ref, row in rows.items()
+    }  # fmt: skip
+
+
+def _policy_words(name: str, value: Any, mine: dict[str, dict[str, str]]) -> Any:
+    """A swept policy as people read it ("EASY", "SJF + EASY (user:3f2a9c0d41b7)"); any
+    other value as it is."""
+    if name not in ("policy", "policies") or not isinstance(value, str):
+        return value
+    words = []
+    for part in (p.strip() for p in value.split(",")):
+        words.append(mine[part]["label"] if part in mine else engine.scheduling_policy_label(part))
+    return ", ".join(words)
 
 
 def _round(x: float | None) -> float | None:

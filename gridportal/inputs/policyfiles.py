@@ -17,6 +17,7 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 
 from gridportal.sandbox import Limits, SandboxError, run_job
 
@@ -41,6 +42,13 @@ def sandbox_limits(*, check: bool = False) -> Limits:
         memory_mb=settings.GRIDPORTAL_SANDBOX_MEMORY_MB,
         processes=settings.GRIDPORTAL_SANDBOX_PROCESSES,
     )
+
+
+def usable_policy_files(user) -> list[PolicyFile]:
+    """The user's uploads a form offers (none while user policies are turned off)."""
+    if not enabled() or not getattr(user, "is_authenticated", False):
+        return []
+    return list(PolicyFile.objects.filter(owner=user).defer("source").order_by("-id")[:200])
 
 
 def _refuse(field: str, why: str) -> ValidationError:
@@ -119,7 +127,8 @@ def check_run_policies(*, owner, params: dict[str, Any]) -> dict[str, PolicyFile
     user policies are off or a name is not one of the owner's uploads (another user's policy
     is refused like another user's trace: as unknown)."""
     if refs_in(params) and not enabled():
-        raise _refuse("params", f"policies: {DISABLED}")
+        key = "policies" if USER_REF.search(str(params.get("policies", ""))) else "policy"
+        raise _refuse("params", f"{key}: {DISABLED}")
     return owned_policies(owner=owner, params=params)
 
 
@@ -134,5 +143,31 @@ def owned_policies(*, owner, params: dict[str, Any]) -> dict[str, PolicyFile]:
     }
     for ref in refs:
         if ref not in mine:
-            raise _refuse("params", f"policies: {ref} is not one of your uploaded policies")
+            key = next(k for k in ("policies", "policy") if ref in str(params.get(k, "")))
+            raise _refuse("params", f"{key}: {ref} is not one of your uploaded policies")
     return {ref: PolicyFile.objects.get(pk=mine[ref].pk) for ref in refs}
+
+
+def runs_using(policy_file: PolicyFile):
+    """The owner's runs whose parameters name this upload (``policies`` or ``policy``),
+    sweeps' runs and imported runs included (through the owner's ``experiments``, as a
+    trace's runs are its ``experiments``)."""
+    ref = policy_file.ref
+    return policy_file.owner.experiments.filter(
+        Q(params__policies__icontains=ref) | Q(params__policy=ref)
+    )
+
+
+def policy_file_delete(*, policy_file: PolicyFile) -> None:
+    """Delete an upload that no run names; one that runs name is refused, saying how many
+    (their results and bundles need its source: delete those runs first)."""
+    with transaction.atomic():
+        used = runs_using(policy_file).count()
+        if used:
+            runs = "run names" if used == 1 else "runs name"
+            raise _refuse(
+                "policy",
+                f"{policy_file.ref} is kept: {used} of your {runs} it (their results and "
+                "bundles need its source); delete those runs first",
+            )
+        policy_file.delete()

@@ -1,5 +1,6 @@
 from django.contrib import admin, messages
 
+from .api.serializers import NO_USER_POLICY
 from .models import Group, Site, Topology, UsagePolicy, VirtualOrganization
 from .services import configuration_warnings
 
@@ -9,6 +10,12 @@ class SiteAdmin(admin.ModelAdmin):
     list_display = ("name", "processors", "local_policy", "trace", "unit_cost", "fixed_cost")
     search_fields = ("name", "description")
     raw_id_fields = ("trace",)
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        field = super().formfield_for_dbfield(db_field, request, **kwargs)
+        if db_field.name == "local_policy" and field is not None:
+            field.help_text = f"Built-in policies only: {NO_USER_POLICY}."
+        return field
 
 
 class GroupInline(admin.TabularInline):

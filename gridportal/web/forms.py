@@ -163,8 +163,10 @@ def field_help(param: Param) -> str:
     return " ".join(bits) + f" (parameter {param.name})."
 
 
-def field_for(param: Param) -> forms.Field:
-    """One Django form field for one schema parameter (type, bounds, choices, help)."""
+def field_for(param: Param, user_policies: list[tuple[str, str]] = ()) -> forms.Field:
+    """One Django form field for one schema parameter (type, bounds, choices, help);
+    ``user_policies``: ``(ref, label)`` of the user's uploaded policies, offered after the
+    built-in ones where the parameter takes them (``Param.user_policy``)."""
     common = {
         "label": field_label(param),
         "help_text": field_help(param),
@@ -177,7 +179,10 @@ def field_for(param: Param) -> forms.Field:
     if param.type == "bool":
         return forms.BooleanField(required=False, **common)
     if param.type == "choice":
-        return forms.ChoiceField(choices=[(c, c) for c in param.choices], **common)
+        choices = [(c, c) for c in param.choices]
+        if param.user_policy and user_policies:
+            choices = [("Built-in", choices), ("Your policies (sandboxed)", list(user_policies))]
+        return forms.ChoiceField(choices=choices, **common)
     return forms.CharField(
         required=False, validators=[parsed_by(param)], max_length=param.max_length,
         **common,
@@ -239,8 +244,9 @@ def experiment_form_class(kind: ExperimentKind, querysets: dict) -> type[forms.F
     }
     for spec in kind.inputs:
         fields[spec.name] = input_field(spec, querysets)
+    mine = [(p.ref, f"{p.title or p.name} ({p.ref})") for p in querysets.get("policyfile", ())]
     for param in kind.params:
-        fields[f"p_{param.name}"] = field_for(param)
+        fields[f"p_{param.name}"] = field_for(param, mine)
     fields.update(sweep_fields(kind))
     return type(f"{kind.name.title().replace('-', '')}Form", (forms.Form,), fields)
 

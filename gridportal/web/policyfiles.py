@@ -8,9 +8,16 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
 
 from gridportal.inputs.models import PolicyFile
-from gridportal.inputs.policyfiles import MAX_POLICY_BYTES, enabled, policy_file_create
+from gridportal.inputs.policyfiles import (
+    MAX_POLICY_BYTES,
+    enabled,
+    policy_file_create,
+    policy_file_delete,
+    runs_using,
+)
 from gridportal.sandbox import available
 
 
@@ -64,4 +71,17 @@ def policy_list(request):
 @login_required
 def policy_detail(request, pk: int):
     row = get_object_or_404(PolicyFile.objects.filter(owner=request.user), pk=pk)
-    return render(request, "policies/detail.html", {"policy": row})
+    return render(request, "policies/detail.html", {"policy": row, "runs": runs_using(row).count()})
+
+
+@login_required
+@require_POST
+def policy_delete(request, pk: int):
+    row = get_object_or_404(PolicyFile.objects.filter(owner=request.user), pk=pk)
+    try:
+        policy_file_delete(policy_file=row)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+        return redirect("policyfile-detail", pk=row.pk)
+    messages.success(request, f"Deleted {row.ref}.")
+    return redirect("policyfile-list")

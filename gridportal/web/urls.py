@@ -21,6 +21,7 @@ urlpatterns = [
     path("workflows/", views.workflow_list, name="workflow-list"),
     path("policies/", policyfiles.policy_list, name="policyfile-list"),
     path("policies/<id:pk>/", policyfiles.policy_detail, name="policyfile-detail"),
+    path("policies/<id:pk>/delete/", policyfiles.policy_delete, name="policyfile-delete"),
     path("workflows/<id:pk>/", views.workflow_detail, name="workflow-detail"),
     path("workflows/<id:pk>/download/", views.workflow_download, name="workflow-download"),
     path("experiments/", views.experiment_list, name="experiment-list"),

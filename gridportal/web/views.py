@@ -35,6 +35,7 @@ from gridportal.experiments.sweeps import sweep_cancel, sweep_create, sweep_dele
 from gridportal.ids import parse_id
 from gridportal.inputs import sacct_imports
 from gridportal.inputs.models import SacctImport, Trace, Workflow
+from gridportal.inputs.policyfiles import usable_policy_files
 from gridportal.inputs.sacct_imports import trace_upload
 from gridportal.inputs.selectors import usable_traces
 from gridportal.inputs.services import workflow_create, workflow_generate
@@ -347,7 +348,8 @@ def _presets(kind, user) -> list[dict]:
 
 def _initial_from(request, kind) -> dict:
     """Initial form values: ``?trace=`` / ``?workflow=`` pick inputs, ``?policies=`` the
-    policies of a kind that takes them, ``?clone=`` copies a run."""
+    policies of a kind that takes them, ``?policy=`` the site policy of one that takes an
+    uploaded policy there, ``?clone=`` copies a run."""
     initial: dict = {}
     for spec in kind.inputs:
         picked = parse_id(request.GET.get(spec.kind))
@@ -357,6 +359,8 @@ def _initial_from(request, kind) -> dict:
         initial.update(configured_sites_initial(kind))
     if request.GET.get("policies") and any(p.name == "policies" for p in kind.params):
         initial["p_policies"] = request.GET["policies"][:500]  # from a policy's page
+    if request.GET.get("policy") and any(p.name == "policy" and p.user_policy for p in kind.params):
+        initial["p_policy"] = request.GET["policy"][:100]  # a choice: the form checks it
     source_id = parse_id(request.GET.get("clone"))
     if source_id:
         source = get_object_or_404(
@@ -442,6 +446,7 @@ def experiment_new(request):
         {
             "trace": usable_traces(request.user),
             "workflow": visible_to(Workflow.objects.all(), request.user),
+            "policyfile": usable_policy_files(request.user),
         },
     )
     form = form_class(request.POST or None, initial=_initial_from(request, kind))
@@ -617,7 +622,13 @@ def _key_labels(sweep: Sweep, kind) -> dict[str, str]:
     summary = stored_summary(done.pk) if done is not None else None  # the summary alone
     if isinstance(summary, dict):
         names |= {k for k in summary if len(k) <= 200}
-    return {n: text for n in sorted(names) if (text := label_of(n)) != n}
+    # a label that holds its key as a word ("policy": "scheduling policy") is left out: the
+    # page would relabel the key inside the label again ("scheduling scheduling policy")
+    return {
+        n: text
+        for n in sorted(names)
+        if (text := label_of(n)) != n and not re.search(rf"\b{re.escape(n)}\b", text)
+    }
 
 
 @login_required

@@ -8,9 +8,10 @@ run's traces) and receives ``out.json``.  Two jobs:
   policy: the file compiles (a syntax error names its line), the class is a
   :class:`~scheduler.policies.PriorityPolicy` or :class:`~scheduler.policies.DecisionPolicy`
   with its method, and a dry run on a small generated trace (Lublin & Feitelson 2003) ends;
-* ``{"mode": "run", "kind", "params", "seed", "inputs": {name: [trace files]},
-  "policies": {"user:<sha prefix>": "policy-….py:Name"}}`` — a whole experiment run whose
-  policies include user policies.
+* ``{"mode": "run", "kind", "params", "seed", "inputs": {name: [trace or workflow files]},
+  "workflows": [the workflow inputs' names], "names": {workflow file: the name it is read
+  as}, "policies": {"user:<sha prefix>": "policy-….py:Name"}}`` — a whole experiment run
+  whose policies include user policies.
 
 ``out.json`` is ``{"ok": true, ...}`` or ``{"ok": false, "error": ..., "limit": ...}`` where
 ``limit`` names the sandbox's wall when the error came from one (``memory`` for an allocation
@@ -29,7 +30,7 @@ from typing import Any
 
 from ..cluster import PolicyError, resolve, run_user_policies, simulate
 from ..experiments import ParamError, run_experiment
-from ..io import load_trace
+from ..io import load_trace, load_workflow
 from ..traces.lublin import generate_lublin99
 
 #: the dry run of an upload check: a small machine and a day's worth of generated jobs
@@ -59,10 +60,15 @@ def check(run_dir: Path, job: dict[str, Any]) -> dict[str, Any]:
 def run(run_dir: Path, job: dict[str, Any]) -> dict[str, Any]:
     """A whole experiment run, its user policies allowed."""
     run_user_policies({name: str(run_dir / spec) for name, spec in job["policies"].items()})
+    workflows, shown = set(job.get("workflows", ())), job.get("names", {})
     inputs = {
-        name: [load_trace(run_dir / f, name=f) for f in files]
+        name: [
+            load_workflow(run_dir / f, name=shown.get(f, f), max_bytes=None) if name in workflows
+            else load_trace(run_dir / f, name=f)
+            for f in files
+        ]
         for name, files in job["inputs"].items()
-    }
+    }  # fmt: skip
 
     def progress(fraction: float, message: str) -> None:
         line = " ".join(str(message).split())[:200]

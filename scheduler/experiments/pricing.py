@@ -32,7 +32,7 @@ from ._facts import check_trace_facts
 from .base import ExperimentKind, InputSpec, Preset, Spread, chart, register, series, table
 from .claims import of
 from .passes import map_passes
-from .schema import Param, ParamError, alpha_list
+from .schema import USER_POLICY_HELP, Param, ParamError, alpha_list
 
 HOUR = 3600.0
 DAY = 86400.0
@@ -168,7 +168,7 @@ class Pricing(ExperimentKind):
               help="0 takes MaxProcs from the trace header (thesis: CTC-SP2 430, SDSC-SP2 128)."),
         Param("policy", "choice", "conservative", choices=POLICIES, label="site policy π",
               help="How the site schedules its best-effort queue (thesis: conservative; "
-              "Figure 29 compares EASY)."),
+              "Figure 29 compares EASY). " + USER_POLICY_HELP, user_policy=True),
         Param("estimates", "choice", "requested", choices=("requested", "accurate"),
               label="runtime estimates",
               help="accurate: best-effort jobs request their actual runtimes, as in thesis "

@@ -24,6 +24,7 @@ from typing import Any
 
 from ..cluster.fairshare import FairShareWeights
 from ..cluster.jobs import prepare_jobs
+from ..cluster.registry import is_user_policy_name, policy_label
 from ..provisioning.impact import (
     Candidate,
     evaluate_requests,
@@ -42,6 +43,24 @@ from .claims import of
 from .schema import Param, ParamError, split_list
 
 POLICIES = {"fcfs": "FIFO", "fairshare": "fair share", "fairshare-cb": "fair share + backfilling"}
+
+
+def _name(policy: str) -> str:
+    """The seed's name of its three policies; a user's policy by its title and reference
+    (``user:<sha>``, run only in the portal's sandbox)."""
+    return POLICIES.get(policy) or policy_label(policy)
+
+
+def _key(policy: str) -> str:
+    """A policy in summary keys: ``fairshare_cb``, ``user_3f2a9c0d41b7``."""
+    return policy.replace("-", "_").replace(":", "_")
+
+
+def _id(policy: str) -> str:
+    """A policy in chart ids: ``fairshare-cb``, ``user-3f2a9c0d41b7``."""
+    return policy.replace(":", "-")
+
+
 FAMILIES = ("original", "clusters-per-level", "tasks-per-cluster")
 SEED_CLUSTERS = "1,2,4,8,16,32,48,56,64,128,256,512"
 SEED_SIZES = "2,4,8,16,32,64,128,256,512,1024,2048,4096"
@@ -165,7 +184,9 @@ def _int_list(field: str, text: str, lo: int, hi: int) -> list[int]:
 def _choices(field: str, text: str, allowed: tuple[str, ...], what: str) -> list[str]:
     """Comma-separated names from ``allowed`` (at least one), or ParamError(field)."""
     names = split_list(text, field, max_items=len(allowed) * 4)
-    bad = [p for p in names if p not in allowed]
+    bad = [
+        p for p in names if p not in allowed and not (what == "policy" and is_user_policy_name(p))
+    ]
     if bad or not names:
         raise ParamError(
             {field: f"unknown {what} {bad[0][:40]!r}; choose from {', '.join(allowed)}"
@@ -218,7 +239,10 @@ class ProvisioningImpact(ExperimentKind):
               help="Earlier jobs build the queue and the fair-share history."),
         Param("policies", "str", "fcfs,fairshare,fairshare-cb", label="policies",
               help="Comma-separated: fcfs (FIFO), fairshare, fairshare-cb (with conservative "
-              "backfilling).", parse=lambda t: _choices("policies", t, POLICIES, "policy")),
+              "backfilling); or your uploaded policies (user:<sha256 prefix>, run in the "
+              "portal's sandbox; the fair-share weights below apply to fairshare and "
+              "fairshare-cb only).",
+              parse=lambda t: _choices("policies", t, POLICIES, "policy")),
         Param("families", "str", "original,clusters-per-level,tasks-per-cluster",
               label="workflow graphs",
               help="Comma-separated: original, clusters-per-level (seed §4.2), "
@@ -461,14 +485,14 @@ class ProvisioningImpact(ExperimentKind):
         steps = len(opt["policies"]) * len(infos)
         done = 0
         for pol in opt["policies"]:
-            label = POLICIES[pol]
+            label = _name(pol)
             progress(0.02 + 0.96 * done / steps, f"{label}: replaying the trace to the submission")
             site = site_at(
                 jobs,
                 procs,
                 pol,
                 T,
-                weights=weights if pol != "fcfs" else None,
+                weights=weights if pol in ("fairshare", "fairshare-cb") else None,
                 interval=params["interval"],
             )
             pess = pessimistic_copy(site)
@@ -563,24 +587,24 @@ def _report(params, opt, infos, rows, fig7, njobs, submit_offset) -> dict[str, A
         dp = dpw + c.makespan
         ra, rd = _reduction(r["none"], ar), _reduction(r["none"], dp)
         comp_rows.append([
-            POLICIES[r["policy"]], r["family"], r["k"], _minutes(r["none"]), c.n,
+            _name(r["policy"]), r["family"], r["k"], _minutes(r["none"]), c.n,
             _minutes(c.makespan), _minutes(ar), _minutes(dp), ra, rd,
         ])  # fmt: skip
         for x, c2, dpw2 in r["selections"]:
             sel_rows.append([
-                POLICIES[r["policy"]], r["family"], r["k"], x, c2.n,
+                _name(r["policy"]), r["family"], r["k"], x, c2.n,
                 round(100 * c2.utilization, 2), _minutes(c2.ar_completion),
                 _minutes(dpw2 + c2.makespan),
             ])  # fmt: skip
         red.setdefault(f"{r['policy']}_ar", []).append(ra if ra is not None else 0.0)
         red.setdefault(f"{r['policy']}_dp", []).append(rd if rd is not None else 0.0)
         if r["family"] == "original":
-            key = r["policy"].replace("-", "_")
+            key = _key(r["policy"])
             summary[f"{key}_none_min"] = _minutes(r["none"])
             summary[f"{key}_ar_min"] = _minutes(ar)
             summary[f"{key}_dp_min"] = _minutes(dp)
             summary[f"{key}_ar_procs"] = c.n
-            name = POLICIES[r["policy"]]
+            name = _name(r["policy"])
             labels[f"{key}_none_min"] = f"original graph, {name}: no provisioning (min)"
             labels[f"{key}_ar_min"] = f"original graph, {name}: advance reservation (min)"
             labels[f"{key}_dp_min"] = f"original graph, {name}: dynamic provisioning (min)"
@@ -591,7 +615,7 @@ def _report(params, opt, infos, rows, fig7, njobs, submit_offset) -> dict[str, A
                     f"original graph, {name}: processors requested for x = {x}"
                 )
     for pol, pts in fig7.items():  # seed §5.1: the best request under dynamic provisioning
-        key, name = pol.replace("-", "_"), POLICIES[pol]
+        key, name = _key(pol), _name(pol)
         if pts:
             c, dpw = min(pts, key=lambda p: (p[1] + p[0].makespan, p[0].n))
             summary[f"{key}_dp_best_min"] = _minutes(dpw + c.makespan)
@@ -604,10 +628,10 @@ def _report(params, opt, infos, rows, fig7, njobs, submit_offset) -> dict[str, A
             )
     for key, vals in red.items():
         pol, model = key.rsplit("_", 1)
-        skey = f"{pol.replace('-', '_')}_mean_reduction_{model}"
+        skey = f"{_key(pol)}_mean_reduction_{model}"
         summary[skey] = round(sum(vals) / len(vals), 2)
         labels[skey] = (
-            f"{POLICIES[pol]}: mean completion-time reduction vs none, "
+            f"{_name(pol)}: mean completion-time reduction vs none, "
             f"{'advance reservation' if model == 'ar' else 'dynamic provisioning'} (%)"
         )
     charts = _charts(opt, infos, rows, fig7, x0)
@@ -626,7 +650,7 @@ def _report(params, opt, infos, rows, fig7, njobs, submit_offset) -> dict[str, A
     ]  # fmt: skip
     # Key results: the workflow's completion time without provisioning, with an
     # advance reservation and with dynamic provisioning, and the mean reductions they bring
-    pols = list(dict.fromkeys(k.rsplit("_", 1)[0].replace("-", "_") for k in red))
+    pols = list(dict.fromkeys(_key(k.rsplit("_", 1)[0]) for k in red))
     key = [f"{pols[0]}_{m}" for m in ("none_min", "ar_min", "dp_min")] if pols else []
     key += [f"{p}_mean_reduction_{m}" for p in pols for m in ("ar", "dp")]
     key = [k for k in key if summary.get(k) is not None][:6]
@@ -643,8 +667,8 @@ def _charts(opt, infos, rows, fig7, x0) -> list[dict]:  # type: ignore[no-untype
     charts = []
     for pol, pts in fig7.items():
         charts.append(chart(
-            f"figure7-{pol}", "line",
-            f"Figure 7 — original graph, {POLICIES[pol]}: completion time per request",
+            f"figure7-{_id(pol)}", "line",
+            f"Figure 7 — original graph, {_name(pol)}: completion time per request",
             x="requested processors", y="completion time (min)",
             series=[
                 series("advance reservation", [[c.n, _minutes(c.ar_completion)] for c, _ in pts]),
@@ -667,8 +691,8 @@ def _charts(opt, infos, rows, fig7, x0) -> list[dict]:  # type: ignore[no-untype
                 ar.append([r["k"], _minutes(c.ar_completion)])
                 dp.append([r["k"], _minutes(dpw + c.makespan)])
             charts.append(chart(
-                f"figure{figure[fam]}-{pol}", "line",
-                f"Figure {figure[fam]} — {xlabel[fam]}, {POLICIES[pol]}: completion time",
+                f"figure{figure[fam]}-{_id(pol)}", "line",
+                f"Figure {figure[fam]} — {xlabel[fam]}, {_name(pol)}: completion time",
                 x=xlabel[fam], y="completion time (min)", x_scale="log", y_scale="log",
                 series=[series("no provisioning", none), series("advance reservation", ar),
                         series("dynamic provisioning", dp)],
@@ -682,14 +706,14 @@ def _charts(opt, infos, rows, fig7, x0) -> list[dict]:  # type: ignore[no-untype
                     [r["k"], _minutes(r["selections"][i][1].ar_completion)] for r in sel
                 ]))  # fmt: skip
             charts.append(chart(
-                f"utilization-{fam}-{pol}", "line",
-                f"Figures 10–13 — {xlabel[fam]}, {POLICIES[pol]}, advance reservation: "
+                f"utilization-{fam}-{_id(pol)}", "line",
+                f"Figures 10–13 — {xlabel[fam]}, {_name(pol)}, advance reservation: "
                 "utilization of the chosen request",
                 x=xlabel[fam], y="utilization (%)", x_scale="log", series=util_s,
             ))  # fmt: skip
             charts.append(chart(
-                f"selected-completion-{fam}-{pol}", "line",
-                f"Figures 10–13 — {xlabel[fam]}, {POLICIES[pol]}, advance reservation: "
+                f"selected-completion-{fam}-{_id(pol)}", "line",
+                f"Figures 10–13 — {xlabel[fam]}, {_name(pol)}, advance reservation: "
                 "completion of the chosen request",
                 x=xlabel[fam], y="completion time (min)", x_scale="log", series=comp_s,
             ))  # fmt: skip
@@ -705,7 +729,7 @@ def _charts(opt, infos, rows, fig7, x0) -> list[dict]:  # type: ignore[no-untype
                 value = c.ar_completion if model == "AR" else dpw + c.makespan
                 red = _reduction(r["none"], value)
                 pts.append([_graph_name(r["family"], r["k"]), red])
-            red_series.append(series(f"{POLICIES[pol]}, {model}", pts))
+            red_series.append(series(f"{_name(pol)}, {model}", pts))
     charts.append(chart(
         "reduction", "bar", "Completion-time reduction vs no provisioning (x = 0 request)",
         x="workflow graph", y="reduction (%)", series=red_series,

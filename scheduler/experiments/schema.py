@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..bounds import MAX_ITEMS, MAX_TEXT, BoundError, check_text
+from ..cluster.registry import is_user_policy_name
 
 __all__ = [
+    "USER_POLICY_HELP",
     "Param",
     "ParamError",
     "alpha_list",
@@ -26,6 +28,14 @@ __all__ = [
 ]
 
 TYPES = ("int", "float", "bool", "choice", "str")
+
+#: the help of a site policy that also takes a user's policy (``Param.user_policy``): the
+#: quote kernels accelerate the built-in policies only (docs/architecture.md, Accelerations)
+USER_POLICY_HELP = (
+    "Or one of your uploaded policies (user:<sha256 prefix>): it runs in the portal's sandbox "
+    "on the reference event loop, and each price re-plays the queue under it (Figure 22 "
+    "literally, no compiled quote kernel), so such a run is much slower."
+)
 
 
 class ParamError(ValueError):
@@ -53,6 +63,10 @@ class Param:
     #: so the portal refuses at submit exactly what the run would refuse (one schema, two uses).
     parse: Callable[[str], Any] | None = field(default=None, compare=False, repr=False)
     max_length: int = MAX_TEXT
+    #: For a ``choice`` of scheduling policy: a policy uploaded to the portal
+    #: (``user:<12 hex digits>``) is taken beside the choices; the portal checks its owner and
+    #: runs it only in its sandbox (docs/policies.md).
+    user_policy: bool = False
 
     def __post_init__(self) -> None:
         if self.type not in TYPES:
@@ -73,6 +87,8 @@ class Param:
                 return bool(value)
             raise ValueError(f"must be true or false, not {value!r}")
         if self.type == "choice":
+            if self.user_policy and isinstance(value, str) and is_user_policy_name(value):
+                return value.strip()
             if value not in self.choices:
                 raise ValueError(f"must be one of {', '.join(self.choices)}; got {value!r}")
             return value
@@ -125,6 +141,8 @@ class Param:
             out["max"] = self.max
         if self.choices:
             out["choices"] = list(self.choices)
+        if self.user_policy:
+            out["user_policy"] = True
         return out
 
 

@@ -31,7 +31,7 @@ from ..reservations.study import HOUR, Case, Request, StudyRun, issue_times, run
 from ._facts import check_trace_facts
 from .base import ExperimentKind, InputSpec, Preset, chart, register, series, table
 from .claims import of
-from .schema import Param, ParamError
+from .schema import USER_POLICY_HELP, Param, ParamError
 from .schema import number_list as bounded_list
 
 DAY = 86400
@@ -122,7 +122,8 @@ class VirtualReservations(ExperimentKind):
                   t for t, _ in policy_choices((2, 4, 8), quotable=True, backfilling=True)
               ),
               label="site policy π", help="The thesis assumed conservative backfilling (§6.2); "
-              "backfill-k=K: the first K queued jobs hold reservations."),
+              "backfill-k=K: the first K queued jobs hold reservations. " + USER_POLICY_HELP,
+              user_policy=True),
         Param("estimates", "choice", "requested", choices=("requested", "accurate"),
               label="runtime estimates",
               help="requested: plan with SWF field 9; accurate: with the actual runtimes."),

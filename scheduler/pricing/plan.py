@@ -35,7 +35,7 @@ import numpy as np
 from ..cluster.conservative import plan_in_order
 from ..cluster.policy import PolicyError
 from ..cluster.profile import Profile
-from ..cluster.registry import resolve
+from ..cluster.registry import is_user_policy_name, resolve
 
 __all__ = [
     "PLANNERS", "plan_conservative", "plan_easy", "plan_fcfs", "plan_queue", "plan_with_policy",
@@ -180,11 +180,14 @@ PLANNERS = {"conservative": plan_conservative, "easy": plan_easy, "fcfs": plan_f
 
 def plannable(policy: str) -> bool:
     """Whether the pricing algorithm can plan a queue under ``policy``: a policy the registry
-    gives a quote kernel (fcfs, easy, conservative, backfill-k[=K])."""
+    gives a quote kernel (fcfs, easy, conservative, backfill-k[=K]), or a user's policy where
+    this process may run it (the portal's sandbox: ``user:<sha>``), whose plan is the policy
+    itself played forward by the simulator (:func:`plan_with_policy`, no kernel)."""
     try:
-        return resolve(policy).quote_kind is not None
+        ref = resolve(policy)
     except PolicyError:
         return False
+    return ref.quote_kind is not None or is_user_policy_name(ref.entry.name)
 
 
 def plan_with_policy(

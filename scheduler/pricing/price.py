@@ -119,7 +119,7 @@ from operator import add, itemgetter
 from .._native import load as _load_native
 from ..cluster.policy import PolicyError
 from ..cluster.profile import Profile
-from ..cluster.registry import resolve
+from ..cluster.registry import is_user_policy_name, resolve
 from .plan import PLANNERS, plan_queue, plannable
 
 #: the re-plan kernel (scheduler/pricing/_replan.py), compiled when a build of that very
@@ -137,14 +137,18 @@ def _plan_kind(policy: str) -> tuple[str, int]:
     """How a quote plans ``policy``'s queue: the registry's quote kernel for it
     (:attr:`~scheduler.cluster.registry.PolicyRef.quote_kind`): ``("conservative" | "fcfs",
     0)`` — the prefix re-plan (:mod:`scheduler.pricing._replan`); ``("easy", 0)`` or
-    ``("depth", K)`` — the snapshot re-plan (:mod:`scheduler.pricing._easy`)."""
+    ``("depth", K)`` — the snapshot re-plan (:mod:`scheduler.pricing._easy`);
+    ``("simulate", 0)`` for a user's policy (no kernel: each price re-plays the queue under
+    the policy itself, Figure 22 literally)."""
     try:
-        kind = resolve(policy).quote_kind
+        ref = resolve(policy)
     except PolicyError:
-        kind = None
-    if kind is None:
-        raise ValueError(f"not a plannable policy: {policy!r}")
-    return kind
+        ref = None
+    if ref is not None and ref.quote_kind is not None:
+        return ref.quote_kind
+    if ref is not None and is_user_policy_name(ref.entry.name):
+        return ("simulate", 0)
+    raise ValueError(f"not a plannable policy: {policy!r}")
 
 
 @dataclass(frozen=True, slots=True)

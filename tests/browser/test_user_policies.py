@@ -68,3 +68,55 @@ def test_upload_a_policy_and_compare_it(live_server, celery_worker, alice, page,
     shots = os.environ.get("GRIDPORTAL_SHOTS_DIR")  # to look at the page: a folder for a PNG
     if shots:
         page.screenshot(path=str(Path(shots) / "user-policy-results.png"), full_page=True)
+
+
+@pytest.fixture
+def site_trace(alice, media_root):
+    from tests.portal.factories import stored_trace
+
+    return stored_trace(alice, jobs=200, name="site trace")
+
+
+def test_a_sweep_compares_an_uploaded_site_policy_with_easy_and_conservative(
+    live_server, celery_worker, site_trace, page, tmp_path
+):
+    """The issue's closing note: an uploaded policy against EASY and conservative in a sweep
+    built on the form (pricing's site policy varied), run by the real worker, with its
+    results page naming the upload beside the built-ins."""
+    require(available() == "", f"the sandbox cannot run here: {available()}")
+    source = tmp_path / "sjf.py"
+    source.write_text(POLICY)
+    page.goto(f"{live_server.url}/login/")
+    page.fill("#id_username", "alice")
+    page.fill("#id_password", "pw-Secret-123")
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{live_server.url}/")
+
+    page.goto(f"{live_server.url}/policies/")
+    page.fill("#id_class_name", "SJF")
+    page.set_input_files("#id_file", str(source))
+    page.click("#policy-upload button[type=submit]")
+    page.wait_for_url("**/policies/*/", timeout=90_000)
+    ref = page.inner_text("#policy-ref")
+
+    page.click("text=pricing")
+    page.wait_for_url("**/experiments/new/**")
+    assert page.input_value("#id_p_policy") == ref  # offered among "Your policies"
+    assert "no compiled quote kernel" in page.inner_text("#experiment-form")
+    page.select_option("#id_traces", label="site trace")
+    page.fill("#id_p_procs", "64")
+    page.fill("#id_p_alphas", "0.5")
+    page.select_option("#id_vary1_param", "policy")
+    page.fill("#id_vary1_values", f"{ref}, easy, conservative")
+    page.click("#start")
+    page.wait_for_url("**/sweeps/*/")
+    page.wait_for_selector("body[data-result-drawn=true]", timeout=120_000)
+    assert page.inner_text("#status") == "succeeded"
+    assert "3 done" in page.inner_text("#counts")
+    table = page.inner_text("#result")
+    for column in (f"scheduling policy = SJF-EASY ({ref})", "= EASY", "= Conservative"):
+        assert column in table, column
+    assert "scheduling scheduling" not in table  # the page relabels no label again
+    shots = os.environ.get("GRIDPORTAL_SHOTS_DIR")
+    if shots:
+        page.screenshot(path=str(Path(shots) / "user-policy-sweep.png"), full_page=True)

@@ -126,6 +126,7 @@ NOT_PAGES = {
     "logout",
     "reproduction-run",
     "sacct-import-dismiss",
+    "policyfile-delete",
 }
 
 

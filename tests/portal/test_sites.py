@@ -210,6 +210,10 @@ def test_a_sites_local_policy_is_one_of_the_registrys(grid, staff_api, admin_cli
     for bad in ("sjf", "backfill-k=0", "mine.py:SJF"):
         resp = staff_api.post("/api/sites/", {"name": "x", "processors": 4, "local_policy": bad})
         assert resp.status_code == 400 and "local_policy" in resp.json(), resp.content
+    mine = {"name": "x", "processors": 4, "local_policy": "user:0123456789ab"}
+    why = staff_api.post("/api/sites/", mine).json()["local_policy"][0]
+    assert why.startswith("a site's local policy is one of the built-in policies: a site is")
     page = admin_client.get("/admin/sites/site/add/").content.decode()
+    assert "Built-in policies only: a site" in page and "runs only in the sandbox" in page
     for name, label in scheduling_policy_choices():
         assert f'value="{name}"' in page and label in page

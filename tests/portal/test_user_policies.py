@@ -183,7 +183,13 @@ def test_a_run_in_the_sandbox_names_the_policy_and_matches_the_engine(alice, med
     exp.refresh_from_db()
     result = exp.result
     assert result["user_policies"] == [
-        {"policy": row.ref, "name": "sjf", "class": "SJF", "sha256": row.sha256}
+        {
+            "policy": row.ref,
+            "label": f"SJF-EASY ({row.ref})",
+            "name": "sjf",
+            "class": "SJF",
+            "sha256": row.sha256,
+        }
     ]
     labels = [r[0] for r in result["tables"][0]["rows"]] if result.get("tables") else []
     assert any(f"SJF-EASY ({row.ref})" in str(label) for label in labels), labels

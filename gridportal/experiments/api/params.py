@@ -27,6 +27,8 @@ def drf_field_for(param: Param) -> serializers.Field:
         return serializers.FloatField(min_value=param.min, max_value=param.max, **common)
     if param.type == "bool":
         return serializers.BooleanField(**common)
+    if param.type == "choice" and param.user_policy:
+        return PolicyChoiceField(param, choices=list(param.choices), **common)
     if param.type == "choice":
         return serializers.ChoiceField(choices=list(param.choices), **common)
 
@@ -37,6 +39,23 @@ def drf_field_for(param: Param) -> serializers.Field:
             raise serializers.ValidationError(str(exc)) from None
 
     return serializers.CharField(allow_blank=True, validators=[parsed], **common)
+
+
+class PolicyChoiceField(serializers.ChoiceField):
+    """A choice of built-in policy that also takes an uploaded one (``user:<sha prefix>``,
+    ``Param.user_policy``); whose upload it is, the submit checks next."""
+
+    def __init__(self, param: Param, **kwargs):
+        self.param = param
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        if isinstance(data, str) and data not in self.choices:
+            try:
+                return self.param.clean(data)
+            except ValueError:
+                pass  # refused in the choice's own words
+        return super().to_internal_value(data)
 
 
 @cache

@@ -6,7 +6,7 @@ from rest_framework import mixins, parsers, serializers, viewsets
 from gridportal.ids import ID_REGEX
 
 from ..models import PolicyFile
-from ..policyfiles import MAX_POLICY_BYTES, policy_file_create
+from ..policyfiles import MAX_POLICY_BYTES, policy_file_create, policy_file_delete
 
 
 class PolicyFileSerializer(serializers.ModelSerializer):
@@ -46,10 +46,12 @@ class PolicyFileViewSet(
     mixins.CreateModelMixin,
     mixins.RetrieveModelMixin,
     mixins.ListModelMixin,
+    mixins.DestroyModelMixin,
     viewsets.GenericViewSet,
 ):
     """Your scheduling policies: upload (multipart ``file`` and ``class_name``), checked in
-    the sandbox; name one in a run as its ``ref`` (``user:<sha256 prefix>``)."""
+    the sandbox; name one in a run as its ``ref`` (``user:<sha256 prefix>``).  DELETE removes
+    a version no run names (400 naming how many runs name it otherwise)."""
 
     serializer_class = PolicyFileSerializer
     lookup_value_regex = ID_REGEX
@@ -57,3 +59,9 @@ class PolicyFileViewSet(
 
     def get_queryset(self):
         return PolicyFile.objects.filter(owner=self.request.user)
+
+    def perform_destroy(self, instance):
+        try:
+            policy_file_delete(policy_file=instance)
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from None

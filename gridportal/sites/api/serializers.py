@@ -12,7 +12,22 @@ _MONEY = {"min_value": 0, "max_value": MAX_MONEY}
 _INTERVAL = {"min_value": 1, "max_value": int(MAX_SECONDS)}
 
 
+#: why a site's local policy is never an uploaded one (``user:<sha prefix>``)
+NO_USER_POLICY = (
+    "a site's local policy is one of the built-in policies: a site is shared, its quotes and "
+    "start predictions are computed in the portal's web requests for every user, while an "
+    "uploaded policy is its owner's alone and runs only in the sandbox of a worker; compare "
+    "yours as the site policy of a pricing or virtual-reservations run"
+)
+
+
 class SiteSerializer(serializers.ModelSerializer):
+    def to_internal_value(self, data):
+        policy = data.get("local_policy") if hasattr(data, "get") else None
+        if isinstance(policy, str) and policy.strip().startswith("user:"):
+            raise serializers.ValidationError({"local_policy": [NO_USER_POLICY]})
+        return super().to_internal_value(data)
+
     class Meta:
         model = Site
         fields = [
