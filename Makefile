@@ -8,7 +8,7 @@ CHART  := static/vendor/chart.umd.min.js
 
 .PHONY: setup run worker test test-fast lint format bench clean reliability native
 
-# The engine's compiled modules (issue 21): NATIVE_MODULES in setup.py, rebuilt when one of
+# The engine's compiled modules: NATIVE_MODULES in setup.py, rebuilt when one of
 # them (or setup.py) changes. Without a compiler one line is printed and the pure Python runs
 # (the same sources; scheduler/_native.py never loads a build made from another source).
 NATIVE_SRC := $(shell sed -n '/^NATIVE_MODULES = \[/,/^\]/s/^ *"\([^"]*\.py\)",*$$/\1/p' setup.py)
@@ -78,7 +78,7 @@ clean:
 	rm -rf $(VENV) node_modules var static/vendor build
 	find scheduler -name '*.so' -delete
 
-# Reproductions (issues 15, 18): run every preset that declares a seed's claims on the archive
+# Reproductions: run every preset that declares a seed's claims on the archive
 # traces found in REPRO_TRACES — over the Celery workers when some are running (`make worker`),
 # else in this process — and write var/reproduce/report.json + report.html and the scoreboard
 # docs/reproductions.md + .json (verdict counts per seed, every claim, causes, deviations). The

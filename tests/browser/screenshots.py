@@ -1,4 +1,4 @@
-"""Screenshots and page heights of the main pages at 1366 px and 390 px (issue 20).
+"""Screenshots and page heights of the main pages at 1366 px and 390 px.
 
     GRIDPORTAL_VAR_DIR=/tmp/var-shots .venv/bin/python -m tests.browser.screenshots build
     GRIDPORTAL_VAR_DIR=/tmp/var-shots .venv/bin/python -m tests.browser.screenshots shoot \

@@ -48,7 +48,7 @@ def test_upload_run_and_download(live_server, celery_worker, alice, page, tmp_pa
     assert page.locator("canvas").count() == 4
     assert non_blank_pixels(page, "#chart-job-sizes canvas") > 500
     assert "400" in page.text_content("#summary tr[data-metric=jobs]")  # (folded: All metrics)
-    assert page.locator("#key-results .key").count() >= 3  # issue 20: Key results first
+    assert page.locator("#key-results .key").count() >= 3  # Key results first
 
     with page.expect_download() as info:
         page.click("#download-csv")
@@ -127,7 +127,7 @@ def test_compare_page_overlays_runs(live_server, two_runs, page):
     page.check(f"input[name=ids][value='{b.pk}']")
     page.click("#compare")
     page.wait_for_selector("body[data-result-drawn=true]")
-    differ = page.inner_text("#table-differences")  # the setting in words (issue 20)
+    differ = page.inner_text("#table-differences")  # the setting in words
     assert "\nprocessors\t" in differ and "param procs" not in differ
     charts = page.evaluate(
         "[...new Set([...document.querySelectorAll('canvas')].map(c => c.closest('[id]').id))]"
@@ -263,7 +263,7 @@ def test_a_site_quotes_a_reservation(live_server, priced_site, page):
     assert "0" in prices  # the list always holds a start at price 0
     if rows.count() > 1:
         assert non_blank_pixels(page, "#chart-price-vs-start canvas") > 200
-    else:  # one start only: a sentence, not a chart of one dot on a -1…1 axis (issue 20)
+    else:  # one start only: a sentence, not a chart of one dot on a -1…1 axis
         assert "only one point" in page.inner_text("#chart-notes li[data-chart=price-vs-start]")
     assert "α = 1" in page.inner_text("#quote-choices")
     # and the other way in: submit best effort — when would it start?

@@ -185,7 +185,7 @@ RAW_KEY = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b")
 
 
 def no_raw_key_on_result_and_sweep_pages(live_server, world, browser):
-    """Issue 20: every metric and parameter a result or a sweep page shows is in words —
+    """Every metric and parameter a result or a sweep page shows is in words —
     titles, axes, table headers and the notes on charts with nothing to draw included (the
     sweep's aggregate composes titles such as "jobs_with_requested_time vs procs")."""
     paths = [f"/experiments/{e.pk}/" for e in world["runs"].values()]
@@ -209,7 +209,7 @@ def no_raw_key_on_result_and_sweep_pages(live_server, world, browser):
 
 
 def test_forms_write_bounds_for_people(live_server, alice, browser):
-    """Issue 20: no "1.0e-06" in a form's help (provisioning's bandwidth bound) and no "SPEC §5"
+    """No "1.0e-06" in a form's help (provisioning's bandwidth bound) and no "SPEC §5"
     (the project's own specification) on any kind's form."""
     from scheduler.experiments.base import kinds
 
@@ -243,7 +243,7 @@ def three_runs(alice, media_root):
 
 
 def test_compare_keeps_plots_readable_and_settings_in_words(live_server, three_runs, browser):
-    """Issue 20: on the compare page long legends do not squeeze the plots into strips (every
+    """On the compare page long legends do not squeeze the plots into strips (every
     plot area at least 150 px tall at 390 px and 1366 px), and the "Settings that differ" and
     side-by-side tables name settings and metrics in words."""
     sims, usage = three_runs

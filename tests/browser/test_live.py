@@ -1,4 +1,4 @@
-"""Live pages (issue 20, item 6) in a real browser: a page opened while its run is still queued
+"""Live pages in a real browser: a page opened while its run is still queued
 follows the run to its end without a reload — the experiment page's Published values card and
 the sweep list's status column.  The worker is started only after the page is open, so the
 page has certainly seen the unfinished state first."""
@@ -121,7 +121,7 @@ def running_usage_run(alice):
 
 
 def test_live_message_and_every_field_of_an_error_in_words(live_server, running_usage_run, page):
-    """Issue 20: the progress line and a failure naming two fields ("a: …; b: …", as the engine
+    """The progress line and a failure naming two fields ("a: …; b: …", as the engine
     joins them) show labels, live and after a reload alike."""
     import threading
 

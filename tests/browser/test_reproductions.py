@@ -1,5 +1,5 @@
-"""A real browser (Debian's Chromium via Playwright) on the Reproductions scoreboard (issues 15,
-18): the seed × figure grid, filters by kind and verdict, a run started from the page leads to
+"""A real browser (Debian's Chromium via Playwright) on the Reproductions scoreboard:
+the seed × figure grid, filters by kind and verdict, a run started from the page leads to
 that run, and the scoreboard updates without a reload when the run finishes."""
 
 import pytest
@@ -73,7 +73,7 @@ SCREEN = 900  # the window's height: a "screen"
 
 
 def test_page_opens_on_the_scoreboard_and_a_figure_reveals_its_claims(live_server, alice, browser):
-    """Issue 20: the page before anything is expanded is about one screen at 1366 px (the
+    """The page before anything is expanded is about one screen at 1366 px (the
     presets folded by kind) and no wider than a phone at 390 px; a figure cell opens its
     kind and its preset's claims and scrolls to them."""
     from tests.browser.ui_fixtures import login, overflow

@@ -1,4 +1,4 @@
-"""The deployment of docker-compose.yml (issue 36): nginx in front of gunicorn.
+"""The deployment of docker-compose.yml: nginx in front of gunicorn.
 
 * the compose file: nginx (official image, pinned) is the only published service, gunicorn is
   not published, a sweeper runs the ``sweep_runs`` loop, every long-running service has a

@@ -11,7 +11,7 @@ from tests.conftest import make_swf_bytes
 
 #: A provisioning run that computes for minutes and reports progress only at its start
 #: (one submission of a 5,000-task workflow, 10,000 MOGA generations of 1,000 plans) in
-#: under 100 MiB: before issue 36 a cancel reached it only when it ended.
+#: under 100 MiB: without the worker's check a cancel reached it only when it ended.
 LONG_PARAMS = {
     "procs": "128",
     "submissions": 1,

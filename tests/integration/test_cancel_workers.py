@@ -1,6 +1,6 @@
-"""Cancel stops a running run's work within seconds (issue 36), on a real Celery worker.
+"""Cancel stops a running run's work within seconds, on a real Celery worker.
 
-A long provisioning run reports progress only when it starts: before issue 36 a cancelled
+A long provisioning run reports progress only when it starts: once, a cancelled
 run's engine child went on computing until it ended (11.7 minutes in the probe). Now the
 worker asks every second whether its run is still running and kills the child's process
 group: from the page, the REST cancel action, and by deleting the run. The figure printed

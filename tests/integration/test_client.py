@@ -1,5 +1,5 @@
-"""The Python client (clients/python) and its example against a live portal and a real worker
-(issue 22 item 3): token login, uploads, a run and a sweep, results as data and DataFrames."""
+"""The Python client (clients/python) and its example against a live portal and a real
+worker: token login, uploads, a run and a sweep, results as data and DataFrames."""
 
 from __future__ import annotations
 
@@ -134,7 +134,7 @@ def test_client_cancels_and_deletes_running_runs_within_seconds(
     live_server, celery_worker, make_user, tmp_path, monkeypatch
 ):
     """``Client.cancel`` and ``Client.delete`` on a run computing on a real worker: its
-    engine child is gone within seconds (issue 36); ``Client.quota`` shows the user's share."""
+    engine child is gone within seconds; ``Client.quota`` shows the user's share."""
     require(broker_is_redis(), "needs CELERY_BROKER_URL=redis://… (Redis)")
     require(database_is_postgres(), "needs DATABASE_URL=postgres://… (PostgreSQL)")
     import time

@@ -1,10 +1,10 @@
-"""Fair sharing of the workers (issue 36): one user's many heavy runs never hold every slot.
+"""Fair sharing of the workers: one user's many heavy runs never hold every slot.
 
 User A submits a sweep of 32 heavy runs (a second or more each), then user B one small run, on one
 real Celery worker with two slots. With fair dispatch A's runs past their in-flight limit
 wait in the database, so B's run is published at once and starts as soon as a slot frees:
-it finishes long before A's sweep. Without it (everything published at submit, as before
-issue 36: ``GRIDPORTAL_TEST_FAIR_LIMIT=0`` runs this test so) B's run waits behind all of
+it finishes long before A's sweep. Without it (everything published at submit, as the portal
+once did: ``GRIDPORTAL_TEST_FAIR_LIMIT=0`` runs this test so) B's run waits behind all of
 A's and the test fails.
 """
 
@@ -23,7 +23,7 @@ from .run_control import HEAVY_PARAMS, upload_trace
 pytestmark = pytest.mark.integration
 A_RUNS = 32
 #: A's in-flight limit (their UserQuota, seen by the test process and the worker alike); 0
-#: (no limit) is how the portal dispatched before issue 36.
+#: (no limit) is how the portal dispatched before fair dispatch.
 LIMIT = int(os.environ.get("GRIDPORTAL_TEST_FAIR_LIMIT", "2"))
 
 

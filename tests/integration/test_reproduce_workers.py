@@ -1,4 +1,4 @@
-"""``make reproduce`` over real Celery workers (issue 18): the presets become runs on the
+"""``make reproduce`` over real Celery workers: the presets become runs on the
 workers, the command waits for them and writes the same scoreboard as in process."""
 
 import json

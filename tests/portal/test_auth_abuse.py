@@ -1,4 +1,4 @@
-"""Issue 36: login and sign-up resist abuse.
+"""Login and sign-up resist abuse.
 
 Lockout per name and per client on every way in (web form, admin form, token endpoint) with a
 cool-off, throttled sign-up, look-alike and mixed-script names refused, weak and over-long

@@ -1,5 +1,5 @@
 # ruff: noqa: E501  (parametrised damage cases read best one per line)
-"""Run bundles (issue 22 item 4): a run as a Process Run Crate zip, imported elsewhere,
+"""Run bundles: a run as a Process Run Crate zip, imported elsewhere,
 re-run and compared; hostile bundles refused with nothing saved."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Forms for people (issue 20, item 7): values a run can only reject given its trace — a machine
+"""Forms for people: values a run can only reject given its trace — a machine
 no job of the trace fits, "requested" estimates on a trace without requested times, sizes wider
 than the site — are refused when the form is sent (the field named in words, nothing saved)
 and by the REST API (400 naming the field), by the same ``check_facts`` the engine runs before

@@ -1,4 +1,4 @@
-"""Words for people on the forms and in run messages (issue 20): bounds without scientific
+"""Words for people on the forms and in run messages: bounds without scientific
 notation, help in the kind's own words (no unit guessed from a key: "time bins" are a count,
 not seconds), and every field an error or a progress message names in words."""
 

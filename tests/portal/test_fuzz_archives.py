@@ -1,4 +1,4 @@
-"""Archive and incoming-result fuzzing (issue 36): damaged zips and hostile result JSON sent to
+"""Archive and incoming-result fuzzing: damaged zips and hostile result JSON sent to
 both zip doors — run bundle import (``POST /api/experiments/import-bundle/``) and job-array
 result upload (``POST /api/sweeps/{id}/upload-results/``).
 

@@ -1,4 +1,4 @@
-"""Bounds at the door (issue 19): hostile numbers, depth, encoding, late validation and
+"""Bounds at the door: hostile numbers, depth, encoding, late validation and
 resource-exhaustion-shaped inputs against every endpoint and every kind's parameters.
 
 Every case must be answered 2xx or 4xx (never a server error), a 400 must name the field, and a

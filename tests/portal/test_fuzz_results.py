@@ -1,4 +1,4 @@
-"""Hostile query strings and hostile stored Results (issue 36): never a 500.
+"""Hostile query strings and hostile stored Results: never a 500.
 
 Two classes of cases, counted and recorded (``fuzz_results_cases``):
 

@@ -1,4 +1,4 @@
-"""Imports are all or nothing (issue 36): a bundle refused after its inputs were written leaves
+"""Imports are all or nothing: a bundle refused after its inputs were written leaves
 no row and no file; orphan files are found by ``manage.py orphans`` and reported by the
 sweeper; a sacct upload is converted outside the web process."""
 

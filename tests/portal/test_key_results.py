@@ -1,4 +1,4 @@
-"""Key results on every kind (issue 20): a run of every kind of the catalogue, on the small
+"""Key results on every kind: a run of every kind of the catalogue, on the small
 inputs the catalogue test uses, names 3–6 summary numbers that answer its question, and each of
 them reaches the reader with a label and unit from the one label registry."""
 

@@ -103,7 +103,7 @@ def test_admin_registers_every_model(admin_client):
 
 
 def test_bound_errors_are_numbers_for_people():
-    """Issue 20: "greater than or equal to 0.0002777777777777778" became "at least 1 s"."""
+    """Bounds in words: "greater than or equal to 0.0002777777777777778" became "at least 1 s"."""
     from gridportal.web.forms import QuoteForm
 
     form = QuoteForm({"n": 1, "hours": 0.00001, "at": 1})

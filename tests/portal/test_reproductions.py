@@ -1,4 +1,4 @@
-"""The Reproductions page and REST endpoint (issue 15): every preset with published values,
+"""The Reproductions page and REST endpoint: every preset with published values,
 the user's latest run of it beside them, the engine's verdict, and running them."""
 
 import json
@@ -380,7 +380,7 @@ def test_reproduce_merges_the_committed_scoreboard_with_a_new_run(tmp_path, caps
 
 
 def test_claims_name_the_metrics_they_compare_with_in_words(client, alice):
-    """Issue 20: "< service_levels_UserA_at_100" on the page is the metric's label."""
+    """The page writes "< service_levels_UserA_at_100" as the metric's label."""
     from scheduler.labels import label_of
 
     client.force_login(alice)
@@ -391,7 +391,7 @@ def test_claims_name_the_metrics_they_compare_with_in_words(client, alice):
 
 
 def test_the_page_shows_the_projects_own_scoreboard_beside_your_runs(client, alice, tmp_path):
-    """Issue 18: a reviewer without the archive traces reads what the project measured — the
+    """A reviewer without the archive traces reads what the project measured — the
     committed docs/reproductions.json, per seed — folded above their own board; a missing or
     broken file shows nothing rather than failing the page."""
     from gridportal.experiments.reproductions import REFERENCE, reference_board
@@ -437,7 +437,7 @@ def test_the_api_serves_the_projects_own_scoreboard(client, alice, tmp_path, set
 
 
 def test_preset_durations_say_when_the_engine_runs_pure_python(client, alice, monkeypatch):
-    """Issue 21: the declared minutes were measured with the compiled kernels; a server whose
+    """The declared minutes were measured with the compiled kernels; a server whose
     setup found no C compiler runs the same source up to 80x slower, and says so."""
     from gridportal.web import views
     from scheduler.engine import get_kind

@@ -1,4 +1,4 @@
-"""Slurm accounting files upload as traces (issue 22): converted, reported, or refused whole."""
+"""Slurm accounting files upload as traces: converted, reported, or refused whole."""
 
 from pathlib import Path
 

@@ -1,5 +1,5 @@
 """Security headers on every response, and templates the Content-Security-Policy can serve
-(issue 36; the pages themselves are checked in Chromium by tests/browser/test_csp.py)."""
+(the pages themselves are checked in Chromium by tests/browser/test_csp.py)."""
 
 import re
 

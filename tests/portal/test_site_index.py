@@ -1,4 +1,4 @@
-"""Site pages keep the site's replay between requests (issue 21): the first quote builds the
+"""Site pages keep the site's replay between requests: the first quote builds the
 index and writes it under VAR_DIR; later requests — in any process — read it, not the trace."""
 
 from pathlib import Path
@@ -29,7 +29,7 @@ def test_index_is_built_once_and_answers_without_the_trace(alice, make_user, med
     files = sorted((tmp_path / "var" / "site-index").glob("*.npz"))
     index_files = [f for f in files if f.name.count(".npz") == 1]
     assert len(index_files) == 1 and trace.sha256 in index_files[0].name
-    # the request that built the index built the prediction's checkpoints too (issue 21)
+    # the request that built the index built the prediction's checkpoints too
     sidecars = [f for f in files if f not in index_files]
     assert len(sidecars) == 1 and sidecars[0].name.startswith(index_files[0].name + ".")
     # a fresh process: nothing in memory, and the trace's file gone — the index answers alone

@@ -1,4 +1,4 @@
-"""Values a run can only reject given its inputs are refused at submit (issues 19 and 20): the
+"""Values a run can only reject given its inputs are refused at submit: the
 kind's ``check_facts`` reads the trace's stored summary — the same check the engine makes before
 running — so an accepted run does not fail later on something the user could have been told."""
 

@@ -212,7 +212,7 @@ def test_sweep_from_the_form(client, alice, media_root):
     assert resp.status_code == 302 and resp["Location"] == f"/sweeps/{sweep.pk}/"
     assert sweep.runs.count() == 12
     page = client.get(f"/sweeps/{sweep.pk}/")
-    # the varied parameter in words, the key in its tooltip (issue 20)
+    # the varied parameter in words, the key in its tooltip
     assert page.status_code == 200 and b"processors</strong> \xe2\x88\x88 32, 64" in page.content
 
 
@@ -261,7 +261,7 @@ def test_compare_runs_page_and_differences(client, alice, media_root):
     assert resp.status_code == 200
     result = resp.context["result"]
     diff = result["tables"][0]["rows"]
-    assert diff == [["processors", 64, 128]]  # settings and metrics in words (issue 20)
+    assert diff == [["processors", 64, 128]]  # settings and metrics in words
     load = next(r for r in result["tables"][1]["rows"] if r[0] == "offered load")
     assert load[1] == pytest.approx(2 * load[2], rel=1e-2)
     sizes = next(c for c in result["charts"] if c["id"] == "job-sizes")

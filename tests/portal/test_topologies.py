@@ -98,7 +98,7 @@ def test_pages_draw_the_graph_and_plan(client, alice, seed001):
     })  # fmt: skip
     assert page.status_code == 200 and page.context["plans"]
     assert b'id="plan-table"' in page.content
-    # a frame whose solution is reused says so instead of "0.0000 s" (issue 20)
+    # a frame whose solution is reused says so instead of "0.0000 s"
     cells = re.findall(r'<td data-role="solve">(.*?)</td>', page.content.decode())
     plans = page.context["plans"]
     assert len(cells) == len(plans) and any(p["cached"] for p in plans)

@@ -1,4 +1,4 @@
-"""Pegasus 5 YAML workflows upload beside DAX and WfFormat (issue 22)."""
+"""Pegasus 5 YAML workflows upload beside DAX and WfFormat."""
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile

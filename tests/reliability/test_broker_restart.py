@@ -1,4 +1,4 @@
-"""Redis restarted empty with runs queued: the database says what must run (issue 19).
+"""Redis restarted empty with runs queued: the database says what must run.
 
 Runs are submitted while no worker listens, so their messages wait in Redis; Redis is then
 stopped and started again without persistence (its messages are gone) and one more run is

@@ -1,6 +1,6 @@
 """A whole worker SIGKILLed is noticed by the sweeper loop as ``scripts/run-portal.sh`` runs
 it (every 5 s, GRIDPORTAL_SWEEP_GRACE = 10 s): the run is re-queued within ~15 s and
-finishes exactly once more (issue 19; it stayed "running" 126 s with the old 120 s grace)."""
+finishes exactly once more (it stayed "running" 126 s with the old 120 s grace)."""
 
 import subprocess
 

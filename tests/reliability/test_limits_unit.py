@@ -1,4 +1,4 @@
-"""Hard limits on work, upload caps, claims and the orphan sweep, in-process (issue 19).
+"""Hard limits on work, upload caps, claims and the orphan sweep, in-process.
 
 The stack tests of this package show the same behaviour across real processes
 (test_noisy_neighbour, test_broker_restart); these pin each rule down quickly.

@@ -1,4 +1,4 @@
-"""A noisy neighbour (issue 19): one user submits hostile work while another works normally.
+"""A noisy neighbour: one user submits hostile work while another works normally.
 
 The hostile user (staff, so that they can also save a topology of 10⁷-CPU sites) sends:
 co-allocation runs on that topology (refused at submit: their request count is bounded
@@ -180,7 +180,7 @@ def test_noisy_neighbour(services, neighbours):
     sampler = Sampler(stack, other)
     sampler.start()
     # co-allocation on the huge topology: refused at submit since the request count is
-    # bounded there (issue 36; before, the run grew until its memory or time limit fired —
+    # bounded there (before, the run grew until its memory or time limit fired —
     # that the run's limits fire is tests/reliability/test_limits_unit.py's)
     hostile_runs: list[int] = []
     for seed in (1, 2):

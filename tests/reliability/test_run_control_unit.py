@@ -1,4 +1,4 @@
-"""Run control (issue 36), in-process: stopping a limited child, reporting who killed it,
+"""Run control, in-process: stopping a limited child, reporting who killed it,
 fair dispatch of held runs, and the per-user quotas at the door.
 
 The same behaviour across real worker processes: tests/integration/test_cancel_workers.py

@@ -1,4 +1,4 @@
-"""Shared by the tests of the compiled kernels (scheduler/_native.py, issue 21): load a kernel's
+"""Shared by the tests of the compiled kernels (scheduler/_native.py): load a kernel's
 pure source or its compiled build, and a deep random site queue for the quote kernels."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Backfilling with a reservation depth K (issue 22 item 6): policy ``backfill-k``.
+"""Backfilling with a reservation depth K: policy ``backfill-k``.
 
 K = 1 must schedule exactly as EASY and K = ∞ exactly as conservative backfilling, job by job,
 on generated and archive traces; in between, nobody overtakes a reservation and the machine is

@@ -1,4 +1,4 @@
-"""Bounds at the door (issue 19) in the engine: the bounds module, the bounded JSON loader,
+"""Bounds at the door in the engine: the bounds module, the bounded JSON loader,
 string-typed parameters parsed by the same schema at submit and at run time, and the parsers,
 generators and documents refusing values beyond the physical bounds with the field named."""
 

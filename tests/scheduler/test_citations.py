@@ -69,10 +69,55 @@ def test_code_cites_papers_not_issues_specs_seed_files_or_machine_paths():
     )
 
 
+#: The tests, benchmarks, scripts and build files: the same reader, minus the seed ids (the
+#: tests name the seed publications' claims, presets and scenarios by id, as
+#: docs/references.md explains).
+AROUND = ("tests", "bench", "scripts", "clients")
+AROUND_PATTERNS = {k: v for k, v in PATTERNS.items() if not k.startswith("a seed file")}
+#: Where a match must stay in those files, with the reason.
+AROUND_ALLOWED = {
+    # the page check looks for the former specification's section marks in rendered pages
+    ("tests/browser/test_layout.py", "the former specification (SPEC §N)"),
+    # the escape test tries to write to such paths from the sandbox
+    ("tests/reliability/test_sandbox_escapes.py", "an absolute machine path"),
+    # this file names what it looks for
+    ("tests/scheduler/test_citations.py", "the former specification (SPEC §N)"),
+    ("tests/scheduler/test_citations.py", "an issue number"),
+    ("tests/scheduler/test_citations.py", "an absolute machine path"),
+}
+
+
+def test_tests_benchmarks_and_scripts_cite_no_issues_specs_or_machine_paths():
+    files = [p for d in AROUND for p in (ROOT / d).rglob("*") if p.is_file()]
+    files += [ROOT / "Makefile", ROOT / "setup.py", ROOT / "pyproject.toml"]
+    found = []
+    for path in sorted(files):
+        rel = path.relative_to(ROOT).as_posix()
+        if "__pycache__" in path.parts or path.suffix not in {
+            "",
+            ".py",
+            ".sh",
+            ".toml",
+            ".md",
+            ".txt",
+        }:
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for name, rx in AROUND_PATTERNS.items():
+            if (rel, name) in AROUND_ALLOWED:
+                continue
+            for m in rx.finditer(text):
+                lineno = text.count("\n", 0, m.start()) + 1
+                found.append(
+                    f"{rel}:{lineno}: {name}: {text.splitlines()[lineno - 1].strip()[:100]}"
+                )
+    assert not found, "say the reason in words, name a repository path:\n" + "\n".join(found)
+
+
 def test_the_allow_lists_name_files_that_exist():
     for entry in LEAD_FILES:
         assert (ROOT / entry).exists(), entry
-    for rel, name in ALLOWED:
+    for rel, name in ALLOWED | AROUND_ALLOWED:
         assert (ROOT / rel).is_file() and name in PATTERNS, (rel, name)
 
 

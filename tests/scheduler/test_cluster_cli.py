@@ -1,4 +1,4 @@
-"""``python -m scheduler simulate`` (issue 3 item 6, a stable contract) and the ``cluster-sim``
+"""``python -m scheduler simulate`` (a stable contract) and the ``cluster-sim``
 experiment kind (item 7)."""
 
 from __future__ import annotations
@@ -215,7 +215,7 @@ def test_simulate_limit_stops_reading_early(tmp_path):
 
 
 def test_the_command_line_loads_the_catalogue_only_for_the_kinds():
-    """Start-up (issue 21): ``simulate`` never imports the catalogue, scipy or highspy."""
+    """Start-up: ``simulate`` never imports the catalogue, scipy or highspy."""
     import subprocess
     import sys
 
@@ -231,7 +231,7 @@ def test_the_command_line_loads_the_catalogue_only_for_the_kinds():
     assert res.returncode == 0 and "backfill-k" in res.stdout
 
 
-# ------------------------------------------------------- the whole command's fast paths (issue 21)
+# ------------------------------------------------------- the whole command's fast paths
 
 
 def _workload(seed: int, jobs: int = 1500) -> bytes:

@@ -1,4 +1,4 @@
-"""The replay index (issue 21): the state at any instant of a site's replay, read from one full
+"""The replay index: the state at any instant of a site's replay, read from one full
 run, equals the live simulator's at that instant — quotes and prediction history alike."""
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def test_index_state_equals_the_live_simulation(policy, seed):
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_running_and_queued_look_only_at_jobs_that_may_be_but_find_them_all(seed):
-    # (issue 21: running and waiting jobs are looked for from t less the longest run, and
+    # (running and waiting jobs are looked for from t less the longest run, and
     # from t less the longest wait, not in the whole trace)
     import numpy as np
 

@@ -1,4 +1,4 @@
-"""Hand-worked schedules of the cluster simulator (scheduler.cluster), SPEC §2 / issue 3."""
+"""Hand-worked schedules of the cluster simulator (scheduler.cluster)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def starts(result):
     return {row[0]: row[2] for row in result.rows()}
 
 
-# the example of issue 3: A 2 procs 3 h, B 4 procs 1 h, C 1 proc 2 h, D 3 procs 2 h, all at 0
+# a hand-worked example: A 2 procs 3 h, B 4 procs 1 h, C 1 proc 2 h, D 3 procs 2 h, all at 0
 FIVE = [job(1, 0, 3 * H, 2), job(2, 0, H, 4), job(3, 0, 2 * H, 1), job(4, 0, 2 * H, 3)]
 
 

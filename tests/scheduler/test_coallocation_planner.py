@@ -1,4 +1,4 @@
-"""The 0-1 IP per frame, the planner and all-or-nothing reservation (SPEC §9, seed 001).
+"""The 0-1 IP per frame, the planner and all-or-nothing reservation (seed 001).
 
 Hand-built graphs where the optimum is known, infeasible requests, all-or-nothing, admin
 options, and a cross-check of the IP's optimum against brute-force enumeration — for both
@@ -530,7 +530,7 @@ def test_arc_formulation_equals_brute_force(case):
 
 
 def test_each_frame_reports_its_own_solve_time():
-    """Issue 20: the plans of a range request showed the last solve's time for every frame.
+    """the plans of a range request showed the last solve's time for every frame.
     Frames with the same availability reuse the first one's solution (``cached``: no solve,
     0 s); a frame with its own availability is solved and timed on its own."""
     t = load_topology({"sites": [site("a", 4), site("b", 4)], "links": [link("a", "b", 1)]})

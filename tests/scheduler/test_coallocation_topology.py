@@ -18,7 +18,7 @@ from scheduler.coallocation import (
 
 def test_seed_testbed_matches_the_seed():
     t = load_topology(SEED001)
-    # SPEC §9: N{8,16,32,64}, S{8,16,32}, U{8,16,32} -> 120 + 56 + 56 CPUs
+    # seed 001: N{8,16,32,64}, S{8,16,32}, U{8,16,32} -> 120 + 56 + 56 CPUs
     assert [s.cpus for s in t.sites] == [8, 16, 32, 64, 8, 16, 32, 8, 16, 32]
     assert t.total_cpus == 232
     assert t.domains == ("N", "S", "U")

@@ -1,4 +1,4 @@
-"""Maui-style fair-share priority policy (SPEC §8, seed 003 §2): hand-worked priorities and
+"""Maui-style fair-share priority policy (seed 003 §2): hand-worked priorities and
 orders, backfilling with protected jobs, and invariants on random workloads."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """CyberShake best effort on the thesis's 430-processor CTC (thesis §4.7–4.8, Table 2,
-Figures 17–18; issue 18): what the Figure 18 preset runs and the floor of its makespan.
+Figures 17–18): what the Figure 18 preset runs and the floor of its makespan.
 
 The measured cause of the gap to the thesis's 476811 s rests on these facts: the two
 288-processor SGT tasks (``pmvl_chk1``/``pmvl_chk2``) cannot overlap on 430 processors, so even

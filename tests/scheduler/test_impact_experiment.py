@@ -1,4 +1,4 @@
-"""Experiment kind ``provisioning-impact`` (SPEC §8, seed 003): a small end-to-end run, its
+"""Experiment kind ``provisioning-impact`` (seed 003): a small end-to-end run, its
 determinism and Result shape, and bad input answered with ParamError naming the field."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Provisioning impact (SPEC §8, seed 003 §3): list scheduling by hand, the three models, the
+"""Provisioning impact (seed 003 §3): list scheduling by hand, the three models, the
 advance-reservation start cross-checked with the simulator, and the clusterings' invariants."""
 
 from __future__ import annotations

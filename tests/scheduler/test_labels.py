@@ -1,4 +1,4 @@
-"""The label registry (issue 20): no raw key reaches a reader, numbers are written for people."""
+"""The label registry: no raw key reaches a reader, numbers are written for people."""
 
 from scheduler.labels import column_label, format_value, label_of, labelled, unit_of
 
@@ -48,7 +48,7 @@ def test_a_key_that_names_its_unit_is_not_read_as_seconds():
 
 
 def test_counts_and_sweep_aggregates_read_as_words():
-    """Issue 20 (seen by the portal walk): a count of bins has no unit, a per-job maximum says
+    """Seen by the portal walk: a count of bins has no unit, a per-job maximum says
     what it is, a sweep aggregate's column ('first_submit mean') is labelled like the rest, and
     every usage-policy strategy (seed 004's batch systems too) has a name."""
     from scheduler.experiments import get_kind

@@ -1,4 +1,4 @@
-"""The engine's house (issue 21): its imports drawn as floors, checked with ``ast``.
+"""The engine's house: its imports drawn as floors, checked with ``ast``.
 
 Floors, bottom up (a module may import its own floor or any floor below, never above)::
 
@@ -39,7 +39,7 @@ FLOORS = {
     "scheduler.result_view": 0,  # the tolerant reader of stored Results (beside results)
     "scheduler.bounds": 0,
     "scheduler.jsonvalues": 0,
-    "scheduler._native": 0,  # loads the compiled modules or their .py (issue 21); imports no engine
+    "scheduler._native": 0,  # loads the compiled modules or their .py; imports no engine
     "scheduler.labels": 0,  # the label registry (imports nothing of the engine)
     "scheduler.traces": 0,
     "scheduler.cluster": 1,
@@ -227,7 +227,7 @@ def test_every_pending_type_import_still_closes_a_circle() -> None:
 
 
 def test_no_import_circles_in_the_portal() -> None:
-    """The portal too (issue 21): ``services`` enqueues runs by the task's name instead of
+    """The portal too: ``services`` enqueues runs by the task's name instead of
     importing ``tasks``, which imports ``services``."""
     modules = all_modules(ROOT / "gridportal")
     edges = {m: imports_of(m, p, modules, "gridportal") for m, p in modules.items()}

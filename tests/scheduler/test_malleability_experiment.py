@@ -1,4 +1,4 @@
-"""The ``malleability`` experiment kind (SPEC §10, seed 002 Figures 6-8)."""
+"""The ``malleability`` experiment kind (seed 002 Figures 6-8)."""
 
 import io
 import json

@@ -1,4 +1,4 @@
-"""The malleability simulator: hand-worked PRA/PWA runs and invariants (SPEC §10, seed 002)."""
+"""The malleability simulator: hand-worked PRA/PWA runs and invariants (seed 002)."""
 
 import pytest
 from hypothesis import given, settings

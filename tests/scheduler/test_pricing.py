@@ -321,7 +321,7 @@ def test_queue_shapes_of_other_types_are_made_int_pairs():
 
 @pytest.mark.parametrize("policy", ["fcfs", "easy", "conservative", "backfill-k=2"])
 def test_a_queue_given_as_two_lists_is_the_queue_given_as_pairs(policy):
-    """``SiteQuote.from_queue`` (a site page's quote, issue 21: no pair per queued job) is
+    """``SiteQuote.from_queue`` (a site page's quote: no pair per queued job) is
     the quote of the same queue as pairs — plan, prices, shapes — and takes other integer
     sequences as ints; lists of different lengths are refused."""
     import random

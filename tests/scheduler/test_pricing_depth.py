@@ -1,4 +1,4 @@
-"""Adaptive prices under backfilling with a reservation depth K (issue 22 item 6): the queue is
+"""Adaptive prices under backfilling with a reservation depth K: the queue is
 planned by the simulator's own depth-K policy, played forward — exactly the EASY, conservative
 and FCFS planners at the ends — so every kind that takes a site policy can offer ``backfill-k``."""
 

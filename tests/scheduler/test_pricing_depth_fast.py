@@ -1,4 +1,4 @@
-"""Quotes under backfilling with a reservation depth K (issue 21: ``backfill-k=K`` quotes
+"""Quotes under backfilling with a reservation depth K (``backfill-k=K`` quotes
 re-planned the whole queue in the simulator for every candidate start, 0.5–1.1 s at 200+
 queued jobs).  The EASY kernel (scheduler/pricing/_easy.py) now also plays depth K from its
 snapshots; compiled and pure, its no-slot plan must be the simulator's

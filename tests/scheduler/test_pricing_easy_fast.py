@@ -1,4 +1,4 @@
-"""The EASY quote's re-plan kernel (issue 21): scheduler/pricing/_easy.py, compiled by Cython in
+"""The EASY quote's re-plan kernel: scheduler/pricing/_easy.py, compiled by Cython in
 pure-Python mode when a build exists, must price every candidate start exactly as Figure 22
 literally does (:meth:`SiteQuote.price_naive`, which re-plans the whole queue with
 :func:`~scheduler.pricing.plan.plan_easy`), compiled and pure alike, on deep queues (200+

@@ -124,7 +124,7 @@ def test_figure_30_has_both_curves_per_site():
 
 
 def test_first_days_report_the_window_not_the_whole_trace(trace):
-    """Issue 20: with "first days only" the dropped jobs and the offered load are the
+    """With "first days only" the dropped jobs and the offered load are the
     window's.  Jobs after day 3 are made too big for the machine: none of them is in the
     window, so none is dropped, and the load is that of the first 3 days' jobs."""
     start = min(j.submit for j in trace.jobs)

@@ -1,4 +1,4 @@
-"""The FCFS quote kernel (issue 21): :class:`scheduler.pricing._replan.FcfsQueue` and
+"""The FCFS quote kernel: :class:`scheduler.pricing._replan.FcfsQueue` and
 :func:`~scheduler.pricing._replan.fcfs_delays`, compiled and pure, must give the no-slot plan
 of :func:`~scheduler.pricing.plan.plan_fcfs` and price every start exactly as Figure 22
 literally does (:meth:`SiteQuote.price_naive`).

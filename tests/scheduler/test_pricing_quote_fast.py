@@ -1,4 +1,4 @@
-"""The quote's re-plan kernel (issue 21): scheduler/pricing/_replan.py, compiled by Cython in
+"""The quote's re-plan kernel: scheduler/pricing/_replan.py, compiled by Cython in
 pure-Python mode when a build exists, must price every candidate start exactly as Figure 22
 literally does (:meth:`SiteQuote.price_naive`), compiled and pure alike, on deep queues
 (200+ jobs) under conservative backfilling and FCFS, and queues with jobs of no duration.

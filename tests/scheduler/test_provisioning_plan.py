@@ -1,4 +1,4 @@
-"""Plan evaluation (thesis §4.5, SPEC §4): AC and SC worked by hand on one and two sites, the
+"""Plan evaluation (thesis §4.5): AC and SC worked by hand on one and two sites, the
 Table 1 accounting of touched slots, infeasible plans, and the HEFT order it uses."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Reproductions (issue 15): verdicts of published values against Results, the catalogue of
+"""Reproductions: verdicts of published values against Results, the catalogue of
 presets with published values, trace lookup, the report and the command line."""
 
 from __future__ import annotations
@@ -204,7 +204,7 @@ def test_reproductions_filter_by_kind_and_preset():
     assert [r.key for r in reproductions("malleability", "seed002-fig8-pwa")] == [
         "malleability/seed002-fig8-pwa"
     ]
-    # seed 004's numbers come from its testbed, not the two-site simulation (issue 18)
+    # seed 004's numbers come from its testbed, not the two-site simulation
     assert reproductions("usage-policy", "seed004-2sites") == []
     assert reproductions("no-such-kind") == []
 
@@ -309,7 +309,7 @@ def test_cli_bad_trace_argument_names_the_field(tmp_path, capsys):
     assert "preset: no preset with published values" in capsys.readouterr().err
 
 
-# ---------------------------------------------------------------------- claims (issue 18)
+# ---------------------------------------------------------------------- claims
 
 import re  # noqa: E402
 
@@ -450,7 +450,7 @@ def test_rescore_recomputes_verdicts_from_stored_results():
 
 
 def test_declared_minutes_are_not_below_the_committed_scoreboards_measurements():
-    """Issue 18: a preset's expected duration (shown on its form and used by
+    """a preset's expected duration (shown on its form and used by
     ``--max-preset-minutes``) must not promise less than the committed scoreboard measured
     (wall time under ``make reproduce``; 20 % slack for machine load)."""
     board = json.loads((ROOT / "docs" / "reproductions.json").read_text())

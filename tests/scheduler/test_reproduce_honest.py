@@ -1,4 +1,4 @@
-"""Issue 37: an honest scoreboard — fitted, constant and blocked claims are shown and never
+"""An honest scoreboard — fitted, constant and blocked claims are shown and never
 counted, calibrations declare their targets, unstated choices are judged over a spread."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The ``virtual-reservations`` kind (thesis Figures 38–49) and the portal's ``predict_start``:
-result shape, invariants, determinism and bad input naming the field (SPEC §6)."""
+result shape, invariants, determinism and bad input naming the field."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The QBETS-like wait predictor (thesis ch. 6, eq. 21; SPEC §6): binomial bounds, the
+"""The QBETS-like wait predictor (thesis ch. 6, eq. 21): binomial bounds, the
 probability inversion, job classes, change-point trimming, calibration, history feeding."""
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def test_bound_index_is_the_smallest_order_statistic_with_enough_confidence(n, q
 
 
 def test_binomial_kernels_equal_scipy_stats_binom():
-    """bound_index calls SciPy's binomial kernels without importing scipy.stats (issue 21:
+    """bound_index calls SciPy's binomial kernels without importing scipy.stats (for the
     start-up and cold requests); they must give scipy.stats.binom's values exactly, so the
     bounds — and every prediction — are those computed through scipy.stats."""
     from scipy.stats import binom

@@ -1,5 +1,5 @@
 """VAR (thesis Figure 33, eq. 22), the adaptive arm and the combined scheme (Figure 45):
-hand-worked examples and invariants (SPEC §6)."""
+hand-worked examples and invariants."""
 
 from __future__ import annotations
 

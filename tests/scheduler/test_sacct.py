@@ -1,5 +1,5 @@
 # ruff: noqa: E501  (sacct rows are kept whole, one per line, as sacct prints them)
-"""Slurm accounting import (issue 22): sacct --parsable2 / fixed-width → SWF with a report.
+"""Slurm accounting import: sacct --parsable2 / fixed-width → SWF with a report.
 
 The fixture ``data/slurm-sacct-parsable2.txt`` is written for these tests after the shapes of
 the Slurm documentation's sacct examples (job + ``.batch``/``.extern``/``.0`` steps, array tasks
@@ -191,7 +191,7 @@ def test_command_line_converts_and_refuses_naming_the_line(tmp_path):
     assert not (tmp_path / "x.swf").exists()
 
 
-# Hostile files (issue 36): bounded columns, lines, ids and names; no control characters -------
+# Hostile files: bounded columns, lines, ids and names; no control characters -------
 
 GOOD_ROW = (
     "1|u|g|p|q|COMPLETED|2025-01-06T08:00:00|2025-01-06T08:00:00|2025-01-06T09:00:00|10|1|1G|x"

@@ -1,4 +1,4 @@
-"""Predictions from checkpoints (issue 21): restoring the predictor's last checkpoint before an
+"""Predictions from checkpoints: restoring the predictor's last checkpoint before an
 instant and adding the starts since gives exactly the predictor of a replay of every start —
 every class's waits, runs of misses and change points — and so the same answers, at any
 instant and confidence; a request adds fewer waits than the checkpoint spacing."""

@@ -1,7 +1,7 @@
 """How many slots a plan advertises (thesis §3.1, Figure 4): the level-band cut, counted by
 brute force level by level, and the lower bound every set of disjoint slots obeys.
 
-Why it matters: Figure 4's average (CTC 27) is compared with our count (issue 18).  A slot must
+Why it matters: Figure 4's average (CTC 27) is compared with our count.  A slot must
 start at every instant where the free processor count rises (the slots alive just before hold
 fewer processors), so no way of cutting the same plan into disjoint slots advertises fewer
 slots than there are rise instants; the level-band cut adds one only where a fall splits a band.

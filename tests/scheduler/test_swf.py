@@ -490,7 +490,7 @@ def test_comment_lines_kept_are_bounded():
     assert trace.machine_procs == 8 and len(trace.jobs) == 1
 
 
-# ------------------------------------------------------------- bounds (issue 19) and limits
+# ------------------------------------------------------------- bounds and limits
 
 
 @pytest.mark.parametrize(
@@ -578,7 +578,7 @@ def test_a_repeated_header_key_is_checked_every_time() -> None:
 
 
 def test_scan_checks_like_read_and_summarises_in_constant_memory(tmp_path):
-    """``scan_swf`` + ``SummarySink`` (the upload check, issue 19) gives the same errors and
+    """``scan_swf`` + ``SummarySink`` (the upload check) gives the same errors and
     the same summary as ``read_swf`` + ``trace_summary``, and its memory does not grow with
     the file (the jobs are not kept), where ``read_swf``'s does."""
     import tracemalloc
@@ -616,7 +616,7 @@ def test_scan_checks_like_read_and_summarises_in_constant_memory(tmp_path):
     assert by_scan.value.errors == by_read.value.errors
 
 
-# ------------------------------------------------- the vectorised reader (issue 21)
+# ------------------------------------------------- the vectorised reader
 
 
 def _line_by_line(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,5 +1,5 @@
 # ruff: noqa: E501  (YAML documents are kept as written)
-"""Pegasus 5 YAML abstract workflows (issue 22): read in any key order; refusals name the path.
+"""Pegasus 5 YAML abstract workflows: read in any key order; refusals name the path.
 
 Fixtures are written here after the shape of Pegasus 5's schema ``wf-5.0.yml`` and its
 ``diamond`` example (jobs with ``uses``, ``jobDependencies``, an inline transformation catalog,
