@@ -30,10 +30,8 @@ from .provisioning import (
     SIZE_SWEEP,
     THESIS_LAYERED,
     Provisioning,
-    _akey,
-    _mean_std,
     _r,
-    _ratios,
+    versus_best_effort,
 )
 
 HOUR = 3600.0
@@ -140,92 +138,28 @@ class GreedyProvisioning(Provisioning):
                                    first)  # fmt: skip
 
     def _greedy_report(self, params, sites, workflow, alphas, report_alpha, subs, keep, origin):  # type: ignore[no-untyped-def]
-        be_m, be_sd = _mean_std([s["be_makespan"] / HOUR for s in subs])
-        be_c, be_csd = _mean_std([s["be_cost"] for s in subs])
+        vs = versus_best_effort(
+            subs, alphas, report_alpha,
+            lambda s, a: (s["plans"][a].allocation_cost, s["plans"][a].makespan),
+            delay_of=lambda s, a: s["plans"][a].delay_cost,
+            what="greedy-provisioned", figure="52", origin=origin,
+        )  # fmt: skip
         summary: dict[str, Any] = {
             "sites": len(sites),
             "submissions": len(subs),
             "workflow_tasks": len(workflow.real_tasks),
-            "be_makespan_h": _r(be_m),
-            "be_makespan_h_std": _r(be_sd),
-            "be_cost_su": _r(be_c),
+            **vs.summary,
         }
         labels: dict[str, str] = {
             "sites": "sites",
             "submissions": "workflow submissions",
             "workflow_tasks": "workflow tasks",
-            "be_makespan_h": "best effort: mean makespan (h)",
-            "be_makespan_h_std": "best effort: makespan std (h)",
-            "be_cost_su": "best effort: allocation cost AC_BE (SU)",
+            **vs.labels,
         }
-        prov_m, prov_c, rows = [], [], []
-        for alpha in alphas:
-            ms = [s["plans"][alpha].makespan / HOUR for s in subs]
-            acs = [s["plans"][alpha].allocation_cost for s in subs]
-            fs = [s["plans"][alpha].delay_cost for s in subs]
-            m, sd = _mean_std(ms)
-            c, csd = _mean_std(acs)
-            fm, _ = _mean_std(fs)
-            prov_m.append((alpha, m, sd))
-            prov_c.append((alpha, c, csd))
-            key = _akey(alpha)
-            summary[f"prov_makespan_h_{key}"] = _r(m)
-            summary[f"prov_makespan_h_std_{key}"] = _r(sd)
-            summary[f"prov_cost_su_{key}"] = _r(c)
-            summary[f"prov_cost_su_std_{key}"] = _r(csd)
-            summary[f"prov_delay_su_{key}"] = _r(fm)
-            labels[f"prov_makespan_h_{key}"] = f"provisioned, α = {alpha:g}: mean makespan (h)"
-            labels[f"prov_makespan_h_std_{key}"] = f"provisioned, α = {alpha:g}: makespan std (h)"
-            labels[f"prov_cost_su_{key}"] = f"provisioned, α = {alpha:g}: mean allocation cost (SU)"
-            labels[f"prov_cost_su_std_{key}"] = f"provisioned, α = {alpha:g}: cost std (SU)"
-            labels[f"prov_delay_su_{key}"] = f"provisioned, α = {alpha:g}: mean delay price Σf (SU)"
-            below = sum(1 for s in subs if s["plans"][alpha].makespan <= s["be_makespan"])
-            rows.append([
-                alpha, _r(m, 3), _r(sd, 3), _r(c, 2), _r(csd, 2), _r(fm, 2),
-                _r(m / be_m, 3) if m is not None and be_m else None,
-                _r(c / be_c, 3) if c is not None and be_c else None,
-                f"{below}/{len(subs)}",
-            ])  # fmt: skip
-        head = next(x for x in prov_m if x[0] == report_alpha)
-        headc = next(x for x in prov_c if x[0] == report_alpha)
-        summary["makespan_ratio"] = _r(head[1] / be_m) if head[1] is not None and be_m else None
-        summary["cost_ratio"] = _r(headc[1] / be_c) if headc[1] is not None and be_c else None
-        labels["makespan_ratio"] = f"provisioned (α = {report_alpha:g}) / best-effort makespan"
-        labels["cost_ratio"] = f"provisioned (α = {report_alpha:g}) / best-effort cost"
-        _ratios(summary, labels, prov_m, prov_c, be_m, be_c)
         for r, site in enumerate(sites, start=1):
             summary[f"site{r}_offered_load"] = _r(site.offered_load)
             labels[f"site{r}_offered_load"] = f"{site.name}: offered load"
-        charts = [
-            chart("makespan-vs-alpha", "line",
-                  "Makespan of the greedy-provisioned and best-effort runs (thesis Figure 52)",
-                  x="trade-off factor α", y="makespan (h)",
-                  series=[
-                      series("Provisioned", [[a, _r(m, 3)] for a, m, _ in prov_m],
-                             [_r(sd, 3) or 0.0 for _, _, sd in prov_m]),
-                      series("Best effort", [[a, _r(be_m, 3)] for a in alphas],
-                             [_r(be_sd, 3) or 0.0 for _ in alphas]),
-                  ]),
-            chart("cost-vs-alpha", "line",
-                  "Allocation cost of the greedy-provisioned and best-effort runs (Figure 52)",
-                  x="trade-off factor α", y="allocation cost (SU)",
-                  series=[
-                      series("Provisioned", [[a, _r(c, 2)] for a, c, _ in prov_c],
-                             [_r(sd, 2) or 0.0 for _, _, sd in prov_c]),
-                      series("Best effort", [[a, _r(be_c, 2)] for a in alphas],
-                             [_r(be_csd, 2) or 0.0 for _ in alphas]),
-                  ]),
-            chart("makespan-per-submission", "scatter",
-                  f"Makespan at each submission (provisioned at α = {report_alpha:g})",
-                  x="submission time (days into the trace)", y="makespan (h)",
-                  series=[
-                      series("Best effort", [[_r((s["time"] - origin) / DAY, 3),
-                                              _r(s["be_makespan"] / HOUR, 3)] for s in subs]),
-                      series("Provisioned", [[_r((s["time"] - origin) / DAY, 3),
-                                              _r(s["plans"][report_alpha].makespan / HOUR, 3)]
-                                             for s in subs]),
-                  ]),
-        ]  # fmt: skip
+        charts = vs.charts
         if keep is not None:
             k, plan = keep
             T = subs[k]["time"]
@@ -252,17 +186,14 @@ class GreedyProvisioning(Provisioning):
              _r(s["plans"][report_alpha].allocation_cost, 2)]
             for k, s in enumerate(subs)
         ]  # fmt: skip
-        ra = _akey(report_alpha)
-        key = ["be_makespan_h", f"prov_makespan_h_{ra}", "makespan_ratio",
-               "be_cost_su", f"prov_cost_su_{ra}", "cost_ratio"]  # fmt: skip
         return {
             "summary": summary,
             "summary_labels": labels,
             # Key results: makespan and cost, best effort vs provisioned at the
             # headline α, and their ratios
-            "key": [k for k in key if summary.get(k) is not None],
+            "key": vs.key,
             "tables": [
-                table("per-alpha", "Greedy-provisioned versus best effort per α", columns, rows),
+                table("per-alpha", "Greedy-provisioned versus best effort per α", columns, vs.rows),
                 table("per-submission", "Each submission", [
                     "submission", "day", "best-effort makespan (h)",
                     f"provisioned makespan (h), α = {report_alpha:g}", "best-effort cost (SU)",

@@ -141,6 +141,126 @@ def _ratios(
         labels[f"cost_ratio_{key}"] = f"provisioned (α = {alpha:g}) / best-effort cost"
 
 
+class VersusBestEffort(NamedTuple):
+    """The provisioned runs at each α beside best effort: the summary and its labels, the
+    per-α table rows and the charts every provisioning kind shows."""
+
+    summary: dict[str, Any]
+    labels: dict[str, str]
+    rows: list[list[Any]]
+    charts: list[dict[str, Any]]
+    key: list[str]
+
+
+def versus_best_effort(
+    subs: list[dict[str, Any]],
+    alphas: list[float],
+    report_alpha: float,
+    plan_of,  # type: ignore[no-untyped-def]
+    *,
+    what: str,
+    figure: str,
+    origin: int,
+    delay_of=None,  # type: ignore[no-untyped-def]
+) -> VersusBestEffort:
+    """Mean and spread of makespan and allocation cost over the submissions, best effort's
+    and the provisioned plan's at each trade-off factor α (``plan_of(sub, alpha)``: its
+    (cost, makespan in s); ``delay_of``: its delay price Σf, for the greedy kinds), their
+    ratios, and the makespan and cost charts of ``figure`` (thesis Figures 13 and 52)."""
+    be_m, be_sd = _mean_std([s["be_makespan"] / HOUR for s in subs])
+    be_c, be_csd = _mean_std([s["be_cost"] for s in subs])
+    summary: dict[str, Any] = {
+        "be_makespan_h": _r(be_m),
+        "be_makespan_h_std": _r(be_sd),
+        "be_cost_su": _r(be_c),
+    }
+    labels: dict[str, str] = {
+        "be_makespan_h": "best effort: mean makespan (h)",
+        "be_makespan_h_std": "best effort: makespan std (h)",
+        "be_cost_su": "best effort: allocation cost AC_BE (SU)",
+    }
+    prov_m, prov_c, rows = [], [], []
+    for alpha in alphas:
+        m, sd = _mean_std([plan_of(s, alpha)[1] / HOUR for s in subs])
+        c, csd = _mean_std([plan_of(s, alpha)[0] for s in subs])
+        prov_m.append((alpha, m, sd))
+        prov_c.append((alpha, c, csd))
+        key, at = _akey(alpha), f"provisioned, α = {alpha:g}"
+        summary[f"prov_makespan_h_{key}"] = _r(m)
+        summary[f"prov_makespan_h_std_{key}"] = _r(sd)
+        summary[f"prov_cost_su_{key}"] = _r(c)
+        summary[f"prov_cost_su_std_{key}"] = _r(csd)
+        labels[f"prov_makespan_h_{key}"] = f"{at}: mean makespan (h)"
+        labels[f"prov_makespan_h_std_{key}"] = f"{at}: makespan std (h)"
+        labels[f"prov_cost_su_{key}"] = f"{at}: mean allocation cost (SU)"
+        labels[f"prov_cost_su_std_{key}"] = f"{at}: cost std (SU)"
+        row = [alpha, _r(m, 3), _r(sd, 3), _r(c, 2), _r(csd, 2)]
+        if delay_of is not None:
+            fm, _ = _mean_std([delay_of(s, alpha) for s in subs])
+            summary[f"prov_delay_su_{key}"] = _r(fm)
+            labels[f"prov_delay_su_{key}"] = f"{at}: mean delay price Σf (SU)"
+            row.append(_r(fm, 2))
+        below = sum(1 for s in subs if plan_of(s, alpha)[1] <= s["be_makespan"])
+        rows.append(row + [
+            _r(m / be_m, 3) if m is not None and be_m else None,
+            _r(c / be_c, 3) if c is not None and be_c else None,
+            f"{below}/{len(subs)}",
+        ])  # fmt: skip
+    head = next(x for x in prov_m if x[0] == report_alpha)
+    headc = next(x for x in prov_c if x[0] == report_alpha)
+    summary["makespan_ratio"] = _r(head[1] / be_m) if head[1] is not None and be_m else None
+    summary["cost_ratio"] = _r(headc[1] / be_c) if headc[1] is not None and be_c else None
+    labels["makespan_ratio"] = f"provisioned (α = {report_alpha:g}) / best-effort makespan"
+    labels["cost_ratio"] = f"provisioned (α = {report_alpha:g}) / best-effort cost"
+    _ratios(summary, labels, prov_m, prov_c, be_m, be_c)
+    day = [_r((s["time"] - origin) / DAY, 3) for s in subs]
+    charts = [
+        chart(
+            "makespan-vs-alpha", "line",
+            f"Makespan of the {what} and best-effort runs (thesis Figure {figure})",
+            x="trade-off factor α", y="makespan (h)",
+            series=[
+                series("Provisioned", [[a, _r(m, 3)] for a, m, _ in prov_m],
+                       [_r(sd, 3) or 0.0 for _, _, sd in prov_m]),
+                series("Best effort", [[a, _r(be_m, 3)] for a in alphas],
+                       [_r(be_sd, 3) or 0.0 for _ in alphas]),
+            ],
+        ),
+        chart(
+            "cost-vs-alpha", "line",
+            f"Allocation cost of the {what} and best-effort runs (thesis Figure {figure})",
+            x="trade-off factor α", y="allocation cost (SU)",
+            series=[
+                series("Provisioned", [[a, _r(c, 2)] for a, c, _ in prov_c],
+                       [_r(sd, 2) or 0.0 for _, _, sd in prov_c]),
+                series("Best effort", [[a, _r(be_c, 2)] for a in alphas],
+                       [_r(be_csd, 2) or 0.0 for _ in alphas]),
+            ],
+        ),
+        chart(
+            "makespan-per-submission", "scatter",
+            f"Makespan at each submission (provisioned at α = {report_alpha:g})",
+            x="submission time (days into the trace)", y="makespan (h)",
+            series=[
+                series("Best effort", [
+                    [d, _r(s["be_makespan"] / HOUR, 3)] for d, s in zip(day, subs, strict=True)
+                ]),
+                series("Provisioned", [
+                    [d, _r(plan_of(s, report_alpha)[1] / HOUR, 3)]
+                    for d, s in zip(day, subs, strict=True)
+                    if math.isfinite(plan_of(s, report_alpha)[1])
+                ]),
+            ],
+        ),
+    ]  # fmt: skip
+    ra = _akey(report_alpha)
+    key = ["be_makespan_h", f"prov_makespan_h_{ra}", "makespan_ratio",
+           "be_cost_su", f"prov_cost_su_{ra}", "cost_ratio"]  # fmt: skip
+    return VersusBestEffort(
+        summary, labels, rows, charts, [k for k in key if summary.get(k) is not None]
+    )
+
+
 def _layered_levels(params: dict[str, Any]) -> int:
     """The depth of the generated layered workflow, or :class:`ParamError` on ``levels``."""
     tasks = params["tasks"]
@@ -425,59 +545,25 @@ class Provisioning(ExperimentKind):
     # ------------------------------------------------------------------ results
 
     def _report(self, params, sites, workflow, alphas, report_alpha, subs, keep, origin):  # type: ignore[no-untyped-def]
-        be_ms = [s["be_makespan"] / HOUR for s in subs]
-        be_ac = [s["be_cost"] for s in subs]
-        be_m, be_sd = _mean_std(be_ms)
-        be_c, be_csd = _mean_std(be_ac)
+        vs = versus_best_effort(
+            subs, alphas, report_alpha, lambda s, a: s["chosen"][a][:2],
+            what="provisioned", figure="13", origin=origin,
+        )  # fmt: skip
         summary: dict[str, Any] = {
             "sites": len(sites),
             "submissions": len(subs),
             "workflow_tasks": len(workflow.real_tasks),
-            "be_makespan_h": _r(be_m),
-            "be_makespan_h_std": _r(be_sd),
-            "be_cost_su": _r(be_c),
+            **vs.summary,
         }
         labels: dict[str, str] = {
             "sites": "sites",
             "submissions": "workflow submissions",
             "workflow_tasks": "workflow tasks",
-            "be_makespan_h": "best effort: mean makespan (h)",
-            "be_makespan_h_std": "best effort: makespan std (h)",
-            "be_cost_su": "best effort: allocation cost AC_BE (SU)",
+            **vs.labels,
         }
-        prov_m, prov_c, rows = [], [], []
-        infeasible = 0
-        for alpha in alphas:
-            ms = [s["chosen"][alpha][1] / HOUR for s in subs]
-            acs = [s["chosen"][alpha][0] for s in subs]
-            infeasible = max(infeasible, sum(1 for v in ms if not math.isfinite(v)))
-            m, sd = _mean_std(ms)
-            c, csd = _mean_std(acs)
-            prov_m.append((alpha, m, sd))
-            prov_c.append((alpha, c, csd))
-            key = _akey(alpha)
-            summary[f"prov_makespan_h_{key}"] = _r(m)
-            summary[f"prov_makespan_h_std_{key}"] = _r(sd)
-            summary[f"prov_cost_su_{key}"] = _r(c)
-            summary[f"prov_cost_su_std_{key}"] = _r(csd)
-            labels[f"prov_makespan_h_{key}"] = f"provisioned, α = {alpha:g}: mean makespan (h)"
-            labels[f"prov_makespan_h_std_{key}"] = f"provisioned, α = {alpha:g}: makespan std (h)"
-            labels[f"prov_cost_su_{key}"] = f"provisioned, α = {alpha:g}: mean allocation cost (SU)"
-            labels[f"prov_cost_su_std_{key}"] = f"provisioned, α = {alpha:g}: cost std (SU)"
-            below = sum(1 for s in subs if s["chosen"][alpha][1] <= s["be_makespan"])
-            rows.append([
-                alpha, _r(m, 3), _r(sd, 3), _r(c, 2), _r(csd, 2),
-                _r(m / be_m, 3) if m is not None and be_m else None,
-                _r(c / be_c, 3) if c is not None and be_c else None,
-                f"{below}/{len(subs)}",
-            ])  # fmt: skip
-        head = next(x for x in prov_m if x[0] == report_alpha)
-        headc = next(x for x in prov_c if x[0] == report_alpha)
-        summary["makespan_ratio"] = _r(head[1] / be_m) if head[1] is not None and be_m else None
-        summary["cost_ratio"] = _r(headc[1] / be_c) if headc[1] is not None and be_c else None
-        labels["makespan_ratio"] = f"provisioned (α = {report_alpha:g}) / best-effort makespan"
-        labels["cost_ratio"] = f"provisioned (α = {report_alpha:g}) / best-effort cost"
-        _ratios(summary, labels, prov_m, prov_c, be_m, be_c)
+        infeasible = max(
+            sum(1 for s in subs if not math.isfinite(s["chosen"][a][1])) for a in alphas
+        )
         summary["slots_mean"] = _r(float(np.mean([s["slots"] for s in subs])), 2)
         summary["front_mean"] = _r(float(np.mean([s["front"] for s in subs])), 2)
         summary["distinct_plans_mean"] = _r(float(np.mean([s["distinct"] for s in subs])), 1)
@@ -500,46 +586,7 @@ class Provisioning(ExperimentKind):
         for r, site in enumerate(sites, start=1):
             summary[f"site{r}_offered_load"] = site.offered_load
             labels[f"site{r}_offered_load"] = f"{site.name}: offered load"
-        charts = [
-            chart(
-                "makespan-vs-alpha", "line",
-                "Makespan of the provisioned and best-effort runs (thesis Figure 13)",
-                x="trade-off factor α", y="makespan (h)",
-                series=[
-                    series("Provisioned", [[a, _r(m, 3)] for a, m, _ in prov_m],
-                           [_r(sd, 3) or 0.0 for _, _, sd in prov_m]),
-                    series("Best effort", [[a, _r(be_m, 3)] for a in alphas],
-                           [_r(be_sd, 3) or 0.0 for _ in alphas]),
-                ],
-            ),
-            chart(
-                "cost-vs-alpha", "line",
-                "Allocation cost of the provisioned and best-effort runs (thesis Figure 13)",
-                x="trade-off factor α", y="allocation cost (SU)",
-                series=[
-                    series("Provisioned", [[a, _r(c, 2)] for a, c, _ in prov_c],
-                           [_r(sd, 2) or 0.0 for _, _, sd in prov_c]),
-                    series("Best effort", [[a, _r(be_c, 2)] for a in alphas],
-                           [_r(be_csd, 2) or 0.0 for _ in alphas]),
-                ],
-            ),
-            chart(
-                "makespan-per-submission", "scatter",
-                f"Makespan at each submission (provisioned at α = {report_alpha:g})",
-                x="submission time (days into the trace)", y="makespan (h)",
-                series=[
-                    series("Best effort", [
-                        [_r((s["time"] - origin) / DAY, 3), _r(s["be_makespan"] / HOUR, 3)]
-                        for s in subs
-                    ]),
-                    series("Provisioned", [
-                        [_r((s["time"] - origin) / DAY, 3),
-                         _r(s["chosen"][report_alpha][1] / HOUR, 3)]
-                        for s in subs if math.isfinite(s["chosen"][report_alpha][1])
-                    ]),
-                ],
-            ),
-        ]  # fmt: skip
+        charts = vs.charts
         if keep is not None:
             charts.extend(self._plan_charts(keep, sites, report_alpha, origin))
         columns = [
@@ -559,26 +606,13 @@ class Provisioning(ExperimentKind):
             f"provisioned makespan (h), α = {report_alpha:g}", "provisioned cost (SU)",
             "hypervolume ratio",
         ]  # fmt: skip
-        ra = _akey(report_alpha)
         return {
             "summary": summary,
             "summary_labels": labels,
-            # Key results: makespan and cost, best effort vs provisioned at the
-            # headline α
-            "key": [
-                k
-                for k in (
-                    "be_makespan_h",
-                    f"prov_makespan_h_{ra}",
-                    "makespan_ratio",
-                    "be_cost_su",
-                    f"prov_cost_su_{ra}",
-                    "cost_ratio",
-                )
-                if summary.get(k) is not None
-            ],  # fmt: skip
+            # Key results: makespan and cost, best effort vs provisioned at the headline α
+            "key": vs.key,
             "tables": [
-                table("per-alpha", "Provisioned versus best effort per α", columns, rows),
+                table("per-alpha", "Provisioned versus best effort per α", columns, vs.rows),
                 table("per-submission", "Each submission", sub_columns, sub_rows),
             ],
             "charts": charts,
