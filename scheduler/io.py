@@ -49,8 +49,26 @@ def load_topology_input(source: Any, **_: Any) -> dict[str, Any]:
     return topology_as_json(load_topology_file(source))
 
 
+def load_slurm_site_input(source: Any, **_: Any) -> Any:
+    """A Slurm site (:func:`scheduler.slurm.whatif.load_site`) from a dict: ``dump`` (bytes or
+    a path), ``slurm_conf``, ``assoc``, ``qos`` (texts), optional ``name`` and ``files`` (the
+    names errors give each file); raises ``SlurmSiteError`` naming the file and line."""
+    from .slurm.whatif import load_site
+
+    if not isinstance(source, dict):
+        raise ValueError("a Slurm site is given as its files: dump, slurm_conf, assoc, qos")
+    dump = source["dump"]
+    if isinstance(dump, (str, Path)):
+        dump = Path(dump).read_bytes()
+    return load_site(
+        dump, source.get("slurm_conf", ""), source.get("assoc", ""), source.get("qos", ""),
+        name=source.get("name", ""), files=source.get("files"),
+    )  # fmt: skip
+
+
 INPUT_LOADERS = {
     "trace": load_trace,
+    "slurm-site": load_slurm_site_input,
     "workflow": load_workflow,
     "policies": load_policy_file,
     "topology": load_topology_input,

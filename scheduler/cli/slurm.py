@@ -9,8 +9,12 @@ Submit,Eligible,Start,End,Timelimit,NCPUS,AllocCPUS,ReqCPUS,Priority``; ``--asso
 ``sacctmgr -P show assoc``; ``--qos``: ``sacctmgr -P show qos``.  Prints JSON on stdout: what
 was understood of the configuration (the keys ignored), waits, slowdowns and CPU shares per
 user, account, partition and QOS, and — the dump having real starts — the comparison with
-them for the Slurm model and the baselines (see :mod:`scheduler.slurm.replay`).  Writes the
-Slurm model's schedule to ``--out``.  Bad input exits 2 naming the file, line and key.
+them for the Slurm model and the baselines (see :mod:`scheduler.slurm.replay`); under
+``figures`` the figures of the portal's ``slurm-whatif`` run, from the same function
+(:func:`scheduler.slurm.whatif.whatif_figures`: the configuration changed by ``--set``
+against the unchanged one and the recording, shares over time against their targets).
+Writes the Slurm model's schedule (with the changes) to ``--out``.  Bad input exits 2
+naming the file, line and key.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ __all__ = ["add_slurm_commands"]
 
 
 def _site(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """The site as its files say (the changes of ``--set`` are applied by the what-if)."""
     from ..slurm.config import SlurmSite, parse_assoc, parse_qos, parse_slurm_conf
 
     conf = parse_slurm_conf(Path(args.slurm_conf).read_bytes(), args.slurm_conf)
@@ -34,12 +39,13 @@ def _site(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     if args.qos:
         site.qos = parse_qos(Path(args.qos).read_bytes(), args.qos)
     for assignment in args.set or ():
-        site.set(assignment)
+        site.copy().set(assignment)  # refused here, naming the key, before any replay
     return site
 
 
 def _cmd_slurm_replay(args: argparse.Namespace) -> int:
-    from ..slurm.replay import comparison, group_figures, load_dump, replay, write_schedule
+    from ..slurm.replay import comparison, load_dump, replay, write_schedule
+    from ..slurm.whatif import SiteInput, whatif_figures, whatif_replays
     from ..traces.sacct import SacctError
 
     site = _site(args)
@@ -49,22 +55,29 @@ def _cmd_slurm_replay(args: argparse.Namespace) -> int:
         for line, why in exc.errors:
             print(f"error: {args.sacct}: {f'line {line}: ' if line else ''}{why}", file=sys.stderr)
         return 2
+    overrides = list(args.set or ())
+    loaded = SiteInput(site, dump, args.sacct)
+    t0 = time.process_time()
+    replays = whatif_replays(loaded, overrides)
+    cpu_seconds = round(time.process_time() - t0, 3)
+    changed, start = replays["changed"], replays["starts"]["changed"]
+    # the figures of the portal's slurm-whatif run, computed by the same function
+    figures = whatif_figures(loaded, overrides, replays=replays)
+    understood = {k: v for k, v in changed.params().__dict__.items() if k != "names"}
     out: dict = {
         "jobs": len(dump),
-        "understood": {**site.params().__dict__, "names": None},
+        "understood": understood,
         "ignored_keys": site.conf.ignored,
         "ignored_scheduler_parameters": site.conf.sched_ignored,
         "notes": dump.notes,
+        "replay_cpu_seconds": cpu_seconds,
+        "rejected": figures["rejected"]["changed"],
+        "groups": figures["groups"]["changed"],
+        "comparison": {"slurm": figures["comparison"]["changed"]},
+        "figures": figures,
     }
-    out["understood"] = {k: v for k, v in out["understood"].items() if k != "names"}
-    t0 = time.process_time()
-    start, info = replay(site, dump, "slurm")
-    out["replay_cpu_seconds"] = round(time.process_time() - t0, 3)
-    out["rejected"] = {dump.job_ids[k]: why for k, why in info["rejected"].items()}
-    out["groups"] = group_figures(dump, start, info["cpus"])
-    out["comparison"] = {"slurm": comparison(dump, start)}
     for base in filter(None, args.baselines.split(",")):
-        out["comparison"][base] = comparison(dump, replay(site, dump, base)[0])
+        out["comparison"][base] = comparison(dump, replay(changed, dump, base)[0])
     with open(args.out, "w", newline="") as fh:
         write_schedule(dump, start, fh)
     print(json.dumps(out, indent=1, default=_plain))
