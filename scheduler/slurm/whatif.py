@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -48,8 +48,9 @@ MAX_LISTED = 50  # accounts, users … listed by name in the facts
 class SlurmSiteError(ValueError):
     """A site that cannot be read; ``errors`` are messages naming the file and line."""
 
-    def __init__(self, errors: list[str]) -> None:
+    def __init__(self, errors: list[str], file: str = "dump") -> None:
         self.errors = list(errors)
+        self.file = file  # which: dump, slurm_conf, assoc or qos
         super().__init__("; ".join(self.errors))
 
 
@@ -63,7 +64,7 @@ class SiteInput:
 
 
 def load_site(
-    dump: bytes | str, slurm_conf: bytes | str, assoc: bytes | str = "",
+    dump: bytes | str | IO[bytes], slurm_conf: bytes | str, assoc: bytes | str = "",
     qos: bytes | str = "", *, name: str = "", files: dict[str, str] | None = None,
 ) -> SiteInput:  # fmt: skip
     """Read a site's files (``files`` names them in errors: keys ``dump``, ``slurm_conf``,
@@ -71,14 +72,17 @@ def load_site(
     dump the configuration cannot run (a job wider than the machine, no jobs)."""
     names = {"dump": "sacct dump", "slurm_conf": "slurm.conf", "assoc": "assoc", "qos": "qos",
              **(files or {})}  # fmt: skip
+    file = "slurm_conf"
     try:
         site = SlurmSite(parse_slurm_conf(slurm_conf, names["slurm_conf"]))
+        file = "assoc"
         if _text(assoc).strip():
             site.assocs = parse_assoc(assoc, names["assoc"])
+        file = "qos"
         if _text(qos).strip():
             site.qos = parse_qos(qos, names["qos"])
     except SlurmConfigError as exc:
-        raise SlurmSiteError([str(exc)]) from None
+        raise SlurmSiteError([str(exc)], file) from None
     try:
         loaded = load_dump(dump)
     except SacctError as exc:
