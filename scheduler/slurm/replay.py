@@ -140,9 +140,12 @@ def replay(site: SlurmSite, dump: SlurmDump, policy: str = "slurm") -> tuple[np.
 
 
 def _rank(x: np.ndarray) -> np.ndarray:
-    from scipy.stats import rankdata
-
-    return rankdata(x)
+    """Ranks from 1, ties given their average rank (as ``scipy.stats.rankdata``, whose import
+    alone takes seconds)."""
+    ranks = np.empty(len(x))
+    ranks[np.argsort(x, kind="stable")] = np.arange(1, len(x) + 1)
+    _, inverse, counts = np.unique(x, return_inverse=True, return_counts=True)
+    return (np.bincount(inverse, weights=ranks) / counts)[inverse]
 
 
 def comparison(dump: SlurmDump, start: np.ndarray) -> dict[str, Any]:
