@@ -68,6 +68,13 @@ def _site_facts(dump, texts: dict[str, str], files: dict[str, str]) -> dict:
     return engine.slurm_site_facts(loaded)
 
 
+def slurm_site_sha256(dump_sha256: str, texts: dict[str, str]) -> str:
+    """A site's identity: the dump's sha256 and those of its three configuration texts."""
+    parts = {"dump": dump_sha256, **{k: hashlib.sha256(texts.get(k, "").encode()).hexdigest()
+                                    for k in CONFIG_FIELDS}}  # fmt: skip
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
 def slurm_site_create(*, owner, name: str, dump: File, slurm_conf, assoc=None, qos=None):
     """Read and store a Slurm site (the files as uploaded), or nothing: every refusal is a
     ValidationError on the field of the file at fault, naming the file and line."""
@@ -85,8 +92,6 @@ def slurm_site_create(*, owner, name: str, dump: File, slurm_conf, assoc=None, q
         files[field] = files[field] or CONFIG_FIELDS[field]
     facts = upload_limited(_site_facts, dump, texts, files, what=f"{dump_name}: reading the site")
     dump_sha, dump_size = _digest(dump)
-    parts = {"dump": dump_sha, **{k: hashlib.sha256(v.encode()).hexdigest()
-                                 for k, v in texts.items()}}  # fmt: skip
     row = SlurmSite(
         owner=owner,
         name=(name or dump_name)[:200],
@@ -98,7 +103,7 @@ def slurm_site_create(*, owner, name: str, dump: File, slurm_conf, assoc=None, q
         qos=texts["qos"],
         qos_filename=files["qos"] if texts["qos"] else "",
         size_bytes=dump_size + sum(len(v.encode()) for v in texts.values()),
-        sha256=hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest(),
+        sha256=slurm_site_sha256(dump_sha, texts),
         job_count=facts["jobs"],
         summary=facts,
     )

@@ -174,3 +174,49 @@ def test_the_form_submits_a_run_and_names_a_bad_change(client, alice, media_root
     assert resp.status_code == 302
     exp = Experiment.objects.get(kind="slurm-whatif")
     assert list(exp.slurm_sites.all()) == [site] and exp.params["overrides"] == "bf_window=60"
+
+
+def test_a_what_if_bundle_carries_the_site_and_imports_elsewhere(alice, bob, media_root, tmp_path):
+    """The bundle holds the site's files as ``run --slurm-site`` reads them: the command line
+    re-runs it from the bundle to the same result, and another user's import stores the site
+    and re-runs it to the same result."""
+    import io
+    import json
+    import zipfile
+
+    from tests.conftest import scheduler_cli
+
+    site = stored_site(alice)
+    exp = experiment_create(owner=alice, kind="slurm-whatif", slurm_sites=[site],
+                            params={"overrides": "Fairshare:biology=70"})  # fmt: skip
+    assert experiment_execute(experiment_id=exp.pk) == "succeeded"
+    exp.refresh_from_db()
+    api = APIClient()
+    api.force_authenticate(alice)
+    data = api.get(f"/api/experiments/{exp.pk}/bundle/").content
+    zf = zipfile.ZipFile(io.BytesIO(data))
+    folder = "inputs/slurm-site-1"
+    assert {f"{folder}/{n}" for n in ("dump.sacct", "slurm.conf", "assoc.txt", "qos.txt")} <= set(
+        zf.namelist()
+    )
+    zf.extractall(tmp_path)
+    run = json.loads(zf.read("run.json"))
+    (tmp_path / "p.json").write_text(json.dumps(run["params"]))
+    done = scheduler_cli(
+        "run", "slurm-whatif", "--slurm-site", str(tmp_path / folder),
+        "--params", str(tmp_path / "p.json"), "--out", str(tmp_path / "r.json"),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "r.json").read_text()) == exp.result
+    up = io.BytesIO(data)
+    up.name = "run.zip"
+    other = APIClient()
+    other.force_authenticate(bob)
+    resp = other.post("/api/experiments/import-bundle/", {"file": up}, format="multipart")
+    assert resp.status_code == 201, resp.content
+    rerun = Experiment.objects.get(pk=resp.json()["rerun"]["id"])
+    copied = SlurmSite.objects.get(owner=bob)
+    assert copied.sha256 == site.sha256 and list(rerun.slurm_sites.all()) == [copied]
+    assert experiment_execute(experiment_id=rerun.pk) == "succeeded"
+    rerun.refresh_from_db()
+    assert rerun.result == exp.result
