@@ -51,7 +51,8 @@ def load_topology_input(source: Any, **_: Any) -> dict[str, Any]:
 
 #: the files of a Slurm site's folder (a bundle's ``inputs/slurm-site-1/``, ``run --slurm-site``)
 SLURM_SITE_FILES = {"dump": ("dump.sacct", "dump.sacct.gz"), "slurm_conf": ("slurm.conf",),
-                    "assoc": ("assoc.txt",), "qos": ("qos.txt",)}  # fmt: skip
+                    "assoc": ("assoc.txt",), "qos": ("qos.txt",),
+                    "sshare": ("sshare.txt",)}  # fmt: skip
 
 
 def _slurm_site_folder(folder: Path) -> dict[str, Any]:
@@ -69,21 +70,21 @@ def _slurm_site_folder(folder: Path) -> dict[str, Any]:
 def load_slurm_site_input(source: Any, **_: Any) -> Any:
     """A Slurm site (:func:`scheduler.slurm.whatif.load_site`) from a folder of
     :data:`SLURM_SITE_FILES`, or a dict: ``dump`` (bytes or a path), ``slurm_conf``,
-    ``assoc``, ``qos`` (texts), optional ``name`` and ``files`` (the names errors give each
-    file); raises ``SlurmSiteError`` naming the file and line."""
+    ``assoc``, ``qos``, ``sshare`` (texts), optional ``name`` and ``files`` (the names errors
+    give each file); raises ``SlurmSiteError`` naming the file and line."""
     from .slurm.whatif import load_site
 
     if isinstance(source, (str, Path)) and Path(source).is_dir():
         source = _slurm_site_folder(Path(source))
     if not isinstance(source, dict):
         raise ValueError("a Slurm site is a folder with dump.sacct and slurm.conf (and "
-                         "optionally assoc.txt, qos.txt)")  # fmt: skip
+                         "optionally assoc.txt, qos.txt, sshare.txt)")  # fmt: skip
     dump = source["dump"]
     if isinstance(dump, (str, Path)):
         dump = Path(dump).read_bytes()
     return load_site(
         dump, source.get("slurm_conf", ""), source.get("assoc", ""), source.get("qos", ""),
-        name=source.get("name", ""), files=source.get("files"),
+        source.get("sshare", ""), name=source.get("name", ""), files=source.get("files"),
     )  # fmt: skip
 
 

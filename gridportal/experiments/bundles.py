@@ -246,7 +246,8 @@ def _slurm_site_files(site, folder: str) -> list[tuple[str, bytes | str]]:
         (f"{folder}/slurm.conf", site.slurm_conf),
     ]
     out += [(f"{folder}/{name}", text) for name, text in
-            (("assoc.txt", site.assoc), ("qos.txt", site.qos)) if text]  # fmt: skip
+            (("assoc.txt", site.assoc), ("qos.txt", site.qos), ("sshare.txt", site.sshare))
+            if text]  # fmt: skip
     return out
 
 
@@ -392,7 +393,7 @@ CRATE_JSON = "ro-crate-metadata.json"
 _INPUT_KEYS = ("traces", "workflows", "policies", "topology", "slurm_sites")
 #: a Slurm site's members by their name in its folder (``inputs/slurm-site-K/``)
 _SITE_ROLES = {"dump.sacct": "dump", "dump.sacct.gz": "dump", "slurm.conf": "slurm_conf",
-               "assoc.txt": "assoc", "qos.txt": "qos"}  # fmt: skip
+               "assoc.txt": "assoc", "qos.txt": "qos", "sshare.txt": "sshare"}  # fmt: skip
 
 
 def _member(archive: CheckedArchive, name: str) -> Any:
@@ -554,7 +555,9 @@ def _stored_site(owner, files: dict, written: list):
 
     with open(files["dump"][0], "rb") as fh:
         dump_sha = hashlib.sha256(fh.read()).hexdigest()
-    sha = slurm_site_sha256(dump_sha, {r: text(r) for r in ("slurm_conf", "assoc", "qos")})
+    sha = slurm_site_sha256(
+        dump_sha, {r: text(r) for r in ("slurm_conf", "assoc", "qos", "sshare")}
+    )
     same = SlurmSite.objects.filter(owner=owner, sha256=sha).first()
     if same is not None:
         return same

@@ -69,8 +69,8 @@ class SlurmSiteAdmin(admin.ModelAdmin):
     search_fields = ("name", "original_filename", "sha256")
     readonly_fields = (
         "owner", "name", "file", "original_filename", "slurm_conf", "slurm_conf_filename",
-        "assoc", "assoc_filename", "qos", "qos_filename", "size_bytes", "sha256", "job_count",
-        "summary", "created",
+        "assoc", "assoc_filename", "qos", "qos_filename", "sshare", "sshare_filename",
+        "size_bytes", "sha256", "job_count", "summary", "created",
     )  # fmt: skip
 
     def has_add_permission(self, request) -> bool:

@@ -149,7 +149,8 @@ class SlurmSite(models.Model):
     """A Slurm site for what-ifs (the ``slurm-whatif`` kind): its accounting dump as uploaded
     (``sacct -P`` with its Slurm columns: Account, Partition, QOS, Timelimit, …) and its
     configuration — ``slurm.conf`` and optionally ``sacctmgr -P show assoc`` / ``show qos``
-    — all read by the engine at upload; ``summary`` is what was understood of them."""
+    and ``sshare -a -P`` — all read by the engine at upload; ``summary`` is what was
+    understood of them."""
 
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="slurm_sites"
@@ -163,8 +164,10 @@ class SlurmSite(models.Model):
     assoc_filename = models.CharField(max_length=255, blank=True)
     qos = models.TextField(blank=True, help_text="sacctmgr -P show qos")
     qos_filename = models.CharField(max_length=255, blank=True)
+    sshare = models.TextField(blank=True, help_text="sshare -a -P: RawUsage before the dump")
+    sshare_filename = models.CharField(max_length=255, blank=True)
     size_bytes = models.BigIntegerField(help_text="the dump and the configuration files")
-    sha256 = models.CharField(max_length=64, help_text="of the dump and the three files")
+    sha256 = models.CharField(max_length=64, help_text="of the dump and the other files")
     job_count = models.PositiveIntegerField()
     summary = models.JSONField(default=dict, blank=True)
     created = models.DateTimeField(auto_now_add=True)

@@ -30,7 +30,7 @@ from .services import (
 #: the largest slurm.conf / sacctmgr file (real ones are kilobytes; the engine reads 4 MB)
 MAX_CONFIG_BYTES = 1 << 20
 #: form field -> what errors call the file when the upload has no name
-CONFIG_FIELDS = {"slurm_conf": "slurm.conf", "assoc": "assoc", "qos": "qos"}
+CONFIG_FIELDS = {"slurm_conf": "slurm.conf", "assoc": "assoc", "qos": "qos", "sshare": "sshare"}
 
 
 def _filename(upload, default: str) -> str:
@@ -69,13 +69,15 @@ def _site_facts(dump, texts: dict[str, str], files: dict[str, str]) -> dict:
 
 
 def slurm_site_sha256(dump_sha256: str, texts: dict[str, str]) -> str:
-    """A site's identity: the dump's sha256 and those of its three configuration texts."""
+    """A site's identity: the dump's sha256 and those of its configuration texts."""
     parts = {"dump": dump_sha256, **{k: hashlib.sha256(texts.get(k, "").encode()).hexdigest()
                                     for k in CONFIG_FIELDS}}  # fmt: skip
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
-def slurm_site_create(*, owner, name: str, dump: File, slurm_conf, assoc=None, qos=None):
+def slurm_site_create(
+    *, owner, name: str, dump: File, slurm_conf, assoc=None, qos=None, sshare=None
+):
     """Read and store a Slurm site (the files as uploaded), or nothing: every refusal is a
     ValidationError on the field of the file at fault, naming the file and line."""
     if dump is None or slurm_conf is None:
@@ -87,7 +89,8 @@ def slurm_site_create(*, owner, name: str, dump: File, slurm_conf, assoc=None, q
         raise ValidationError({"dump": [f"{dump_name}: the file is {dump.size:,} bytes; the "
                                         f"limit is {cap:,} bytes"]})  # fmt: skip
     texts, files = {}, {"dump": dump_name}
-    for field, upload in (("slurm_conf", slurm_conf), ("assoc", assoc), ("qos", qos)):
+    given = {"slurm_conf": slurm_conf, "assoc": assoc, "qos": qos, "sshare": sshare}
+    for field, upload in given.items():
         texts[field], files[field] = _config_text(upload, field)
         files[field] = files[field] or CONFIG_FIELDS[field]
     facts = upload_limited(_site_facts, dump, texts, files, what=f"{dump_name}: reading the site")
@@ -102,6 +105,8 @@ def slurm_site_create(*, owner, name: str, dump: File, slurm_conf, assoc=None, q
         assoc_filename=files["assoc"] if texts["assoc"] else "",
         qos=texts["qos"],
         qos_filename=files["qos"] if texts["qos"] else "",
+        sshare=texts["sshare"],
+        sshare_filename=files["sshare"] if texts["sshare"] else "",
         size_bytes=dump_size + sum(len(v.encode()) for v in texts.values()),
         sha256=slurm_site_sha256(dump_sha, texts),
         job_count=facts["jobs"],
@@ -122,9 +127,10 @@ def slurm_site_open(site: SlurmSite):
     def load():
         with site.file.open("rb") as fh:
             return engine.load_slurm_site(
-                fh.read(), site.slurm_conf, site.assoc, site.qos, name=site.name,
+                fh.read(), site.slurm_conf, site.assoc, site.qos, site.sshare, name=site.name,
                 files={"dump": site.original_filename, "slurm_conf": site.slurm_conf_filename,
-                       "assoc": site.assoc_filename, "qos": site.qos_filename},
+                       "assoc": site.assoc_filename, "qos": site.qos_filename,
+                       "sshare": site.sshare_filename},
             )  # fmt: skip
 
     return _INPUT_CACHE.get(key, cost, load)

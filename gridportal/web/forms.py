@@ -129,6 +129,10 @@ class SlurmSiteForm(forms.Form):
         required=False, allow_empty_file=True, label="QOS (optional)",
         help_text="sacctmgr -P show qos: priorities and limits.",
     )  # fmt: skip
+    sshare = forms.FileField(
+        required=False, allow_empty_file=True, label="usage before the dump (optional)",
+        help_text="sshare -a -P taken when the dump starts: each user's RawUsage.",
+    )  # fmt: skip
 
 
 SEED_TERMS = re.compile(r"[α-ωΑ-Ω_^]|eq\.|§|query|SPEC|\(\d+\)|Figure")

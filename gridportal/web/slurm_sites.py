@@ -33,6 +33,7 @@ def slurm_site_list(request):
                 site = slurm_site_create(
                     owner=request.user, name=data["name"], dump=data["dump"],
                     slurm_conf=data["slurm_conf"], assoc=data.get("assoc"), qos=data.get("qos"),
+                    sshare=data.get("sshare"),
                 )  # fmt: skip
             except ValidationError as exc:
                 for field, errors in exc.message_dict.items():
@@ -42,7 +43,7 @@ def slurm_site_list(request):
                 messages.success(request, f"Read {site.name}: {site.job_count:,} jobs.")
                 return redirect("slurm-site-detail", pk=site.pk)
     sites = visible_to(SlurmSite.objects.select_related("owner"), request.user).defer(
-        "slurm_conf", "assoc", "qos"
+        "slurm_conf", "assoc", "qos", "sshare"
     )
     status = 400 if form.errors else 200
     return render(request, "slurm_sites/list.html", {"form": form, "sites": sites}, status=status)

@@ -443,8 +443,9 @@ def experiment_new(request):
         {
             "trace": usable_traces(request.user),
             "workflow": visible_to(Workflow.objects.all(), request.user),
-            "slurm-site": visible_to(SlurmSite.objects.defer("slurm_conf", "assoc", "qos"),
-                                     request.user),
+            "slurm-site": visible_to(
+                SlurmSite.objects.defer("slurm_conf", "assoc", "qos", "sshare"), request.user
+            ),
         },
     )  # fmt: skip
     form = form_class(request.POST or None, initial=_initial_from(request, kind))

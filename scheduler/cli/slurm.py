@@ -1,20 +1,22 @@
 """The ``slurm-replay`` subcommand: a what-if on a real Slurm site's accounting.
 
     python -m scheduler slurm-replay SACCT --slurm-conf slurm.conf [--assoc assoc.txt]
-        [--qos qos.txt] [--set PriorityWeightAge=0 ...] [--baselines fcfs,easy]
+        [--qos qos.txt] [--sshare sshare.txt] [--set PriorityWeightAge=0 ...]
+        [--baselines fcfs,easy]
         --out schedule.csv
 
 ``SACCT``: ``sacct --allusers --duplicates -P --format=JobID,User,Account,Partition,QOS,State,
 Submit,Eligible,Start,End,Timelimit,NCPUS,AllocCPUS,ReqCPUS,Priority``; ``--assoc``:
-``sacctmgr -P show assoc``; ``--qos``: ``sacctmgr -P show qos``.  Prints JSON on stdout: what
-was understood of the configuration (the keys ignored), waits, slowdowns and CPU shares per
-user, account, partition and QOS, and — the dump having real starts — the comparison with
-them for the Slurm model and the baselines (see :mod:`scheduler.slurm.replay`); under
-``figures`` the figures of the portal's ``slurm-whatif`` run, from the same function
-(:func:`scheduler.slurm.whatif.whatif_figures`: the configuration changed by ``--set``
-against the unchanged one and the recording, shares over time against their targets).
-Writes the Slurm model's schedule (with the changes) to ``--out``.  Bad input exits 2
-naming the file, line and key.
+``sacctmgr -P show assoc``; ``--qos``: ``sacctmgr -P show qos``; ``--sshare``:
+``sshare -a -P`` taken when the dump starts (each user's RawUsage is their usage before the
+first job).  Prints JSON on stdout: what was understood of the configuration (the keys
+ignored), waits, slowdowns and CPU shares per user, account, partition and QOS, and — the
+dump having real starts — the comparison with them for the Slurm model and the baselines
+(see :mod:`scheduler.slurm.replay`); under ``figures`` the figures of the portal's
+``slurm-whatif`` run, from the same function (:func:`scheduler.slurm.whatif.whatif_figures`:
+the configuration changed by ``--set`` against the unchanged one and the recording, shares
+over time against their targets).  Writes the Slurm model's schedule (with the changes) to
+``--out``.  Bad input exits 2 naming the file, line and key.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ __all__ = ["add_slurm_commands"]
 
 def _site(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     """The site as its files say (the changes of ``--set`` are applied by the what-if)."""
-    from ..slurm.config import SlurmSite, parse_assoc, parse_qos, parse_slurm_conf
+    from ..slurm.config import SlurmSite, parse_assoc, parse_qos, parse_slurm_conf, parse_sshare
 
     conf = parse_slurm_conf(Path(args.slurm_conf).read_bytes(), args.slurm_conf)
     site = SlurmSite(conf)
@@ -38,6 +40,8 @@ def _site(args: argparse.Namespace):  # type: ignore[no-untyped-def]
         site.assocs = parse_assoc(Path(args.assoc).read_bytes(), args.assoc)
     if args.qos:
         site.qos = parse_qos(Path(args.qos).read_bytes(), args.qos)
+    if args.sshare:
+        site.usage = parse_sshare(Path(args.sshare).read_bytes(), args.sshare)
     for assignment in args.set or ():
         site.copy().set(assignment)  # refused here, naming the key, before any replay
     return site
@@ -99,6 +103,7 @@ def add_slurm_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--slurm-conf", required=True, help="the site's slurm.conf")
     p.add_argument("--assoc", help="sacctmgr -P show assoc")
     p.add_argument("--qos", help="sacctmgr -P show qos")
+    p.add_argument("--sshare", help="sshare -a -P: the users' RawUsage before the dump")
     p.add_argument("--set", action="append", metavar="KEY=VALUE",
                    help="change a slurm.conf key or bf_* parameter; repeatable")  # fmt: skip
     p.add_argument("--baselines", default="fcfs,easy", help="registry policies to compare")

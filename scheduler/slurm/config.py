@@ -11,7 +11,7 @@
   (:attr:`SlurmConf.ignored`).
 * ``sacctmgr -P show assoc`` and ``sacctmgr -P show qos`` (pipe-separated, header first;
   https://slurm.schedmd.com/sacctmgr.html): shares and limits of associations, priority and
-  limits of QOS.
+  limits of QOS; ``sshare -a -P``: the users' RawUsage, their usage before the replay.
 
 Bad input raises :class:`SlurmConfigError` naming the file, the line and the key.
 """
@@ -32,6 +32,7 @@ __all__ = [
     "parse_assoc",
     "parse_qos",
     "parse_slurm_conf",
+    "parse_sshare",
 ]
 
 #: slurm.conf keys read, lower-cased -> SlurmParams field and how the value is read
@@ -291,6 +292,26 @@ def parse_qos(text: str | bytes, name: str = "qos") -> list[SlurmQOS]:
     return out
 
 
+def parse_sshare(text: str | bytes, name: str = "sshare") -> list[tuple[str, str, float]]:
+    """``sshare -a -P`` (https://slurm.schedmd.com/sshare.html): each association's RawUsage
+    (decayed CPU-seconds) as (account, user, usage); accounts' own rows (no user) and root are
+    left out, their usage being their users' sum."""
+    out = []
+    for n, row in _table(text, name):
+        where = f"{name}: line {n}"
+        account, user = row.get("Account", "").strip(), row.get("User", "").strip()
+        if "RawUsage" not in row:
+            raise SlurmConfigError(f"{where}: RawUsage: the header has no RawUsage column")
+        if not account:
+            raise SlurmConfigError(f"{where}: Account: empty")
+        raw = row["RawUsage"] or "0"
+        if not re.fullmatch(r"\d{1,15}", raw):
+            raise SlurmConfigError(f"{where}: RawUsage: {raw[:40]!r} is not an integer >= 0")
+        if user:
+            out.append((account, user, float(raw)))
+    return out
+
+
 def parse_assoc(text: str | bytes, name: str = "assoc") -> list[SlurmAssoc]:
     """``sacctmgr -P show assoc``: accounts and users with Share, MaxJobs, GrpTRES cpu (and
     ``Par Name`` when listed; else accounts hang under root)."""
@@ -326,6 +347,7 @@ class SlurmSite:
     assocs: list[SlurmAssoc] = field(default_factory=list)
     qos: list[SlurmQOS] = field(default_factory=list)
     overrides: dict[str, Any] = field(default_factory=dict)
+    usage: list[tuple[str, str, float]] = field(default_factory=list)  # sshare's RawUsage
     shares: dict[tuple[str, str], int] = field(default_factory=dict)  # set by Fairshare:…
 
     def set(self, assignment: str) -> None:
@@ -374,12 +396,13 @@ class SlurmSite:
 
     def copy(self) -> SlurmSite:
         """The same site without its overrides (a fresh what-if starts from it)."""
-        return SlurmSite(self.conf, list(self.assocs), list(self.qos))
+        return SlurmSite(self.conf, list(self.assocs), list(self.qos), usage=list(self.usage))
 
     def params(self, names: dict[str, dict[int, str]] | None = None) -> SlurmParams:
         """The model's parameters; ``names`` maps the trace's numbers to Slurm names."""
         base = SlurmParams(
             nodes=tuple(self.conf.nodes), partitions=tuple(self.conf.partitions),
             qos=tuple(self.qos), assocs=self._assocs(), names=names or {},
+            initial_usage=tuple(self.usage),
         )  # fmt: skip
         return replace(base, **{**self.conf.values, **self.overrides})

@@ -25,7 +25,15 @@ from typing import IO, Any
 import numpy as np
 
 from ..traces.sacct import SacctError
-from .config import SlurmConf, SlurmConfigError, SlurmSite, parse_assoc, parse_qos, parse_slurm_conf
+from .config import (
+    SlurmConf,
+    SlurmConfigError,
+    SlurmSite,
+    parse_assoc,
+    parse_qos,
+    parse_slurm_conf,
+    parse_sshare,
+)
 from .replay import SlurmDump, comparison, group_figures, load_dump, machine_cpus, replay
 
 __all__ = [
@@ -65,13 +73,15 @@ class SiteInput:
 
 def load_site(
     dump: bytes | str | IO[bytes], slurm_conf: bytes | str, assoc: bytes | str = "",
-    qos: bytes | str = "", *, name: str = "", files: dict[str, str] | None = None,
+    qos: bytes | str = "", sshare: bytes | str = "", *, name: str = "",
+    files: dict[str, str] | None = None,
 ) -> SiteInput:  # fmt: skip
     """Read a site's files (``files`` names them in errors: keys ``dump``, ``slurm_conf``,
-    ``assoc``, ``qos``).  Raises :class:`SlurmSiteError` naming the file and line, also for a
+    ``assoc``, ``qos``, ``sshare``; ``sshare -a -P``'s RawUsage is each user's usage before
+    the first submission).  Raises :class:`SlurmSiteError` naming the file and line, also for a
     dump the configuration cannot run (a job wider than the machine, no jobs)."""
     names = {"dump": "sacct dump", "slurm_conf": "slurm.conf", "assoc": "assoc", "qos": "qos",
-             **(files or {})}  # fmt: skip
+             "sshare": "sshare", **(files or {})}  # fmt: skip
     file = "slurm_conf"
     try:
         site = SlurmSite(parse_slurm_conf(slurm_conf, names["slurm_conf"]))
@@ -81,6 +91,9 @@ def load_site(
         file = "qos"
         if _text(qos).strip():
             site.qos = parse_qos(qos, names["qos"])
+        file = "sshare"
+        if _text(sshare).strip():
+            site.usage = parse_sshare(sshare, names["sshare"])
     except SlurmConfigError as exc:
         raise SlurmSiteError([str(exc)], file) from None
     try:
@@ -210,6 +223,9 @@ def site_facts(loaded: SiteInput) -> dict[str, Any]:
         "associations": assocs[:500],
         "qos": qos[:500],
         "targets": targets(site),
+        "initial_usage": [
+            {"account": a, "user": u, "raw_usage": x} for a, u, x in site.usage[:500]
+        ],
         "accounts": accounts,
         "dump": {
             kind: _counted(getattr(dump, kind)) for kind in ("user", "account", "partition", "qos")

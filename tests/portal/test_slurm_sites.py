@@ -16,14 +16,14 @@ from gridportal.experiments.models import Experiment
 from gridportal.experiments.services import experiment_create, experiment_execute
 from gridportal.inputs.models import SlurmSite
 from gridportal.inputs.slurm_sites import MAX_CONFIG_BYTES, slurm_site_create
-from tests.slurm.sites import ASSOC, QOS, SLURM_CONF, recorded_dump
+from tests.slurm.sites import ASSOC, QOS, SLURM_CONF, SSHARE, recorded_dump
 
 pytestmark = pytest.mark.django_db
 
 DUMP = recorded_dump(60, seed=5)
 
 
-def files(dump=DUMP, conf=SLURM_CONF, assoc=ASSOC, qos=QOS) -> dict:
+def files(dump=DUMP, conf=SLURM_CONF, assoc=ASSOC, qos=QOS, sshare=None) -> dict:
     def up(name, body):
         return SimpleUploadedFile(name, body if isinstance(body, bytes) else body.encode())
 
@@ -32,6 +32,8 @@ def files(dump=DUMP, conf=SLURM_CONF, assoc=ASSOC, qos=QOS) -> dict:
         out["assoc"] = up("assoc.txt", assoc)
     if qos is not None:
         out["qos"] = up("qos.txt", qos)
+    if sshare is not None:
+        out["sshare"] = up("sshare.txt", sshare)
     return out
 
 
@@ -46,7 +48,7 @@ def media_files(root):
 def test_the_page_reads_a_site_and_shows_what_was_understood(client, alice, media_root):
     client.force_login(alice)
     assert client.get("/slurm-sites/").status_code == 200
-    resp = client.post("/slurm-sites/", {"name": "cluster A", **files()})
+    resp = client.post("/slurm-sites/", {"name": "cluster A", **files(sshare=SSHARE)})
     assert resp.status_code == 302, resp.content.decode()[:2000]
     site = SlurmSite.objects.get(owner=alice)
     assert resp["Location"] == f"/slurm-sites/{site.pk}/"
@@ -54,7 +56,7 @@ def test_the_page_reads_a_site_and_shows_what_was_understood(client, alice, medi
     page = client.get(resp["Location"]).content.decode()
     for shown in ("short", "long", "PriorityWeightFairshare", "4,000", "6 h",
                   "ClusterName, SlurmctldHost", "physics", "biology", "0.700", "urgent",
-                  "?kind=slurm-whatif&amp;slurm-site="):  # fmt: skip
+                  "?kind=slurm-whatif&amp;slurm-site=", "sshare.txt", "1,000,000"):  # fmt: skip
         assert shown in page, shown
     assert "cluster A" in client.get("/slurm-sites/").content.decode()
 
@@ -74,6 +76,8 @@ BAD = {
     "assoc share": ("assoc", ASSOC.replace("|70|", "|lots|"), "assoc.txt: line 3: Share: 'lots'"),
     "qos priority": ("qos", QOS.replace("urgent|100", "urgent|-5"),
                      "qos.txt: line 3: Priority: '-5' is not a valid value"),
+    "sshare usage": ("sshare", SSHARE.replace("|100000|0.05", "|-1|0.05", 1),
+                     "sshare.txt: line 6: RawUsage: '-1' is not an integer >= 0"),
     "dump row": ("dump", DUMP.replace("|COMPLETED|", "|COMPLETED|x|", 1),
                  "sacct.txt: line 2:"),
     "dump gzip": ("dump", gzip.compress(DUMP.encode())[:200], "corrupt or truncated gzip"),
@@ -88,7 +92,7 @@ BAD = {
 def test_bad_files_are_refused_naming_file_and_line(case, client, alice, media_root):
     field, body, said = BAD[case]
     client.force_login(alice)
-    given = files()
+    given = files(sshare=SSHARE)
     given[field] = SimpleUploadedFile(given[field].name, body if isinstance(body, bytes)
                                       else body.encode())  # fmt: skip
     resp = client.post("/slurm-sites/", {"name": "bad", **given})
@@ -186,7 +190,7 @@ def test_a_what_if_bundle_carries_the_site_and_imports_elsewhere(alice, bob, med
 
     from tests.conftest import scheduler_cli
 
-    site = stored_site(alice)
+    site = slurm_site_create(owner=alice, name="with usage", **files(sshare=SSHARE))
     exp = experiment_create(owner=alice, kind="slurm-whatif", slurm_sites=[site],
                             params={"overrides": "Fairshare:biology=70"})  # fmt: skip
     assert experiment_execute(experiment_id=exp.pk) == "succeeded"
@@ -196,9 +200,9 @@ def test_a_what_if_bundle_carries_the_site_and_imports_elsewhere(alice, bob, med
     data = api.get(f"/api/experiments/{exp.pk}/bundle/").content
     zf = zipfile.ZipFile(io.BytesIO(data))
     folder = "inputs/slurm-site-1"
-    assert {f"{folder}/{n}" for n in ("dump.sacct", "slurm.conf", "assoc.txt", "qos.txt")} <= set(
-        zf.namelist()
-    )
+    assert {
+        f"{folder}/{n}" for n in ("dump.sacct", "slurm.conf", "assoc.txt", "qos.txt", "sshare.txt")
+    } <= set(zf.namelist())
     zf.extractall(tmp_path)
     run = json.loads(zf.read("run.json"))
     (tmp_path / "p.json").write_text(json.dumps(run["params"]))

@@ -138,3 +138,24 @@ def test_path_inputs_load_like_bytes(tmp_path: Path, dump: str) -> None:
     (tmp_path / "d.txt").write_text(dump)
     loaded = load_input("slurm-site", {"dump": str(tmp_path / "d.txt"), "slurm_conf": SLURM_CONF})
     assert len(loaded.dump) == 80 and loaded.site.assocs == []
+
+
+def test_usage_before_the_dump_counts_in_fair_share(dump: str) -> None:
+    """sshare's RawUsage is the associations' usage at the first submission: physics having
+    used the machine 19 times more than biology, biology's jobs go first sooner."""
+    from tests.slurm.sites import SSHARE
+
+    without = load_site(dump, SLURM_CONF, ASSOC, QOS)
+    given = load_site(dump, SLURM_CONF, ASSOC, QOS, SSHARE)
+    assert given.site.usage == [("physics", "ann", 1e6), ("physics", "carl", 9e5),
+                                ("biology", "bob", 1e5)]  # fmt: skip
+    assert site_facts(given)["initial_usage"][0] == {
+        "account": "physics", "user": "ann", "raw_usage": 1e6,
+    }  # fmt: skip
+    waits = [
+        whatif_figures(s, [])["groups"]["unchanged"]["account"]["biology"]["wait_mean"]
+        for s in (without, given)
+    ]
+    assert waits[1] < waits[0]
+    with pytest.raises(SlurmSiteError, match="sshare: line 3: RawUsage: 'x' is not an integer"):
+        load_site(dump, SLURM_CONF, sshare=SSHARE.replace("|1900000|", "|x|"))

@@ -47,6 +47,16 @@ Name|Priority|MaxWall|MaxJobsPU|MaxSubmitPU|GrpTRES
 normal|0||||
 urgent|100||2||
 """
+#: ``sshare -a -P`` when the dump starts: physics has used the machine much more than biology
+SSHARE = """\
+Account|User|RawShares|NormShares|RawUsage|EffectvUsage|FairShare
+root||||2000000|1.000000|
+ physics||70|0.700000|1900000|0.950000|
+  physics|ann|1|0.500000|1000000|0.500000|0.100000
+  physics|carl|1|0.500000|900000|0.450000|0.150000
+ biology||30|0.300000|100000|0.050000|
+  biology|bob|1|1.000000|100000|0.050000|0.900000
+"""
 HEADER = ("JobID|User|Account|Partition|QOS|State|Submit|Eligible|Start|End|Timelimit|NCPUS|"
           "AllocCPUS|ReqCPUS|Priority")  # fmt: skip
 T0 = datetime(2025, 3, 3, 8, 0, tzinfo=UTC)

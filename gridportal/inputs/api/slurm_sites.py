@@ -1,6 +1,6 @@
 """REST face of Slurm sites (``/api/slurm-sites/``): upload the dump and the configuration
-files (multipart ``dump``, ``slurm_conf``, optional ``assoc`` and ``qos``), list, read what
-was understood (``summary``), delete an unused one."""
+files (multipart ``dump``, ``slurm_conf``, optional ``assoc``, ``qos`` and ``sshare``), list,
+read what was understood (``summary``), delete an unused one."""
 
 from __future__ import annotations
 
@@ -31,16 +31,22 @@ class SlurmSiteSerializer(serializers.ModelSerializer):
     qos = serializers.FileField(
         write_only=True, required=False, allow_empty_file=True, help_text="sacctmgr -P show qos"
     )
+    sshare = serializers.FileField(
+        write_only=True, required=False, allow_empty_file=True,
+        help_text="sshare -a -P taken when the dump starts (each user's RawUsage)",
+    )  # fmt: skip
 
     class Meta:
         model = SlurmSite
         fields = [
-            "id", "name", "owner", "dump", "slurm_conf", "assoc", "qos", "original_filename",
-            "slurm_conf_filename", "assoc_filename", "qos_filename", "size_bytes", "sha256",
-            "job_count", "summary", "created",
+            "id", "name", "owner", "dump", "slurm_conf", "assoc", "qos", "sshare",
+            "original_filename", "slurm_conf_filename", "assoc_filename", "qos_filename",
+            "sshare_filename", "size_bytes", "sha256", "job_count", "summary", "created",
         ]  # fmt: skip
         read_only_fields = [
-            f for f in fields if f not in ("id", "name", "dump", "slurm_conf", "assoc", "qos")
+            f
+            for f in fields
+            if f not in ("id", "name", "dump", "slurm_conf", "assoc", "qos", "sshare")
         ]
 
     def create(self, validated_data):
@@ -49,6 +55,7 @@ class SlurmSiteSerializer(serializers.ModelSerializer):
                 owner=self.context["request"].user, name=validated_data.get("name", ""),
                 dump=validated_data["dump"], slurm_conf=validated_data["slurm_conf"],
                 assoc=validated_data.get("assoc"), qos=validated_data.get("qos"),
+                sshare=validated_data.get("sshare"),
             )  # fmt: skip
         except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.message_dict) from None
