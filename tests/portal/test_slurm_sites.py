@@ -224,3 +224,19 @@ def test_a_what_if_bundle_carries_the_site_and_imports_elsewhere(alice, bob, med
     assert experiment_execute(experiment_id=rerun.pk) == "succeeded"
     rerun.refresh_from_db()
     assert rerun.result == exp.result
+
+
+def test_a_what_if_sweep_keeps_its_site_and_stays_off_job_arrays(alice, media_root):
+    from django.core.exceptions import ValidationError
+
+    from gridportal.experiments.sweeps import sweep_create
+
+    site = stored_site(alice)
+    common = {"owner": alice, "kind": "slurm-whatif", "params": {}, "slurm_sites": [site],
+              "vary": [{"param": "share_bins", "values": [12, 24]}]}  # fmt: skip
+    sweep = sweep_create(**common)
+    assert list(sweep.slurm_sites.all()) == [site]
+    runs = list(sweep.runs.all())
+    assert len(runs) == 2 and all(list(r.slurm_sites.all()) == [site] for r in runs)
+    with pytest.raises(ValidationError, match="runs on the portal's workers only"):
+        sweep_create(**common, executor="slurm")
