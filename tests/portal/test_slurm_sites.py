@@ -240,3 +240,7 @@ def test_a_what_if_sweep_keeps_its_site_and_stays_off_job_arrays(alice, media_ro
     assert len(runs) == 2 and all(list(r.slurm_sites.all()) == [site] for r in runs)
     with pytest.raises(ValidationError, match="runs on the portal's workers only"):
         sweep_create(**common, executor="slurm")
+    api = APIClient()
+    api.force_authenticate(alice)
+    resp = api.get(f"/api/sweeps/{sweep.pk}/jobarray/")
+    assert resp.status_code == 400 and "not exported as a job array" in str(resp.json())
