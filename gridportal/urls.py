@@ -12,6 +12,7 @@ from rest_framework.routers import APIRootView, DefaultRouter
 from gridportal.experiments.api.reproductions import ReproductionViewSet
 from gridportal.experiments.api.views import ExperimentViewSet, KindViewSet, SweepViewSet
 from gridportal.inputs.api.policyfiles import PolicyFileViewSet
+from gridportal.inputs.api.slurm_sites import SlurmSiteViewSet
 from gridportal.inputs.api.views import TraceViewSet, WorkflowViewSet
 from gridportal.quotas.api.views import QuotaViewSet
 from gridportal.sites.api.views import (
@@ -59,6 +60,7 @@ class PortalRouter(DefaultRouter):
 router = PortalRouter()
 router.register("traces", TraceViewSet, basename="trace")
 router.register("workflows", WorkflowViewSet, basename="workflow")
+router.register("slurm-sites", SlurmSiteViewSet, basename="slurmsite")
 router.register("policy-files", PolicyFileViewSet, basename="policyfile")
 router.register("experiments", ExperimentViewSet, basename="experiment")
 router.register("sweeps", SweepViewSet, basename="sweep")

@@ -36,6 +36,7 @@ inputs (loading and validation)
     ``WorkflowError``;
     topologies: ``load_topology``, ``topology_layout``, ``builtin_topologies``,
     ``TopologyError``;
+    Slurm sites: ``load_slurm_site``, ``slurm_site_facts``, ``SlurmSiteError``;
     usage configuration: ``load_policy_document``, ``load_policy_file``,
     ``policy_to_document``, ``policy_warnings``, ``seed004_document``, ``PolicyError``
 archive traces and generated ones
@@ -126,6 +127,9 @@ _LAZY: dict[str, tuple[str, str]] = {
     "generate_layered": ("scheduler.workflows", "generate_layered"),
     "generate_cybershake": ("scheduler.workflows", "generate_cybershake"),
     "generate_montage": ("scheduler.workflows", "generate_montage"),
+    "SlurmSiteError": ("scheduler.slurm.whatif", "SlurmSiteError"),
+    "load_slurm_site": ("scheduler.slurm.whatif", "load_site"),
+    "slurm_site_facts": ("scheduler.slurm.whatif", "site_facts"),
     "TopologyError": ("scheduler.coallocation", "TopologyError"),
     "load_topology": ("scheduler.coallocation", "load_topology"),
     "topology_layout": ("scheduler.coallocation", "layout"),

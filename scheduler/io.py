@@ -49,8 +49,48 @@ def load_topology_input(source: Any, **_: Any) -> dict[str, Any]:
     return topology_as_json(load_topology_file(source))
 
 
+#: the files of a Slurm site's folder (a bundle's ``inputs/slurm-site-1/``, ``run --slurm-site``)
+SLURM_SITE_FILES = {"dump": ("dump.sacct", "dump.sacct.gz"), "slurm_conf": ("slurm.conf",),
+                    "assoc": ("assoc.txt",), "qos": ("qos.txt",),
+                    "sshare": ("sshare.txt",)}  # fmt: skip
+
+
+def _slurm_site_folder(folder: Path) -> dict[str, Any]:
+    found: dict[str, Any] = {"name": folder.name, "files": {}}
+    for role, names in SLURM_SITE_FILES.items():
+        path = next((folder / n for n in names if (folder / n).is_file()), None)
+        if path is None and role in ("dump", "slurm_conf"):
+            raise ValueError(f"{folder}: no {' or '.join(names)}")
+        if path is not None:
+            found[role] = path.read_bytes()
+            found["files"][role] = str(path)
+    return found
+
+
+def load_slurm_site_input(source: Any, **_: Any) -> Any:
+    """A Slurm site (:func:`scheduler.slurm.whatif.load_site`) from a folder of
+    :data:`SLURM_SITE_FILES`, or a dict: ``dump`` (bytes or a path), ``slurm_conf``,
+    ``assoc``, ``qos``, ``sshare`` (texts), optional ``name`` and ``files`` (the names errors
+    give each file); raises ``SlurmSiteError`` naming the file and line."""
+    from .slurm.whatif import load_site
+
+    if isinstance(source, (str, Path)) and Path(source).is_dir():
+        source = _slurm_site_folder(Path(source))
+    if not isinstance(source, dict):
+        raise ValueError("a Slurm site is a folder with dump.sacct and slurm.conf (and "
+                         "optionally assoc.txt, qos.txt, sshare.txt)")  # fmt: skip
+    dump = source["dump"]
+    if isinstance(dump, (str, Path)):
+        dump = Path(dump).read_bytes()
+    return load_site(
+        dump, source.get("slurm_conf", ""), source.get("assoc", ""), source.get("qos", ""),
+        source.get("sshare", ""), name=source.get("name", ""), files=source.get("files"),
+    )  # fmt: skip
+
+
 INPUT_LOADERS = {
     "trace": load_trace,
+    "slurm-site": load_slurm_site_input,
     "workflow": load_workflow,
     "policies": load_policy_file,
     "topology": load_topology_input,

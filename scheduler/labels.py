@@ -119,6 +119,22 @@ LABELS: dict[str, tuple[str, str]] = {
     "group_BUPV": ("group burst usage-policy violation (fraction of capacity)", ""),
     "group_EUPV": ("group epoch usage-policy violation (fraction of capacity)", ""),
     "suspensions": ("suspensions by the S-PEP", ""),
+    # slurm-whatif (scheduler/slurm/whatif.py)
+    "cpus": ("CPUs", "processors"),
+    "overrides": ("changes to the Slurm configuration", ""),
+    "share_bins": ("time bins of the share charts", ""),
+    "wait_mean_changed": ("mean wait, changed configuration", "s"),
+    "wait_mean_unchanged": ("mean wait, unchanged configuration", "s"),
+    "wait_mean_recorded": ("mean wait, recorded", "s"),
+    "start_error_median": ("median start error against the recorded starts", "s"),
+    "start_error_p90": ("90th-percentile start error against the recorded starts", "s"),
+    "start_error_median_changed": ("median start shift, changed configuration vs recorded", "s"),
+    "rank_correlation": ("Spearman ρ of the start order against the recording", ""),
+    "utilisation_changed": ("utilisation, changed configuration", ""),
+    "utilisation_unchanged": ("utilisation, unchanged configuration", ""),
+    "utilisation_recorded": ("utilisation, recorded", ""),
+    "never_started_changed": ("jobs never started, changed configuration", "jobs"),
+    "never_started_unchanged": ("jobs never started, unchanged configuration", "jobs"),
 }
 
 #: Words in composed keys -> words for people.

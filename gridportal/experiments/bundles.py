@@ -211,6 +211,8 @@ class _Crate:
 def _add_inputs(crate: _Crate, inputs) -> tuple[list[dict], dict[str, list[str]]]:
     objects: list[dict] = []
     names: dict[str, list[str]] = {"traces": [], "workflows": [], "policies": [], "topology": []}
+    if inputs.slurm_sites:
+        names["slurm_sites"] = []
     for k, trace in enumerate(inputs.traces):
         with trace.file.open("rb") as fh:
             path = f"inputs/trace-{k + 1}{'.swf.gz' if trace.file.name.endswith('.gz') else '.swf'}"
@@ -223,6 +225,10 @@ def _add_inputs(crate: _Crate, inputs) -> tuple[list[dict], dict[str, list[str]]
             objects.append(crate.add(path, fh.read(), fmt="application/octet-stream",
                                      about=wf.name))  # fmt: skip
         names["workflows"].append(path)
+    for k, site in enumerate(inputs.slurm_sites):
+        for path, body in _slurm_site_files(site, f"inputs/slurm-site-{k + 1}"):
+            objects.append(crate.add(path, body, fmt="text/plain", about=site.name))
+            names["slurm_sites"].append(path)
     for key, docs in (("policies", inputs.policies), ("topology", inputs.topologies)):
         for k, doc in enumerate(docs):
             path = f"inputs/{key}-{k + 1}.json"
@@ -231,6 +237,21 @@ def _add_inputs(crate: _Crate, inputs) -> tuple[list[dict], dict[str, list[str]]
             )
             names[key].append(path)
     return objects, names
+
+
+def _slurm_site_files(site, folder: str) -> list[tuple[str, bytes | str]]:
+    """A Slurm site's files as ``python -m scheduler run --slurm-site FOLDER`` reads them."""
+    with site.file.open("rb") as fh:
+        dump = fh.read()
+    gz = ".gz" if dump[:2] == b"\x1f\x8b" else ""
+    out: list[tuple[str, bytes | str]] = [
+        (f"{folder}/dump.sacct{gz}", dump),
+        (f"{folder}/slurm.conf", site.slurm_conf),
+    ]
+    out += [(f"{folder}/{name}", text) for name, text in
+            (("assoc.txt", site.assoc), ("qos.txt", site.qos), ("sshare.txt", site.sshare))
+            if text]  # fmt: skip
+    return out
 
 
 def _add_user_policies(crate: _Crate, owner, params: dict) -> tuple[list[dict], list[dict]]:
@@ -372,7 +393,10 @@ def sweep_bundle_zip(*, sweep: Sweep) -> bytes:
 RUN_JSON = "run.json"
 RESULT_JSON = "result/result.json"
 CRATE_JSON = "ro-crate-metadata.json"
-_INPUT_KEYS = ("traces", "workflows", "policies", "topology")
+_INPUT_KEYS = ("traces", "workflows", "policies", "topology", "slurm_sites")
+#: a Slurm site's members by their name in its folder (``inputs/slurm-site-K/``)
+_SITE_ROLES = {"dump.sacct": "dump", "dump.sacct.gz": "dump", "slurm.conf": "slurm_conf",
+               "assoc.txt": "assoc", "qos.txt": "qos", "sshare.txt": "sshare"}  # fmt: skip
 
 
 def _member(archive: CheckedArchive, name: str) -> Any:
@@ -502,6 +526,7 @@ def _read_bundle(data: Any, label: str, outdir: str) -> dict[str, Any]:
             with open(path, "wb") as out:
                 sha = archive.copy_to(name, out)
             files[key].append((path, name.rsplit("/", 1)[-1], sha))
+    files["slurm_sites"] = _site_members(archive, run["inputs"]["slurm_sites"], outdir)
     docs = {key: [_member(archive, name) for name in run["inputs"][key]]
             for key in ("policies", "topology")}  # fmt: skip
     for k, policy in enumerate(run["user_policies"]):
@@ -514,6 +539,26 @@ def _read_bundle(data: Any, label: str, outdir: str) -> dict[str, Any]:
         json.dump(result, out)
     meta = {"kind": result["kind"], "seed": result["seed"], "params": result["params"]}
     return {"run": run, "files": files, "docs": docs, "result": result_path, "meta": meta}
+
+
+def _site_members(archive: CheckedArchive, names: list[str], outdir: str) -> list[dict]:
+    """Each Slurm site's files (grouped by folder), copied to ``outdir``: role -> (path, name)."""
+    sites: dict[str, dict] = {}
+    for name in names:
+        folder, _, base = name.rpartition("/")
+        role = _SITE_ROLES.get(base)
+        if role is None:
+            raise refuse(f"{RUN_JSON}: inputs.slurm_sites: {name[:80]!r} is not one of a Slurm "
+                         f"site's files ({', '.join(_SITE_ROLES)})")  # fmt: skip
+        path = os.path.join(outdir, f"slurm-site-{len(sites)}-{role}")
+        with open(path, "wb") as out:
+            archive.copy_to(name, out)
+        sites.setdefault(folder, {})[role] = (path, base)
+    for folder, site in sites.items():
+        missing = [r for r in ("dump", "slurm_conf") if r not in site]
+        if missing:
+            raise refuse(f"{RUN_JSON}: inputs.slurm_sites: {folder} has no {missing[0]}")
+    return list(sites.values())
 
 
 def bundle_import(*, owner, data: bytes | IO[bytes]) -> tuple[Experiment, Experiment]:
@@ -531,6 +576,39 @@ def bundle_import(*, owner, data: bytes | IO[bytes]) -> tuple[Experiment, Experi
         return _bundle_store(owner, plan)
     finally:
         shutil.rmtree(outdir, ignore_errors=True)
+
+
+def _stored_site(owner, files: dict, written: list):
+    """The importer's own copy of a bundle's Slurm site: an identical one they have, else new
+    (read by the engine as an upload is)."""
+    from gridportal.inputs.models import SlurmSite
+    from gridportal.inputs.slurm_sites import slurm_site_create, slurm_site_sha256
+
+    def text(role: str) -> str:
+        if role not in files:
+            return ""
+        with open(files[role][0], "rb") as fh:
+            return fh.read().decode("utf-8", errors="replace")
+
+    with open(files["dump"][0], "rb") as fh:
+        dump_sha = hashlib.sha256(fh.read()).hexdigest()
+    sha = slurm_site_sha256(
+        dump_sha, {r: text(r) for r in ("slurm_conf", "assoc", "qos", "sshare")}
+    )
+    same = SlurmSite.objects.filter(owner=owner, sha256=sha).first()
+    if same is not None:
+        return same
+    opened = {role: open(path, "rb") for role, (path, _) in files.items()}  # noqa: SIM115
+    try:
+        row = slurm_site_create(
+            owner=owner, name="Slurm site (bundle)",
+            **{role: File(fh, name=files[role][1]) for role, fh in opened.items()},
+        )  # fmt: skip
+    finally:
+        for fh in opened.values():
+            fh.close()
+    written.append((row.file.storage, row.file.name))
+    return row
 
 
 def _bundle_store(owner, plan: dict[str, Any]) -> tuple[Experiment, Experiment]:
@@ -559,9 +637,10 @@ def _bundle_store(owner, plan: dict[str, Any]) -> tuple[Experiment, Experiment]:
         with transaction.atomic():
             traces = [stored(Trace, trace_create, *f) for f in plan["files"]["traces"]]
             workflows = [stored(Workflow, workflow_create, *f) for f in plan["files"]["workflows"]]
+            sites = [_stored_site(owner, files, written) for files in plan["files"]["slurm_sites"]]
             rerun = experiment_create(
                 owner=owner, kind=run["kind"], params=run["params"], traces=traces,
-                workflows=workflows, policies=plan["docs"]["policies"],
+                workflows=workflows, slurm_sites=sites, policies=plan["docs"]["policies"],
                 topologies=plan["docs"]["topology"], seed=run["seed"],
                 name=f"re-run of bundle ({run['name'] or run['kind']})"[:200],
             )  # fmt: skip
@@ -583,6 +662,7 @@ def _bundle_store(owner, plan: dict[str, Any]) -> tuple[Experiment, Experiment]:
             )  # fmt: skip
             original.traces.set(traces)
             original.workflows.set(workflows)
+            original.slurm_sites.set(sites)
     except BaseException:
         for storage, name in written:
             storage.delete(name)

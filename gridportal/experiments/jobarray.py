@@ -233,6 +233,11 @@ def sweep_jobarray_zip(
 ) -> tuple[bytes, int]:
     """The zip for the sweep's runs that have no result yet, and how many runs it holds.
     ``chunk``: runs per array task (None: :func:`default_chunk`)."""
+    if sweep.slurm_sites.exists():
+        raise ValidationError(
+            {"sweep": ["a Slurm site's what-if runs on the portal's workers only: its sweep is "
+                       "not exported as a job array"]}
+        )  # fmt: skip
     runs = [
         p.experiment
         for p in sweep.points.select_related("experiment").order_by("index", "repetition")

@@ -36,6 +36,7 @@ class Experiment(models.Model):
     seed = models.PositiveIntegerField(default=0)
     traces = models.ManyToManyField("inputs.Trace", related_name="experiments", blank=True)
     workflows = models.ManyToManyField("inputs.Workflow", related_name="experiments", blank=True)
+    slurm_sites = models.ManyToManyField("inputs.SlurmSite", related_name="experiments", blank=True)
     snapshot = models.JSONField(
         default=dict,
         blank=True,
@@ -111,6 +112,7 @@ class Sweep(models.Model):
     seed = models.PositiveIntegerField(default=0, help_text="repetition r runs with seed + r")
     traces = models.ManyToManyField("inputs.Trace", related_name="sweeps", blank=True)
     workflows = models.ManyToManyField("inputs.Workflow", related_name="sweeps", blank=True)
+    slurm_sites = models.ManyToManyField("inputs.SlurmSite", related_name="sweeps", blank=True)
     snapshot = models.JSONField(default=dict, blank=True)
     vary = models.JSONField(default=list, help_text='[{"param": name, "values": [...]}, ...]')
     repetitions = models.PositiveIntegerField(default=1)

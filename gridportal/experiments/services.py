@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from gridportal.inputs.policyfiles import check_run_policies, refs_in, sandbox_limits
 from gridportal.inputs.services import trace_open, workflow_open
+from gridportal.inputs.slurm_sites import slurm_site_open
 from gridportal.limits import KilledFromOutside, LimitExceeded, Stopped, child_report, run_limited
 from gridportal.quotas.services import (
     IN_FLIGHT,
@@ -48,10 +49,14 @@ class RunInputs:
     workflows: tuple = ()
     policies: tuple = ()
     topologies: tuple = ()
+    slurm_sites: tuple = ()
 
     @classmethod
-    def of(cls, traces=(), workflows=(), policies=(), topologies=()) -> RunInputs:
-        return cls(tuple(traces), tuple(workflows), tuple(policies), tuple(topologies))
+    def of(cls, traces=(), workflows=(), policies=(), topologies=(), slurm_sites=()) -> RunInputs:
+        return cls(
+            tuple(traces), tuple(workflows), tuple(policies), tuple(topologies),
+            tuple(slurm_sites),
+        )  # fmt: skip
 
     def by_kind(self) -> dict[str, tuple]:
         return {
@@ -59,6 +64,7 @@ class RunInputs:
             "workflow": self.workflows,
             "policies": self.policies,
             "topology": self.topologies,
+            "slurm-site": self.slurm_sites,
         }
 
     def snapshot(self) -> dict[str, list]:
@@ -91,10 +97,15 @@ class RunInputs:
         }
         if self.topologies:  # (absent otherwise: earlier runs keep their fingerprints)
             out["topologies"] = list(self.topologies)
+        if self.slurm_sites:
+            out["slurm_sites"] = [s.sha256 for s in self.slurm_sites]
         return out
 
 
-FIELD = {"trace": "traces", "workflow": "workflows", "policies": "policies", "topology": "topology"}
+FIELD = {
+    "trace": "traces", "workflow": "workflows", "policies": "policies", "topology": "topology",
+    "slurm-site": "slurm_sites",
+}  # fmt: skip
 
 
 def input_facts_of(
@@ -185,6 +196,7 @@ def experiment_new(
     )
     exp.traces.set(inputs.traces)
     exp.workflows.set(inputs.workflows)
+    exp.slurm_sites.set(inputs.slurm_sites)
     return exp
 
 
@@ -197,11 +209,12 @@ def experiment_create(
     workflows=(),
     policies=(),
     topologies=(),
+    slurm_sites=(),
     seed: int = 0,
     name: str = "",
 ) -> Experiment:
     """Validate against the kind's schema, save as queued, enqueue after commit."""
-    inputs = RunInputs.of(traces, workflows, policies, topologies)
+    inputs = RunInputs.of(traces, workflows, policies, topologies, slurm_sites)
     with transaction.atomic():
         submit_checks(owner=owner, runs=1)
         exp = experiment_new(
@@ -233,6 +246,7 @@ def run_inputs_of(exp) -> RunInputs:
         exp.workflows.order_by("id"),
         exp.snapshot.get("policies", ()),
         exp.snapshot.get("topology", ()),
+        exp.slurm_sites.order_by("id"),
     )
 
 
@@ -254,6 +268,7 @@ def experiment_clone(
         workflows=inputs.workflows,
         policies=inputs.policies,
         topologies=inputs.topologies,
+        slurm_sites=inputs.slurm_sites,
         seed=experiment.seed if seed is None else seed,
         name=name if name is not None else f"{experiment} (copy)",
     )
@@ -499,6 +514,7 @@ def _inputs_for(exp: Experiment) -> dict[str, list[Any]]:
         [workflow_open(w) for w in stored.workflows],
         [load_input("policies", doc) for doc in stored.policies],
         list(stored.topologies),  # the kind reads the (validated) document itself
+        [slurm_site_open(s) for s in stored.slurm_sites],
     )
     return loaded.for_kind(engine.get_kind(exp.kind))
 
@@ -674,7 +690,7 @@ def _sandboxed_compute(exp: Experiment, *, on_report=None, should_stop=None) -> 
     except ValidationError as exc:  # turned off, or gone, since the submit
         raise ValueError("; ".join(exc.messages)) from None
     stored = run_inputs_of(exp)
-    if stored.policies or stored.topologies:
+    if stored.policies or stored.topologies or stored.slurm_sites:
         raise ValueError("a run with a user policy takes traces and workflows only as inputs")
     spec = engine.get_kind(exp.kind)
     files, names = _sandbox_files(stored)

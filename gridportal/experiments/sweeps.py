@@ -131,6 +131,7 @@ def sweep_create(
     workflows=(),
     policies=(),
     topologies=(),
+    slurm_sites=(),
     seed: int = 0,
     vary: Any,
     repetitions: int = 1,
@@ -144,7 +145,11 @@ def sweep_create(
     """
     if executor not in ("workers", "slurm"):
         raise ValidationError({"executor": ["must be 'workers' or 'slurm'"]})
-    inputs = RunInputs.of(traces, workflows, policies, topologies)
+    inputs = RunInputs.of(traces, workflows, policies, topologies, slurm_sites)
+    if executor == "slurm" and inputs.slurm_sites:
+        raise ValidationError(
+            {"executor": ["a Slurm site's what-if runs on the portal's workers only"]}
+        )
     spec, base = validate_run(kind=kind, params=params, inputs=inputs, seed=seed)
     vary = expand_vary(spec, vary)
     if executor == "slurm" and refs_in(_all_policies(base, vary)):
@@ -189,6 +194,7 @@ def sweep_create(
         )
         sweep.traces.set(inputs.traces)
         sweep.workflows.set(inputs.workflows)
+        sweep.slurm_sites.set(inputs.slurm_sites)
         for index, point, rep, clean, key in plan:
             exp = reusable.get(key)
             reused = exp is not None

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import PolicyFile, SacctImport, Trace, Workflow
+from .models import PolicyFile, SacctImport, SlurmSite, Trace, Workflow
 
 
 @admin.register(Trace)
@@ -53,6 +53,24 @@ class SacctImportAdmin(admin.ModelAdmin):
     list_filter = ("status",)
     readonly_fields = (
         "owner", "name", "original_filename", "file", "options", "status", "error", "created",
+    )  # fmt: skip
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+
+@admin.register(SlurmSite)
+class SlurmSiteAdmin(admin.ModelAdmin):
+    """Users' Slurm sites (what-if inputs): staff read them and may delete an unused one; they
+    are made by uploads only (the engine reads every file)."""
+
+    list_display = ("name", "owner", "job_count", "size_bytes", "created")
+    list_filter = ("owner",)
+    search_fields = ("name", "original_filename", "sha256")
+    readonly_fields = (
+        "owner", "name", "file", "original_filename", "slurm_conf", "slurm_conf_filename",
+        "assoc", "assoc_filename", "qos", "qos_filename", "sshare", "sshare_filename",
+        "size_bytes", "sha256", "job_count", "summary", "created",
     )  # fmt: skip
 
     def has_add_permission(self, request) -> bool:

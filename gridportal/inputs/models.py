@@ -138,3 +138,42 @@ class PolicyFile(models.Model):
     def ref(self) -> str:
         """How runs name it (the registry's user-policy name)."""
         return f"user:{self.sha256[:12]}"
+
+
+def slurm_site_upload_to(instance: "SlurmSite", filename: str) -> str:
+    suffix = ".sacct.gz" if filename.lower().endswith(".gz") else ".sacct"
+    return f"slurm-sites/{instance.owner_id}/{uuid.uuid4().hex}{suffix}"
+
+
+class SlurmSite(models.Model):
+    """A Slurm site for what-ifs (the ``slurm-whatif`` kind): its accounting dump as uploaded
+    (``sacct -P`` with its Slurm columns: Account, Partition, QOS, Timelimit, …) and its
+    configuration — ``slurm.conf`` and optionally ``sacctmgr -P show assoc`` / ``show qos``
+    and ``sshare -a -P`` — all read by the engine at upload; ``summary`` is what was
+    understood of them."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="slurm_sites"
+    )
+    name = models.CharField(max_length=200)
+    file = models.FileField(upload_to=slurm_site_upload_to, help_text="the sacct dump")
+    original_filename = models.CharField(max_length=255)
+    slurm_conf = models.TextField()
+    slurm_conf_filename = models.CharField(max_length=255, default="slurm.conf")
+    assoc = models.TextField(blank=True, help_text="sacctmgr -P show assoc")
+    assoc_filename = models.CharField(max_length=255, blank=True)
+    qos = models.TextField(blank=True, help_text="sacctmgr -P show qos")
+    qos_filename = models.CharField(max_length=255, blank=True)
+    sshare = models.TextField(blank=True, help_text="sshare -a -P: RawUsage before the dump")
+    sshare_filename = models.CharField(max_length=255, blank=True)
+    size_bytes = models.BigIntegerField(help_text="the dump and the configuration files")
+    sha256 = models.CharField(max_length=64, help_text="of the dump and the other files")
+    job_count = models.PositiveIntegerField()
+    summary = models.JSONField(default=dict, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created", "-id"]
+
+    def __str__(self) -> str:
+        return self.name

@@ -17,16 +17,16 @@ log = logging.getLogger(__name__)
 
 
 def _referenced() -> set[str]:
-    from gridportal.inputs.models import SacctImport, Trace, Workflow
+    from gridportal.inputs.models import SacctImport, SlurmSite, Trace, Workflow
 
     names: set[str] = set()
-    for model in (Trace, Workflow, SacctImport):
+    for model in (Trace, Workflow, SacctImport, SlurmSite):
         names.update(model.objects.exclude(file="").values_list("file", flat=True).iterator())
     return names
 
 
 def media_orphans(*, min_age_s: float = 0.0) -> list[tuple[Path, int]]:
-    """(path, bytes) of every file under MEDIA_ROOT no Trace, Workflow or SacctImport row
+    """(path, bytes) of every file under MEDIA_ROOT no Trace, Workflow, SacctImport or SlurmSite row
     names, older than ``min_age_s`` seconds (an upload being saved writes its file just before
     its row)."""
     root = Path(settings.MEDIA_ROOT)

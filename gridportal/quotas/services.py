@@ -98,6 +98,12 @@ def storage_used(*, user_id: int) -> dict[str, int]:
         .aggregate(n=Sum("size_bytes"))["n"]
         or 0
     )
+    slurm_sites = (
+        apps.get_model("inputs", "SlurmSite")
+        .objects.filter(owner_id=user_id)
+        .aggregate(n=Sum("size_bytes"))["n"]
+        or 0
+    )
     results = (
         _experiments()
         .objects.filter(owner_id=user_id, result__isnull=False)
@@ -107,8 +113,9 @@ def storage_used(*, user_id: int) -> dict[str, int]:
     return {
         "traces": int(traces),
         "workflows": int(workflows),
+        "slurm_sites": int(slurm_sites),
         "results": int(results),
-        "total": int(traces + workflows + results),
+        "total": int(traces + workflows + slurm_sites + results),
     }
 
 
@@ -127,8 +134,9 @@ def quota_check_storage(*, owner, adding: int = 0, field: str = "file") -> None:
         return
     used = storage_used(user_id=owner.pk)
     if used["total"] + adding > limit or (adding == 0 and used["total"] >= limit):
-        kinds = ("traces", "workflows", "results")
-        parts = ", ".join(f"{k} {describe_bytes(used[k])}" for k in kinds)
+        kinds = ("traces", "workflows", *(("slurm_sites",) if used["slurm_sites"] else ()),
+                 "results")  # fmt: skip
+        parts = ", ".join(f"{k.replace('_', ' ')} {describe_bytes(used[k])}" for k in kinds)
         head = (
             f"this upload of {describe_bytes(adding)} would pass your storage quota of "
             f"{describe_bytes(limit)}"
@@ -181,7 +189,9 @@ def quota_summary(*, user) -> dict[str, Any]:
         "max_runs_in_flight": limits.max_running,
         "max_runs_queued": limits.max_queued,
         "storage_bytes": storage["total"],
-        "storage_by_kind": {k: storage[k] for k in ("traces", "workflows", "results")},
+        "storage_by_kind": {
+            k: storage[k] for k in ("traces", "workflows", "slurm_sites", "results")
+        },
         "storage_quota_bytes": limits.storage_bytes,
         "storage_quota": describe_bytes(limits.storage_bytes) if limits.storage_bytes else None,
         "storage_used": describe_bytes(storage["total"]),

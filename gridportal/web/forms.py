@@ -107,6 +107,34 @@ class TraceUploadForm(forms.Form):
         )
 
 
+class SlurmSiteForm(forms.Form):
+    """A Slurm site for what-ifs: its accounting dump and its configuration files."""
+
+    name = forms.CharField(max_length=200, required=False, help_text="Defaults to the file name.")
+    dump = forms.FileField(
+        allow_empty_file=True,
+        label="sacct dump",
+        help_text="sacct --allusers --duplicates -P --format=JobID,User,Account,Partition,QOS,"
+        "State,Submit,Eligible,Start,End,Timelimit,NCPUS,AllocCPUS,ReqCPUS,Priority; plain or "
+        "gzipped.",
+    )
+    slurm_conf = forms.FileField(
+        allow_empty_file=True, label="slurm.conf", help_text="The site's slurm.conf."
+    )
+    assoc = forms.FileField(
+        required=False, allow_empty_file=True, label="associations (optional)",
+        help_text="sacctmgr -P show assoc: accounts, users, shares and limits.",
+    )  # fmt: skip
+    qos = forms.FileField(
+        required=False, allow_empty_file=True, label="QOS (optional)",
+        help_text="sacctmgr -P show qos: priorities and limits.",
+    )  # fmt: skip
+    sshare = forms.FileField(
+        required=False, allow_empty_file=True, label="usage before the dump (optional)",
+        help_text="sshare -a -P taken when the dump starts: each user's RawUsage.",
+    )  # fmt: skip
+
+
 SEED_TERMS = re.compile(r"[α-ωΑ-Ω_^]|eq\.|§|query|SPEC|\(\d+\)|Figure")
 
 
@@ -220,7 +248,8 @@ def input_field(spec: InputSpec, querysets: dict) -> forms.Field:
             help_text=(spec.help or "") + " — a configured topology, copied into the run now",
         )  # fmt: skip
     queryset = querysets[spec.kind]
-    label = spec.kind if spec.max == 1 else f"{spec.kind}s"
+    label = {"slurm-site": "Slurm site"}.get(spec.kind, spec.kind)
+    label = label if spec.max == 1 else f"{label}s"
     if spec.max == 1:
         return forms.ModelChoiceField(
             queryset=queryset, required=required, label=label, help_text=spec.help
@@ -313,7 +342,8 @@ def params_from_form(kind: ExperimentKind, cleaned: dict) -> dict:
 
 def inputs_from_form(kind: ExperimentKind, cleaned: dict) -> dict[str, list]:
     """``traces``, ``workflows`` and ``policies`` keyword arguments for the services."""
-    out: dict[str, list] = {"traces": [], "workflows": [], "policies": [], "topologies": []}
+    out: dict[str, list] = {"traces": [], "workflows": [], "policies": [], "topologies": [],
+                            "slurm_sites": []}  # fmt: skip
     for spec in kind.inputs:
         value = cleaned.get(spec.name)
         if not value:
@@ -323,7 +353,8 @@ def inputs_from_form(kind: ExperimentKind, cleaned: dict) -> dict[str, list]:
         elif spec.kind == "topology":
             out["topologies"].append(value.document)
         else:
-            out[f"{spec.kind}s"].extend(value if spec.max != 1 else [value])
+            key = {"slurm-site": "slurm_sites"}.get(spec.kind, f"{spec.kind}s")
+            out[key].extend(value if spec.max != 1 else [value])
     return out
 
 

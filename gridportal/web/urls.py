@@ -3,7 +3,7 @@ from django.urls import path, register_converter
 
 from gridportal.ids import IdConverter
 
-from . import account, bundles, policyfiles, reproductions, views
+from . import account, bundles, policyfiles, reproductions, slurm_sites, views
 
 register_converter(IdConverter, "id")
 
@@ -19,6 +19,8 @@ urlpatterns = [
     path("traces/<id:pk>/", views.trace_detail, name="trace-detail"),
     path("traces/<id:pk>/download/", views.trace_download, name="trace-download"),
     path("workflows/", views.workflow_list, name="workflow-list"),
+    path("slurm-sites/", slurm_sites.slurm_site_list, name="slurm-site-list"),
+    path("slurm-sites/<id:pk>/", slurm_sites.slurm_site_detail, name="slurm-site-detail"),
     path("policies/", policyfiles.policy_list, name="policyfile-list"),
     path("policies/<id:pk>/", policyfiles.policy_detail, name="policyfile-detail"),
     path("policies/<id:pk>/delete/", policyfiles.policy_delete, name="policyfile-delete"),

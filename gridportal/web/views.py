@@ -34,7 +34,7 @@ from gridportal.experiments.services import (
 from gridportal.experiments.sweeps import sweep_cancel, sweep_create, sweep_delete, sweep_status
 from gridportal.ids import parse_id
 from gridportal.inputs import sacct_imports
-from gridportal.inputs.models import SacctImport, Trace, Workflow
+from gridportal.inputs.models import SacctImport, SlurmSite, Trace, Workflow
 from gridportal.inputs.policyfiles import usable_policy_files
 from gridportal.inputs.sacct_imports import trace_upload
 from gridportal.inputs.selectors import usable_traces
@@ -372,6 +372,7 @@ def _initial_from(request, kind) -> dict:
         stored = {
             "trace": list(source.traces.values_list("id", flat=True)),
             "workflow": list(source.workflows.values_list("id", flat=True)),
+            "slurm-site": list(source.slurm_sites.values_list("id", flat=True)),
         }
         for spec in kind.inputs:
             if spec.kind == "policies":
@@ -447,8 +448,11 @@ def experiment_new(request):
             "trace": usable_traces(request.user),
             "workflow": visible_to(Workflow.objects.all(), request.user),
             "policyfile": usable_policy_files(request.user),
+            "slurm-site": visible_to(
+                SlurmSite.objects.defer("slurm_conf", "assoc", "qos", "sshare"), request.user
+            ),
         },
-    )
+    )  # fmt: skip
     form = form_class(request.POST or None, initial=_initial_from(request, kind))
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
@@ -653,7 +657,10 @@ def sweep_delete_view(request, pk: int):
 def experiment_detail(request, pk: int):
     exp = get_object_or_404(
         visible_to(
-            Experiment.objects.defer("result").prefetch_related("traces", "workflows"), request.user
+            Experiment.objects.defer("result").prefetch_related(
+                "traces", "workflows", "slurm_sites"
+            ),
+            request.user,
         ),
         pk=pk,
     )

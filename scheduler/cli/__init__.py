@@ -4,7 +4,7 @@
     python -m scheduler kinds
     python -m scheduler run KIND [--params P.json] [--preset NAME] [--trace FILE]...
                                  [--workflow FILE]... [--policies FILE] [--topology FILE]
-                                 [--seed N]
+                                 [--slurm-site DIR] [--seed N]
                                  --out RESULT.json
     python -m scheduler reproduce [--kind K] [--preset P] [--trace NAME=FILE]... [--traces DIR]
                         [--max-preset-minutes M] [--budget-minutes M] --out report.json
@@ -88,6 +88,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         "workflows": args.workflow or [],
         "policies": [args.policies] if args.policies else [],
         "topology": [args.topology] if args.topology else [],
+        "site": [args.slurm_site] if args.slurm_site else [],
     }
     experiments.base.check_inputs(kind, paths)
     specs = {spec.name: spec for spec in kind.inputs}
@@ -194,6 +195,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workflow", action="append", help="workflow file; repeatable")
     p.add_argument("--policies", help="usage-policy document (JSON: sites, VOs, policies)")
     p.add_argument("--topology", help="co-allocation topology document (JSON: sites, links)")
+    p.add_argument("--slurm-site", help="a Slurm site's folder: dump.sacct (or .gz), "
+                   "slurm.conf, and optionally assoc.txt, qos.txt")  # fmt: skip
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", required=True, help="where to write the Result JSON")
     p.add_argument("-v", "--verbose", action="store_true", help="print progress to stderr")

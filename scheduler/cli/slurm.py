@@ -1,16 +1,22 @@
 """The ``slurm-replay`` subcommand: a what-if on a real Slurm site's accounting.
 
     python -m scheduler slurm-replay SACCT --slurm-conf slurm.conf [--assoc assoc.txt]
-        [--qos qos.txt] [--set PriorityWeightAge=0 ...] [--baselines fcfs,easy]
+        [--qos qos.txt] [--sshare sshare.txt] [--set PriorityWeightAge=0 ...]
+        [--baselines fcfs,easy]
         --out schedule.csv
 
 ``SACCT``: ``sacct --allusers --duplicates -P --format=JobID,User,Account,Partition,QOS,State,
 Submit,Eligible,Start,End,Timelimit,NCPUS,AllocCPUS,ReqCPUS,Priority``; ``--assoc``:
-``sacctmgr -P show assoc``; ``--qos``: ``sacctmgr -P show qos``.  Prints JSON on stdout: what
-was understood of the configuration (the keys ignored), waits, slowdowns and CPU shares per
-user, account, partition and QOS, and — the dump having real starts — the comparison with
-them for the Slurm model and the baselines (see :mod:`scheduler.slurm.replay`).  Writes the
-Slurm model's schedule to ``--out``.  Bad input exits 2 naming the file, line and key.
+``sacctmgr -P show assoc``; ``--qos``: ``sacctmgr -P show qos``; ``--sshare``:
+``sshare -a -P`` taken when the dump starts (each user's RawUsage is their usage before the
+first job).  Prints JSON on stdout: what was understood of the configuration (the keys
+ignored), waits, slowdowns and CPU shares per user, account, partition and QOS, and — the
+dump having real starts — the comparison with them for the Slurm model and the baselines
+(see :mod:`scheduler.slurm.replay`); under ``figures`` the figures of the portal's
+``slurm-whatif`` run, from the same function (:func:`scheduler.slurm.whatif.whatif_figures`:
+the configuration changed by ``--set`` against the unchanged one and the recording, shares
+over time against their targets).  Writes the Slurm model's schedule (with the changes) to
+``--out``.  Bad input exits 2 naming the file, line and key.
 """
 
 from __future__ import annotations
@@ -25,7 +31,8 @@ __all__ = ["add_slurm_commands"]
 
 
 def _site(args: argparse.Namespace):  # type: ignore[no-untyped-def]
-    from ..slurm.config import SlurmSite, parse_assoc, parse_qos, parse_slurm_conf
+    """The site as its files say (the changes of ``--set`` are applied by the what-if)."""
+    from ..slurm.config import SlurmSite, parse_assoc, parse_qos, parse_slurm_conf, parse_sshare
 
     conf = parse_slurm_conf(Path(args.slurm_conf).read_bytes(), args.slurm_conf)
     site = SlurmSite(conf)
@@ -33,13 +40,16 @@ def _site(args: argparse.Namespace):  # type: ignore[no-untyped-def]
         site.assocs = parse_assoc(Path(args.assoc).read_bytes(), args.assoc)
     if args.qos:
         site.qos = parse_qos(Path(args.qos).read_bytes(), args.qos)
+    if args.sshare:
+        site.usage = parse_sshare(Path(args.sshare).read_bytes(), args.sshare)
     for assignment in args.set or ():
-        site.set(assignment)
+        site.copy().set(assignment)  # refused here, naming the key, before any replay
     return site
 
 
 def _cmd_slurm_replay(args: argparse.Namespace) -> int:
-    from ..slurm.replay import comparison, group_figures, load_dump, replay, write_schedule
+    from ..slurm.replay import comparison, load_dump, replay, write_schedule
+    from ..slurm.whatif import SiteInput, whatif_figures, whatif_replays
     from ..traces.sacct import SacctError
 
     site = _site(args)
@@ -49,22 +59,29 @@ def _cmd_slurm_replay(args: argparse.Namespace) -> int:
         for line, why in exc.errors:
             print(f"error: {args.sacct}: {f'line {line}: ' if line else ''}{why}", file=sys.stderr)
         return 2
+    overrides = list(args.set or ())
+    loaded = SiteInput(site, dump, args.sacct)
+    t0 = time.process_time()
+    replays = whatif_replays(loaded, overrides)
+    cpu_seconds = round(time.process_time() - t0, 3)
+    changed, start = replays["changed"], replays["starts"]["changed"]
+    # the figures of the portal's slurm-whatif run, computed by the same function
+    figures = whatif_figures(loaded, overrides, replays=replays)
+    understood = {k: v for k, v in changed.params().__dict__.items() if k != "names"}
     out: dict = {
         "jobs": len(dump),
-        "understood": {**site.params().__dict__, "names": None},
+        "understood": understood,
         "ignored_keys": site.conf.ignored,
         "ignored_scheduler_parameters": site.conf.sched_ignored,
         "notes": dump.notes,
+        "replay_cpu_seconds": cpu_seconds,
+        "rejected": figures["rejected"]["changed"],
+        "groups": figures["groups"]["changed"],
+        "comparison": {"slurm": figures["comparison"]["changed"]},
+        "figures": figures,
     }
-    out["understood"] = {k: v for k, v in out["understood"].items() if k != "names"}
-    t0 = time.process_time()
-    start, info = replay(site, dump, "slurm")
-    out["replay_cpu_seconds"] = round(time.process_time() - t0, 3)
-    out["rejected"] = {dump.job_ids[k]: why for k, why in info["rejected"].items()}
-    out["groups"] = group_figures(dump, start, info["cpus"])
-    out["comparison"] = {"slurm": comparison(dump, start)}
     for base in filter(None, args.baselines.split(",")):
-        out["comparison"][base] = comparison(dump, replay(site, dump, base)[0])
+        out["comparison"][base] = comparison(dump, replay(changed, dump, base)[0])
     with open(args.out, "w", newline="") as fh:
         write_schedule(dump, start, fh)
     print(json.dumps(out, indent=1, default=_plain))
@@ -86,6 +103,7 @@ def add_slurm_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--slurm-conf", required=True, help="the site's slurm.conf")
     p.add_argument("--assoc", help="sacctmgr -P show assoc")
     p.add_argument("--qos", help="sacctmgr -P show qos")
+    p.add_argument("--sshare", help="sshare -a -P: the users' RawUsage before the dump")
     p.add_argument("--set", action="append", metavar="KEY=VALUE",
                    help="change a slurm.conf key or bf_* parameter; repeatable")  # fmt: skip
     p.add_argument("--baselines", default="fcfs,easy", help="registry policies to compare")

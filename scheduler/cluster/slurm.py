@@ -149,6 +149,9 @@ class SlurmParams:
     bf_continue: bool = False
     #: a pass in the same second as a job's end does not see its CPUs yet (see the module)
     release_lag: bool = True
+    #: (account, user, decayed CPU-seconds) each association has used before the first
+    #: submission (``sshare``'s RawUsage); none: every association starts unused
+    initial_usage: tuple[tuple[str, str, float], ...] = ()
 
 
 def _positive(v: int) -> int:
@@ -216,7 +219,8 @@ class SlurmPolicy(Policy):
             setattr(self, attr, Profile(n, state.profile.origin))
         self.prio: dict[int, int] = {}
         self.alloc: dict[int, tuple[tuple[int, int], ...]] = {}  # running job -> (set, cpus)
-        self.usage: dict[tuple[str, str], float] = {}  # decayed CPU-seconds per association
+        # decayed CPU-seconds per association, from what it had used before (sshare)
+        self.usage: dict[tuple[str, str], float] = {(a, u): x for a, u, x in p.initial_usage}
         self.charged: dict[int, int] = {}  # job run since the last charge -> charged up to
         self.ended: dict[int, int] = {}  # job ended since the last charge -> its end
         self.fs: dict[tuple[str, str], float] = {}  # fair-share factors of the last calc

@@ -21,6 +21,7 @@ from .provisioning import Provisioning  # noqa: F401  (registers the kind)
 from .provisioning_impact import ProvisioningImpact  # noqa: F401  (registers the kind)
 from .schema import Param, ParamError, validate_params
 from .slot_advertisement import SlotAdvertisement  # noqa: F401  (registers the kind)
+from .slurm_whatif import SlurmWhatIf  # noqa: F401  (registers the kind)
 from .usage_policy import UsagePolicy  # noqa: F401  (registers the kind)
 from .virtual_reservations import VirtualReservations  # noqa: F401  (registers the kind)
 

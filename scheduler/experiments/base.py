@@ -458,9 +458,14 @@ def input_facts(
 def document_facts(input_kind: str, doc: Any) -> dict[str, Any]:
     """The facts of a configuration input that validation reads: ``{"document": doc}`` for a
     co-allocation topology or a usage-policy document (a loaded policy set is written back as
-    its document), ``{}`` otherwise.  The same function serves the portal at submit (from the
+    its document), what was understood of a loaded Slurm site (the summary the portal stored
+    at its upload), ``{}`` otherwise.  The same function serves the portal at submit (from the
     stored document) and :func:`run_experiment` (from the loaded input), so both check the
     same thing; a kind's ``check_facts`` loads the document with the parser its run uses."""
+    if input_kind == "slurm-site" and not isinstance(doc, dict):  # a loaded site
+        from ..slurm.whatif import site_facts
+
+        return site_facts(doc)
     if input_kind == "topology" and isinstance(doc, dict):
         return {"document": doc}
     if input_kind == "policies":

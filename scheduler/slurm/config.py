@@ -11,7 +11,7 @@
   (:attr:`SlurmConf.ignored`).
 * ``sacctmgr -P show assoc`` and ``sacctmgr -P show qos`` (pipe-separated, header first;
   https://slurm.schedmd.com/sacctmgr.html): shares and limits of associations, priority and
-  limits of QOS.
+  limits of QOS; ``sshare -a -P``: the users' RawUsage, their usage before the replay.
 
 Bad input raises :class:`SlurmConfigError` naming the file, the line and the key.
 """
@@ -32,6 +32,7 @@ __all__ = [
     "parse_assoc",
     "parse_qos",
     "parse_slurm_conf",
+    "parse_sshare",
 ]
 
 #: slurm.conf keys read, lower-cased -> SlurmParams field and how the value is read
@@ -61,6 +62,7 @@ _OTHER_READ = (
     "accountingstorageenforce", "nodename", "partitionname",
 )  # fmt: skip
 _MAX_TEXT = 4_000_000
+_NAME = re.compile(r"[A-Za-z0-9_.@+-]{1,64}")  # an account or user name in an override
 
 
 class SlurmConfigError(ValueError):
@@ -290,6 +292,26 @@ def parse_qos(text: str | bytes, name: str = "qos") -> list[SlurmQOS]:
     return out
 
 
+def parse_sshare(text: str | bytes, name: str = "sshare") -> list[tuple[str, str, float]]:
+    """``sshare -a -P`` (https://slurm.schedmd.com/sshare.html): each association's RawUsage
+    (decayed CPU-seconds) as (account, user, usage); accounts' own rows (no user) and root are
+    left out, their usage being their users' sum."""
+    out = []
+    for n, row in _table(text, name):
+        where = f"{name}: line {n}"
+        account, user = row.get("Account", "").strip(), row.get("User", "").strip()
+        if "RawUsage" not in row:
+            raise SlurmConfigError(f"{where}: RawUsage: the header has no RawUsage column")
+        if not account:
+            raise SlurmConfigError(f"{where}: Account: empty")
+        raw = row["RawUsage"] or "0"
+        if not re.fullmatch(r"\d{1,15}", raw):
+            raise SlurmConfigError(f"{where}: RawUsage: {raw[:40]!r} is not an integer >= 0")
+        if user:
+            out.append((account, user, float(raw)))
+    return out
+
+
 def parse_assoc(text: str | bytes, name: str = "assoc") -> list[SlurmAssoc]:
     """``sacctmgr -P show assoc``: accounts and users with Share, MaxJobs, GrpTRES cpu (and
     ``Par Name`` when listed; else accounts hang under root)."""
@@ -325,14 +347,21 @@ class SlurmSite:
     assocs: list[SlurmAssoc] = field(default_factory=list)
     qos: list[SlurmQOS] = field(default_factory=list)
     overrides: dict[str, Any] = field(default_factory=dict)
+    usage: list[tuple[str, str, float]] = field(default_factory=list)  # sshare's RawUsage
+    shares: dict[tuple[str, str], int] = field(default_factory=dict)  # set by Fairshare:…
 
     def set(self, assignment: str) -> None:
         """Apply ``Key=Value`` as a slurm.conf line would (``PriorityWeightAge=0``,
-        ``bf_window=60``, ``SchedulerType=sched/builtin``); raise naming the key."""
+        ``bf_window=60``, ``SchedulerType=sched/builtin``), or an association's shares as
+        ``sacctmgr modify account NAME set fairshare=N`` would (``Fairshare:NAME=N``, a user
+        of it ``Fairshare:NAME:USER=N``); raise naming the key."""
         key, eq, value = assignment.partition("=")
         if not eq or not key.strip():
             raise SlurmConfigError(f"--set {assignment[:60]!r}: write Key=Value")
         key = key.strip()
+        if key.lower().startswith("fairshare:"):
+            self._set_share(key, value.strip())
+            return
         line = f"SchedulerParameters={key}={value}" if key in _SCHED else f"{key}={value}"
         if key == "bf_continue":
             line = "SchedulerParameters=bf_continue"
@@ -341,10 +370,39 @@ class SlurmSite:
             raise SlurmConfigError(f"--set {key}: not a scheduling key this model reads")
         self.overrides.update(parsed.values)
 
+    def _set_share(self, key: str, value: str) -> None:
+        """``Fairshare:ACCOUNT[:USER]=N`` (sacctmgr.html, "fairshare"): the association's
+        shares; an association the site does not list is added under root."""
+        parts = key.split(":")[1:]
+        if not 1 <= len(parts) <= 2 or not all(_NAME.fullmatch(p) for p in parts):
+            raise SlurmConfigError(f"--set {key[:60]}: write Fairshare:ACCOUNT=N or "
+                                   "Fairshare:ACCOUNT:USER=N")  # fmt: skip
+        if not re.fullmatch(r"\d{1,9}", value):
+            raise SlurmConfigError(f"--set {key[:60]}: shares must be an integer >= 0")
+        account, user = parts[0], parts[1] if len(parts) == 2 else ""
+        self.shares[(account, user)] = int(value)
+
+    def _assocs(self) -> tuple[SlurmAssoc, ...]:
+        """The associations with the shares set by :meth:`set` applied."""
+        left = dict(self.shares)
+        out = [
+            replace(a, shares=left.pop((a.account, a.user)))
+            if (a.account, a.user) in left else a
+            for a in self.assocs
+        ]  # fmt: skip
+        out += [SlurmAssoc(acct, user, "root" if not user else acct, n)
+                for (acct, user), n in left.items()]  # fmt: skip
+        return tuple(out)
+
+    def copy(self) -> SlurmSite:
+        """The same site without its overrides (a fresh what-if starts from it)."""
+        return SlurmSite(self.conf, list(self.assocs), list(self.qos), usage=list(self.usage))
+
     def params(self, names: dict[str, dict[int, str]] | None = None) -> SlurmParams:
         """The model's parameters; ``names`` maps the trace's numbers to Slurm names."""
         base = SlurmParams(
             nodes=tuple(self.conf.nodes), partitions=tuple(self.conf.partitions),
-            qos=tuple(self.qos), assocs=tuple(self.assocs), names=names or {},
+            qos=tuple(self.qos), assocs=self._assocs(), names=names or {},
+            initial_usage=tuple(self.usage),
         )  # fmt: skip
         return replace(base, **{**self.conf.values, **self.overrides})

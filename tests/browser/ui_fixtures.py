@@ -19,7 +19,7 @@ from gridportal.experiments.sweeps import sweep_create
 from gridportal.inputs.services import trace_create, workflow_generate
 from tests.conftest import make_swf_bytes
 
-#: kind -> (params, which inputs: "trace", "workflow")
+#: kind -> (params, which inputs: "trace", "workflow", "slurm-site")
 SMALL: dict[str, tuple[dict, tuple[str, ...]]] = {
     "trace-stats": ({}, ("trace",)),
     "cluster-sim": ({"procs": 64}, ("trace",)),
@@ -35,7 +35,17 @@ SMALL: dict[str, tuple[dict, tuple[str, ...]]] = {
     "malleability": ({"jobs": 40}, ()),
     "usage-policy": ({}, ()),
     "coallocation": ({}, ()),
-}
+    "slurm-whatif": ({"overrides": "PriorityWeightFairshare=0 Fairshare:biology=70"},
+                     ("slurm-site",)),
+}  # fmt: skip
+
+
+def fixture_slurm_site(owner):
+    """The Slurm site of the what-if fixtures (tests/slurm/sites.py), stored once per owner."""
+    from gridportal.inputs.models import SlurmSite
+    from tests.portal.factories import stored_slurm_site
+
+    return SlurmSite.objects.filter(owner=owner).first() or stored_slurm_site(owner)
 
 
 def fixture_inputs(owner):
@@ -58,6 +68,7 @@ def run_kind(owner, kind: str, trace, workflow, params=None, verbose=False) -> E
     inputs = RunInputs.of(
         traces=[trace] if "trace" in needs else [],
         workflows=[workflow] if "workflow" in needs else [],
+        slurm_sites=[fixture_slurm_site(owner)] if "slurm-site" in needs else [],
     )
     exp = experiment_new(
         owner=owner, kind=kind, params=params or base, inputs=inputs, name=f"fixture {kind}"
@@ -111,7 +122,10 @@ def all_fixtures(owner, verbose=False) -> dict:
         name="fixture sweep",
     )
     finish_sweep(sweep)
-    return {"trace": trace, "workflow": workflow, "runs": runs, "sweep": sweep}
+    return {
+        "trace": trace, "workflow": workflow, "runs": runs, "sweep": sweep,
+        "slurm_site": fixture_slurm_site(owner),
+    }  # fmt: skip
 
 
 #: URL names that are not pages a person reads (downloads, POST-only actions, the admin and
@@ -163,6 +177,7 @@ def page_urls(made) -> list[str]:
         "site-detail": made["site"].pk,
         "topology-detail": made["topology"].pk,
         "policyfile-detail": made["policy"].pk,
+        "slurm-site-detail": made["slurm_site"].pk,
     }
     urls = []
     from gridportal.web.urls import urlpatterns

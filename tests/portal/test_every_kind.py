@@ -13,7 +13,7 @@ from gridportal.experiments.services import experiment_create, experiment_execut
 from scheduler import experiments as catalogue
 from scheduler.experiments.base import CHART_TYPES
 
-from .factories import stored_trace
+from .factories import inputs_for_kind
 
 pytestmark = pytest.mark.django_db
 
@@ -59,13 +59,10 @@ def test_kind_runs_through_the_portal(kind_name, client, alice, media_root):
     kind = catalogue.get_kind(kind_name)
     client.force_login(alice)
     assert client.get(f"/experiments/new/?kind={kind_name}").status_code == 200
-    traces = []
-    for spec in kind.inputs:
-        if spec.kind == "trace":
-            traces += [stored_trace(alice, jobs=400, procs=64, seed=i) for i in range(spec.min)]
     exp = experiment_create(
-        owner=alice, kind=kind_name, params=SMALL.get(kind_name, {}), traces=traces
-    )
+        owner=alice, kind=kind_name, params=SMALL.get(kind_name, {}),
+        **inputs_for_kind(alice, kind),
+    )  # fmt: skip
     assert experiment_execute(experiment_id=exp.pk) == "succeeded", Experiment.objects.get(
         pk=exp.pk
     ).error

@@ -11,7 +11,7 @@ from gridportal.experiments.services import experiment_create, experiment_execut
 from scheduler import experiments as catalogue
 from scheduler.labels import known, label_of
 
-from .factories import stored_trace
+from .factories import inputs_for_kind
 from .test_every_kind import SMALL
 
 pytestmark = pytest.mark.django_db
@@ -23,15 +23,10 @@ RAW = re.compile(r"[\w-]+(?:[_.][\w-]+)+")  # a raw key ("easy_accurate_mean_wai
 @pytest.mark.parametrize("kind_name", KINDS)
 def test_every_kind_declares_key_results_with_labels(kind_name, alice, media_root):
     kind = catalogue.get_kind(kind_name)
-    traces = [
-        stored_trace(alice, jobs=400, procs=64, seed=i)
-        for spec in kind.inputs
-        if spec.kind == "trace"
-        for i in range(spec.min)
-    ]
     exp = experiment_create(
-        owner=alice, kind=kind_name, params=SMALL.get(kind_name, {}), traces=traces
-    )
+        owner=alice, kind=kind_name, params=SMALL.get(kind_name, {}),
+        **inputs_for_kind(alice, kind),
+    )  # fmt: skip
     assert experiment_execute(experiment_id=exp.pk) == "succeeded"
     api = APIClient()
     api.force_authenticate(alice)

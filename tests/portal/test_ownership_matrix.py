@@ -1,7 +1,8 @@
 """The access matrix, generated: anonymous / other user / owner / staff × every API operation of
 the OpenAPI schema and every page of the URL conf × read and write → 0 leaks.
 
-Alice owns a trace, a workflow, a finished run and a sweep, each named with a secret marker.
+Alice owns a trace, a workflow, a Slurm site, a finished run and a sweep, each named with a
+secret marker.
 A leak is: another user or an anonymous client getting a 2xx for one of her objects, her
 marker in any response they get, a change they made sticking (her objects must survive every
 write), or a non-staff user changing the grid configuration. The grid configuration (sites,
@@ -21,17 +22,17 @@ from rest_framework.test import APIClient
 
 from gridportal.experiments.models import Experiment, Sweep
 from gridportal.experiments.sweeps import sweep_create
-from gridportal.inputs.models import Trace, Workflow
+from gridportal.inputs.models import SlurmSite, Trace, Workflow
 from gridportal.inputs.services import workflow_generate
 from gridportal.sites.models import Group, Site, UsagePolicy, VirtualOrganization
 from tests.reliability.figures import record_figure
 
-from .factories import finished_experiment, stored_trace
+from .factories import finished_experiment, stored_slurm_site, stored_trace
 
 pytestmark = pytest.mark.django_db
 
 SECRET = "alice-secret"
-OWNED = {"traces", "workflows", "experiments", "sweeps"}
+OWNED = {"traces", "workflows", "slurm-sites", "experiments", "sweeps"}
 CONFIG = {"sites", "vos", "groups", "policies"}
 READ = {"get", "head", "options"}
 
@@ -43,6 +44,7 @@ def world(alice, bob, make_user, media_root):
     wf = workflow_generate(
         owner=alice, model="layered", params={"tasks": 5, "levels": 2}, name=f"{SECRET}-wf"
     )
+    slurm_site = stored_slurm_site(alice, name=f"{SECRET}-slurm-site")
     exp = finished_experiment(alice, trace)
     exp.name = f"{SECRET}-run"
     exp.save()
@@ -66,6 +68,7 @@ def world(alice, bob, make_user, media_root):
     ids = {
         "traces": trace.pk,
         "workflows": wf.pk,
+        "slurm-sites": slurm_site.pk,
         "experiments": exp.pk,
         "sweeps": sweep.pk,
         "sites": site.pk,
@@ -83,6 +86,7 @@ def alices_objects_intact(world) -> bool:
     return (
         Trace.objects.filter(pk=ids["traces"], name=f"{SECRET}-trace").exists()
         and Workflow.objects.filter(pk=ids["workflows"]).exists()
+        and SlurmSite.objects.filter(pk=ids["slurm-sites"]).exists()
         and Experiment.objects.filter(pk=ids["experiments"], status="succeeded").exists()
         and Sweep.objects.filter(pk=ids["sweeps"]).exists()
     )
@@ -176,7 +180,7 @@ def page_patterns() -> list[tuple[str, str]]:
 
 
 PAGE_RESOURCE = {"traces": "traces", "workflows": "workflows", "experiments": "experiments",
-                 "sweeps": "sweeps", "sites": "sites"}  # fmt: skip
+                 "sweeps": "sweeps", "sites": "sites", "slurm-sites": "slurm-sites"}  # fmt: skip
 
 
 def test_page_matrix_from_the_url_conf(world):

@@ -22,11 +22,12 @@ from django.core.exceptions import ValidationError
 
 from gridportal.experiments.services import RunInputs, validate_run
 from gridportal.inputs.services import trace_open
+from gridportal.inputs.slurm_sites import slurm_site_open
 from gridportal.limits import LimitExceeded, run_limited
 from scheduler import engine
 from tests.conftest import rotating
 
-from .factories import stored_trace
+from .factories import inputs_for_kind
 from .test_every_kind import SMALL
 
 pytestmark = pytest.mark.django_db
@@ -49,6 +50,19 @@ HOSTILE_TEXT = (
     "100000000",
     ",".join(["1"] * 101),
 )
+#: Strings a kind's own parser must weigh (names of things its inputs may or may not have).
+KIND_TEXT: dict[str, dict[str, tuple[str, ...]]] = {
+    "slurm-whatif": {
+        "overrides": (
+            "Fairshare:nobody=3", "Fairshare:physics=0", "Fairshare:physics:ann=5",
+            "Fairshare:physics:nobody=5", "PriorityWeightAge=9999999999", "bf_window=0",
+            "PriorityCalcPeriod=0", "SchedulerType=sched/other", "PriorityType=priority/basic",
+            "PriorityDecayHalfLife=0", "PriorityMaxAge=UNLIMITED", "OverTimeLimit=UNLIMITED",
+            "sched_interval=0 bf_interval=0 bf_resolution=0 bf_max_job_test=0",
+            "AccountingStorageEnforce=limits PriorityFlags=NO_FAIR_TREE", "NodeName=n9 CPUs=4",
+        ),
+    },
+}  # fmt: skip
 BUDGET_S = 1.5
 #: Settings that make a kind's base run finish well inside BUDGET_S (else nearly every accepted
 #: case is inconclusive: provisioning-impact's SMALL run takes about 1.4 s of CPU).
@@ -81,7 +95,7 @@ def cases_for(kind: engine.ExperimentKind) -> list[dict[str, Any]]:
         if p.type in ("int", "float"):
             values: list[Any] = numbers_for(p)
         elif p.type == "str":
-            values = list(HOSTILE_TEXT)
+            values = list(HOSTILE_TEXT) + list(KIND_TEXT.get(kind.name, {}).get(p.name, ()))
         elif p.type == "choice":
             values = list(p.choices)
         else:
@@ -107,10 +121,14 @@ def _run(kind: str, params: dict[str, Any], inputs: dict[str, list], seed: int) 
     return "ran"
 
 
-def run_only_refusals(kind_name: str, traces: list) -> tuple[list[str], dict[str, int]]:
+def run_only_refusals(
+    kind_name: str, traces: list, slurm_sites: list = ()
+) -> tuple[list[str], dict[str, int]]:
     kind = engine.get_kind(kind_name)
-    inputs = RunInputs.of(traces)
-    loaded = RunInputs.of([trace_open(t) for t in traces]).for_kind(kind)
+    inputs = RunInputs.of(traces, slurm_sites=slurm_sites)
+    loaded = RunInputs.of(
+        [trace_open(t) for t in traces], slurm_sites=[slurm_site_open(s) for s in slurm_sites]
+    ).for_kind(kind)
     counts = {"cases": 0, "refused_at_submit": 0, "ran": 0, "inconclusive": 0}
     failures = []
     # ordinary runs: every other case, alternating by kind (every case under
@@ -141,11 +159,7 @@ def run_only_refusals(kind_name: str, traces: list) -> tuple[list[str], dict[str
 @pytest.mark.parametrize("kind_name", [k.name for k in engine.kinds()])
 def test_every_run_refusal_is_a_submit_refusal(kind_name, alice, media_root):
     kind = engine.get_kind(kind_name)
-    traces = []
-    for spec in kind.inputs:
-        if spec.kind == "trace":
-            traces += [stored_trace(alice, jobs=400, procs=64, seed=i) for i in range(spec.min)]
-    failures, counts = run_only_refusals(kind_name, traces)
+    failures, counts = run_only_refusals(kind_name, **inputs_for_kind(alice, kind))
     COUNTS[kind_name] = counts
     print(kind_name, counts)  # noqa: T201  (the counts, with -s)
     assert counts["cases"] >= 10

@@ -80,7 +80,7 @@ def test_replay_follows_the_qos_priority_and_beats_fcfs(site: Path) -> None:
     assert out["comparison"]["fcfs"]["start_error_p90"] > 0  # FCFS runs job 2 first
     assert out["groups"]["qos"]["urgent"] == {
         "jobs": 1, "wait_mean": 81.0, "wait_median": 81.0, "bsld_mean": 2.62,
-        "utilisation": 0.2475,
+        "utilisation": 0.2475, "cpu_share": 0.25,
     }  # fmt: skip
     assert out["groups"]["account"]["phys"]["jobs"] == 2
     assert out["ignored_keys"] == ["ClusterName"]

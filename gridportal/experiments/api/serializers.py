@@ -1,7 +1,7 @@
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
-from gridportal.inputs.models import Workflow
+from gridportal.inputs.models import SlurmSite, Workflow
 from gridportal.inputs.selectors import usable_traces
 from gridportal.ownership import visible_to
 from gridportal.sites.services import policy_document
@@ -25,6 +25,13 @@ class OwnedWorkflowField(serializers.PrimaryKeyRelatedField):
 
     def get_queryset(self):
         return visible_to(Workflow.objects.all(), self.context["request"].user)
+
+
+class OwnedSlurmSiteField(serializers.PrimaryKeyRelatedField):
+    """Only Slurm sites the requesting user may see can be chosen."""
+
+    def get_queryset(self):
+        return visible_to(SlurmSite.objects.all(), self.context["request"].user)
 
 
 class PoliciesField(serializers.JSONField):
@@ -82,6 +89,7 @@ class RunSpecFields(serializers.Serializer):
     seed = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**31 - 1)
     traces = OwnedTraceField(many=True, required=False)
     workflows = OwnedWorkflowField(many=True, required=False)
+    slurm_sites = OwnedSlurmSiteField(many=True, required=False)
     policies = PoliciesField(required=False, write_only=True, default=list)
     topology = TopologyField(required=False, write_only=True, default=list)
 
@@ -93,6 +101,7 @@ class RunSpecFields(serializers.Serializer):
         "seed",
         "traces",
         "workflows",
+        "slurm_sites",
         "policies",
         "topology",
         "snapshot",
@@ -105,6 +114,7 @@ class RunSpecFields(serializers.Serializer):
             "workflows": data.get("workflows", []),
             "policies": data.get("policies", []),
             "topologies": data.get("topology", []),
+            "slurm_sites": data.get("slurm_sites", []),
         }
 
 
