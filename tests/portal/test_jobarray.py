@@ -107,7 +107,7 @@ def test_export_runs_chunked_from_other_folders_resumes_and_uploads_with_provena
     spool = tmp_path / "spool"
     monkeypatch.chdir(site)
     assert sbatch([str(script.relative_to(site))], env=env, spool=spool) == 0
-    results = sorted((folder / "results").glob("*.json"))
+    results = sorted((folder / "results").glob("*.json"), key=lambda p: int(p.stem))  # (97 < 100)
     assert len(results) == 4 and not list((folder / "results").glob(".*"))  # no leftovers
     logs = sorted(site.glob("slurm-*.out"))
     assert len(logs) == 2 and "0 already done, 3 to run" in logs[0].read_text()
