@@ -149,6 +149,26 @@ _TREE_INF = (1 << 32) - 1
 MAX_DURATION = _TREE_INF - 1
 
 
+def _check_queue(procs: list, durs: list, capacity: int, depth: int) -> None:
+    """Refuse a queue the kernel cannot plan: a job wider than the machine or of fewer than 0
+    processors, a reservation depth below 0, or (depth K) a planned duration its 32-bit
+    trees cannot hold."""
+    m = len(procs)
+    for q in procs:
+        if q > capacity:
+            raise ValueError(f"a job of {q} processors never fits {capacity}")
+    if depth and m and not (min(durs) >= 0 and max(durs) <= MAX_DURATION):
+        raise ValueError(
+            f"planned durations must be in 0..{MAX_DURATION} s (the depth-K kernel's "
+            "trees hold them in 32 bits; the door's bound is 100 years); got "
+            f"{min(durs)}..{max(durs)}"
+        )
+    if m and min(procs) < 0:
+        raise ValueError(f"a job of {min(procs)} processors")
+    if depth < 0:
+        raise ValueError(f"the reservation depth must be >= 1 (0: EASY); got {depth}")
+
+
 class EasyQueue:
     """The no-slot EASY plan of a queue, played once from the base profile's lists
     (``base_times``, ``base_free``; ``capacity`` processors) at ``now``, with its snapshots.
@@ -177,20 +197,8 @@ class EasyQueue:
         now: int,
         depth: int = 0,
     ) -> None:
+        _check_queue(procs, durs, capacity, depth)
         m = len(procs)
-        for q in procs:
-            if q > capacity:
-                raise ValueError(f"a job of {q} processors never fits {capacity}")
-        if depth and m and not (min(durs) >= 0 and max(durs) <= MAX_DURATION):
-            raise ValueError(
-                f"planned durations must be in 0..{MAX_DURATION} s (the depth-K kernel's "
-                "trees hold them in 32 bits; the door's bound is 100 years); got "
-                f"{min(durs)}..{max(durs)}"
-            )
-        if m and min(procs) < 0:
-            raise ValueError(f"a job of {min(procs)} processors")
-        if depth < 0:
-            raise ValueError(f"the reservation depth must be >= 1 (0: EASY); got {depth}")
         self.m = m
         self.depth = depth  # 0: EASY; K >= 1: backfilling with reservation depth K
         self.now = now
@@ -246,18 +254,24 @@ class EasyQueue:
             self.leaf2,
             depth > 0,
         )
-        self.starts = self.starts0[:m].tolist() if cython.compiled else list(self.starts0)[:m]
-        self.vs = buffer(sorted(self.starts), m)  # the no-slot starts, sorted
-        #: the instants the no-slot starts were decided, sorted (EASY: the starts themselves)
-        self.vd = buffer(sorted(self.dec0[:m]), m) if depth else self.vs
-        zeros = sorted(v for v, dq in zip(self.starts, durs, strict=True) if dq == 0)
-        self.zeros = buffer(zeros, len(zeros))  # the starts of the jobs of no duration
-        self.nzeros = len(zeros)
+        self._sort_plan(durs)
         self.bt = buffer(self.base_times, len(self.base_times))  # (as the kernel reads them)
         self.bf = buffer(self.base_free, len(self.base_times))
         #: EASY: ``(n, reach for a slot of n processors)``, the last ``n`` asked (one object:
         #: a request for another ``n`` replaces it, never writes into it)
         self.rn_for = (-1, None)
+
+    def _sort_plan(self, durs: list) -> None:
+        """The no-slot plan's starts as a list (``starts``, queue order) and sorted (``vs``);
+        the instants they were decided, sorted (``vd``; EASY: the starts themselves); the
+        starts of the jobs of no duration, sorted (``zeros``, ``nzeros`` of them)."""
+        m = self.m
+        self.starts = self.starts0[:m].tolist() if cython.compiled else list(self.starts0)[:m]
+        self.vs = buffer(sorted(self.starts), m)
+        self.vd = buffer(sorted(self.dec0[:m]), m) if self.depth else self.vs
+        zeros = sorted(v for v, dq in zip(self.starts, durs, strict=True) if dq == 0)
+        self.zeros = buffer(zeros, len(zeros))
+        self.nzeros = len(zeros)
 
 
 @cython.final
