@@ -94,9 +94,9 @@ first event where a passed test may fail (:func:`_first_moved`: a placement's wi
 the job holds its reservation, and a backfill's, both checked on the profile after the event
 with ``x`` = 0; a test that failed fails with the slot too, and the instants the slot adds
 decide nothing, as under EASY).  And it stops, like an EASY re-plan, at the no-slot plan's
-state or at the last re-plan's (its proof, with the reservations held, at :func:`_run_depth`),
-counting decisions (a placement or a start, at the instant it is taken: ``queue.dec0``, sorted
-``queue.vd``) rather than starts.
+state or at the last re-plan's (its proof, with the reservations held, at
+:func:`_meets_a_known_plan`), counting decisions (a placement or a start, at the instant it is
+taken: ``queue.dec0``, sorted ``queue.vd``) rather than starts.
 
 Measurements behind these choices: bench/results/kernels-history.txt.
 
