@@ -52,6 +52,7 @@ cython_shim = SimpleNamespace(
     cdivision=_directive,
     locals=_directive,
     exceptval=_directive,
+    initializedcheck=_directive,
     final=_same,
 )
 

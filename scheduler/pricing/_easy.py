@@ -94,9 +94,9 @@ first event where a passed test may fail (:func:`_first_moved`: a placement's wi
 the job holds its reservation, and a backfill's, both checked on the profile after the event
 with ``x`` = 0; a test that failed fails with the slot too, and the instants the slot adds
 decide nothing, as under EASY).  And it stops, like an EASY re-plan, at the no-slot plan's
-state or at the last re-plan's (its proof, with the reservations held, at :func:`_run_depth`),
-counting decisions (a placement or a start, at the instant it is taken: ``queue.dec0``, sorted
-``queue.vd``) rather than starts.
+state or at the last re-plan's (its proof, with the reservations held, at
+:func:`_meets_a_known_plan`), counting decisions (a placement or a start, at the instant it is
+taken: ``queue.dec0``, sorted ``queue.vd``) rather than starts.
 
 Measurements behind these choices: bench/results/kernels-history.txt.
 
@@ -149,6 +149,26 @@ _TREE_INF = (1 << 32) - 1
 MAX_DURATION = _TREE_INF - 1
 
 
+def _check_queue(procs: list, durs: list, capacity: int, depth: int) -> None:
+    """Refuse a queue the kernel cannot plan: a job wider than the machine or of fewer than 0
+    processors, a reservation depth below 0, or (depth K) a planned duration its 32-bit
+    trees cannot hold."""
+    m = len(procs)
+    for q in procs:
+        if q > capacity:
+            raise ValueError(f"a job of {q} processors never fits {capacity}")
+    if depth and m and not (min(durs) >= 0 and max(durs) <= MAX_DURATION):
+        raise ValueError(
+            f"planned durations must be in 0..{MAX_DURATION} s (the depth-K kernel's "
+            "trees hold them in 32 bits; the door's bound is 100 years); got "
+            f"{min(durs)}..{max(durs)}"
+        )
+    if m and min(procs) < 0:
+        raise ValueError(f"a job of {min(procs)} processors")
+    if depth < 0:
+        raise ValueError(f"the reservation depth must be >= 1 (0: EASY); got {depth}")
+
+
 class EasyQueue:
     """The no-slot EASY plan of a queue, played once from the base profile's lists
     (``base_times``, ``base_free``; ``capacity`` processors) at ``now``, with its snapshots.
@@ -177,20 +197,8 @@ class EasyQueue:
         now: int,
         depth: int = 0,
     ) -> None:
+        _check_queue(procs, durs, capacity, depth)
         m = len(procs)
-        for q in procs:
-            if q > capacity:
-                raise ValueError(f"a job of {q} processors never fits {capacity}")
-        if depth and m and not (min(durs) >= 0 and max(durs) <= MAX_DURATION):
-            raise ValueError(
-                f"planned durations must be in 0..{MAX_DURATION} s (the depth-K kernel's "
-                "trees hold them in 32 bits; the door's bound is 100 years); got "
-                f"{min(durs)}..{max(durs)}"
-            )
-        if m and min(procs) < 0:
-            raise ValueError(f"a job of {min(procs)} processors")
-        if depth < 0:
-            raise ValueError(f"the reservation depth must be >= 1 (0: EASY); got {depth}")
         self.m = m
         self.depth = depth  # 0: EASY; K >= 1: backfilling with reservation depth K
         self.now = now
@@ -246,18 +254,72 @@ class EasyQueue:
             self.leaf2,
             depth > 0,
         )
-        self.starts = self.starts0[:m].tolist() if cython.compiled else list(self.starts0)[:m]
-        self.vs = buffer(sorted(self.starts), m)  # the no-slot starts, sorted
-        #: the instants the no-slot starts were decided, sorted (EASY: the starts themselves)
-        self.vd = buffer(sorted(self.dec0[:m]), m) if depth else self.vs
-        zeros = sorted(v for v, dq in zip(self.starts, durs, strict=True) if dq == 0)
-        self.zeros = buffer(zeros, len(zeros))  # the starts of the jobs of no duration
-        self.nzeros = len(zeros)
+        self._sort_plan(durs)
         self.bt = buffer(self.base_times, len(self.base_times))  # (as the kernel reads them)
         self.bf = buffer(self.base_free, len(self.base_times))
         #: EASY: ``(n, reach for a slot of n processors)``, the last ``n`` asked (one object:
         #: a request for another ``n`` replaces it, never writes into it)
         self.rn_for = (-1, None)
+
+    def _sort_plan(self, durs: list) -> None:
+        """The no-slot plan's starts as a list (``starts``, queue order) and sorted (``vs``);
+        the instants they were decided, sorted (``vd``; EASY: the starts themselves); the
+        starts of the jobs of no duration, sorted (``zeros``, ``nzeros`` of them)."""
+        m = self.m
+        self.starts = self.starts0[:m].tolist() if cython.compiled else list(self.starts0)[:m]
+        self.vs = buffer(sorted(self.starts), m)
+        self.vd = buffer(sorted(self.dec0[:m]), m) if self.depth else self.vs
+        zeros = sorted(v for v, dq in zip(self.starts, durs, strict=True) if dq == 0)
+        self.zeros = buffer(zeros, len(zeros))
+        self.nzeros = len(zeros)
+
+
+@cython.final
+@cython.cclass
+class _Play:
+    """Where one play of a plan (:func:`_run`, :func:`_run_depth`) stands between its steps:
+    the instant ``t`` (``prev_t``: the one before), the step ``a`` holding it among ``nsteps``,
+    the head ``h`` (the first job not decided), ``left`` jobs waiting, ``e`` events recorded;
+    EASY: the head's shadow time ``shadow`` (of job ``shadow_of``; ``sa``, the step holding it
+    in generation ``sa_gen``; ``beside_read``: a test beside the head was read at this event),
+    ``out`` the head taken out of the trees; depth K: ``held`` reservations not yet started
+    (the heap's size).  ``gen``/``sgen``: the generations of the per-width caches
+    (:func:`_caches`).  Recording (``mode`` 1-3): ``event_reach`` the reach of this event,
+    ``run_max`` their running maximum, ``nr``/``nw`` the tests and windows recorded so far.
+    Re-planning (``mode`` 0): ``delay`` so far, ``nsv`` decisions in ``new_sorted``, and the
+    stop test's state (:func:`_meets_a_known_plan`: ``settle``, ``vp``; ``settle2``, ``pv``;
+    ``how`` it stopped)."""
+
+    mode: cython.int
+    rec: cython.bint
+    wr: cython.bint
+    t: cython.longlong
+    prev_t: cython.longlong
+    a: cython.Py_ssize_t
+    nsteps: cython.Py_ssize_t
+    h: cython.Py_ssize_t
+    left: cython.Py_ssize_t
+    e: cython.Py_ssize_t
+    gen: cython.longlong
+    sgen: cython.longlong
+    shadow: cython.longlong
+    shadow_of: cython.Py_ssize_t
+    sa: cython.Py_ssize_t
+    sa_gen: cython.longlong
+    beside_read: cython.bint
+    out: cython.Py_ssize_t
+    held: cython.Py_ssize_t
+    event_reach: cython.longlong
+    run_max: cython.longlong
+    nr: cython.Py_ssize_t
+    nw: cython.Py_ssize_t
+    delay: cython.longlong
+    nsv: cython.Py_ssize_t
+    settle: cython.longlong
+    vp: cython.Py_ssize_t
+    settle2: cython.longlong
+    pv: cython.Py_ssize_t
+    how: cython.int
 
 
 @cython.cclass
@@ -314,6 +376,7 @@ class _Views:
     new_sorted: cython.longlong[::1]
     last: cython.longlong
     ends: cython.longlong[::1]
+    play: _Play
 
     def __init__(self, queue: EasyQueue, w) -> None:  # type: ignore[no-untyped-def]
         self.queue = queue
@@ -363,6 +426,7 @@ class _Views:
             self.new_sorted = w.new_sorted
         self.last = -1  # the end of the last re-plan's slot (-1: none yet)
         self.ends = buffer([], 1)  # (earliest_window's second result)
+        self.play = _Play()  # (the state of a play between its steps, reused)
 
 
 @cython.cfunc
@@ -642,7 +706,7 @@ def _gone(
 ) -> cython.void:
     """Job ``k`` no longer waits (both trees updated up to their first node where neither
     changes: its ancestors are unchanged too).  Not declared inline: inlined, it takes
-    registers the search loop of :func:`_run` needs."""
+    registers the search loop of :func:`_next_backfill` needs."""
     i: cython.Py_ssize_t = leaves + k
     vw: cython.longlong
     vd: cython.longlong
@@ -919,9 +983,255 @@ def _settled(
     settle: cython.longlong, start: cython.longlong, other: cython.longlong, dq: cython.longlong
 ) -> cython.longlong:
     """``settle`` moved past the end, in both plans, of a job started at ``start`` here and at
-    ``other`` in the plan compared with (no later than ``settle`` where the two are the same):
-    from then on the job's start no longer tells the two states apart."""
-    return settle if start == other else max(settle, max(start, other) + max(dq, 1))
+    ``other`` (not ``start``) in the plan compared with: from then on the job's start no
+    longer tells the two states apart."""
+    return max(settle, max(start, other) + max(dq, 1))
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _begin(
+    p: _Play,
+    views: _Views,
+    times: cython.longlong[::1],
+    nsteps: cython.Py_ssize_t,
+    t: cython.longlong,
+    h: cython.Py_ssize_t,
+    left: cython.Py_ssize_t,
+    mode: cython.int,
+    stop: cython.longlong,
+    settle2: cython.longlong,
+) -> cython.void:
+    """Set ``p`` up for a play from instant ``t`` (head ``h``, ``left`` waiting; ``mode`` and
+    ``stop``, ``settle2`` as in :func:`_run`)."""
+    p.mode = mode
+    p.rec = mode != 0
+    p.wr = mode >= 2
+    p.t = t
+    p.prev_t = t
+    p.nsteps = nsteps
+    p.a = index(times, t, nsteps)  # the step holding t (followed, not searched, from here on)
+    p.h = h
+    p.left = left
+    p.e = 0
+    p.shadow = 0
+    p.shadow_of = -1
+    p.sa = 0
+    p.sa_gen = -1
+    p.beside_read = False
+    p.out = -1
+    p.held = 0
+    p.event_reach = 0
+    p.run_max = 0
+    p.nr = 0
+    p.nw = 0
+    p.delay = 0
+    p.nsv = views.m - left  # (the first decisions in new_sorted: the no-slot plan's)
+    p.settle = stop  # no earlier instant's state is the no-slot plan's
+    p.vp = 0
+    p.settle2 = settle2
+    p.pv = 0
+    p.how = 0
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
+@cython.initializedcheck(False)
+def _open_event(
+    views: _Views, p: _Play, times: cython.longlong[::1], free: cython.longlong[::1]
+) -> cython.void:
+    """Recording: the state before event ``p.e`` (:func:`_snapshot`) and where its tests and
+    windows start; its reach is at least ``t + 1`` (the processors free now)."""
+    _snapshot(views, times, free, p.nsteps, p.e, p.h, p.left, p.prev_t, p.mode)
+    if p.wr:
+        if views.depth == 0:
+            views.toff[p.e] = p.nr
+        views.woff[p.e] = p.nw
+    p.event_reach = p.t + 1
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.inline
+@cython.initializedcheck(False)
+def _close_event(views: _Views, p: _Play, reach: cython.longlong) -> cython.void:
+    """Recording: event ``p.e`` reaches ``reach`` (kept as the running maximum)."""
+    p.run_max = max(p.run_max, reach)
+    views.reach[p.e] = p.run_max
+    p.e += 1
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.initializedcheck(False)
+def _end_record(
+    queue: EasyQueue,
+    views: _Views,
+    p: _Play,
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+) -> cython.void:
+    """Recording: how many events, tests and windows, and the profile after the last event."""
+    queue.events = p.e
+    queue.ntests = p.nr
+    queue.nwin = p.nw
+    _snapshot(views, times, free, p.nsteps, p.e, p.h, p.left, p.prev_t, p.mode)
+    if p.wr:
+        if views.depth == 0:
+            views.toff[p.e] = p.nr
+        views.woff[p.e] = p.nw
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+def _finish(
+    queue: EasyQueue,
+    views: _Views,
+    p: _Play,
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+    waiting: cython.longlong[::1],
+    new_starts: cython.longlong[::1],
+    new_sorted: cython.longlong[::1],
+    last_starts: cython.longlong[::1],
+    last_sorted: cython.longlong[::1],
+) -> cython.longlong:
+    """The end of a play: recording, its last snapshot (:func:`_end_record`); a re-plan that
+    met a known plan, the jobs still undecided decided as there (:func:`_rest`).  Returns the
+    re-plan's delay."""
+    if p.rec:
+        _end_record(queue, views, p, times, free)
+    elif p.how != 0:
+        p.delay += _rest(
+            views, p.how, p.vp, p.pv, waiting, new_starts, new_sorted, last_starts, last_sorted
+        )
+    return p.delay
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.inline
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _next_instant(p: _Play, times: cython.longlong[::1], heap: cython.longlong[::1]) -> cython.void:
+    """Depth K: the next instant, a breakpoint of the profile or a reservation's start (there
+    is one: a job that did not start now finds the whole machine free past the last
+    breakpoint, and the reserved ones start later)."""
+    nxt: cython.longlong = times[p.a + 1] if p.a + 1 < p.nsteps else 4611686018427387904  # _INF
+    p.prev_t = p.t
+    if p.held > 0 and heap[0] < nxt:
+        p.t = heap[0]  # (within the step holding t)
+    else:
+        p.t = nxt
+        p.a += 1
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.inline
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _meets_a_known_plan(
+    views: _Views,
+    p: _Play,
+    counts: cython.longlong[::1],
+    plan_sorted: cython.longlong[::1],
+    last_sorted: cython.longlong[::1],
+) -> cython.bint:
+    """A re-plan's stop at ``p.t`` (``p.how``): its state is the no-slot plan's (1) or the last
+    re-plan's (2).  From ``p.settle`` on, the slot is over and every job decided differently
+    from the no-slot plan (its start, or at depth K the instant of its reservation) ended in
+    both: if the jobs decided are the ones the no-slot plan decided before ``t``
+    (``plan_sorted``, :attr:`EasyQueue.vd`), its state — the blocks past ``t``, the waiting
+    jobs — is the no-slot plan's, which plays on from ``t`` as the no-slot plan (an instant it
+    does not visit decides nothing there): nobody else moves.  From ``p.settle2`` on, the same
+    against the last re-plan (its decisions sorted: ``last_sorted``).
+
+    At depth K (:func:`_run_depth`) the state compared is the profile from ``t`` on, the
+    reservations held and the jobs holding none, and the test is the same: as many jobs
+    decided before ``t`` as the other plan, and every job whose start differs from the other
+    plan's ended in both.  Then the jobs started before ``t`` (``A``) are the other plan's
+    (``B``): one of ``A`` whose start differs ended before ``t`` in both, one whose start is
+    the same started before ``t`` there too, so ``A`` is in ``B``.  After an event a plan holds
+    K reservations (starts from ``t`` on) unless it has no job left to decide; this one has
+    one (its loop runs), so the other, having decided as many, has one too: both hold K, and
+    ``A`` and ``B`` are as large, the same.  A reservation only ever goes to the first job of
+    the queue not decided yet, so every job ahead of a reserved one is decided: the K held
+    are, in both, the first K jobs of the queue not in ``A`` — the same jobs, at the same
+    starts (a start that differs would have ended).  The blocks from ``t`` on are then the
+    same (the slot is over), and so is the plan from ``t`` on: the jobs still undecided start
+    as there."""
+    m: cython.Py_ssize_t = views.m
+    t: cython.longlong = p.t
+    x: cython.Py_ssize_t
+    if t >= p.settle:
+        x = p.vp
+        while x < m and plan_sorted[x] < t:
+            x += 1
+        p.vp = x
+        if m - p.left == x:
+            counts[2] += 1
+            p.how = 1
+            return True
+    if t >= p.settle2:
+        x = p.pv
+        while x < m and last_sorted[x] < t:
+            x += 1
+        p.pv = x
+        if m - p.left == x:
+            counts[3] += 1
+            p.how = 2
+            return True
+    return False
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.inline
+@cython.wraparound(False)
+@cython.boundscheck(False)
+@cython.initializedcheck(False)
+def _decide(
+    views: _Views,
+    p: _Play,
+    k: cython.Py_ssize_t,
+    q: cython.longlong,
+    dq: cython.longlong,
+    start: cython.longlong,
+    waiting: cython.longlong[::1],
+    new_starts: cython.longlong[::1],
+    new_sorted: cython.longlong[::1],
+    last_starts: cython.longlong[::1],
+) -> cython.void:
+    """Job ``k`` (``q`` processors, ``dq`` s) is decided at ``p.t``: it starts at ``start``
+    (``t``, or at depth K the start of its reservation) and waits no more.  Recorded by the
+    no-slot plan (its start, the instant and event of the decision); compared by a re-plan
+    with the no-slot start (the delay) and with both plans (when its start no longer tells
+    the states apart, :func:`_settled`)."""
+    s0: cython.longlong
+    s1: cython.longlong
+    if p.rec:
+        views.starts0[k] = start
+        views.dec0[k] = p.t
+        views.ev[k] = p.e
+    else:
+        s0 = views.starts0[k]
+        s1 = last_starts[k]
+        new_starts[k] = start
+        new_sorted[p.nsv] = p.t
+        p.nsv += 1
+        if start != s1:
+            p.settle2 = _settled(p.settle2, start, s1, dq)
+        if start != s0:
+            p.settle = _settled(p.settle, start, s0, dq)
+            if start > s0:
+                p.delay += (start - s0) * q
+    waiting[k] = 0
+    p.left -= 1
 
 
 @cython.cfunc
@@ -950,313 +1260,372 @@ def _run(
     settle2: cython.longlong,
 ) -> cython.longlong:
     """EASY backfilling (Lifka 1995; Mu'alem & Feitelson 2001), as
-    :func:`scheduler.pricing.plan.plan_easy` plays it: at each instant the head, and each next head,
-    starts while it fits; then, behind the head's reservation at its shadow time, the waiting jobs
-    no wider than the processors free now that fit now and take none the head needs start, in queue
-    order.  Played from the state (profile ``times``/``free`` of ``nsteps`` steps, waiting flags
-    ``waiting``, head ``h``, ``left`` waiting; ``tree`` their widths and durations, see
-    :func:`_build`) at instant ``t``.  ``mode`` 0: a re-plan, returns the delay against the no-slot
-    starts, and stops once, at an instant from ``stop`` (the slot's end) on, its state is the
-    no-slot plan's (counted in ``counts``: re-plans, events played, early stops); 1: the no-slot
-    plan, recording the events and their tests (sizes only); 2: the same, copying the snapshots and
-    tests; 3: both, copying them while they fit the buffers (:func:`_record`).
-    ``short_now``/``short_beside``: the per-width caches (:func:`_caches`) of the first short
-    instant from ``t`` and from the shadow time for the width + the head's, each valid where its
-    generation is the current one (the first's: and while it is not before ``t``)."""
-    m: cython.Py_ssize_t = views.m
-    procs: cython.longlong[::1] = views.procs
-    durs: cython.longlong[::1] = views.durs
-    starts0: cython.longlong[::1] = views.starts0
-    dec0: cython.longlong[::1] = views.dec0
-    ev: cython.longlong[::1] = views.ev
-    reach: cython.longlong[::1] = views.reach
-    sorted_starts: cython.longlong[::1] = views.vs
-    test_off: cython.longlong[::1] = views.toff
-    win_off: cython.longlong[::1] = views.woff
+    :func:`scheduler.pricing.plan.plan_easy` plays it: at each instant the head, and each next
+    head, starts while it fits (:func:`_start_heads`); then, behind the head's reservation at
+    its shadow time, the waiting jobs no wider than the processors free now that fit now and
+    take none the head needs start, in queue order (:func:`_backfill`).  Played from the state
+    (profile ``times``/``free`` of ``nsteps`` steps, waiting flags ``waiting``, head ``h``,
+    ``left`` waiting; ``tree`` their widths and durations, see :func:`_build`) at instant ``t``.
+    ``mode`` 0: a re-plan, returns the delay against the no-slot starts, and stops once, at an
+    instant from ``stop`` (the slot's end) on, its state is the no-slot plan's, or from
+    ``settle2`` on the last re-plan's (:func:`_meets_a_known_plan`; counted in ``counts``:
+    re-plans, events played, early stops); 1: the no-slot plan, recording the events and their
+    tests (sizes only); 2: the same, copying the snapshots and tests; 3: both, copying them
+    while they fit the buffers (:func:`_record`).  ``short_now``/``short_beside``: the
+    per-width caches (:func:`_caches`) of the first short instant from ``t`` and from the
+    shadow time for the width + the head's, each valid where its generation is the current one
+    (the first's: and while it is not before ``t``)."""
+    p: _Play = views.play
+    plan_sorted: cython.longlong[::1] = views.vd  # (EASY: the no-slot starts, sorted)
     ends: cython.longlong[::1] = views.ends
-    nw: cython.Py_ssize_t = 0  # windows recorded
-    cap: cython.longlong = views.cap
-    # short_now[ci + w]: the step of short_now[2w + 1] (_caches)
-    ci: cython.Py_ssize_t = 2 * (cap + 1)
-    rec: cython.bint = mode != 0
-    wr: cython.bint = mode >= 2
-    nr: cython.Py_ssize_t = 0  # tests recorded
-    ok: cython.bint
-    leaves: cython.Py_ssize_t = views.leaves
-    i: cython.Py_ssize_t
-    j: cython.Py_ssize_t
-    mw: cython.longlong
-    skip: cython.bint
-    bes: cython.bint  # a "beside the head" test was read at this event
-    sa: cython.Py_ssize_t = 0  # the step holding the shadow time, for generation sa_gen
-    sa_gen: cython.longlong = -1
-    a: cython.Py_ssize_t
-    k: cython.Py_ssize_t
-    x: cython.Py_ssize_t
-    e: cython.Py_ssize_t = 0
-    q: cython.longlong
-    dq: cython.longlong
-    hq: cython.longlong
-    hd: cython.longlong
-    shadow: cython.longlong = 0
-    h_end: cython.longlong
-    shadow_of: cython.Py_ssize_t = -1  # the head whose shadow time is ``shadow``
-    out: cython.Py_ssize_t = -1  # the head taken out of the trees
-    now_free: cython.longlong
-    until: cython.longlong
-    end: cython.longlong
-    w1: cython.longlong
-    infl: cython.longlong = 0
-    run_max: cython.longlong = 0
-    prev_t: cython.longlong = t
-    gen: cython.longlong = short_beside[0] + 1  # slot 0 holds the last generation used
-    # the generation of the first short instants: a new one whenever a block is inserted
-    # (slot 0 holds the last one used); a first short instant found at an earlier event
-    # holds while it is not before t (no step from there to it had fewer free)
-    sgen: cython.longlong = short_now[0] + 1
-    delay: cython.longlong = 0
-    settle: cython.longlong = stop  # no earlier instant's state is the no-slot plan's
-    vp: cython.Py_ssize_t = 0  # no-slot starts before t (sorted_starts: sorted)
-    pv: cython.Py_ssize_t = 0  # the last re-plan's starts before t (last_sorted: sorted)
-    nsv: cython.Py_ssize_t = m - left  # starts in new_sorted (the first ones: sorted_starts's)
-    how: cython.int = 0  # 1: stopped at the no-slot plan's state, 2: at the last re-plan's
-    if not rec:
+    _begin(p, views, times, nsteps, t, h, left, mode, stop, settle2)
+    p.gen = short_beside[0] + 1  # slot 0 holds the last generation used
+    # the generation of the first short instants: a new one whenever a block is inserted; a
+    # first short instant found at an earlier event holds while it is not before t (no step
+    # from there to it had fewer free)
+    p.sgen = short_now[0] + 1
+    if not p.rec:
         counts[0] += 1
-    a = index(times, t, nsteps)  # the step holding t (kept as blocks are inserted)
-    while left > 0:
-        if rec:  # the state before this event
-            _snapshot(views, times, free, nsteps, e, h, left, prev_t, mode)
-            if wr:
-                test_off[e] = nr
-                win_off[e] = nw
-            infl = t + 1
+    while p.left > 0:
+        if p.rec:
+            _open_event(views, p, times, free)
         else:
             counts[1] += 1
-            if t >= settle:
-                # the slot is over and every job whose start differs from the no-slot
-                # plan's ended in both (settle): if the jobs started are the no-slot plan's
-                # before t, the state is the no-slot plan's — blocks past t, waiting jobs —
-                # which plays on from t as the no-slot plan (an instant the no-slot plan does
-                # not visit decides nothing there): nobody else moves
-                while vp < m and sorted_starts[vp] < t:
-                    vp += 1
-                if m - left == vp:
-                    counts[2] += 1
-                    how = 1
-                    break
-            if t >= settle2:
-                # the same against the last re-plan (its starts: last_starts, sorted: last_sorted):
-                # both slots are over and every job whose start differs from it ended in both
-                # (settle2); if the jobs started are the ones it started before t, the state is its
-                # state, which played on from t as this plan will
-                while pv < m and last_sorted[pv] < t:
-                    pv += 1
-                if m - left == pv:
-                    counts[3] += 1
-                    how = 2
-                    break
-        # 1. the head, and each next head, while it fits: it fits now exactly when its
-        # earliest start (its shadow time) is now.  The shadow of a head that waits is kept
-        # from one event to the next: the windows before it did not fit and only lose room,
-        # and backfilling never takes the processors the head needs at its shadow
-        while h < m:
-            if waiting[h] == 0:  # backfilled earlier
-                h += 1
-                continue
-            q = procs[h]
-            dq = durs[h]
-            if h != shadow_of or shadow < t:  # (its instant may have merged away)
-                x = earliest_window(times, free, nsteps, a, q, dq, t, ends)
-                shadow = t if x == a else times[x]
-                shadow_of = h
-                gen += 1  # (the caches beside the head were the old shadow's)
-            if rec:
-                infl = max(infl, shadow + max(dq, 1))
-            if shadow != t:
+            if _meets_a_known_plan(views, p, counts, plan_sorted, last_sorted):
                 break
-            if rec:  # a test passed: its window
-                nr = _tight(views, times, free, nsteps, t, t + max(dq, 1), q, nr, wr)
-                nw = _win(views, nw, wr, t, t + max(dq, 1), q if dq == 0 else 0)
-            nsteps = _reserve_at(times, free, nsteps, a, nsteps, t, t + dq, q)
+        _start_heads(
+            views, p, times, free, waiting, tree, ends, new_starts, new_sorted, last_starts
+        )
+        if p.left == 0:
+            if p.rec:
+                _close_event(views, p, p.event_reach)
+            break
+        _backfill(
+            views, p, times, free, waiting, short_now, short_beside, tree,
+            new_starts, new_sorted, last_starts,
+        )  # fmt: skip
+        # the next instant the availability changes (there is one: past the last
+        # breakpoint the whole machine is free, and the head would have fitted)
+        p.prev_t = p.t
+        p.a += 1
+        p.t = times[p.a]
+        if p.rec:
+            _close_event(views, p, max(p.event_reach, p.t))
+    short_now[0] = p.sgen
+    short_beside[0] = p.gen
+    return _finish(
+        queue, views, p, times, free, waiting, new_starts, new_sorted, last_starts, last_sorted
+    )
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
+@cython.initializedcheck(False)
+def _start_heads(
+    views: _Views,
+    p: _Play,
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+    waiting: cython.longlong[::1],
+    tree: cython.longlong[::1],
+    ends: cython.longlong[::1],
+    new_starts: cython.longlong[::1],
+    new_sorted: cython.longlong[::1],
+    last_starts: cython.longlong[::1],
+) -> cython.void:
+    """EASY at ``p.t``, first: the head, and each next head, starts while it fits — it fits
+    now exactly when its earliest start (its shadow time) is now.  The shadow of a head that
+    waits is kept from one event to the next: the windows before it did not fit and only lose
+    room, and backfilling never takes the processors the head needs at its shadow."""
+    m: cython.Py_ssize_t = views.m
+    t: cython.longlong = p.t
+    h: cython.Py_ssize_t = p.h
+    a: cython.Py_ssize_t = p.a
+    nsteps: cython.Py_ssize_t = p.nsteps
+    shadow: cython.longlong = p.shadow
+    x: cython.Py_ssize_t
+    q: cython.longlong
+    dq: cython.longlong
+    while h < m:
+        if waiting[h] == 0:  # backfilled earlier
+            h += 1
+            continue
+        q = views.procs[h]
+        dq = views.durs[h]
+        if h != p.shadow_of or shadow < t:  # (its instant may have merged away)
+            x = earliest_window(times, free, nsteps, a, q, dq, t, ends)
+            shadow = t if x == a else times[x]
+            p.shadow_of = h
+            p.gen += 1  # (the caches beside the head were the old shadow's)
+        if p.rec:
+            p.event_reach = max(p.event_reach, shadow + max(dq, 1))
+        if shadow != t:
+            break
+        if p.rec:  # a test passed: its window
+            p.nr = _tight(views, times, free, nsteps, t, t + max(dq, 1), q, p.nr, p.wr)
+            p.nw = _win(views, p.nw, p.wr, t, t + max(dq, 1), q if dq == 0 else 0)
+        nsteps = _reserve_at(times, free, nsteps, a, nsteps, t, t + dq, q)
+        a = _step(times, nsteps, a, t)
+        p.gen += 1
+        p.sgen += 1
+        _decide(views, p, h, q, dq, t, waiting, new_starts, new_sorted, last_starts)
+        _gone(tree, views.leaves, h)
+        h += 1
+    p.h = h
+    p.a = a
+    p.nsteps = nsteps
+    p.shadow = shadow
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
+@cython.initializedcheck(False)
+def _backfill(
+    views: _Views,
+    p: _Play,
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+    waiting: cython.longlong[::1],
+    short_now: cython.longlong[::1],
+    short_beside: cython.longlong[::1],
+    tree: cython.longlong[::1],
+    new_starts: cython.longlong[::1],
+    new_sorted: cython.longlong[::1],
+    last_starts: cython.longlong[::1],
+) -> cython.void:
+    """EASY at ``p.t``, then: behind the head's reservation at its shadow time, in queue
+    order, each waiting job no wider than the processors free now that fits now and takes
+    none the head needs there starts (found by :func:`_next_backfill`)."""
+    leaves: cython.Py_ssize_t = views.leaves
+    ci: cython.Py_ssize_t = 2 * (views.cap + 1)  # short_now[ci + w]: the step found (_caches)
+    rec: cython.bint = p.rec
+    h: cython.Py_ssize_t = p.h
+    hq: cython.longlong = views.procs[h]
+    hd: cython.longlong = views.durs[h]
+    t: cython.longlong = p.t
+    a: cython.Py_ssize_t = p.a
+    nsteps: cython.Py_ssize_t = p.nsteps
+    gen: cython.longlong = p.gen
+    sgen: cython.longlong = p.sgen
+    now_free: cython.longlong = free[a]
+    shadow: cython.longlong = p.shadow
+    k: cython.Py_ssize_t = h
+    found: cython.Py_ssize_t
+    beside_read: cython.Py_ssize_t = 0  # a test beside the head was read at this event
+    q: cython.longlong
+    dq: cython.longlong
+    if p.out != h:  # the trees hold the jobs behind the head only
+        _gone(tree, leaves, h)
+        p.out = h
+    if rec:
+        p.event_reach = max(p.event_reach, shadow + max(hd, 1))
+    p.beside_read = False
+    while now_free > 0:
+        found = _next_backfill(
+            p, times, free, short_now, short_beside, tree, leaves, ci, k, h, hq, hd,
+            t, a, nsteps, gen, sgen, shadow, now_free,
+        )  # fmt: skip
+        beside_read |= found & 1
+        k = found >> 1
+        if k < 0:
+            break
+        q = views.procs[k]
+        dq = views.durs[k]
+        # the search's test at the leaf of k was this job's own (its width and its
+        # duration): it passed.  The no-slot plan tests it again for what it records
+        if rec and not _record_backfill(
+            views, p, times, free, short_now, short_beside, k, a, nsteps, gen, sgen
+        ):
+            continue
+        # (it ends by the first short instant for q, the cache's: no later than the step
+        # found there)
+        nsteps = _reserve_at(times, free, nsteps, a, short_now[ci + q], t, t + dq, q)
+        _decide(views, p, k, q, dq, t, waiting, new_starts, new_sorted, last_starts)
+        _gone(tree, leaves, k)
+        if dq > 0:  # the block took room from t on (a 0-second job takes none)
             a = _step(times, nsteps, a, t)
             gen += 1
             sgen += 1
-            if rec:
-                starts0[h] = t
-                dec0[h] = t
-                ev[h] = e
-            else:
-                new_starts[h] = new_sorted[nsv] = t
-                nsv += 1
-                settle2 = _settled(settle2, t, last_starts[h], dq)
-                settle = _settled(settle, t, starts0[h], dq)
-                delay += max(t - starts0[h], 0) * q
-            waiting[h] = 0
-            _gone(tree, leaves, h)
-            left -= 1
-            h += 1
-        if left == 0:
-            if rec:
-                run_max = max(run_max, infl)
-                reach[e] = run_max
-                e += 1
-            break
-        # 2. backfill behind the head's reservation at its shadow time
-        if out != h:  # the trees hold the jobs behind the head only
-            _gone(tree, leaves, h)
-            out = h
-        hq = procs[h]
-        hd = durs[h]
-        h_end = shadow + hd
-        now_free = free[a]
-        if rec:
-            infl = max(infl, shadow + max(hd, 1))
-        bes = False
-        if now_free > 0:
-            k = h
-            while True:
-                # the next waiting job behind k no wider than now_free that may backfill: a
-                # subtree is skipped when its least width is wider, or when its shortest job
-                # at its least width does not fit now or would take processors the head needs
-                # (then no job of it can: a wider job is short of processors no later, now and
-                # beside the head, and a longer one ends no earlier).  The first search starts
-                # from the root (none may backfill when it is skipped), the next ones behind k
-                j = -1
-                i = 1 if k == h else k + 1 + leaves
-                while i < 2 * leaves:
-                    mw = tree[2 * i]
-                    skip = mw > now_free
-                    if not skip:
-                        end = t + tree[2 * i + 1]
-                        if end > _short_cached(short_now, times, free, nsteps, a, mw, sgen, t, ci):
-                            skip = True
-                        elif end > shadow:  # and beside the head, at its least width
-                            if hd > 0:
-                                if short_beside[2 * mw] != gen:
-                                    if sa_gen != gen:
-                                        sa = index(times, shadow, nsteps)
-                                        sa_gen = gen
-                                    short_beside[2 * mw + 1] = _short(
-                                        times, free, nsteps, sa, mw + hq
-                                    )
-                                    short_beside[2 * mw] = gen
-                                if min(end, h_end) > short_beside[2 * mw + 1]:
-                                    skip = True
-                                    bes = True
-                            elif free[index(times, shadow, nsteps)] < mw + hq:
-                                skip = True
-                                bes = True
-                    if not skip:
-                        if i >= leaves:
-                            j = i - leaves
-                            break
-                        i = 8 * i  # its first subtree first
-                        continue
-                    while (i & 7) == 7:  # a last child: its parent's range is done
-                        i >>= 3
-                    if i == 1:
-                        break
-                    i += 1
-                if j < 0:
-                    break
-                k = j
-                q = procs[k]
-                dq = durs[k]
-                end = t + dq
-                ok = True
-                # the search's test at the leaf of k was this job's own (its width and its
-                # duration): it passed.  The no-slot plan tests it again for what it records
-                if rec:
-                    until = _short_cached(short_now, times, free, nsteps, a, q, sgen, t, ci)
-                    if end > until:  # fewer than q free before it ends
-                        ok = False
-                    elif end > shadow:  # would it take processors the head needs at its shadow?
-                        bes = True
-                        if hd > 0:
-                            if short_beside[2 * q] != gen:
-                                if sa_gen != gen:
-                                    sa = index(times, shadow, nsteps)
-                                    sa_gen = gen
-                                short_beside[2 * q + 1] = _short(times, free, nsteps, sa, q + hq)
-                                short_beside[2 * q] = gen
-                            until = short_beside[2 * q + 1]
-                            if min(end, h_end) > until:
-                                ok = False
-                            else:
-                                infl = max(infl, min(end, h_end))
-                        else:
-                            x = index(times, shadow, nsteps)
-                            if free[x] < q + hq:
-                                ok = False
-                            else:
-                                infl = max(infl, shadow + 1)
-                if ok:
-                    if rec:  # the tests passed: their windows
-                        infl = max(infl, max(end, t + 1))
-                        nr = _tight(views, times, free, nsteps, t, max(end, t + 1), q, nr, wr)
-                        nw = _win(views, nw, wr, t, max(end, t + 1), q if dq == 0 else 0)
-                        if q == 0:  # (the search went on: something was free now)
-                            nr = _tight(views, times, free, nsteps, t, t + 1, 1, nr, wr)
-                            nw = _win(views, nw, wr, t, t + 1, 1)
-                        if end > shadow:
-                            if hd > 0:
-                                w1 = min(end, h_end)
-                            else:
-                                w1 = shadow + 1
-                            nr = _tight(views, times, free, nsteps, shadow, w1, q + hq, nr, wr)
-                    # (it ends by the first short instant for q, the cache's: no later than
-                    # the step found there)
-                    nsteps = _reserve_at(times, free, nsteps, a, short_now[ci + q], t, end, q)
-                    if rec:
-                        starts0[k] = t
-                        dec0[k] = t
-                        ev[k] = e
-                    else:
-                        new_starts[k] = new_sorted[nsv] = t
-                        nsv += 1
-                        settle2 = _settled(settle2, t, last_starts[k], dq)
-                        settle = _settled(settle, t, starts0[k], dq)
-                        delay += max(t - starts0[k], 0) * q
-                    waiting[k] = 0
-                    _gone(tree, leaves, k)
-                    left -= 1
-                    if end > t:  # the block took room from t on (a 0-second job takes none)
-                        a = _step(times, nsteps, a, t)
-                        gen += 1
-                        sgen += 1
-                        now_free -= q
-                        if now_free == 0:
-                            break
-        if bes and rec:  # the backfills read the head's shadow: its window is a test passed
-            # (on the profile after them: less room, so more steps found tight — enough)
-            nr = _tight(views, times, free, nsteps, shadow, shadow + max(hd, 1), hq, nr, wr)
-            nw = _win(views, nw, wr, shadow, shadow + max(hd, 1), hq)
-        # 3. the next instant the availability changes (there is one: past the last
-        # breakpoint the whole machine is free, and the head would have fitted)
-        prev_t = t
-        a += 1
-        t = times[a]
-        if rec:
-            run_max = max(run_max, max(infl, t))
-            reach[e] = run_max
-            e += 1
-    short_now[0] = sgen
-    short_beside[0] = gen
-    if rec:
-        queue.events = e
-        queue.ntests = nr
-        queue.nwin = nw
-        _snapshot(
-            views, times, free, nsteps, e, h, left, prev_t, mode
-        )  # the profile after the last event
-        if wr:
-            test_off[e] = nr
-            win_off[e] = nw
-    elif how != 0:
-        delay += _rest(
-            views, how, vp, pv, waiting, new_starts, new_sorted, last_starts, last_sorted
-        )
-    return delay
+            now_free -= q
+    p.a = a
+    p.nsteps = nsteps
+    p.gen = gen
+    p.sgen = sgen
+    if (p.beside_read or beside_read) and rec:  # the backfills read the head's shadow:
+        # its window is a test passed (on the profile after them: less room, so more steps
+        # found tight)
+        _record_head_window(views, p, times, free)
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
+@cython.initializedcheck(False)
+def _next_backfill(
+    p: _Play,
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+    short_now: cython.longlong[::1],
+    short_beside: cython.longlong[::1],
+    tree: cython.longlong[::1],
+    leaves: cython.Py_ssize_t,
+    ci: cython.Py_ssize_t,
+    k: cython.Py_ssize_t,
+    h: cython.Py_ssize_t,
+    hq: cython.longlong,
+    hd: cython.longlong,
+    t: cython.longlong,
+    a: cython.Py_ssize_t,
+    nsteps: cython.Py_ssize_t,
+    gen: cython.longlong,
+    sgen: cython.longlong,
+    shadow: cython.longlong,
+    now_free: cython.longlong,
+) -> cython.Py_ssize_t:
+    """The next waiting job behind ``k`` (the head ``h``: the first) no wider than
+    ``now_free`` that may backfill at ``t`` beside the head of ``hq`` processors for ``hd``
+    s (-1: none).  A subtree of :func:`_build`'s trees is skipped when its least width is
+    wider, or when its shortest job at its least width does not fit now or would take
+    processors the head needs (then no job of it can: a wider job is short of processors no
+    later, now and beside the head, and a longer one ends no earlier).  The first search
+    starts from the root (none may backfill when it is skipped), the next ones behind ``k``.
+    Returned as ``2 * job + 1`` when a test beside the head was read, else ``2 * job``."""
+    beside_read: cython.Py_ssize_t = 0
+    h_end: cython.longlong = shadow + hd
+    i: cython.Py_ssize_t = 1 if k == h else k + 1 + leaves
+    width: cython.longlong
+    end: cython.longlong
+    skip: cython.bint
+    while i < 2 * leaves:
+        width = tree[2 * i]
+        skip = width > now_free
+        if not skip:
+            end = t + tree[2 * i + 1]
+            if end > _short_cached(short_now, times, free, nsteps, a, width, sgen, t, ci):
+                skip = True
+            elif end > shadow:  # and beside the head, at its least width
+                if hd > 0:
+                    if short_beside[2 * width] != gen:
+                        _find_beside(p, times, free, short_beside, nsteps, gen, width, hq)
+                    if min(end, h_end) > short_beside[2 * width + 1]:
+                        skip = True
+                        beside_read = 1
+                elif free[index(times, shadow, nsteps)] < width + hq:
+                    skip = True
+                    beside_read = 1
+        if not skip:
+            if i >= leaves:
+                return 2 * (i - leaves) + beside_read
+            i = 8 * i  # its first subtree first
+            continue
+        while (i & 7) == 7:  # a last child: its parent's range is done
+            i >>= 3
+        if i == 1:
+            return -2 + beside_read
+        i += 1
+    return -2 + beside_read
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.inline
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _find_beside(
+    p: _Play,
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+    short_beside: cython.longlong[::1],
+    nsteps: cython.Py_ssize_t,
+    gen: cython.longlong,
+    width: cython.longlong,
+    hq: cython.longlong,
+) -> cython.void:
+    """Into the per-width cache ``short_beside`` (:func:`_caches`), as of generation ``gen``:
+    the first instant from the head's shadow time with fewer than ``width`` + ``hq`` free
+    (from ``p.sa``, the step holding the shadow time, found once a generation)."""
+    if p.sa_gen != gen:
+        p.sa = index(times, p.shadow, nsteps)
+        p.sa_gen = gen
+    short_beside[2 * width + 1] = _short(times, free, nsteps, p.sa, width + hq)
+    short_beside[2 * width] = gen
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
+@cython.initializedcheck(False)
+def _record_backfill(
+    views: _Views,
+    p: _Play,
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+    short_now: cython.longlong[::1],
+    short_beside: cython.longlong[::1],
+    k: cython.Py_ssize_t,
+    a: cython.Py_ssize_t,
+    nsteps: cython.Py_ssize_t,
+    gen: cython.longlong,
+    sgen: cython.longlong,
+) -> cython.bint:
+    """The no-slot plan's own test of job ``k``, found by :func:`_next_backfill` (``a``,
+    ``nsteps``, ``gen``, ``sgen``: as in the search): whether it fits now and takes none of
+    the processors the head needs at its shadow time; if so, the windows of the tests it
+    passed are recorded (:func:`_tight`, :func:`_win`)."""
+    t: cython.longlong = p.t
+    q: cython.longlong = views.procs[k]
+    dq: cython.longlong = views.durs[k]
+    hq: cython.longlong = views.procs[p.h]
+    hd: cython.longlong = views.durs[p.h]
+    end: cython.longlong = t + dq
+    shadow: cython.longlong = p.shadow
+    h_end: cython.longlong = shadow + hd
+    w1: cython.longlong
+    if end > _short_cached(short_now, times, free, nsteps, a, q, sgen, t, 2 * (views.cap + 1)):
+        return False  # fewer than q free before it ends
+    if end > shadow:  # would it take processors the head needs at its shadow?
+        p.beside_read = True
+        if hd > 0:
+            if short_beside[2 * q] != gen:
+                _find_beside(p, times, free, short_beside, nsteps, gen, q, hq)
+            if min(end, h_end) > short_beside[2 * q + 1]:
+                return False
+            p.event_reach = max(p.event_reach, min(end, h_end))
+        else:
+            if free[index(times, shadow, nsteps)] < q + hq:
+                return False
+            p.event_reach = max(p.event_reach, shadow + 1)
+    p.event_reach = max(p.event_reach, max(end, t + 1))  # the tests passed: their windows
+    p.nr = _tight(views, times, free, nsteps, t, max(end, t + 1), q, p.nr, p.wr)
+    p.nw = _win(views, p.nw, p.wr, t, max(end, t + 1), q if dq == 0 else 0)
+    if q == 0:  # (the search went on: something was free now)
+        p.nr = _tight(views, times, free, nsteps, t, t + 1, 1, p.nr, p.wr)
+        p.nw = _win(views, p.nw, p.wr, t, t + 1, 1)
+    if end > shadow:
+        w1 = min(end, h_end) if hd > 0 else shadow + 1
+        p.nr = _tight(views, times, free, nsteps, shadow, w1, q + hq, p.nr, p.wr)
+    return True
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.initializedcheck(False)
+def _record_head_window(
+    views: _Views, p: _Play, times: cython.longlong[::1], free: cython.longlong[::1]
+) -> cython.void:
+    """The backfills at this event read the head's shadow time: the head's window there is a
+    test passed (recorded on the profile after them: less room, so more steps found tight —
+    enough)."""
+    hq: cython.longlong = views.procs[p.h]
+    hd: cython.longlong = views.durs[p.h]
+    p.nr = _tight(views, times, free, p.nsteps, p.shadow, p.shadow + max(hd, 1), hq, p.nr, p.wr)
+    p.nw = _win(views, p.nw, p.wr, p.shadow, p.shadow + max(hd, 1), hq)
 
 
 @cython.cfunc
@@ -1334,245 +1703,214 @@ def _run_depth(
 ) -> cython.longlong:
     """Backfilling with reservation depth K (EASY holds one reservation, conservative
     backfilling all: Mu'alem & Feitelson 2001): depth K = ``queue.depth``
-    (:class:`scheduler.cluster.depth.BackfillDepth`, every job submitted at ``queue.now``, running
-    its planned duration) from the state: profile ``times``/``free`` of ``nsteps`` steps with the
-    blocks of every job started or holding a reservation; ``waiting`` the jobs holding neither
-    (``left`` of them, the first ``h``), ``tree`` their trees (:func:`_build`); ``heap[:hn]`` the
-    starts of the reservations not yet started.  At each instant: the reservations whose time has
-    come start; while fewer than K are held, the first job holding none is placed at its earliest
-    start with every block in place (and starts if that is now); then the jobs holding none, in
-    queue order, start if their processors are free over ``[t, t + planned duration)``.  Next
-    instant: the next breakpoint of the profile or reserved start (an instant where neither more
-    processors are free nor a reservation starts decides nothing: every test that failed before
-    fails again).  ``mode`` as in :func:`_run`; the reach of an event: ``t + 1`` (the free
-    processors now), every placement's window, every passed test's window, and the next instant.
+    (:class:`scheduler.cluster.depth.BackfillDepth`, every job submitted at ``queue.now``,
+    running its planned duration) from the state: profile ``times``/``free`` of ``nsteps``
+    steps with the blocks of every job started or holding a reservation; ``waiting`` the jobs
+    holding neither (``left`` of them, the first ``h``), ``tree`` their trees
+    (:func:`_build3`); ``heap[:hn]`` the starts of the reservations not yet started.  At each
+    instant: the reservations whose time has come start; while fewer than K are held, the
+    first job holding none is placed at its earliest start with every block in place (and
+    starts if that is now, :func:`_place_first_k`); then the jobs holding none, in queue order,
+    start if their processors are free over ``[t, t + planned duration)``
+    (:func:`_start_fitting`).  Next instant: the next breakpoint of the profile or reserved
+    start (an instant where neither more processors are free nor a reservation starts decides
+    nothing: every test that failed before fails again).  ``mode`` as in :func:`_run`; the
+    reach of an event: ``t + 1`` (the free processors now), every placement's window, every
+    passed test's window, and the next instant.
 
     A re-plan (``mode`` 0) keeps its starts (``new_starts``) and the instants it decided them
     (placed or started; ``new_sorted``, sorted, the first ones given) and stops as :func:`_run`
-    does, at an instant ``t`` from ``stop`` (the slot's end) on where its state — the profile from
-    ``t`` on, the reservations held, the jobs holding none — is the no-slot plan's (``.counts[2]``)
-    or the last re-plan's (``last_starts``, decisions ``last_sorted``; ``.counts[3]``, from
-    ``settle2`` on): when it has decided as many jobs before ``t`` as the other plan and every job
-    whose start differs from the other plan's has ended in both.  Then the jobs started before ``t``
-    (``A``) are the other plan's (``B``): one of ``A`` whose start differs ended before ``t`` in
-    both, one whose start is the same started before ``t`` there too, so ``A`` is in ``B``.  After
-    an event a plan holds K reservations (starts from ``t`` on) unless it has no job left to decide;
-    this one has one (its loop runs), so the other, having decided as many, has one too: both hold
-    K, and ``A`` and ``B`` are as large, the same.  A reservation only ever goes to the first job of
-    the queue not decided yet, so every job ahead of a reserved one is decided: the K held are, in
-    both, the first K jobs of the queue not in ``A`` — the same jobs, at the same starts (a start
-    that differs would have ended).  The blocks from ``t`` on are then the same (the slot is over),
-    and so is the plan from ``t`` on: the jobs still undecided start as there."""
-    m: cython.Py_ssize_t = views.m
-    depth: cython.Py_ssize_t = views.depth
-    procs: cython.longlong[::1] = views.procs
-    durs: cython.longlong[::1] = views.durs
-    starts0: cython.longlong[::1] = views.starts0
-    dec0: cython.longlong[::1] = views.dec0
-    sorted_decisions: cython.longlong[::1] = views.vd
-    ev: cython.longlong[::1] = views.ev
-    reach: cython.longlong[::1] = views.reach
-    win_off: cython.longlong[::1] = views.woff
+    does (:func:`_meets_a_known_plan`, which proves it for depth K)."""
+    p: _Play = views.play
+    plan_sorted: cython.longlong[::1] = views.vd  # the no-slot decisions' instants, sorted
     ends: cython.longlong[::1] = views.ends
-    nw: cython.Py_ssize_t = 0  # windows recorded
-    # short_now[ci + w]: the step of short_now[2w + 1] (_caches)
-    ci: cython.Py_ssize_t = 2 * (views.cap + 1)
-    rec: cython.bint = mode != 0
-    wr: cython.bint = mode >= 2
-    leaves: cython.Py_ssize_t = views.leaves
-    i: cython.Py_ssize_t
-    j: cython.Py_ssize_t
-    k: cython.Py_ssize_t
-    a: cython.Py_ssize_t
-    p: cython.Py_ssize_t
-    e: cython.Py_ssize_t = 0
-    mw: cython.longlong
-    skip: cython.bint
-    sh1: cython.longlong  # the first instant from t with no processor free
-    tree_near: cython.longlong = 4294967294  # _TREE_INF - 1 (typed: a C constant)
-    q: cython.longlong
-    dq: cython.longlong
-    ta: cython.longlong
-    st: cython.longlong
-    end: cython.longlong
-    nxt: cython.longlong
-    now_free: cython.longlong
-    infl: cython.longlong = 0
-    run_max: cython.longlong = 0
-    prev_t: cython.longlong = t
-    gen: cython.longlong = short_now[0] + 1  # slot 0 holds the last generation used
-    delay: cython.longlong = 0
-    settle: cython.longlong = stop  # no earlier instant's state is the no-slot plan's
-    vp: cython.Py_ssize_t = 0  # no-slot decisions before t (sorted_decisions: sorted)
-    pv: cython.Py_ssize_t = 0  # the last re-plan's decisions before t (last_sorted: sorted)
-    nsv: cython.Py_ssize_t = m - left  # decisions in new_sorted (the first ones given)
-    how: cython.int = 0  # 1: stopped at the no-slot plan's state, 2: at the last re-plan's
-    if not rec:
+    _begin(p, views, times, nsteps, t, h, left, mode, stop, settle2)
+    p.held = hn
+    p.gen = short_now[0] + 1  # slot 0 holds the last generation used
+    if not p.rec:
         counts[0] += 1
-    a = index(times, t, nsteps)  # the step holding t (followed, not searched, from here on)
-    while left > 0:
-        if rec:  # the state before this event
-            _snapshot(views, times, free, nsteps, e, h, left, prev_t, mode)
-            if wr:
-                win_off[e] = nw
-            infl = t + 1
+    while p.left > 0:
+        if p.rec:
+            _open_event(views, p, times, free)
         else:
             counts[1] += 1
-            if t >= settle:
-                # the slot is over, every job decided differently (start, or the instant of a
-                # reservation held) is settled by t in both: with as many decided as the no-slot
-                # plan decided before t, the state is its state (see above)
-                while vp < m and sorted_decisions[vp] < t:
-                    vp += 1
-                if m - left == vp:
-                    counts[2] += 1
-                    how = 1
-                    break
-            if t >= settle2:  # the same against the last re-plan
-                while pv < m and last_sorted[pv] < t:
-                    pv += 1
-                if m - left == pv:
-                    counts[3] += 1
-                    how = 2
-                    break
-        # 1. the reservations whose time has come start (their blocks are in place)
-        while hn > 0 and heap[0] <= t:
-            hn = _pop(heap, hn)
-        # 2. jobs entering the first K: placed with every block in place, started if now
-        while hn < depth and h < m:
-            if waiting[h] == 0:  # started earlier
-                h += 1
-                continue
-            q = procs[h]
-            dq = durs[h]
-            p = earliest_window(times, free, nsteps, a, q, dq, t, ends)
-            st = t if p == a else times[p]
-            if rec:  # the window it was placed in: a test passed
-                infl = max(infl, st + max(dq, 1))
-                nw = _win(views, nw, wr, st, st + max(dq, 1), 0)
-            nsteps = _reserve_at(times, free, nsteps, p, ends[0] + 1, st, st + dq, q)
-            a = _step(times, nsteps, a, t)
-            gen += 1  # (the profile changed: the first short instants found are stale)
-            if rec:
-                starts0[h] = st
-                dec0[h] = t
-                ev[h] = e
-            else:
-                new_starts[h] = st
-                new_sorted[nsv] = t
-                nsv += 1
-                settle2 = _settled(settle2, st, last_starts[h], dq)
-                settle = _settled(settle, st, starts0[h], dq)
-                delay += max(st - starts0[h], 0) * q
-            if st > t:
-                hn = _push(heap, hn, st)
-            waiting[h] = 0
-            _gone3(tree, leaves, h)
-            left -= 1
-            h += 1
-        if left == 0:
-            if rec:
-                run_max = max(run_max, infl)
-                reach[e] = run_max
-                e += 1
-            break
-        # 3. the jobs holding no reservation, in queue order, start if they fit now: the
-        # next one no wider than now_free whose range's shortest job at its least width fits
-        # (a first short instant found at an earlier event holds while no block was inserted
-        # since, the generation, and it is not before the step holding t).  The first search
-        # starts from the root (the jobs before h hold a reservation or started: none waits)
-        now_free = free[a]
-        if now_free > 0:
-            ta = times[a]
-            k = -1
-            while True:
-                j = -1
-                i = 1 if k < 0 else k + 1 + leaves
-                # the one-processor jobs fit exactly when they end by the first instant from
-                # t with no processor free (sh1): their range test is one comparison (_build3)
-                sh1 = min(  # (no job in the trees ends past t + tree_near)
-                    _short_cached(short_now, times, free, nsteps, a, 1, gen, ta, ci), t + tree_near
-                )
-                while i < 2 * leaves:
-                    skip = t + tree[3 * i] > sh1
-                    if skip:
-                        mw = tree[3 * i + 1]  # the others, at their least width
-                        if mw <= now_free:
-                            skip = t + tree[3 * i + 2] > _short_cached(
-                                short_now, times, free, nsteps, a, mw, gen, ta, ci
-                            )
-                    if not skip:
-                        if i >= leaves:
-                            j = i - leaves
-                            break
-                        i = 2 * i  # its left subtree first
-                        continue
-                    while i & 1:  # a right child: its parent's range is done
-                        i >>= 1
-                    if i == 0:
-                        break
-                    i += 1
-                if j < 0:
-                    break
-                k = j
-                q = procs[k]
-                dq = durs[k]
-                end = t + dq
-                if end <= _short_cached(short_now, times, free, nsteps, a, q, gen, ta, ci):
-                    if rec:  # a test passed: its window
-                        infl = max(infl, max(end, t + 1))
-                        nw = _win(views, nw, wr, t, max(end, t + 1), 0)
-                    # (it ends by the first short instant for q, the cache's: no later than
-                    # the step found there)
-                    nsteps = _reserve_at(times, free, nsteps, a, short_now[ci + q], t, end, q)
-                    if rec:
-                        starts0[k] = t
-                        dec0[k] = t
-                        ev[k] = e
-                    else:
-                        new_starts[k] = new_sorted[nsv] = t
-                        nsv += 1
-                        settle2 = _settled(settle2, t, last_starts[k], dq)
-                        settle = _settled(settle, t, starts0[k], dq)
-                        delay += max(t - starts0[k], 0) * q
-                    waiting[k] = 0
-                    _gone3(tree, leaves, k)
-                    left -= 1
-                    if end > t:  # the block took room from t on (a 0-second job takes none)
-                        a = _step(times, nsteps, a, t)
-                        ta = times[a]
-                        gen += 1
-                        now_free -= q
-                        if now_free == 0:
-                            break
-        # 4. the next instant: a breakpoint of the profile or a reservation's start (there is
-        # one: a job that did not start now finds the whole machine free past the last
-        # breakpoint, and the reserved ones start later)
-        prev_t = t
-        nxt = times[a + 1] if a + 1 < nsteps else 4611686018427387904  # _INF
-        if hn > 0 and heap[0] < nxt:
-            t = heap[0]  # (within the step holding t)
-        else:
-            t = nxt
-            a += 1
-        if rec:
-            run_max = max(run_max, max(infl, t))
-            reach[e] = run_max
-            e += 1
-    short_now[0] = gen
-    if rec:
-        queue.events = e
-        queue.nwin = nw
-        _snapshot(
-            views, times, free, nsteps, e, h, left, prev_t, mode
-        )  # the profile after the last event
-        if wr:
-            win_off[e] = nw
-    elif how != 0:
-        delay += _rest(
-            views, how, vp, pv, waiting, new_starts, new_sorted, last_starts, last_sorted
+            if _meets_a_known_plan(views, p, counts, plan_sorted, last_sorted):
+                break
+        while p.held > 0 and heap[0] <= p.t:  # the reservations whose time has come start
+            p.held = _pop(heap, p.held)  # (their blocks are in place)
+        _place_first_k(
+            views, p, times, free, waiting, tree, heap, ends, new_starts, new_sorted, last_starts
         )
-    return delay
+        if p.left == 0:
+            if p.rec:
+                _close_event(views, p, p.event_reach)
+            break
+        _start_fitting(
+            views, p, times, free, waiting, short_now, tree, new_starts, new_sorted, last_starts
+        )
+        _next_instant(p, times, heap)
+        if p.rec:
+            _close_event(views, p, max(p.event_reach, p.t))
+    short_now[0] = p.gen
+    return _finish(
+        queue, views, p, times, free, waiting, new_starts, new_sorted, last_starts, last_sorted
+    )
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
+@cython.initializedcheck(False)
+def _place_first_k(
+    views: _Views,
+    p: _Play,
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+    waiting: cython.longlong[::1],
+    tree: cython.uint[::1],
+    heap: cython.longlong[::1],
+    ends: cython.longlong[::1],
+    new_starts: cython.longlong[::1],
+    new_sorted: cython.longlong[::1],
+    last_starts: cython.longlong[::1],
+) -> cython.void:
+    """Depth K at ``p.t``: while fewer than K reservations are held, the first job holding
+    none enters the first K — placed at its earliest start with every block in place, started
+    if that is now, else held (its start on the heap)."""
+    m: cython.Py_ssize_t = views.m
+    t: cython.longlong = p.t
+    h: cython.Py_ssize_t
+    x: cython.Py_ssize_t
+    q: cython.longlong
+    dq: cython.longlong
+    st: cython.longlong
+    while p.held < views.depth and p.h < m:
+        h = p.h
+        p.h += 1
+        if waiting[h] == 0:  # started earlier
+            continue
+        q = views.procs[h]
+        dq = views.durs[h]
+        x = earliest_window(times, free, p.nsteps, p.a, q, dq, t, ends)
+        st = t if x == p.a else times[x]
+        if p.rec:  # the window it was placed in: a test passed
+            p.event_reach = max(p.event_reach, st + max(dq, 1))
+            p.nw = _win(views, p.nw, p.wr, st, st + max(dq, 1), 0)
+        p.nsteps = _reserve_at(times, free, p.nsteps, x, ends[0] + 1, st, st + dq, q)
+        p.a = _step(times, p.nsteps, p.a, t)
+        p.gen += 1  # (the profile changed: the first short instants found are stale)
+        _decide(views, p, h, q, dq, st, waiting, new_starts, new_sorted, last_starts)
+        if st > t:
+            p.held = _push(heap, p.held, st)
+        _gone3(tree, views.leaves, h)
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
+@cython.initializedcheck(False)
+def _start_fitting(
+    views: _Views,
+    p: _Play,
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+    waiting: cython.longlong[::1],
+    short_now: cython.longlong[::1],
+    tree: cython.uint[::1],
+    new_starts: cython.longlong[::1],
+    new_sorted: cython.longlong[::1],
+    last_starts: cython.longlong[::1],
+) -> cython.void:
+    """Depth K at ``p.t``, then: the jobs holding no reservation, in queue order, start if
+    their processors are free over ``[t, t + planned duration)`` (found by
+    :func:`_next_fitting`; the first search from the root: the jobs before the head hold a
+    reservation or started, none waits)."""
+    ci: cython.Py_ssize_t = 2 * (views.cap + 1)  # short_now[ci + w]: the step found (_caches)
+    t: cython.longlong = p.t
+    k: cython.Py_ssize_t = -1
+    q: cython.longlong
+    dq: cython.longlong
+    end: cython.longlong
+    now_free: cython.longlong = free[p.a]
+    while now_free > 0:
+        k = _next_fitting(views, p, times, free, short_now, tree, k, now_free)
+        if k < 0:
+            break
+        q = views.procs[k]
+        dq = views.durs[k]
+        end = t + dq
+        if end > _short_cached(short_now, times, free, p.nsteps, p.a, q, p.gen, times[p.a], ci):
+            continue
+        if p.rec:  # a test passed: its window
+            p.event_reach = max(p.event_reach, max(end, t + 1))
+            p.nw = _win(views, p.nw, p.wr, t, max(end, t + 1), 0)
+        # (it ends by the first short instant for q, the cache's: no later than the step
+        # found there)
+        p.nsteps = _reserve_at(times, free, p.nsteps, p.a, short_now[ci + q], t, end, q)
+        _decide(views, p, k, q, dq, t, waiting, new_starts, new_sorted, last_starts)
+        _gone3(tree, views.leaves, k)
+        if end > t:  # the block took room from t on (a 0-second job takes none)
+            p.a = _step(times, p.nsteps, p.a, t)
+            p.gen += 1
+            now_free -= q
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
+@cython.initializedcheck(False)
+def _next_fitting(
+    views: _Views,
+    p: _Play,
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+    short_now: cython.longlong[::1],
+    tree: cython.uint[::1],
+    k: cython.Py_ssize_t,
+    now_free: cython.longlong,
+) -> cython.Py_ssize_t:
+    """The next job behind ``k`` (-1: from the first) holding no reservation, no wider than
+    ``now_free``, whose range's shortest job at its least width fits now (-1: none) — a first
+    short instant found at an earlier event holds while no block was inserted since (the
+    generation) and it is not before the step holding ``t``.  The one-processor jobs fit
+    exactly when they end by the first instant from ``t`` with no processor free (``sh1``):
+    their range test is one comparison (:func:`_build3`)."""
+    leaves: cython.Py_ssize_t = views.leaves
+    ci: cython.Py_ssize_t = 2 * (views.cap + 1)
+    tree_near: cython.longlong = 4294967294  # _TREE_INF - 1 (typed: a C constant)
+    t: cython.longlong = p.t
+    a: cython.Py_ssize_t = p.a
+    nsteps: cython.Py_ssize_t = p.nsteps
+    gen: cython.longlong = p.gen
+    ta: cython.longlong = times[a]
+    i: cython.Py_ssize_t = 1 if k < 0 else k + 1 + leaves
+    width: cython.longlong
+    skip: cython.bint
+    sh1: cython.longlong = min(  # (no job in the trees ends past t + tree_near)
+        _short_cached(short_now, times, free, nsteps, a, 1, gen, ta, ci), t + tree_near
+    )
+    while i < 2 * leaves:
+        skip = t + tree[3 * i] > sh1
+        if skip:
+            width = tree[3 * i + 1]  # the others, at their least width
+            if width <= now_free:
+                skip = t + tree[3 * i + 2] > _short_cached(
+                    short_now, times, free, nsteps, a, width, gen, ta, ci
+                )
+        if not skip:
+            if i >= leaves:
+                return i - leaves
+            i = 2 * i  # its left subtree first
+            continue
+        while i & 1:  # a right child: its parent's range is done
+            i >>= 1
+        if i == 0:
+            return -1
+        i += 1
+    return -1
 
 
 def _caches(capacity: int):  # type: ignore[no-untyped-def]

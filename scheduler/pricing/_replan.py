@@ -255,6 +255,32 @@ def replan(
 
 
 @cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+@cython.wraparound(False)
+@cython.boundscheck(False)
+def _lower_bound(
+    i: cython.Py_ssize_t,
+    now: cython.longlong,
+    fcfs: cython.bint,
+    moved: cython.bint,
+    last_t: cython.longlong,
+    starts: cython.longlong[::1],
+    below: cython.longlong[::1],
+    new_starts: cython.longlong[::1],
+) -> cython.longlong:
+    """No start of job ``i`` in a re-plan is earlier than this.  FCFS: the start of the job
+    ahead (``last_t`` once anything moved, else its no-slot start).  Conservative: the start
+    of the nearest job ahead that is no bigger (``below``; the profile only loses room as the
+    re-plan goes on, and whatever window fits this job fits that one)."""
+    smaller: cython.Py_ssize_t
+    if fcfs:
+        return now if i == 0 else max(now, last_t if moved else starts[i - 1])
+    smaller = below[i]
+    return now if smaller < 0 else max(now, new_starts[smaller])
+
+
+@cython.cfunc
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _replan(
@@ -290,7 +316,6 @@ def _replan(
     i: cython.Py_ssize_t
     j: cython.Py_ssize_t
     x: cython.Py_ssize_t
-    smaller: cython.Py_ssize_t
     width: cython.longlong
     dur: cython.longlong
     planned: cython.longlong
@@ -323,14 +348,7 @@ def _replan(
         width = procs[i]
         dur = durs[i]
         planned = starts[i]
-        if fcfs:  # FCFS: not before the job ahead (whose start is `last_t` once anything moved)
-            floor = now if i == 0 else max(now, last_t if moved else starts[i - 1])
-        else:
-            # a lower bound: the start of the nearest job ahead that is no bigger (the
-            # profile only loses room as the re-plan goes on, and whatever window fits this
-            # job fits that one)
-            smaller = below[i]
-            floor = now if smaller < 0 else max(now, new_starts[smaller])
+        floor = _lower_bound(i, now, fcfs, moved, last_t, starts, below, new_starts)
         start = _earliest_start(
             times, free, nsteps, width, dur, planned, floor, u_lo, u_hi, fcfs, ends
         )
