@@ -13,8 +13,11 @@ fixed reservations in the profile this also accounts for them in the shadow time
 
 Arrivals alone change nothing for jobs already examined (nothing was freed, and a job that
 did not fit cannot fit later without a release), so at such instants only the newcomers are
-examined.  Candidates are scanned in queue order; one whose processors exceed the free count
-now is skipped without touching the profile.
+examined.  A reservation granted since the last decision is not "arrivals alone": its block
+can move the head's shadow time later, so jobs examined before may now backfill (the
+simulator passes ``changed`` then, and the whole queue is examined again, as EASY does at
+every event).  Candidates are scanned in queue order; one whose processors exceed the free
+count now is skipped without touching the profile.
 
 A whole run of plain EASY (no reservation, nothing but the trace) does not come here:
 :func:`scheduler.cluster._loop.run_easy` makes the same decisions in one compiled loop (see

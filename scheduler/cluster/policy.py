@@ -94,7 +94,8 @@ class Policy(ABC):
     @abstractmethod
     def schedule(self, now: int, changed: bool) -> list[int]:
         """Jobs to start at ``now``.  ``changed`` is False when the only events at ``now``
-        were arrivals (nothing freed), which lets policies look at the newcomers only."""
+        were arrivals (nothing freed, no reservation granted since the last decision), which
+        lets policies look at the newcomers only."""
 
     def waiting_count(self) -> int:
         """How many jobs wait now."""

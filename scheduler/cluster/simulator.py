@@ -3,7 +3,9 @@
 Events are job submissions, job completions and reservation ends.  At one instant completions
 are handled first (an early end gives the unused rest of the job's block back to the profile),
 then reservation ends, then arrivals in queue order (submit time, job id); then the policy
-decides, once, which queued jobs start.  Time is integer seconds, as in the trace.
+decides, once, which queued jobs start.  Its decision is told whether anything but arrivals
+happened (``changed``): a completion, a reservation end, or a reservation granted since its
+last decision (:meth:`Simulator.insert_reservation`).  Time is integer seconds, as in the trace.
 
 :class:`Simulator` can be driven step by step — ``run(until=T)`` stops after the events at
 ``T`` so that slot advertisement, pricing or a workflow manager can read the plan
@@ -99,6 +101,8 @@ class Simulator:
         self._early: dict[int, tuple[tuple[int, int], ...]] = {}
         for r in resv:
             self.add_reservation(r)
+        #: a reservation was granted since the policy's last decision (see add_reservation)
+        self._granted = False
         state = ClusterState(
             procs, self.profile, self.procs, self.estimate, self.submit_time, self.jobs,
             self.reservation_ends, estimates,
@@ -150,6 +154,10 @@ class Simulator:
             ) from None
         self.reservations.append(r)
         heapq.heappush(self.reservation_ends, r.end)
+        # the next decision is told the plan changed: a block ahead can move a queued job's
+        # planned start later (EASY's head: its shadow time), letting others backfill that
+        # did not fit before; arrivals alone never do that
+        self._granted = True
 
     def move_to(self, t: int) -> None:
         """Set the clock to ``t`` when no event lies in ``(now, t]`` (after ``run(until=t)``
@@ -386,6 +394,7 @@ class Simulator:
         n_trace = self._trace_jobs
         a = self._next_arrival
         busy = self.busy
+        granted = self._granted
         limit = _INF if until is None else until
         instants = 0
         try:
@@ -407,7 +416,8 @@ class Simulator:
                     advance(t)  # forget the steps that are over
                 else:
                     times[0] = t
-                changed = False
+                changed = granted
+                granted = False
                 while completions and completions[0][0] == t:
                     k = heappop(completions)[1]
                     n = procs[k]
@@ -447,6 +457,7 @@ class Simulator:
                     progress(a / n_trace if n_trace else 1.0, f"{a} of {n_trace} jobs submitted")
         finally:
             self._next_arrival = a
+            self._granted = granted
             self.busy = busy
             self.now = times[0]
 

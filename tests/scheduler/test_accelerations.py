@@ -4,6 +4,12 @@ Driven by the registry itself (scheduler/cluster/registry.py): a newly registere
 acceleration is checked here without a line of test code.  The deep checks — real traces,
 samples, cancellation, the runs an acceleration must decline — are in test_cluster_loop.py;
 the quote kernels' in test_pricing_*_fast.py and test_native_kernel.py.
+
+The registry's EASY and FCFS are also written exactly in the public policy API (a first come
+first served priority with one reservation, or without backfilling: docs/policies.md); the
+generic priority engine re-examines the whole queue at every decision, so the registry's
+classes and their quote kernels must agree with it job by job — here in pricing's live
+simulation, where reservations are granted mid-run and given back early.
 """
 
 from __future__ import annotations
@@ -13,8 +19,9 @@ import os
 import pytest
 
 from scheduler._native import load_compiled
-from scheduler.cluster import BUILTIN, Simulator, prepare_jobs
+from scheduler.cluster import BUILTIN, Simulator, prepare_jobs, registry
 from scheduler.pricing.plan import PLANNERS
+from scheduler.pricing.workload import PricingRun, run_pricing, split_reservations
 from scheduler.traces.lublin import generate_lublin99
 
 WHOLE_RUNS = [
@@ -54,3 +61,65 @@ def test_every_quote_family_has_a_kernel() -> None:
     kernel), so a quote never falls through to a family nobody implements."""
     families = {e.quote for e in BUILTIN.values()} - {None}
     assert families and families <= set(PLANNERS) | {"depth"}
+
+
+#: registry policy -> its exact form in the public API: a priority policy by submit time
+#: (ties: queue order) with this class attribute (docs/policies.md, "exactly EASY")
+PUBLIC_FORMS = {"easy": "reservations = 1", "fcfs": "backfill = False"}
+FIRST_COME = """from scheduler.policies import PriorityPolicy
+
+
+class FirstCome(PriorityPolicy):
+    {attribute}
+
+    def priority(self, job, now):
+        return -job.submit
+"""
+USER_REF = "user:00000000a11e"
+
+#: (jobs, processors, seed = split of the reservations, fraction reserving): generated traces
+#: (Lublin & Feitelson 2003, requested estimates).  The first is the smallest found where
+#: EASY's class, before the simulator told it of granted reservations, kept its "arrivals
+#: only: examine the newcomers" shortcut after a reservation had moved its head's shadow time
+#: later: job 12 backfilled at 18863 (the next release) instead of 18707 (the next arrival)
+LIVE_CASES = [(30, 16, 1, 0.3), (40, 64, 7, 0.3), (120, 32, 2, 0.2)]
+
+
+def _first_difference(jobs, seed: int, fraction: float, a: PricingRun, b: PricingRun) -> str:
+    """The first job (trace number) whose start differs between two pricing runs, or ''."""
+    best, _ = split_reservations(jobs, fraction, seed)
+    for job, wa, wb in zip(best, a.best_effort_waits, b.best_effort_waits, strict=True):
+        if wa != wb:
+            return (
+                f"best-effort job {job.job_id} (submitted {job.submit}) starts at "
+                f"{job.submit + wa} under the registry's policy, {job.submit + wb} written"
+            )
+    for ra, rb in zip(a.reservations, b.reservations, strict=True):
+        if (ra.start, ra.f) != (rb.start, rb.f):
+            return (
+                f"reservation of job {ra.job_id} (asked at {ra.submit}): start {ra.start} "
+                f"price {ra.f} under the registry's policy, start {rb.start} price {rb.f} written"
+            )
+    return ""
+
+
+@pytest.mark.parametrize("policy", sorted(PUBLIC_FORMS))
+@pytest.mark.parametrize(("jobs", "procs", "seed", "fraction"), LIVE_CASES)
+def test_pricing_live_runs_equal_the_policy_written_in_the_public_api(
+    policy, jobs, procs, seed, fraction, tmp_path, monkeypatch
+) -> None:
+    path = tmp_path / "first_come.py"
+    path.write_text(FIRST_COME.format(attribute=PUBLIC_FORMS[policy]))
+    monkeypatch.setitem(registry._USER_POLICIES, USER_REF, f"{path}:FirstCome")
+    trace = generate_lublin99(jobs=jobs, procs=procs, seed=seed)
+    sim_jobs, _ = prepare_jobs(trace.jobs, procs, "requested")
+    for alpha in (0.0, 1.0):
+        runs = [
+            run_pricing(sim_jobs, procs, p, alpha=alpha, fraction=fraction, seed=seed)
+            for p in (policy, USER_REF)
+        ]
+        assert _first_difference(sim_jobs, seed, fraction, *runs) == "", (policy, alpha)
+        assert runs[0].reservations == runs[1].reservations
+        assert runs[0].best_effort_waits == runs[1].best_effort_waits
+        if alpha == 0:  # some slot does move queued jobs (not only free holes)
+            assert any(r.f > 0 for r in runs[0].reservations)

@@ -14,6 +14,8 @@ from scheduler.cluster import (
     prepare_jobs,
     simulate,
 )
+from scheduler.cluster.registry import resolve
+from scheduler.policies import PriorityPolicy
 from scheduler.traces.swf import SWFJob
 
 H = 3600
@@ -230,6 +232,37 @@ def test_stepping_and_on_the_fly_submission():
     # EASY: at 40 it heads the queue with shadow time 70 (when J3 ends); J4 and J5 cannot
     # backfill without delaying it
     assert sim.jobs[k].submit == 30 and sim.start[k] == 70
+
+
+class _FirstComeEasy(PriorityPolicy):
+    """EASY written in the public policy API (docs/policies.md)."""
+
+    reservations = 1
+
+    def priority(self, job, now):  # type: ignore[no-untyped-def]
+        return -job.submit
+
+
+@pytest.mark.parametrize("policy", ["easy", _FirstComeEasy])
+def test_a_granted_reservation_lets_easy_backfill_at_the_next_arrival(policy):
+    """Mu'alem & Feitelson's EASY re-examines the queue at every event.  A reservation granted
+    mid-run can move the head's shadow time later, so a job that could not backfill before
+    may at the next event, even one with arrivals only (nothing freed)."""
+    jobs = [
+        SimJob(0, 1, 0, 100, 100, 2),  # runs over [0, 100)
+        SimJob(1, 2, 0, 50, 50, 4),  # the head: shadow time 100
+        SimJob(2, 3, 0, 150, 150, 2),  # ends at 150 > 100: would delay the head
+        SimJob(3, 4, 20, 10, 10, 3),  # arrives at 20: an event with arrivals only
+    ]
+    sim = Simulator(jobs, 4, resolve(policy))
+    sim.run(until=10)
+    assert sim.start == [0, -1, -1, -1]
+    # 2 processors over [100, 300): the head fits only from 300 on, so job 3 (on the 2
+    # processors left now, to 170) no longer delays it: it starts at the arrival at 20, not
+    # at the next release (100); job 4 waits for the head (3 processors free from 350)
+    sim.insert_reservation(Reservation(100, 200, 2), now=10)
+    sim.run()
+    assert sim.start == [0, 300, 20, 350]
 
 
 def assert_no_overcommit(result, procs, reservations=()):
