@@ -54,7 +54,7 @@ THESIS_LAYERED = {"tasks": 100, "levels": 10, "mean_runtime": 1000.0}
 #: their trend claims are read along the whole curve.  Each point costs one run of the preset
 #: (50 submissions, about 1–2 min on one free core): the presets' declared minutes count every
 #: point (greedy Figures 54 and 55 took 370 s and 354 s on a machine loaded 6-fold, 2026-11-29).
-#: * Figures 14 (SDSC) and 16 were measured under ``nice -n 19`` on 2 cores at load 6–17: their
+#: * Figures 14 and 16 were measured under ``nice -n 19`` on 2 cores at load 6–17: their
 #: wall time is 8–12 times their CPU time, so on a free machine they take a tenth of it.
 SIZE_SWEEP = Sweep("tasks", (100, 200, 300, 400),
                    "the figure's x axis: workflows of 100–400 tasks (depth √n)")  # fmt: skip
@@ -259,7 +259,7 @@ class Provisioning(ExperimentKind):
                "As in thesis Figure 14 on CTC-SP2: α = 0 and 1; sweep 'tasks' 100–400",
                {"procs": "430", "mean_procs": 22.0, "levels": 0, "alphas": "0,1",
                 "report_alpha": 1.0},
-               traces=("CTC-SP2",), minutes=10.0,
+               traces=("CTC-SP2",), minutes=58.0,  # its sweep: 3,484 s wall, 629 s CPU *
                published=of("provisioning", "thesis-fig14-ctc"), sweep=SIZE_SWEEP),
         Preset("thesis-fig14-sdsc",
                "As in thesis Figure 14 on SDSC-SP2: α = 0 and 1; sweep 'tasks' 100–400",
