@@ -52,7 +52,8 @@ reproductions (report, claims, passes)
     ``reference_rows``, ``fetch_hint``, ``trace_matches``, ``published_text``, ``value_text``,
     ``VERDICTS``, ``NOT_RUN``, ``claim_deviations``, ``set_pass_workers``,
     ``reproduce_in_process``, ``build_reproduce_report``, ``merge_reproduce_reports``,
-    ``write_reproduce_report``, ``svg_chart``
+    ``write_reproduce_report``, ``svg_chart``, ``claim_curve_svg``, ``sweep_points``,
+    ``sweep_of``, ``NEEDS_SWEEP``
 scheduling policies (the one registry of the cluster policies)
     ``scheduling_policy_choices``, ``resolve_scheduling_policy``, ``scheduling_policy_label``,
     ``SchedulingPolicyError``
@@ -172,6 +173,9 @@ _LAZY: dict[str, tuple[str, str]] = {
             "reproductions",
             "trace_matches",
             "value_text",
+            "sweep_points",
+            "sweep_of",
+            "NEEDS_SWEEP",
         )
     },
     "reproduction_verdict": ("scheduler.experiments.reproduce", "verdict"),
@@ -183,6 +187,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "merge_reproduce_reports": ("scheduler.experiments.reproduce_report", "merge_reports"),
     "write_reproduce_report": ("scheduler.experiments.reproduce_report", "write_report"),
     "svg_chart": ("scheduler.experiments.reproduce_report", "svg_chart"),
+    "claim_curve_svg": ("scheduler.experiments.reproduce_report", "claim_curve_svg"),
     # scheduling policies: the registry
     "scheduling_policy_choices": ("scheduler.cluster.registry", "policy_choices"),
     "resolve_scheduling_policy": ("scheduler.cluster.registry", "resolve"),

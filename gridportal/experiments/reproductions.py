@@ -3,8 +3,13 @@ beside the published values, the engine's verdict, and starting runs of them.
 
 A run "is" a reproduction when its kind and (validated) parameters equal the preset's, and its
 traces are the archive logs the preset names: so a preset started from the experiment form, a
-sweep point or the Reproductions page all count.  The verdict is computed by the engine
-(:mod:`scheduler.experiments.reproduce`); nothing here interprets numbers.
+sweep point or the Reproductions page all count.  A preset that reproduces a curve (a figure
+sweep, :class:`scheduler.experiments.base.Sweep`) is judged on its run plus the user's latest
+run at every point of the curve: Run starts those points as one portal sweep, and until each
+point has a result the claims read along the curve are "not measured" and the page shows the
+project's last recorded verdict and curve (``docs/reproductions.json``).  The verdict is
+computed by the engine (:mod:`scheduler.experiments.reproduce`); nothing here interprets
+numbers.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.db import transaction
 
 from gridportal.inputs.models import Trace
 from gridportal.ownership import visible_to
@@ -24,6 +30,7 @@ from scheduler import engine
 from .models import Experiment
 from .results import stored_view
 from .services import experiment_create
+from .sweeps import sweep_create
 
 PREFIX = "Reproduction: "
 
@@ -39,6 +46,12 @@ class Row:
     checks: list[dict[str, Any]]
     traces: list[Trace]
     missing: list[str]
+    #: A figure sweep's points: (value, the latest succeeded run, a newer queued/running one).
+    points: tuple[tuple[Any, Experiment | None, Experiment | None], ...] = ()
+
+    @property
+    def points_done(self) -> int:
+        return sum(1 for _, done, _ in self.points if done is not None)
 
     @property
     def runnable(self) -> bool:
@@ -55,6 +68,14 @@ class Row:
             "active_experiment": self.latest_active.pk if self.latest_active else None,
             "active_progress": self.latest_active.progress if self.latest_active else None,
             "active_status": self.latest_active.status if self.latest_active else None,
+            "sweep_points": [
+                {
+                    "value": value,
+                    "experiment": done.pk if done else None,
+                    "active_experiment": active.pk if active else None,
+                }
+                for value, done, active in self.points
+            ],  # fmt: skip
             "missing_traces": self.missing,
             "needs": [engine.fetch_hint(n) for n in self.missing],
         }
@@ -112,11 +133,15 @@ def _runs_of(user, *kinds: str):
 
 
 def latest_runs(
-    user, rep: engine.Reproduction, runs: list[Experiment] | None = None
+    user,
+    rep: engine.Reproduction,
+    runs: list[Experiment] | None = None,
+    clean: dict[str, Any] | None = None,
 ) -> tuple[Experiment | None, Experiment | None]:
     """The user's newest succeeded run of the preset, and a newer queued/running one if any
-    (``runs``: the user's runs of the preset's kind, read once for the kind's presets)."""
-    clean = rep.params()
+    (``runs``: the user's runs of the preset's kind, read once for the kind's presets;
+    ``clean``: other parameters than the preset's, e.g. a point of its figure sweep)."""
+    clean = rep.params() if clean is None else clean
     if runs is None:
         runs = _runs_of(user, rep.kind.name)
     done = active = None
@@ -133,7 +158,8 @@ def latest_runs(
 
 def reproduction_rows(*, user, kind: str | None = None) -> list[Row]:
     """Every preset with claims (of one kind), with the user's latest run; cross-run claims
-    are checked against the user's latest runs of the other presets."""
+    are checked against the user's latest runs of the other presets, and claims along a
+    figure sweep against the user's latest run at each of its points."""
     found = []
     results: dict[str, dict[str, Any]] = {}
     wanted = engine.reproductions(kind)
@@ -148,15 +174,31 @@ def reproduction_rows(*, user, kind: str | None = None) -> list[Row]:
     for rep in reps:
         traces, missing = _user_traces(user, rep.preset.traces, mine)
         done, active = latest_runs(user, rep, runs_of[rep.kind.name])
+        points = tuple(
+            (value, *latest_runs(user, rep, runs_of[rep.kind.name], clean))
+            for value, clean in engine.sweep_points(rep)
+        )
         if done is not None:
-            results[rep.key] = stored_view(done.pk)
+            results[rep.key] = _with_sweep(rep, stored_view(done.pk), points)
+        if active is None:  # the row shows a point still running as its active run
+            active = next((a for _, _, a in points if a is not None), None)
         if rep.key in keys:
-            found.append((rep, done, active, traces, missing))
+            found.append((rep, done, active, traces, missing, points))
     rows = []
-    for rep, done, active, traces, missing in found:
+    for rep, done, active, traces, missing, points in found:
         verdict, checks = engine.reproduction_verdict(rep.preset, results.get(rep.key), results)
-        rows.append(Row(rep, done, active, verdict, [c.as_json() for c in checks], traces, missing))
+        rows.append(Row(rep, done, active, verdict, [c.as_json() for c in checks], traces,
+                        missing, points))  # fmt: skip
     return rows
+
+
+def _with_sweep(rep: engine.Reproduction, result: dict[str, Any] | None, points) -> dict | None:
+    """The preset's Result with its figure sweep (``result["sweep"]``) when every point of it
+    has a succeeded run; as it is otherwise."""
+    if result is None or not points or any(done is None for _, done, _ in points):
+        return result
+    sweep = engine.sweep_of(rep, [stored_view(done.pk) for _, done, _ in points])
+    return {**result, "sweep": sweep} if sweep is not None else result
 
 
 def row_checks(row: Row) -> list[dict[str, Any]]:
@@ -192,19 +234,23 @@ def _find(kind: str, preset: str) -> engine.Reproduction:
 
 def reproduction_run(*, user, kind: str, preset: str, seed: int = 0) -> Experiment:
     """Start one reproduction on the user's copies of its traces (ValidationError saying how
-    to get a missing one: upload it on the Traces page, or ``manage.py fetch_trace``)."""
+    to get a missing one: upload it on the Traces page, or ``manage.py fetch_trace``).  A
+    preset with a figure sweep also starts a portal sweep over its points (identical runs,
+    the preset's own point among them, are reused, not run twice)."""
     rep = _find(kind, preset)
     traces, missing = _user_traces(user, rep.preset.traces)
     if missing:
         raise ValidationError({"traces": [engine.fetch_hint(n) for n in missing]})
-    return experiment_create(
-        owner=user,
-        kind=rep.kind.name,
-        params=rep.preset.params,
-        traces=traces,
-        seed=seed,
-        name=f"{PREFIX}{rep.kind.name} / {rep.preset.name}",
-    )
+    name = f"{PREFIX}{rep.kind.name} / {rep.preset.name}"
+    with transaction.atomic():
+        exp = experiment_create(owner=user, kind=rep.kind.name, params=rep.preset.params,
+                                traces=traces, seed=seed, name=name)  # fmt: skip
+        sweep = rep.preset.sweep
+        if sweep is not None:
+            sweep_create(owner=user, kind=rep.kind.name, params=rep.preset.params,
+                         traces=traces, seed=seed, name=f"{name} (figure sweep)",
+                         vary=[{"param": sweep.param, "values": list(sweep.values)}])  # fmt: skip
+    return exp
 
 
 def reproduction_run_all(*, user, kind: str | None = None) -> tuple[list[Experiment], list[str]]:
@@ -319,3 +365,25 @@ def reference_board(path: Path | None = None) -> dict | None:
     except (KeyError, TypeError):
         return None
     return ref
+
+
+def check_key(preset_key: str, check: dict[str, Any]) -> tuple[str, str, str, str]:
+    """What names one check of a preset: its claim's quote, the metric and published points."""
+    points = json.dumps(check.get("points") or [])
+    return (preset_key, str(check.get("claim")), str(check.get("metric")), points)
+
+
+def recorded_checks(path: Path | None = None) -> dict[tuple[str, str, str, str], dict[str, Any]]:
+    """The committed scoreboard's checks by :func:`check_key`: what the
+    project last recorded for a claim (its verdict, value and curve), shown on the page
+    beside a claim the user has not measured; empty when the scoreboard is absent."""
+    data = reference_report(path)
+    out: dict[tuple[str, str, str, str], dict[str, Any]] = {}
+    for row in (data or {}).get("rows") or []:
+        if not isinstance(row, dict):
+            continue
+        key = f"{row.get('kind')}/{row.get('preset')}"
+        for c in row.get("checks") or []:
+            if isinstance(c, dict) and c.get("verdict") not in (engine.NOT_RUN, "not measured"):
+                out.setdefault(check_key(key, c), c)
+    return out

@@ -13,9 +13,12 @@ from django.http import JsonResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from gridportal.experiments.reproductions import (
+    check_key,
+    recorded_checks,
     reference_board,
     reproduction_board,
     reproduction_run,
@@ -49,13 +52,32 @@ SHOWN = (
 )  # fmt: skip  (engine.VERDICTS, written out: reading it would load the catalogue at start-up)
 
 
-def _check_view(check: dict) -> dict:
-    return {
+def _check_view(check: dict, row=None, recorded: dict | None = None) -> dict:
+    """One claim's row: published and ours in words; a claim read along a figure sweep drawn
+    as its curve; one this user has not measured with the project's last recorded verdict and
+    value (and curve) beside it."""
+    x_label = row.rep.preset.sweep.param if row is not None and row.rep.preset.sweep else ""
+    view = {
         **check,
         "published_text": than_in_words(engine.published_text(check), check.get("than")),
         "ours_text": engine.value_text(check.get("ours")),
         "css": check["verdict"].replace(" ", "-"),
+        "curve": mark_safe(engine.claim_curve_svg(check, x_label)),  # numbers; names escaped
     }
+    if recorded is not None and row is not None and check["verdict"] in NOT_MEASURED:
+        seen = recorded.get(check_key(row.rep.key, check))
+        if seen is not None:
+            view["recorded"] = {
+                "verdict": seen["verdict"],
+                "css": str(seen["verdict"]).replace(" ", "-"),
+                "ours_text": engine.value_text(seen.get("ours")),
+                "curve": mark_safe(engine.claim_curve_svg(seen, x_label)),
+            }
+    return view
+
+
+#: A claim the user's runs do not measure (yet): the page shows the recorded one beside it.
+NOT_MEASURED = ("not measured", "not run")
 
 
 def _context(request) -> dict:
@@ -64,9 +86,10 @@ def _context(request) -> dict:
         kind = None
     want = request.GET.get("verdict") or ""
     board = reproduction_board(user=request.user, kind=kind)
+    recorded = recorded_checks()
     items = []
     for row in board["rows"]:
-        checks = [_check_view(c) for c in row_checks(row)]
+        checks = [_check_view(c, row, recorded) for c in row_checks(row)]
         items.append({
             "row": row,
             "checks": checks,

@@ -54,6 +54,8 @@ THESIS_LAYERED = {"tasks": 100, "levels": 10, "mean_runtime": 1000.0}
 #: their trend claims are read along the whole curve.  Each point costs one run of the preset
 #: (50 submissions, about 1–2 min on one free core): the presets' declared minutes count every
 #: point (greedy Figures 54 and 55 took 370 s and 354 s on a machine loaded 6-fold, 2026-11-29).
+#: * Figures 14 and 16 were measured under ``nice -n 19`` on 2 cores at load 6–17: their
+#: wall time is 8–12 times their CPU time, so on a free machine they take a tenth of it.
 SIZE_SWEEP = Sweep("tasks", (100, 200, 300, 400),
                    "the figure's x axis: workflows of 100–400 tasks (depth √n)")  # fmt: skip
 CTC_PROCS_SWEEP = Sweep("mean_procs", (3.0, 10.0, 20.0, 30.0),
@@ -377,13 +379,13 @@ class Provisioning(ExperimentKind):
                "As in thesis Figure 14 on CTC-SP2: α = 0 and 1; sweep 'tasks' 100–400",
                {"procs": "430", "mean_procs": 22.0, "levels": 0, "alphas": "0,1",
                 "report_alpha": 1.0},
-               traces=("CTC-SP2",), minutes=10.0,
+               traces=("CTC-SP2",), minutes=58.0,  # its sweep: 3,484 s wall, 629 s CPU *
                published=of("provisioning", "thesis-fig14-ctc"), sweep=SIZE_SWEEP),
         Preset("thesis-fig14-sdsc",
                "As in thesis Figure 14 on SDSC-SP2: α = 0 and 1; sweep 'tasks' 100–400",
                {"procs": "128", "mean_procs": 6.0, "levels": 0, "alphas": "0,1",
                 "report_alpha": 1.0},
-               traces=("SDSC-SP2",), minutes=10.0,
+               traces=("SDSC-SP2",), minutes=47.0,  # its sweep: 2,791 s wall, 288 s CPU *
                published=of("provisioning", "thesis-fig14-sdsc"), sweep=SIZE_SWEEP),
         Preset("thesis-fig15-ctc",
                "As in thesis Figure 15 on CTC-SP2: α = 0 and 1; sweep 'mean_procs' 3–30",
@@ -400,13 +402,13 @@ class Provisioning(ExperimentKind):
                "As in thesis Figure 16 on CTC-SP2: α = 0.5; sweep 'load_p' 0–0.33 (63–88 %) "
                "and 'mean_procs'",
                {"procs": "430", "mean_procs": 22.0, "alphas": "0.5", **THESIS_LAYERED},
-               traces=("CTC-SP2",), minutes=6.0,
+               traces=("CTC-SP2",), minutes=40.0,  # sweep: 2,365 s wall, 184 s CPU *
                published=of("provisioning", "thesis-fig16-ctc"), sweep=LOAD_SWEEP),
         Preset("thesis-fig16-sdsc",
                "As in thesis Figure 16 on SDSC-SP2: α = 0.5; sweep 'load_p' (the cleaned trace "
                "starts at 83 %)",
                {"procs": "128", "mean_procs": 6.0, "alphas": "0.5", **THESIS_LAYERED},
-               traces=("SDSC-SP2",), minutes=6.0,
+               traces=("SDSC-SP2",), minutes=42.0,  # sweep: 2,476 s wall, 225 s CPU *
                published=of("provisioning", "thesis-fig16-sdsc"), sweep=SDSC_LOAD_SWEEP),
         Preset("thesis-fig18-cybershake",
                "As in thesis Figure 18: CyberShake on CTC-SP2 (430), α = 0.5; sweep 'load_p' "

@@ -313,19 +313,19 @@ class ProvisioningImpact(ExperimentKind):
                "Singh, Kesselman & Deelman 2005, Figure 7: "
                "every request for the original Montage, three policies",
                {**SEED003, "families": "original", "figure7": True},
-               traces=("SDSC-SP2",), minutes=25.0, spread=SUBMIT_SPREAD,  # 10 runs, 1,408 s loaded
+               traces=("SDSC-SP2",), minutes=31.0, spread=SUBMIT_SPREAD,  # 1,812 s at load 6-17
                published=of("provisioning-impact", "seed003-fig7")),
         Preset("seed003-fig8",
                "Singh, Kesselman & Deelman 2005, Figure 8: "
                "fixed clusters per level (Table 1), three policies",
                {**SEED003, "families": "clusters-per-level", "figure7": False},
-               traces=("SDSC-SP2",), minutes=10.0,
+               traces=("SDSC-SP2",), minutes=14.0,  # 822 s at load 6-17
                published=of("provisioning-impact", "seed003-fig8")),
         Preset("seed003-fig9",
                "Singh, Kesselman & Deelman 2005, Figure 9: "
                "fixed tasks per cluster (Table 2), three policies",
                {**SEED003, "families": "tasks-per-cluster", "figure7": False},
-               traces=("SDSC-SP2",), minutes=10.0,
+               traces=("SDSC-SP2",), minutes=16.0,  # 907 s at load 6-17
                published=of("provisioning-impact", "seed003-fig9")),
         Preset("seed003-fig10-11",
                "Singh, Kesselman & Deelman 2005, Figures 10–11: "

@@ -58,6 +58,9 @@ __all__ = [
     "DEPENDS",
     "UNCOUNTED",
     "honest_rate",
+    "sweep_points",
+    "sweep_of",
+    "NEEDS_SWEEP",
 ]
 
 REPRODUCED, SAME_SHAPE, DIFFERS = "reproduced", "same shape", "differs"
@@ -73,6 +76,12 @@ _RANK = {REPRODUCED: 0, SAME_SHAPE: 1, DEPENDS: 2, DIFFERS: 3}
 #: Verdicts shown but never counted, with the field of the claim that says why.
 UNCOUNTED = {FITTED: "fitted", BY_CONSTRUCTION: "by_construction", CONSTANT: "constant",
              BLOCKED: "blocked"}  # fmt: skip
+
+#: Why a claim read along a figure's sweep is not measured on one run of the preset.
+NEEDS_SWEEP = (
+    "needs the figure's sweep: a run at every point (`python -m scheduler reproduce --preset "
+    "NAME`, `make reproduce`, or Run on the Reproductions page, which starts the points)"
+)
 
 Number = float
 Series = list[tuple[Any, float]]
@@ -285,6 +294,8 @@ def _tolerance(e: Expectation, published: float) -> float:
 
 def _base_check(e: Expectation, result: dict[str, Any], others: dict[str, Any] | None) -> Check:
     ours = read_metric(result, e.metric)
+    if ours is None and e.metric.startswith("sweep/") and "sweep" not in result:
+        return Check(e, NOT_MEASURED, None, NEEDS_SWEEP)
     if ours is None:
         return Check(e, NOT_MEASURED, None, f"the result has no {e.metric!r}")
     if e.shape:
@@ -743,15 +754,36 @@ def _run_sweep(
 ) -> dict[str, Any]:
     """Run the preset at every point of its figure's sweep (the preset's own point reuses
     ``result``) and keep, per point, the metrics its claims read."""
-    sweep = rep.preset.sweep
-    assert sweep is not None
     own = rep.params()
-    runs = []
-    for value in sweep.values:
-        params = {**rep.preset.params, sweep.param: value}
-        same = rep.kind.validate(params) == own
-        one = result if same else run_experiment(rep.kind.name, params, inputs, seed=seed)
-        runs.append({"value": value, "metrics": spread_metrics(rep.preset, one)})
+    results = [
+        result if params == own else run_experiment(rep.kind.name, params, inputs, seed=seed)
+        for _, params in sweep_points(rep)
+    ]
+    sweep = sweep_of(rep, results)
+    assert sweep is not None
+    return sweep
+
+
+def sweep_points(rep: Reproduction) -> list[tuple[Any, dict[str, Any]]]:
+    """The points of the preset's figure sweep: (value, the parameters as a run stores them,
+    i.e. validated) per value of the swept parameter; empty for a preset without a sweep.  The
+    portal matches a user's runs against these to judge the sweep's claims."""
+    sweep = rep.preset.sweep
+    if sweep is None:
+        return []
+    return [(value, rep.kind.validate({**rep.preset.params, sweep.param: value}))
+            for value in sweep.values]  # fmt: skip
+
+
+def sweep_of(rep: Reproduction, results: list[dict[str, Any] | None]) -> dict[str, Any] | None:
+    """The Result's ``sweep`` from one Result per point of :func:`sweep_points` (in order):
+    the sweep's declaration and, per point, the metrics the claims read; None when a point
+    has no Result (its claims on ``sweep/…`` are then not measured)."""
+    sweep = rep.preset.sweep
+    if sweep is None or len(results) != len(sweep.values) or any(r is None for r in results):
+        return None
+    runs = [{"value": value, "metrics": spread_metrics(rep.preset, one)}
+            for value, one in zip(sweep.values, results, strict=True)]  # fmt: skip
     return {**sweep.as_json(), "runs": runs}
 
 

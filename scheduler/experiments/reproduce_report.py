@@ -57,6 +57,7 @@ __all__ = [
     "report_markdown",
     "write_report",
     "in_process",
+    "claim_curve_svg",
 ]
 
 NEEDS_TRACE, SKIPPED, ERROR, RAN = "needs trace", "skipped", "error", "run"
@@ -694,3 +695,21 @@ def svg_chart(spec: dict[str, Any], reference: list[dict[str, Any]] = (), w=480,
         out.append(f"<text x='{L + 6}' y='{T + 12 + 12 * k}' fill='{colour}'>{_esc(name)}</text>")
     out.append("</svg>")
     return "".join(out)
+
+
+def claim_curve_svg(check: dict[str, Any], x_label: str = "", w: int = 320, h: int = 180) -> str:
+    """A claim read along a figure's sweep (``"sweep/…"``) as a small SVG line chart: our
+    values at every point, and the published points dashed; '' when the check holds no such
+    curve (a number, fewer than two points, or not measured)."""
+    ours = check.get("ours")
+    if not str(check.get("metric", "")).startswith("sweep/") or not isinstance(ours, list):
+        return ""
+    points = [list(p) for p in ours if isinstance(p, (list, tuple)) and len(p) == 2]
+    if len(points) < 2:
+        return ""
+    name = str(check["metric"]).partition("/")[2]
+    spec = {"type": "line", "x": {"label": x_label or "sweep"}, "y": {"label": name},
+            "series": [{"name": f"ours: {name}", "points": points}]}  # fmt: skip
+    published = [list(p) for p in check.get("points") or []]
+    reference = [{"name": "published", "points": published}] if published else []
+    return svg_chart(spec, reference, w=w, h=h)

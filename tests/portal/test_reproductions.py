@@ -458,3 +458,78 @@ def test_the_page_lists_every_verdict_of_the_engine():
     from gridportal.web.reproductions import SHOWN
 
     assert tuple(SHOWN) == tuple(engine.VERDICTS)
+
+
+def test_a_figure_sweep_runs_from_the_page_and_its_claims_read_the_curve(
+    client, alice, monkeypatch
+):
+    """A preset that reproduces a curve: Run starts its run and a portal sweep over the
+    figure's points (the preset's own point is that run, not a second one); until every point
+    has a result the claim along the curve is 'not measured', saying it needs the sweep; then
+    it is judged on the curve, drawn on the page.  (The usage-policy testbed, 1.4 s a run,
+    stands in for the MOGA figures, about a minute a point.)"""
+    from gridportal.experiments.models import Sweep as SweepModel
+    from gridportal.experiments.reproductions import reproduction_run
+    from scheduler.experiments.base import Expectation, Preset, Sweep, get_kind
+
+    kind = get_kind("usage-policy")
+    base = kind.preset("seed004-testbed")
+    own = base.params["site_cpus"]
+    falls = Expectation("Dumitrescu, Wilde & Foster 2005, slide 26, Comparison Results",
+                        "sweep/rm-condor.ARU", "RM/Condor 0.16 0.16 73.2", shape="decreasing",
+                        cause="a test")  # fmt: skip
+    swept = Preset(
+        "swept-testbed",
+        "testbed over its site size",
+        dict(base.params),
+        published=(falls,),
+        sweep=Sweep("site_cpus", (200, own), "two sizes"),
+    )
+    monkeypatch.setattr(kind, "presets", (*kind.presets, swept))
+    key = "usage-policy/swept-testbed"
+
+    def row():
+        return rows_by_key(api(alice).get("/api/reproductions/?kind=usage-policy"))[key]
+
+    main = reproduction_run(user=alice, kind="usage-policy", preset="swept-testbed")
+    (sweep,) = SweepModel.objects.filter(owner=alice)
+    points = {p.point["site_cpus"]: p.experiment_id for p in sweep.points.all()}
+    assert set(points) == {200, own} and points[own] == main.pk  # reused, not run twice
+    assert Experiment.objects.filter(owner=alice).count() == 2
+
+    experiment_execute(experiment_id=main.pk)
+    (c,) = row()["checks"]
+    assert c["verdict"] == "not measured" and c["detail"] == engine.NEEDS_SWEEP
+    assert [p["experiment"] for p in row()["sweep_points"]] == [None, main.pk]
+    assert row()["active_experiment"] == points[200]  # the page keeps polling
+
+    experiment_execute(experiment_id=points[200])
+    (c,) = row()["checks"]
+    results = {v: Experiment.objects.get(pk=pk).result["summary"]["rm-condor.ARU"]
+               for v, pk in points.items()}  # fmt: skip
+    assert c["ours"] == [[200, results[200]], [own, results[own]]]
+    assert c["verdict"] == ("reproduced" if results[200] > results[own] else "differs")
+    client.force_login(alice)
+    html = client.get("/reproductions/?kind=usage-policy").content.decode()
+    assert 'data-role="curve"' in html and "<polyline" in html
+    assert "figure sweep over site_cpus: 2 of 2 points run" in html
+
+
+def test_a_sweep_claim_not_run_shows_the_projects_last_recorded_curve(client, alice):
+    """Without the user's runs, a claim read along a figure sweep shows what the committed
+    scoreboard recorded for it: its verdict, its values and its curve."""
+    from gridportal.experiments.reproductions import REFERENCE, check_key, recorded_checks
+
+    committed = json.loads(REFERENCE.read_text())
+    recorded = recorded_checks()
+    (row,) = [r for r in committed["rows"] if r["preset"] == "thesis-fig15-ctc"]
+    (trend,) = [c for c in row["checks"] if c["metric"] == "sweep/makespan_ratio_a0"
+                and not c.get("points")]  # fmt: skip
+    assert recorded[check_key("provisioning/thesis-fig15-ctc", trend)]["ours"] == trend["ours"]
+    client.force_login(alice)
+    html = client.get("/reproductions/?kind=provisioning").content.decode()
+    start = html.index('id="repro-provisioning-thesis-fig15-ctc"')
+    end = html.find('<tr class="preset"', start + 1)
+    part = html[start : end if end > 0 else None]  # this preset's row only
+    assert 'data-role="recorded"' in part and 'data-role="recorded-curve"' in part
+    assert f'<span class="verdict {trend["verdict"].replace(" ", "-")}">' in part

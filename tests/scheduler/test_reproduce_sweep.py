@@ -4,12 +4,19 @@ one claim per published number)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from scheduler.experiments.base import Expectation, Preset, Sweep, get_kind
 from scheduler.experiments.claims import CALIBRATIONS, CLAIMS
 from scheduler.experiments.reproduce import (
+    BY_CONSTRUCTION,
+    CONSTANT,
     DIFFERS,
+    FITTED,
+    NEEDS_SWEEP,
+    NOT_MEASURED,
     REPRODUCED,
     SAME_SHAPE,
     Reproduction,
@@ -18,7 +25,11 @@ from scheduler.experiments.reproduce import (
     read_metric,
     reproductions,
     run_reproduction,
+    sweep_of,
+    sweep_points,
+    tally,
 )
+from scheduler.experiments.reproduce_report import claim_curve_svg
 
 WHERE = "thesis §4.7, Figure 15"
 
@@ -164,3 +175,67 @@ def test_cluster_sim_keeps_the_first_days_only():
     assert whole["jobs"] == len(trace.jobs) and window["jobs"] == in_3_days
     with pytest.raises(ParamError, match="days"):
         get_kind("cluster-sim").validate({**params, "days": 1e-9})
+
+
+def _swept_testbed(values=(200, None)) -> Reproduction:
+    """The usage-policy testbed with a figure sweep over its site size (None: its own)."""
+    kind = get_kind("usage-policy")
+    base = kind.preset("seed004-testbed")
+    own = base.params["site_cpus"]
+    falls = Expectation("Dumitrescu, Wilde & Foster 2005, slide 26, Comparison Results",
+                        "sweep/rm-condor.ARU", "RM/Condor 0.16 0.16 73.2", shape="decreasing",
+                        cause="a test")  # fmt: skip
+    sweep = Sweep("site_cpus", tuple(own if v is None else v for v in values), "two sizes")
+    return Reproduction(kind, Preset("swept", "t", dict(base.params), published=(falls,),
+                                     sweep=sweep))  # fmt: skip
+
+
+def test_sweep_points_are_the_presets_parameters_at_each_value_and_need_every_result():
+    rep = _swept_testbed()
+    points = sweep_points(rep)
+    assert [v for v, _ in points] == list(rep.preset.sweep.values)
+    assert points[0][1] == rep.kind.validate({**rep.preset.params, "site_cpus": 200})
+    assert points[1][1] == rep.params()  # the preset's own point: a run of the preset
+    one = {"summary": {"rm-condor.ARU": 0.5, "other": 1.0}, "charts": []}
+    assert sweep_of(rep, [one, None]) is None  # a point without its Result: no curve
+    sweep = sweep_of(rep, [one, one])
+    assert sweep["param"] == "site_cpus" and [r["value"] for r in sweep["runs"]] == [
+        200, rep.preset.params["site_cpus"]]  # fmt: skip
+    assert sweep["runs"][0]["metrics"]["rm-condor.ARU"] == 0.5
+    assert sweep_points(Reproduction(rep.kind, rep.kind.preset("seed004-testbed"))) == []
+
+
+def test_a_claim_along_the_curve_without_the_sweep_is_not_measured_and_still_counted():
+    """One run of a swept preset (the portal's main run) does not measure a claim read along
+    the curve: it says it needs the sweep, and a printed number stays in the honest rate's
+    denominator (not reproduced); measured along the curve it counts."""
+    (falls,) = _swept_testbed().preset.published
+    at_200 = replace(falls, shape="", points=((200, 0.9),), tolerance=0.05)
+    one_run = {"summary": {"rm-condor.ARU": 0.5}, "charts": []}
+    for claim_ in (falls, at_200):
+        c = check(claim_, one_run)
+        assert c.verdict == NOT_MEASURED and c.detail == NEEDS_SWEEP
+    t = tally([check(at_200, one_run).as_json()])
+    assert (t["numeric_reproduced"], t["numeric_counted"]) == (0, 1)
+    holds = sweep_result("site_cpus", {200: {"rm-condor.ARU": 0.9}, 400: {"rm-condor.ARU": 0.5}})
+    assert check(falls, holds).verdict == REPRODUCED
+    t = tally([check(at_200, holds).as_json()])
+    assert (t["numeric_reproduced"], t["numeric_counted"]) == (1, 1)
+    # fitted, constant or by construction along a curve: shown, never counted, even holding
+    for field, verdict_ in (("fitted", FITTED), ("constant", CONSTANT),
+                            ("by_construction", BY_CONSTRUCTION)):  # fmt: skip
+        c = check(replace(at_200, **{field: "a reason"}), holds)
+        assert c.verdict == verdict_, field
+        t = tally([c.as_json()])
+        assert (t["numeric_excluded"], t["numeric_counted"], t["honest_rate"]) == (1, 0, None)
+
+
+def test_a_claim_along_a_curve_is_drawn_with_the_published_points():
+    ours = [[3, 0.71], [10, 0.6], [20, 0.5], [30, 0.47]]
+    row = {"metric": "sweep/makespan_ratio_a0", "ours": ours, "points": [[3, 0.87]]}
+    svg = claim_curve_svg(row, "mean_procs")
+    assert svg.startswith("<svg") and svg.count("<polyline") == 2  # ours, published dashed
+    assert "mean_procs" in svg and "stroke-dasharray" in svg
+    assert claim_curve_svg({**row, "ours": 0.71}) == ""  # one number: no curve
+    assert claim_curve_svg({**row, "metric": "makespan-vs-alpha/Provisioned"}) == ""
+    assert claim_curve_svg({**row, "ours": None}) == ""
