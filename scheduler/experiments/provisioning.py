@@ -218,27 +218,22 @@ def versus_best_effort(
     day = [_r((s["time"] - origin) / DAY, 3) for s in subs]
     charts = [
         chart(
-            "makespan-vs-alpha", "line",
-            f"Makespan of the {what} and best-effort runs (thesis Figure {figure})",
-            x="trade-off factor α", y="makespan (h)",
+            f"{name}-vs-alpha", "line",
+            f"{title} of the {what} and best-effort runs (thesis Figure {figure})",
+            x="trade-off factor α", y=unit,
             series=[
-                series("Provisioned", [[a, _r(m, 3)] for a, m, _ in prov_m],
-                       [_r(sd, 3) or 0.0 for _, _, sd in prov_m]),
-                series("Best effort", [[a, _r(be_m, 3)] for a in alphas],
-                       [_r(be_sd, 3) or 0.0 for _ in alphas]),
+                series("Provisioned", [[a, _r(v, digits)] for a, v, _ in prov],
+                       [_r(sd, digits) or 0.0 for _, _, sd in prov]),
+                series("Best effort", [[a, _r(be, digits)] for a in alphas],
+                       [_r(be_spread, digits) or 0.0 for _ in alphas]),
             ],
-        ),
-        chart(
-            "cost-vs-alpha", "line",
-            f"Allocation cost of the {what} and best-effort runs (thesis Figure {figure})",
-            x="trade-off factor α", y="allocation cost (SU)",
-            series=[
-                series("Provisioned", [[a, _r(c, 2)] for a, c, _ in prov_c],
-                       [_r(sd, 2) or 0.0 for _, _, sd in prov_c]),
-                series("Best effort", [[a, _r(be_c, 2)] for a in alphas],
-                       [_r(be_csd, 2) or 0.0 for _ in alphas]),
-            ],
-        ),
+        )
+        for name, title, unit, digits, prov, be, be_spread in (
+            ("makespan", "Makespan", "makespan (h)", 3, prov_m, be_m, be_sd),
+            ("cost", "Allocation cost", "allocation cost (SU)", 2, prov_c, be_c, be_csd),
+        )
+    ]  # fmt: skip
+    charts.append(
         chart(
             "makespan-per-submission", "scatter",
             f"Makespan at each submission (provisioned at α = {report_alpha:g})",
@@ -253,8 +248,8 @@ def versus_best_effort(
                     if math.isfinite(plan_of(s, report_alpha)[1])
                 ]),
             ],
-        ),
-    ]  # fmt: skip
+        )
+    )  # fmt: skip
     ra = _akey(report_alpha)
     key = ["be_makespan_h", f"prov_makespan_h_{ra}", "makespan_ratio",
            "be_cost_su", f"prov_cost_su_{ra}", "cost_ratio"]  # fmt: skip

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from gridportal.sandbox import available
+from tests.browser.ui_fixtures import login
 from tests.conftest import make_swf_bytes, require
 
 pytestmark = pytest.mark.browser
@@ -25,6 +26,18 @@ class SJF(PriorityPolicy):
 '''
 
 
+def upload_policy(page, url: str, source: Path) -> str:
+    """Upload ``source`` (class SJF) on the policies page; its reference once the sandbox
+    checked it."""
+    page.goto(f"{url}/policies/")
+    assert "User policies are on" in page.inner_text("#user-policies-state")
+    page.fill("#id_class_name", "SJF")
+    page.set_input_files("#id_file", str(source))
+    page.click("#policy-upload button[type=submit]")
+    page.wait_for_url("**/policies/*/", timeout=90_000)  # checked in the sandbox meanwhile
+    return page.inner_text("#policy-ref")
+
+
 def test_upload_a_policy_and_compare_it(live_server, celery_worker, alice, page, tmp_path):
     require(available() == "", f"the sandbox cannot run here: {available()}")
     swf = tmp_path / "policy-trace.swf"
@@ -32,11 +45,7 @@ def test_upload_a_policy_and_compare_it(live_server, celery_worker, alice, page,
     source = tmp_path / "sjf.py"
     source.write_text(POLICY)
 
-    page.goto(f"{live_server.url}/login/")
-    page.fill("#id_username", "alice")
-    page.fill("#id_password", "pw-Secret-123")
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{live_server.url}/")
+    login(page, live_server.url)
 
     page.goto(f"{live_server.url}/traces/")
     page.fill("#id_name", "policy trace")
@@ -44,13 +53,7 @@ def test_upload_a_policy_and_compare_it(live_server, celery_worker, alice, page,
     page.click("#upload-form button[type=submit]")
     page.wait_for_url("**/traces/*/")
 
-    page.goto(f"{live_server.url}/policies/")
-    assert "User policies are on" in page.inner_text("#user-policies-state")
-    page.fill("#id_class_name", "SJF")
-    page.set_input_files("#id_file", str(source))
-    page.click("#policy-upload button[type=submit]")
-    page.wait_for_url("**/policies/*/", timeout=90_000)  # checked in the sandbox meanwhile
-    ref = page.inner_text("#policy-ref")
+    ref = upload_policy(page, live_server.url, source)
     assert ref.startswith("user:") and len(ref) == 17
     assert "return -job.estimate" in page.inner_text("#policy-source")
 
@@ -86,18 +89,9 @@ def test_a_sweep_compares_an_uploaded_site_policy_with_easy_and_conservative(
     require(available() == "", f"the sandbox cannot run here: {available()}")
     source = tmp_path / "sjf.py"
     source.write_text(POLICY)
-    page.goto(f"{live_server.url}/login/")
-    page.fill("#id_username", "alice")
-    page.fill("#id_password", "pw-Secret-123")
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{live_server.url}/")
+    login(page, live_server.url)
 
-    page.goto(f"{live_server.url}/policies/")
-    page.fill("#id_class_name", "SJF")
-    page.set_input_files("#id_file", str(source))
-    page.click("#policy-upload button[type=submit]")
-    page.wait_for_url("**/policies/*/", timeout=90_000)
-    ref = page.inner_text("#policy-ref")
+    ref = upload_policy(page, live_server.url, source)
 
     page.click("text=pricing")
     page.wait_for_url("**/experiments/new/**")
