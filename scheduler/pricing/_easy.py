@@ -1033,20 +1033,15 @@ def _run_depth(
     start if their processors are free over ``[t, t + planned duration)``
     (:func:`_start_fitting`).  Next instant: the next breakpoint of the profile or reserved
     start (an instant where neither more processors are free nor a reservation starts decides
-    nothing: every test that failed before fails again).  The reach of an event: ``t + 1``
-    (the free processors now), every placement's window, every passed test's window, and the
-    next instant.  ``short_now``: the per-width cache (:func:`_caches`) of the first short
-    instant from ``t``, valid while its generation is the current one and it is not before
-    the step holding ``t``.
+    nothing: every test that failed before fails again).  An event's reach: ``t + 1``, every
+    placement's and passed test's window, the next instant.  ``short_now``: :func:`_caches`.
 
-    ``mode`` 1: the no-slot plan, recording the events and the sizes of their snapshots and
-    windows; 2: the same, copying them; 3: both, copying them while they fit the buffers
-    (:func:`_record`).  ``mode`` 0: a re-plan, which returns the delay against the no-slot
-    starts, keeps its starts (``new_starts``) and the instants it decided them (placed or
-    started; ``new_sorted``, sorted, the first ones given), and stops once, at an instant from
-    ``stop`` (the slot's end) on, its state is the no-slot plan's, or from ``settle2`` on the
-    last re-plan's (:func:`_meets_a_known_plan`, with the proof; ``counts``: re-plans, events
-    played, and the two kinds of early stop)."""
+    ``mode`` 1-3 records the no-slot plan (:func:`_record`: 1 the sizes of the snapshots and
+    windows, 2 copying them, 3 both while they fit).  ``mode`` 0, a re-plan, returns the delay
+    against the no-slot starts, keeps its starts (``new_starts``) and decision instants
+    (``new_sorted``, sorted, the first ones given), and stops once, from ``stop`` (the slot's
+    end) on, its state is the no-slot plan's, or from ``settle2`` on the last re-plan's
+    (:func:`_meets_a_known_plan`, with the proof; ``counts``: re-plans, events, stops)."""
     p: _Play = views.play
     plan_sorted: cython.longlong[::1] = views.vd  # the no-slot decisions' instants, sorted
     ends: cython.longlong[::1] = views.ends
