@@ -1,109 +1,83 @@
 """The EASY and depth-K quote kernel: the price of a slot (Figure 22 of G. Singh's PhD thesis,
 USC 2008, §5.1: the delay, in processor-seconds, that inserting the slot causes to the queued
-jobs) at every candidate start of :meth:`scheduler.pricing.price.SiteQuote.price`, under EASY
-backfilling (Lifka 1995; Mu'alem & Feitelson 2001) or backfilling with a reservation depth K,
-without re-planning the whole queue for every start (which, at 200 or more queued jobs, made
-a quote take half a second at the median and seconds at the 99th percentile).
+jobs) at every candidate start of :meth:`scheduler.pricing.price.SiteQuote.price`, under
+backfilling with a reservation depth K (Chiang et al. 2002; Srinivasan et al. 2002) — EASY
+backfilling (Lifka 1995) is depth 1 (Mu'alem & Feitelson 2001), conservative backfilling
+depth ∞ — without re-planning the whole queue for every start (which, at 200 or more queued
+jobs, made a quote take half a second at the median and seconds at the 99th percentile).
 
 Plain Python *and* the source of a C extension, like :mod:`scheduler.pricing._replan`; the
 profile's steps are :mod:`scheduler.pricing._steps`' (C functions once compiled).  Times and
-processor counts must fit in 62 bits.
+processor counts must fit in 62 bits; planned durations are 1 s or more (a queue with a job
+of no duration is re-planned in full, :class:`~scheduler.pricing.price.SiteQuote`).
 
-What it computes: :func:`scheduler.pricing.plan.plan_easy` — the same decisions, in the same
-order, instant by instant (the head and each next head while it fits; then, behind the head's
-reservation at its shadow time, the waiting jobs no wider than the processors free now that fit
-now and do not take processors the head needs) — on a profile of its own.
+What it computes: :class:`scheduler.cluster.depth.BackfillDepth`'s decisions, every job
+submitted at ``now`` and running its planned duration — at each instant the reservations
+whose time has come start; while fewer than K are held, the first job holding none is placed
+at its earliest start; then the jobs holding none start in queue order where they fit now
+(:func:`_run_depth`) — on a profile of its own.  At K = 1 these are
+:func:`scheduler.pricing.plan.plan_easy`'s decisions (tests/scheduler/test_pricing_easy_fast.py).
 
 Why it is fast (exact):
 
 * the no-slot plan is played once per state (:class:`EasyQueue`), keeping at every instant
-  ("event") it visits a *snapshot* of its state (the profile, the head, the jobs still waiting)
-  and the tests its decisions rest on.  A slot ``[s, e)`` only takes ``n`` processors away
-  over ``[s, e)``: a test that failed fails with it too, and a test that passed ("``x``
-  free over ``[w0, w1)``") still passes unless the slot overlaps a *tight* step of its window,
-  one with fewer than ``n`` processors to spare (see :func:`_tight`).  The tests an event
-  passed: each start's window, each backfill's window beside the head (from its shadow time,
-  for its width + the head's), and the waiting head's window at its shadow time when a
-  backfill test read that shadow (else a later shadow changes nothing at the event: a job
-  that passed ended before it, every other one failed its fit test).  The *reach* of an event
-  for ``n`` processors (``queue.rn_for``, running maximum) is the end of the last tight step of its
-  tests: at an event whose reach is not after ``s`` — and all events before it likewise —
-  the plan with the slot takes the same decisions.  The instants the slot adds between two
-  events (``s``, ``e``) decide nothing: the no-slot profile does not change between two
-  events, so a job (or the head) that fits there with the slot fitted at the event before,
-  where it would have started.  :func:`delay` therefore restarts the plan with
-  the slot from the snapshot of the first event whose reach passes ``s`` — earlier events are
-  the no-slot plan's, their jobs keep their starts — and the slot costs 0 without re-planning
-  when no event's reach passes ``s``.  (The whole-window reach of :attr:`EasyQueue.reach`,
-  which also counts the free processors at ``t`` and the next instant, restarts earlier: it
-  is what depth K uses.)
-* from that event on, an EASY re-plan starts only at the first event where one of the
-  passed tests may really fail (:func:`_first_moved`): a slot overlapping a tight step still
-  leaves the test passing when, over the overlap, ``x + n`` processors were free.  Each
-  event keeps its tests' windows (``queue.wa``/``wb``/``wx``, see :func:`_win`) and they are
-  checked on the profile *after* the event (the next snapshot), which holds the blocks the
-  event started — never more room than when a test was read, so a pass there is a pass —
-  with ``x`` less the job's own block where it covers the window (a start's window: its
-  width; a backfill beside the head: the head's width, the window within the head's at
-  its shadow, which is checked as well).
+  ("event") it visits a *snapshot* of its state (the profile, the head, the jobs holding no
+  reservation) and the windows of the tests its decisions passed: each placement's window,
+  where the job holds its reservation, and each start's.  A slot ``[s, e)`` only takes ``n``
+  processors away over ``[s, e)``: a test that failed fails with it too.  The *reach* of an
+  event (running maximum) is the end of the last window it read (at least the next instant):
+  at an event whose reach is not after ``s`` — and all events before it likewise — the plan
+  with the slot takes the same decisions.  The instants the slot adds between two events
+  (``s``, ``e``) decide nothing: the no-slot profile does not change between two events, so
+  a job that fits there with the slot fitted at the event before, where it would have
+  started.  :func:`delay` therefore restarts the plan with the slot from the snapshot of the
+  first event whose reach passes ``s`` — earlier events are the no-slot plan's, their jobs
+  keep their starts — and the slot costs 0 without re-planning when no event's reach passes
+  ``s``.
+* from that event on, a re-plan starts only at the first event where one of the passed tests
+  may really fail (:func:`_first_moved`): each event keeps its tests' windows
+  (``queue.wa``/``wb``/``wx``, see :func:`_win`) and they are checked on the profile *after*
+  the event (the next snapshot), which holds the blocks the event placed or started — never
+  more room than when a test was read, so a pass there is a pass — for ``n`` free over
+  their overlap with the slot.
 * a re-plan stops at the first instant ``t`` from ``e`` on where its state is the no-slot
-  plan's: the jobs started are the ones the no-slot plan started before ``t``, and every job
-  whose start moved has ended in both plans.  The blocks past ``t`` and the waiting jobs are
-  then the no-slot plan's, which plays on from ``t`` as the no-slot plan does (an instant it
-  does not visit decides nothing): nobody else moves.  (:class:`Work` ``.counts``: re-plans,
-  events played, early stops.)  Likewise at the *last re-plan's* state (of the same
-  :class:`Work`; under EASY, its starts are kept, in queue order and sorted): once both
-  slots are over and every job whose start differs from it — those started before the
-  restart event at their no-slot starts included — has ended in both, with the jobs started
-  the ones it started before ``t``, the waiting jobs start as there (``.counts[3]``): the
-  plans of neighbouring candidate starts often meet long before the no-slot plan's state
-  comes back.
-* the re-plan itself is one compiled loop: per-width caches (the first instant with fewer
-  than ``n`` free, from ``t``, and from the shadow time for ``n`` + the head's width) stamped
-  with a generation that changes whenever a block is inserted or the shadow is recomputed,
-  as the planner's dicts do (a first short instant found at an earlier event holds while
-  it is not before ``t``: at most 2 comparisons per lookup); the step holding ``t`` is
-  followed, not searched; and the waiting jobs behind the head that may backfill are found
-  in two trees (least width, least duration over ranges of the queue; eight children a
-  node, :func:`_build`) that skip a range when its least width does not fit now or beside
-  the head for its shortest duration (then none of its jobs does) — the first search at an
-  event from the root, which ends it when nothing may backfill.  Compiled, the profile's
-  free counts end with a -1 past the last step, where the scan for a first short instant
-  stops (no bound check per step); it tests four steps at a time (the least of them) and
-  finds the short one of the four without a branch (:func:`_first_short`).  Under EASY the
-  cache keeps the step it found too: a backfill ends by it, which bounds the search for the
-  end of its block.  The depth-K loop does the same (its caches change
-  generation whenever a block is inserted, a placement's included, and a first short instant
-  holds from one event to the next while it is not before the step holding ``t``; they keep
-  the step found too, which bounds a backfill's block; its trees keep the one-processor jobs
-  apart, :func:`_build3`, in 32 bits, :func:`_trees3`), follows the step holding ``t`` too
-  and inserts a placement's block between the steps its earliest-start scan found.  A
-  depth-K re-plan (and an EASY one, :func:`_replan`) sets its state up from the jobs
-  decided before its restart event only (the first of the no-slot plan's decision order,
-  ``queue.order``; the trees' leaves copied whole from ``queue.leaf3``, ``queue.leaf2``).
+  plan's: as many jobs decided before ``t`` (placed or started, ``queue.dec0``, sorted
+  ``queue.vd``) as there, and every job whose start moved has ended in both plans.  The
+  blocks past ``t``, the reservations held and the waiting jobs are then the no-slot plan's,
+  which plays on from ``t`` as the no-slot plan does: nobody else moves.  Likewise at the
+  *last re-plan's* state (of the same :class:`Work`): the plans of neighbouring candidate
+  starts often meet long before the no-slot plan's state comes back.  The proof, with the
+  reservations held, is at :func:`_meets_a_known_plan`.  (:class:`Work` ``.counts``:
+  re-plans, events played, stops at either state.)
+* the re-plan itself is one compiled loop: a per-width cache (the first instant with fewer
+  than ``n`` free from ``t``, and its step) stamped with a generation that changes whenever
+  a block is inserted, a placement's included (a first short instant found at an earlier
+  event holds while it is not before the step holding ``t``: at most 2 comparisons per
+  lookup); the step holding ``t`` is followed, not searched; a placement's block is inserted
+  between the steps its earliest-start scan found, and a backfill's is bounded by the step
+  the cache found.  The waiting jobs that may start are found in binary trees over the
+  queue (least width, least duration over ranges, the one-processor jobs in trees of their
+  own, :func:`_build3`, in 32 bits, :func:`_trees3`) that skip a range when its least width
+  does not fit now for its shortest duration (then none of its jobs does).  Compiled, the
+  profile's free counts end with a -1 past the last step, where the scan for a first short
+  instant stops (no bound check per step); it tests four steps at a time (the least of them)
+  and finds the short one of the four without a branch (:func:`_first_short`).  A re-plan
+  sets its state up from the jobs decided before its restart event only (the first of the
+  no-slot plan's decision order, ``queue.order``; the trees' leaves copied whole from
+  ``queue.leaf3``).
 * a quote prices all its candidate starts in one call (:func:`prices`: the fit beside the
   base, the hole test, the re-plan), on the buffers as typed views taken once per
   :class:`Work` (:class:`_Views`: a view costs a buffer request and a format check), and the
   small C helpers are declared not to raise (no error check after each call).
 
-The same kernel plays backfilling with a reservation depth K (:func:`_run_depth`,
-``EasyQueue(..., depth=K)``) with the same snapshots and the whole-window reach: its
-placements read the profile up to the end of the window they pick, its backfills up to their
-ends.  From the first event whose reach passes ``s``, a depth-K re-plan too starts at the
-first event where a passed test may fail (:func:`_first_moved`: a placement's window, where
-the job holds its reservation, and a backfill's, both checked on the profile after the event
-with ``x`` = 0; a test that failed fails with the slot too, and the instants the slot adds
-decide nothing, as under EASY).  And it stops, like an EASY re-plan, at the no-slot plan's
-state or at the last re-plan's (its proof, with the reservations held, at
-:func:`_meets_a_known_plan`), counting decisions (a placement or a start, at the instant it is
-taken: ``queue.dec0``, sorted ``queue.vd``) rather than starts.
+Measurements behind these choices: bench/results/kernels-history.txt (EASY ran on a loop of
+its own until the depth-K loop at K = 1 was measured to give the same prices with fewer
+instructions).
 
-Measurements behind these choices: bench/results/kernels-history.txt.
-
-tests/scheduler/test_pricing_easy_fast.py checks both against
-:meth:`~scheduler.pricing.price.SiteQuote.price_naive` (Figure 22 literally), compiled and
-pure, and the no-slot plan against :func:`~scheduler.pricing.plan.plan_easy`;
-tests/scheduler/test_pricing_depth_fast.py the depth-K plan against the simulator's.
+tests/scheduler/test_pricing_easy_fast.py (K = 1) and test_pricing_depth_fast.py check the
+prices against :meth:`~scheduler.pricing.price.SiteQuote.price_naive` (Figure 22 literally),
+compiled and pure, and the no-slot plans against :func:`~scheduler.pricing.plan.plan_easy` and
+the simulator's.
 """
 
 from __future__ import annotations
@@ -151,41 +125,38 @@ MAX_DURATION = _TREE_INF - 1
 
 def _check_queue(procs: list, durs: list, capacity: int, depth: int) -> None:
     """Refuse a queue the kernel cannot plan: a job wider than the machine or of fewer than 0
-    processors, a reservation depth below 0, or (depth K) a planned duration its 32-bit
-    trees cannot hold."""
+    processors, a reservation depth below 1, or a planned duration outside 1 s ..
+    MAX_DURATION (its 32-bit trees hold durations; a job of no duration is re-planned in full
+    by :class:`~scheduler.pricing.price.SiteQuote`, see its ``_setup``)."""
     m = len(procs)
     for q in procs:
         if q > capacity:
             raise ValueError(f"a job of {q} processors never fits {capacity}")
-    if depth and m and not (min(durs) >= 0 and max(durs) <= MAX_DURATION):
+    if m and not (min(durs) >= 1 and max(durs) <= MAX_DURATION):
         raise ValueError(
-            f"planned durations must be in 0..{MAX_DURATION} s (the depth-K kernel's "
-            "trees hold them in 32 bits; the door's bound is 100 years); got "
-            f"{min(durs)}..{max(durs)}"
+            f"planned durations must be in 1..{MAX_DURATION} s (the kernel's trees hold them "
+            "in 32 bits; the door's bound is 100 years; a job of no duration is re-planned in "
+            f"full); got {min(durs)}..{max(durs)}"
         )
     if m and min(procs) < 0:
         raise ValueError(f"a job of {min(procs)} processors")
-    if depth < 0:
-        raise ValueError(f"the reservation depth must be >= 1 (0: EASY); got {depth}")
+    if depth < 1:
+        raise ValueError(f"the reservation depth must be >= 1 (1: EASY); got {depth}")
 
 
 class EasyQueue:
-    """The no-slot EASY plan of a queue, played once from the base profile's lists
-    (``base_times``, ``base_free``; ``capacity`` processors) at ``now``, with its snapshots.
-
-    ``depth`` 0 plays EASY (:func:`scheduler.pricing.plan.plan_easy`); ``depth`` K >= 1 plays
-    backfilling with reservation depth K (:mod:`scheduler.cluster.depth`, see :func:`_run_depth`).
+    """The no-slot plan of a queue under backfilling with reservation depth ``depth``
+    (1: EASY, :func:`scheduler.pricing.plan.plan_easy`'s plan; K: :mod:`scheduler.cluster.depth`,
+    see :func:`_run_depth`), played once from the base profile's lists (``base_times``,
+    ``base_free``; ``capacity`` processors) at ``now``, with its snapshots.
 
     ``starts``: the no-slot starts (a list, queue order); the buffers ``ev`` (the event at which
-    each job's start was decided: it started, or, at depth K, got its reservation; ``dec0`` its
-    instant, ``vd`` those sorted), and per
-    event ``reach`` (running maximum), ``head``, ``left`` (jobs waiting — at depth K, holding
-    no reservation), ``prev`` (the instant of the event before), ``off`` (the event's profile
-    in ``pt``/``pf`` at ``off[i]:off[i + 1]``); ``events``: how many.  EASY also keeps the
-    tight steps of every test each event passed (``tv``/``tend`` at ``toff[i]:toff[i + 1]``,
-    see :func:`_tight`) and, in ``rn_for``, the reach they give a slot of some width; both keep
-    the windows of the tests each event passed (``wa``/``wb``/``wx`` at ``woff[i]:woff[i + 1]``,
-    see :func:`_first_moved`)."""
+    each job's start was decided: it started, or got its reservation; ``dec0`` its instant,
+    ``vd`` those sorted), and per event ``reach`` (running maximum), ``head``, ``left`` (jobs
+    holding no reservation and not started), ``prev`` (the instant of the event before),
+    ``off`` (the event's profile in ``pt``/``pf`` at ``off[i]:off[i + 1]``); ``events``: how
+    many; the windows of the tests each event passed (``wa``/``wb``/``wx`` at
+    ``woff[i]:woff[i + 1]``, see :func:`_first_moved`)."""
 
     def __init__(
         self,
@@ -195,12 +166,12 @@ class EasyQueue:
         procs: list,
         durs: list,
         now: int,
-        depth: int = 0,
+        depth: int = 1,
     ) -> None:
         _check_queue(procs, durs, capacity, depth)
         m = len(procs)
         self.m = m
-        self.depth = depth  # 0: EASY; K >= 1: backfilling with reservation depth K
+        self.depth = depth  # K >= 1 reservations (1: EASY)
         self.now = now
         self.capacity = capacity
         self.base_times = list(base_times)
@@ -209,9 +180,7 @@ class EasyQueue:
         self.durs = buffer(list(durs), m)
         self.size = len(base_times) + 2 * m + 4  # room for any plan's profile (+ the slot)
         self.cap_events = self.size + 2  # every event is a breakpoint, visited once
-        # the trees' leaves (>= m): depth K, a power of 2 (binary trees, _build3); EASY, a
-        # power of 8 (eight children a node, _build)
-        self.leaves = 1 << max(m - 1, 0).bit_length() if depth else 8 ** _levels(m)
+        self.leaves = 1 << max(m - 1, 0).bit_length()  # the trees' leaves: a power of 2, >= m
         self.starts0 = buffer([], m)
         self.dec0 = buffer([], m)  # the instant each job's start was decided (its event's)
         self.ev = buffer([], m)
@@ -222,70 +191,35 @@ class EasyQueue:
         self.off = buffer([], self.cap_events + 1)
         self.pt = buffer([], 0)
         self.pf = buffer([], 0)
-        self.toff = buffer([], self.cap_events + 1)  # EASY: each event's tests, in tv/tend
-        self.tv = buffer([], 0)
-        self.tend = buffer([], 0)
-        self.ntests = 0
         self.woff = buffer([], self.cap_events + 1)  # each event's windows, in wa/wb/wx
         self.wa = buffer([], 0)
         self.wb = buffer([], 0)
         self.wx = buffer([], 0)
         self.nwin = 0
-        self.vs = buffer([], m)
         self.vd = buffer([], m)
         self.events = 0
-        #: depth K: the jobs in the order the no-slot plan decided them (by event), and the
-        #: leaves of the trees with every job waiting (:func:`_replan_depth`)
+        #: the jobs in the order the no-slot plan decided them (by event), and the leaves of
+        #: the trees with every job waiting (:func:`_replan_depth`)
         self.order = buffer([], m)
         self.leaf3 = None
-        self.leaf2 = None
         _play(self)
-        # depth K: _build3's leaves; EASY: _build's, (width, duration) side by side
-        self.leaf3 = _trees3(m // 2 + 1 if depth else 0)  # (3m values or more)
-        self.leaf2 = buffer([], 0 if depth else 2 * m)
-        _order_leaves(
-            self.ev,
-            self.events,
-            self.procs,
-            self.durs,
-            m,
-            self.order,
-            self.leaf3,
-            self.leaf2,
-            depth > 0,
-        )
-        self._sort_plan(durs)
+        self.leaf3 = _trees3(m // 2 + 1)  # _build3's leaves (3m values or more)
+        _order_leaves(self.ev, self.events, self.procs, self.durs, m, self.order, self.leaf3)
+        self.starts = self.starts0[:m].tolist() if cython.compiled else list(self.starts0)[:m]
+        self.vd = buffer(sorted(self.dec0[:m]), m)
         self.bt = buffer(self.base_times, len(self.base_times))  # (as the kernel reads them)
         self.bf = buffer(self.base_free, len(self.base_times))
-        #: EASY: ``(n, reach for a slot of n processors)``, the last ``n`` asked (one object:
-        #: a request for another ``n`` replaces it, never writes into it)
-        self.rn_for = (-1, None)
-
-    def _sort_plan(self, durs: list) -> None:
-        """The no-slot plan's starts as a list (``starts``, queue order) and sorted (``vs``);
-        the instants they were decided, sorted (``vd``; EASY: the starts themselves); the
-        starts of the jobs of no duration, sorted (``zeros``, ``nzeros`` of them)."""
-        m = self.m
-        self.starts = self.starts0[:m].tolist() if cython.compiled else list(self.starts0)[:m]
-        self.vs = buffer(sorted(self.starts), m)
-        self.vd = buffer(sorted(self.dec0[:m]), m) if self.depth else self.vs
-        zeros = sorted(v for v, dq in zip(self.starts, durs, strict=True) if dq == 0)
-        self.zeros = buffer(zeros, len(zeros))
-        self.nzeros = len(zeros)
 
 
 @cython.final
 @cython.cclass
 class _Play:
-    """Where one play of a plan (:func:`_run`, :func:`_run_depth`) stands between its steps:
-    the instant ``t`` (``prev_t``: the one before), the step ``a`` holding it among ``nsteps``,
-    the head ``h`` (the first job not decided), ``left`` jobs waiting, ``e`` events recorded;
-    EASY: the head's shadow time ``shadow`` (of job ``shadow_of``; ``sa``, the step holding it
-    in generation ``sa_gen``; ``beside_read``: a test beside the head was read at this event),
-    ``out`` the head taken out of the trees; depth K: ``held`` reservations not yet started
-    (the heap's size).  ``gen``/``sgen``: the generations of the per-width caches
-    (:func:`_caches`).  Recording (``mode`` 1-3): ``event_reach`` the reach of this event,
-    ``run_max`` their running maximum, ``nr``/``nw`` the tests and windows recorded so far.
+    """Where one play of a plan (:func:`_run_depth`) stands between its steps: the instant
+    ``t`` (``prev_t``: the one before), the step ``a`` holding it among ``nsteps``, the head
+    ``h`` (the first job not decided), ``left`` jobs waiting, ``e`` events recorded, ``held``
+    reservations not yet started (the heap's size).  ``gen``: the generation of the per-width
+    cache (:func:`_caches`).  Recording (``mode`` 1-3): ``event_reach`` the reach of this
+    event, ``run_max`` their running maximum, ``nw`` the windows recorded so far.
     Re-planning (``mode`` 0): ``delay`` so far, ``nsv`` decisions in ``new_sorted``, and the
     stop test's state (:func:`_meets_a_known_plan`: ``settle``, ``vp``; ``settle2``, ``pv``;
     ``how`` it stopped)."""
@@ -301,17 +235,9 @@ class _Play:
     left: cython.Py_ssize_t
     e: cython.Py_ssize_t
     gen: cython.longlong
-    sgen: cython.longlong
-    shadow: cython.longlong
-    shadow_of: cython.Py_ssize_t
-    sa: cython.Py_ssize_t
-    sa_gen: cython.longlong
-    beside_read: cython.bint
-    out: cython.Py_ssize_t
     held: cython.Py_ssize_t
     event_reach: cython.longlong
     run_max: cython.longlong
-    nr: cython.Py_ssize_t
     nw: cython.Py_ssize_t
     delay: cython.longlong
     nsv: cython.Py_ssize_t
@@ -347,27 +273,18 @@ class _Views:
     off: cython.longlong[::1]
     pt: cython.longlong[::1]
     pf: cython.longlong[::1]
-    toff: cython.longlong[::1]
-    tv: cython.longlong[::1]
-    tend: cython.longlong[::1]
     woff: cython.longlong[::1]
     wa: cython.longlong[::1]
     wb: cython.longlong[::1]
     wx: cython.longlong[::1]
-    vs: cython.longlong[::1]
     vd: cython.longlong[::1]
-    rn_n: cython.longlong
-    rn: cython.longlong[::1]
     times: cython.longlong[::1]
     free: cython.longlong[::1]
     waiting: cython.longlong[::1]
     short_now: cython.longlong[::1]
-    short_beside: cython.longlong[::1]
-    tree: cython.longlong[::1]
     tree3: cython.uint[::1]
     order: cython.longlong[::1]
     leaf3: cython.uint[::1]
-    leaf2: cython.longlong[::1]
     heap: cython.longlong[::1]
     counts: cython.longlong[::1]
     last_starts: cython.longlong[::1]
@@ -397,26 +314,18 @@ class _Views:
         self.off = queue.off
         self.pt = queue.pt
         self.pf = queue.pf
-        self.toff = queue.toff
-        self.tv = queue.tv
-        self.tend = queue.tend
         self.woff = queue.woff
         self.wa = queue.wa
         self.wb = queue.wb
         self.wx = queue.wx
-        self.vs = queue.vs
         self.vd = queue.vd
         self.order = queue.order
         self.leaf3 = queue.leaf3
-        self.leaf2 = queue.leaf2
-        self.rn_n = -1  # (the reach for n processors not taken yet)
         if w is not None:
             self.times = w.times
             self.free = w.free
             self.waiting = w.waiting
             self.short_now = w.short_now
-            self.short_beside = w.short_beside
-            self.tree = w.tree
             self.tree3 = w.tree3
             self.heap = w.heap
             self.counts = w.counts
@@ -463,7 +372,7 @@ def _reserve_at(
     nsteps = take_shifted(
         cython.address(times[0]), cython.address(free[0]), nsteps, a, k, t, stop, q
     )
-    free[nsteps] = -1  # (the stop of _short's scan)
+    free[nsteps] = -1  # (the stop of _first_short's scan)
     return nsteps
 
 
@@ -484,22 +393,6 @@ def _step(
     while a + 1 < nsteps and times[a + 1] <= t:
         a += 1
     return a
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _short(
-    times: cython.longlong[::1],
-    free: cython.longlong[::1],
-    nsteps: cython.Py_ssize_t,
-    j: cython.Py_ssize_t,
-    n: cython.longlong,
-) -> cython.longlong:
-    """The first instant of a step from ``j`` on with fewer than ``n`` free (never: _INF)."""
-    j = _first_short(free, nsteps, j, n)
-    return times[j] if j < nsteps else 4611686018427387904  # _INF
 
 
 @cython.cfunc
@@ -557,101 +450,6 @@ def _short_cached(
 
 
 @cython.cfunc
-@cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _build(
-    tree: cython.longlong[::1],
-    leaves: cython.Py_ssize_t,
-    procs: cython.longlong[::1],
-    durs: cython.longlong[::1],
-    waiting: cython.longlong[::1],
-    m: cython.Py_ssize_t,
-) -> cython.void:
-    """Two trees over the waiting jobs, interleaved in one buffer (a node's two values side
-    by side, one cache line): leaf ``leaves + k`` holds job ``k``'s processors at ``2(leaves + k)``
-    while it waits (else _INF) and its duration at ``2(leaves + k) + 1``; each node ``i`` the
-    least of its eight children's (nodes ``8i .. 8i + 7``; the root is node 1, ``leaves`` a power
-    of 8), at ``2i`` and ``2i + 1``.  Only the leaves of the ``m`` jobs and the nodes above
-    them are written: the others are _INF for good (:func:`_trees`).
-
-    Eight children, not two: on the way down a search tests a node's children from the first
-    until one passes, and most fail on the width alone (a load and a compare), where a
-    binary tree's nodes reach the costlier per-width cache test more often."""
-    i: cython.Py_ssize_t
-    for i in range(m):
-        if waiting[i] != 0:
-            tree[2 * (leaves + i)] = procs[i]
-            tree[2 * (leaves + i) + 1] = durs[i]
-        else:
-            tree[2 * (leaves + i)] = 4611686018427387904  # _INF
-            tree[2 * (leaves + i) + 1] = 4611686018427387904
-    _fill(tree, leaves, m)
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _least8(tree: cython.longlong[::1], o: cython.Py_ssize_t) -> cython.longlong:
-    """The least of ``tree[o], tree[o + 2], .., tree[o + 14]`` (one of the two values of a node's
-    eight children, :func:`_build`), as pairs of pairs: three mins deep, not a chain of
-    seven."""
-    return min(
-        min(min(tree[o], tree[o + 2]), min(tree[o + 4], tree[o + 6])),
-        min(min(tree[o + 8], tree[o + 10]), min(tree[o + 12], tree[o + 14])),
-    )
-
-
-def _levels(m: int) -> int:
-    """How many levels :func:`_build`'s trees have below the root for ``m`` jobs: the least
-    ``h`` with ``8**h >= m``."""
-    h = 0
-    while 8**h < m:
-        h += 1
-    return h
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _fill(
-    tree: cython.longlong[::1], leaves: cython.Py_ssize_t, m: cython.Py_ssize_t
-) -> cython.void:
-    """The inner nodes of :func:`_build`'s trees above the leaves of the ``m`` jobs, from
-    their leaves (level by level: the parents of nodes ``lo .. hi - 1``)."""
-    i: cython.Py_ssize_t
-    lo: cython.Py_ssize_t = leaves
-    hi: cython.Py_ssize_t = leaves + m
-    while lo > 1:
-        lo >>= 3
-        hi = (hi + 7) >> 3
-        for i in range(lo, hi):
-            tree[2 * i] = _least8(tree, 16 * i)
-            tree[2 * i + 1] = _least8(tree, 16 * i + 1)
-
-
-def _trees(leaves: int, m: int):  # type: ignore[no-untyped-def]
-    """A buffer for :func:`_build`'s trees over ``leaves`` leaves for ``m`` jobs, every node
-    _INF: the nodes above no job stay so, the build writes only the others.  Its nodes are
-    the ones below ``leaves + m + 8`` : the inner ones are below ``leaves / 4``,
-    and a search or an update reads the leaves of a job's siblings, up to the eighth.
-
-    Compiled, it starts at a 64-byte boundary (a view from the first one in a buffer 8
-    values longer): the values of a node's eight children (``16i .. 16i + 15``) are then
-    two cache lines, not three."""
-    size = 2 * (leaves + m + 8)
-    v: cython.longlong[::1]
-    if cython.compiled:  # (repeated in C: no list of ``size`` ints to convert)
-        v = array("q", [_INF]) * (size + 8)
-        return v[(-cython.cast(cython.Py_ssize_t, cython.address(v[0])) >> 3) & 7 :]
-    return [_INF] * size
-
-
-@cython.cfunc
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _order_leaves(
@@ -662,13 +460,10 @@ def _order_leaves(
     m: cython.Py_ssize_t,
     order: cython.longlong[::1],
     leaf3: cython.uint[::1],
-    leaf2: cython.longlong[::1],
-    three: cython.bint,
 ) -> cython.void:
     """``order``: the ``m`` jobs by the event that decided them (``ev``, below ``events``;
-    queue order within an event: a counting sort); the leaves of the trees with every job
-    waiting, side by side: ``three`` (depth K), ``leaf3`` (:func:`_build3`'s, job ``k``'s at
-    ``3k``), else ``leaf2`` (:func:`_build`'s, at ``2k``)."""
+    queue order within an event: a counting sort); ``leaf3``: the leaves of the trees with
+    every job waiting (:func:`_build3`'s, job ``k``'s at ``3k``)."""
     x: cython.Py_ssize_t
     count: cython.longlong[::1] = buffer([], events + 1)
     for x in range(m):
@@ -678,49 +473,19 @@ def _order_leaves(
     for x in range(m):
         order[count[ev[x]]] = x
         count[ev[x]] += 1
-    if not three:
-        for x in range(m):
-            leaf2[2 * x] = procs[x]
-            leaf2[2 * x + 1] = durs[x]
-        return
     for x in range(m):
         _leaf3(leaf3, 0, x, procs[x], durs[x])
 
 
 def _trees3(leaves: int):  # type: ignore[no-untyped-def]
-    """The same for :func:`_build3`'s trees, in 32 bits (_TREE_INF: none): a node's three
+    """A buffer for :func:`_build3`'s trees over ``leaves`` leaves, every node _TREE_INF (none),
+    in 32 bits: a node's three
     values take 12 bytes, the trees over 1,024 leaves 24 KiB, within a 32 KiB L1 data cache (in 64
     bits, 48 KiB are not).  Exact for widths and durations up to MAX_DURATION (EasyQueue refuses
     longer: the door's bound, :data:`scheduler.bounds.MAX_SECONDS`, is shorter)."""
     if cython.compiled:
         return array("I", [_TREE_INF]) * (6 * leaves)
     return [_TREE_INF] * (6 * leaves)
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _gone(
-    tree: cython.longlong[::1], leaves: cython.Py_ssize_t, k: cython.Py_ssize_t
-) -> cython.void:
-    """Job ``k`` no longer waits (both trees updated up to their first node where neither
-    changes: its ancestors are unchanged too).  Not declared inline: inlined, it takes
-    registers the search loop of :func:`_next_backfill` needs."""
-    i: cython.Py_ssize_t = leaves + k
-    vw: cython.longlong
-    vd: cython.longlong
-    tree[2 * i] = 4611686018427387904  # _INF
-    tree[2 * i + 1] = 4611686018427387904
-    i >>= 3
-    while i > 0:
-        vw = _least8(tree, 16 * i)
-        vd = _least8(tree, 16 * i + 1)
-        if vw == tree[2 * i] and vd == tree[2 * i + 1]:
-            break
-        tree[2 * i] = vw
-        tree[2 * i + 1] = vd
-        i >>= 3
 
 
 @cython.cfunc
@@ -735,14 +500,15 @@ def _build3(
     waiting: cython.longlong[::1],
     m: cython.Py_ssize_t,
 ) -> cython.void:
-    """:func:`_build`'s trees for the depth-K loop, the one-processor jobs apart (two thirds
-    of CTC-SP2's queued jobs): node ``i`` holds at ``3i`` the least duration of the waiting
-    one-processor jobs of its range, at ``3i + 1`` and ``3i + 2`` the least processors and
-    the least duration of the others (_TREE_INF: none).  The search's test of a range
-    (:func:`_run_depth`) is then exact for its one-processor jobs: a range of long
-    one-processor jobs and short wide ones, which passes as one class (its least width fits
-    now for its least duration, no job of it does), is skipped.  (Under EASY the test beside
-    the head is what skips most ranges: the split saved nothing there.)"""
+    """Binary trees over the waiting jobs (leaf ``leaves + k``: job ``k``; the root is node 1,
+    ``leaves`` a power of 2), the one-processor jobs apart (two thirds of CTC-SP2's queued
+    jobs): node ``i`` holds at ``3i`` the least duration of the waiting one-processor jobs of
+    its range, at ``3i + 1`` and ``3i + 2`` the least processors and the least duration of
+    the others (_TREE_INF: none).  The search's test of a range (:func:`_next_fitting`) is
+    then exact for its one-processor jobs: a range of long one-processor jobs and short wide
+    ones, which passes as one class (its least width fits now for its least duration, no job
+    of it does), is skipped.  Only the leaves of the ``m`` jobs and the nodes above them are
+    written: the others are _TREE_INF for good (:func:`_trees3`)."""
     i: cython.Py_ssize_t
     inf: cython.uint = 4294967295  # _TREE_INF
     for i in range(m):  # (the other leaves and the nodes above them only: _fill3)
@@ -759,7 +525,7 @@ def _build3(
 @cython.boundscheck(False)
 def _fill3(tree: cython.uint[::1], leaves: cython.Py_ssize_t, m: cython.Py_ssize_t) -> cython.void:
     """The inner nodes of :func:`_build3`'s trees above the leaves of the ``m`` jobs, from
-    their leaves (level by level, as :func:`_fill`)."""
+    their leaves (level by level)."""
     i: cython.Py_ssize_t
     lo: cython.Py_ssize_t = leaves
     hi: cython.Py_ssize_t = leaves + m
@@ -804,7 +570,8 @@ def _leaf3(
 @cython.wraparound(False)
 @cython.boundscheck(False)
 def _gone3(tree: cython.uint[::1], leaves: cython.Py_ssize_t, k: cython.Py_ssize_t) -> cython.void:
-    """:func:`_gone` in :func:`_build3`'s trees (those of the job's class)."""
+    """Job ``k`` no longer waits: its class's tree in :func:`_build3`'s updated up to the
+    first node that does not change (its ancestors do not either)."""
     i: cython.Py_ssize_t = leaves + k
     vw: cython.uint
     vd: cython.uint
@@ -872,48 +639,6 @@ def _snapshot(
 
 @cython.cfunc
 @cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _tight(
-    views: _Views,
-    times: cython.longlong[::1],
-    free: cython.longlong[::1],
-    nsteps: cython.Py_ssize_t,
-    w0: cython.longlong,
-    w1: cython.longlong,
-    x: cython.longlong,
-    nr: cython.Py_ssize_t,
-    write: cython.bint,
-) -> cython.Py_ssize_t:
-    """Record the test "``x`` free over ``[w0, w1)``" that passed (``write``: into
-    ``views.tv``/``views.tend`` from ``nr`` on; else only count): from the right, every step of
-    the window with less slack (free - ``x``) than all the steps after it, as (its slack, its end in
-    the window).  A slot of ``n`` processors fails the test only where it overlaps a step with slack
-    below ``n``: all of them end no later than the first record (from the right) with slack below
-    ``n``. Slacks of ``cap`` or more are not recorded (``n`` <= ``cap``).  Returns the new count."""
-    tight_slack: cython.longlong[::1] = views.tv
-    tight_end: cython.longlong[::1] = views.tend
-    cap: cython.longlong = views.cap
-    p0: cython.Py_ssize_t = index(times, w0, nsteps)
-    p: cython.Py_ssize_t = index(times, w1 - 1, nsteps)
-    low: cython.longlong = cap
-    v: cython.longlong
-    end: cython.longlong = w1
-    while p >= p0:
-        v = free[p] - x
-        if v < low:
-            low = v
-            if write and nr < len(tight_slack):
-                tight_slack[nr] = v
-                tight_end[nr] = end
-            nr += 1
-        end = times[p]
-        p -= 1
-    return nr
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
 @cython.inline
 @cython.wraparound(False)
 @cython.boundscheck(False)
@@ -959,7 +684,7 @@ def _rest(
     m: cython.Py_ssize_t = views.m
     starts0: cython.longlong[::1] = views.starts0
     procs: cython.longlong[::1] = views.procs
-    plan_sorted: cython.longlong[::1] = views.vd  # (EASY: the starts, sorted)
+    plan_sorted: cython.longlong[::1] = views.vd  # (the decisions' instants, sorted)
     rest: cython.longlong = 0
     x: cython.Py_ssize_t
     if how == 1:
@@ -985,7 +710,7 @@ def _settled(
     """``settle`` moved past the end, in both plans, of a job started at ``start`` here and at
     ``other`` (not ``start``) in the plan compared with: from then on the job's start no
     longer tells the two states apart."""
-    return max(settle, max(start, other) + max(dq, 1))
+    return max(settle, max(start, other) + dq)
 
 
 @cython.cfunc
@@ -1005,7 +730,7 @@ def _begin(
     settle2: cython.longlong,
 ) -> cython.void:
     """Set ``p`` up for a play from instant ``t`` (head ``h``, ``left`` waiting; ``mode`` and
-    ``stop``, ``settle2`` as in :func:`_run`)."""
+    ``stop``, ``settle2`` as in :func:`_run_depth`)."""
     p.mode = mode
     p.rec = mode != 0
     p.wr = mode >= 2
@@ -1016,16 +741,9 @@ def _begin(
     p.h = h
     p.left = left
     p.e = 0
-    p.shadow = 0
-    p.shadow_of = -1
-    p.sa = 0
-    p.sa_gen = -1
-    p.beside_read = False
-    p.out = -1
     p.held = 0
     p.event_reach = 0
     p.run_max = 0
-    p.nr = 0
     p.nw = 0
     p.delay = 0
     p.nsv = views.m - left  # (the first decisions in new_sorted: the no-slot plan's)
@@ -1048,8 +766,6 @@ def _open_event(
     windows start; its reach is at least ``t + 1`` (the processors free now)."""
     _snapshot(views, times, free, p.nsteps, p.e, p.h, p.left, p.prev_t, p.mode)
     if p.wr:
-        if views.depth == 0:
-            views.toff[p.e] = p.nr
         views.woff[p.e] = p.nw
     p.event_reach = p.t + 1
 
@@ -1075,14 +791,11 @@ def _end_record(
     times: cython.longlong[::1],
     free: cython.longlong[::1],
 ) -> cython.void:
-    """Recording: how many events, tests and windows, and the profile after the last event."""
+    """Recording: how many events and windows, and the profile after the last event."""
     queue.events = p.e
-    queue.ntests = p.nr
     queue.nwin = p.nw
     _snapshot(views, times, free, p.nsteps, p.e, p.h, p.left, p.prev_t, p.mode)
     if p.wr:
-        if views.depth == 0:
-            views.toff[p.e] = p.nr
         views.woff[p.e] = p.nw
 
 
@@ -1235,400 +948,6 @@ def _decide(
 
 
 @cython.cfunc
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _run(
-    queue: EasyQueue,
-    views: _Views,
-    times: cython.longlong[::1],
-    free: cython.longlong[::1],
-    nsteps: cython.Py_ssize_t,
-    waiting: cython.longlong[::1],
-    short_now: cython.longlong[::1],
-    short_beside: cython.longlong[::1],
-    tree: cython.longlong[::1],
-    t: cython.longlong,
-    h: cython.Py_ssize_t,
-    left: cython.Py_ssize_t,
-    mode: cython.int,
-    stop: cython.longlong,
-    counts: cython.longlong[::1],
-    new_starts: cython.longlong[::1],
-    new_sorted: cython.longlong[::1],
-    last_starts: cython.longlong[::1],
-    last_sorted: cython.longlong[::1],
-    settle2: cython.longlong,
-) -> cython.longlong:
-    """EASY backfilling (Lifka 1995; Mu'alem & Feitelson 2001), as
-    :func:`scheduler.pricing.plan.plan_easy` plays it: at each instant the head, and each next
-    head, starts while it fits (:func:`_start_heads`); then, behind the head's reservation at
-    its shadow time, the waiting jobs no wider than the processors free now that fit now and
-    take none the head needs start, in queue order (:func:`_backfill`).  Played from the state
-    (profile ``times``/``free`` of ``nsteps`` steps, waiting flags ``waiting``, head ``h``,
-    ``left`` waiting; ``tree`` their widths and durations, see :func:`_build`) at instant ``t``.
-    ``mode`` 0: a re-plan, returns the delay against the no-slot starts, and stops once, at an
-    instant from ``stop`` (the slot's end) on, its state is the no-slot plan's, or from
-    ``settle2`` on the last re-plan's (:func:`_meets_a_known_plan`; counted in ``counts``:
-    re-plans, events played, early stops); 1: the no-slot plan, recording the events and their
-    tests (sizes only); 2: the same, copying the snapshots and tests; 3: both, copying them
-    while they fit the buffers (:func:`_record`).  ``short_now``/``short_beside``: the
-    per-width caches (:func:`_caches`) of the first short instant from ``t`` and from the
-    shadow time for the width + the head's, each valid where its generation is the current one
-    (the first's: and while it is not before ``t``)."""
-    p: _Play = views.play
-    plan_sorted: cython.longlong[::1] = views.vd  # (EASY: the no-slot starts, sorted)
-    ends: cython.longlong[::1] = views.ends
-    _begin(p, views, times, nsteps, t, h, left, mode, stop, settle2)
-    p.gen = short_beside[0] + 1  # slot 0 holds the last generation used
-    # the generation of the first short instants: a new one whenever a block is inserted; a
-    # first short instant found at an earlier event holds while it is not before t (no step
-    # from there to it had fewer free)
-    p.sgen = short_now[0] + 1
-    if not p.rec:
-        counts[0] += 1
-    while p.left > 0:
-        if p.rec:
-            _open_event(views, p, times, free)
-        else:
-            counts[1] += 1
-            if _meets_a_known_plan(views, p, counts, plan_sorted, last_sorted):
-                break
-        _start_heads(
-            views, p, times, free, waiting, tree, ends, new_starts, new_sorted, last_starts
-        )
-        if p.left == 0:
-            if p.rec:
-                _close_event(views, p, p.event_reach)
-            break
-        _backfill(
-            views, p, times, free, waiting, short_now, short_beside, tree,
-            new_starts, new_sorted, last_starts,
-        )  # fmt: skip
-        # the next instant the availability changes (there is one: past the last
-        # breakpoint the whole machine is free, and the head would have fitted)
-        p.prev_t = p.t
-        p.a += 1
-        p.t = times[p.a]
-        if p.rec:
-            _close_event(views, p, max(p.event_reach, p.t))
-    short_now[0] = p.sgen
-    short_beside[0] = p.gen
-    return _finish(
-        queue, views, p, times, free, waiting, new_starts, new_sorted, last_starts, last_sorted
-    )
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
-@cython.initializedcheck(False)
-def _start_heads(
-    views: _Views,
-    p: _Play,
-    times: cython.longlong[::1],
-    free: cython.longlong[::1],
-    waiting: cython.longlong[::1],
-    tree: cython.longlong[::1],
-    ends: cython.longlong[::1],
-    new_starts: cython.longlong[::1],
-    new_sorted: cython.longlong[::1],
-    last_starts: cython.longlong[::1],
-) -> cython.void:
-    """EASY at ``p.t``, first: the head, and each next head, starts while it fits — it fits
-    now exactly when its earliest start (its shadow time) is now.  The shadow of a head that
-    waits is kept from one event to the next: the windows before it did not fit and only lose
-    room, and backfilling never takes the processors the head needs at its shadow."""
-    m: cython.Py_ssize_t = views.m
-    t: cython.longlong = p.t
-    h: cython.Py_ssize_t = p.h
-    a: cython.Py_ssize_t = p.a
-    nsteps: cython.Py_ssize_t = p.nsteps
-    shadow: cython.longlong = p.shadow
-    x: cython.Py_ssize_t
-    q: cython.longlong
-    dq: cython.longlong
-    while h < m:
-        if waiting[h] == 0:  # backfilled earlier
-            h += 1
-            continue
-        q = views.procs[h]
-        dq = views.durs[h]
-        if h != p.shadow_of or shadow < t:  # (its instant may have merged away)
-            x = earliest_window(times, free, nsteps, a, q, dq, t, ends)
-            shadow = t if x == a else times[x]
-            p.shadow_of = h
-            p.gen += 1  # (the caches beside the head were the old shadow's)
-        if p.rec:
-            p.event_reach = max(p.event_reach, shadow + max(dq, 1))
-        if shadow != t:
-            break
-        if p.rec:  # a test passed: its window
-            p.nr = _tight(views, times, free, nsteps, t, t + max(dq, 1), q, p.nr, p.wr)
-            p.nw = _win(views, p.nw, p.wr, t, t + max(dq, 1), q if dq == 0 else 0)
-        nsteps = _reserve_at(times, free, nsteps, a, nsteps, t, t + dq, q)
-        a = _step(times, nsteps, a, t)
-        p.gen += 1
-        p.sgen += 1
-        _decide(views, p, h, q, dq, t, waiting, new_starts, new_sorted, last_starts)
-        _gone(tree, views.leaves, h)
-        h += 1
-    p.h = h
-    p.a = a
-    p.nsteps = nsteps
-    p.shadow = shadow
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
-@cython.initializedcheck(False)
-def _backfill(
-    views: _Views,
-    p: _Play,
-    times: cython.longlong[::1],
-    free: cython.longlong[::1],
-    waiting: cython.longlong[::1],
-    short_now: cython.longlong[::1],
-    short_beside: cython.longlong[::1],
-    tree: cython.longlong[::1],
-    new_starts: cython.longlong[::1],
-    new_sorted: cython.longlong[::1],
-    last_starts: cython.longlong[::1],
-) -> cython.void:
-    """EASY at ``p.t``, then: behind the head's reservation at its shadow time, in queue
-    order, each waiting job no wider than the processors free now that fits now and takes
-    none the head needs there starts (found by :func:`_next_backfill`)."""
-    leaves: cython.Py_ssize_t = views.leaves
-    ci: cython.Py_ssize_t = 2 * (views.cap + 1)  # short_now[ci + w]: the step found (_caches)
-    rec: cython.bint = p.rec
-    h: cython.Py_ssize_t = p.h
-    hq: cython.longlong = views.procs[h]
-    hd: cython.longlong = views.durs[h]
-    t: cython.longlong = p.t
-    a: cython.Py_ssize_t = p.a
-    nsteps: cython.Py_ssize_t = p.nsteps
-    gen: cython.longlong = p.gen
-    sgen: cython.longlong = p.sgen
-    now_free: cython.longlong = free[a]
-    shadow: cython.longlong = p.shadow
-    k: cython.Py_ssize_t = h
-    found: cython.Py_ssize_t
-    beside_read: cython.Py_ssize_t = 0  # a test beside the head was read at this event
-    q: cython.longlong
-    dq: cython.longlong
-    if p.out != h:  # the trees hold the jobs behind the head only
-        _gone(tree, leaves, h)
-        p.out = h
-    if rec:
-        p.event_reach = max(p.event_reach, shadow + max(hd, 1))
-    p.beside_read = False
-    while now_free > 0:
-        found = _next_backfill(
-            p, times, free, short_now, short_beside, tree, leaves, ci, k, h, hq, hd,
-            t, a, nsteps, gen, sgen, shadow, now_free,
-        )  # fmt: skip
-        beside_read |= found & 1
-        k = found >> 1
-        if k < 0:
-            break
-        q = views.procs[k]
-        dq = views.durs[k]
-        # the search's test at the leaf of k was this job's own (its width and its
-        # duration): it passed.  The no-slot plan tests it again for what it records
-        if rec and not _record_backfill(
-            views, p, times, free, short_now, short_beside, k, a, nsteps, gen, sgen
-        ):
-            continue
-        # (it ends by the first short instant for q, the cache's: no later than the step
-        # found there)
-        nsteps = _reserve_at(times, free, nsteps, a, short_now[ci + q], t, t + dq, q)
-        _decide(views, p, k, q, dq, t, waiting, new_starts, new_sorted, last_starts)
-        _gone(tree, leaves, k)
-        if dq > 0:  # the block took room from t on (a 0-second job takes none)
-            a = _step(times, nsteps, a, t)
-            gen += 1
-            sgen += 1
-            now_free -= q
-    p.a = a
-    p.nsteps = nsteps
-    p.gen = gen
-    p.sgen = sgen
-    if (p.beside_read or beside_read) and rec:  # the backfills read the head's shadow:
-        # its window is a test passed (on the profile after them: less room, so more steps
-        # found tight)
-        _record_head_window(views, p, times, free)
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
-@cython.initializedcheck(False)
-def _next_backfill(
-    p: _Play,
-    times: cython.longlong[::1],
-    free: cython.longlong[::1],
-    short_now: cython.longlong[::1],
-    short_beside: cython.longlong[::1],
-    tree: cython.longlong[::1],
-    leaves: cython.Py_ssize_t,
-    ci: cython.Py_ssize_t,
-    k: cython.Py_ssize_t,
-    h: cython.Py_ssize_t,
-    hq: cython.longlong,
-    hd: cython.longlong,
-    t: cython.longlong,
-    a: cython.Py_ssize_t,
-    nsteps: cython.Py_ssize_t,
-    gen: cython.longlong,
-    sgen: cython.longlong,
-    shadow: cython.longlong,
-    now_free: cython.longlong,
-) -> cython.Py_ssize_t:
-    """The next waiting job behind ``k`` (the head ``h``: the first) no wider than
-    ``now_free`` that may backfill at ``t`` beside the head of ``hq`` processors for ``hd``
-    s (-1: none).  A subtree of :func:`_build`'s trees is skipped when its least width is
-    wider, or when its shortest job at its least width does not fit now or would take
-    processors the head needs (then no job of it can: a wider job is short of processors no
-    later, now and beside the head, and a longer one ends no earlier).  The first search
-    starts from the root (none may backfill when it is skipped), the next ones behind ``k``.
-    Returned as ``2 * job + 1`` when a test beside the head was read, else ``2 * job``."""
-    beside_read: cython.Py_ssize_t = 0
-    h_end: cython.longlong = shadow + hd
-    i: cython.Py_ssize_t = 1 if k == h else k + 1 + leaves
-    width: cython.longlong
-    end: cython.longlong
-    skip: cython.bint
-    while i < 2 * leaves:
-        width = tree[2 * i]
-        skip = width > now_free
-        if not skip:
-            end = t + tree[2 * i + 1]
-            if end > _short_cached(short_now, times, free, nsteps, a, width, sgen, t, ci):
-                skip = True
-            elif end > shadow:  # and beside the head, at its least width
-                if hd > 0:
-                    if short_beside[2 * width] != gen:
-                        _find_beside(p, times, free, short_beside, nsteps, gen, width, hq)
-                    if min(end, h_end) > short_beside[2 * width + 1]:
-                        skip = True
-                        beside_read = 1
-                elif free[index(times, shadow, nsteps)] < width + hq:
-                    skip = True
-                    beside_read = 1
-        if not skip:
-            if i >= leaves:
-                return 2 * (i - leaves) + beside_read
-            i = 8 * i  # its first subtree first
-            continue
-        while (i & 7) == 7:  # a last child: its parent's range is done
-            i >>= 3
-        if i == 1:
-            return -2 + beside_read
-        i += 1
-    return -2 + beside_read
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _find_beside(
-    p: _Play,
-    times: cython.longlong[::1],
-    free: cython.longlong[::1],
-    short_beside: cython.longlong[::1],
-    nsteps: cython.Py_ssize_t,
-    gen: cython.longlong,
-    width: cython.longlong,
-    hq: cython.longlong,
-) -> cython.void:
-    """Into the per-width cache ``short_beside`` (:func:`_caches`), as of generation ``gen``:
-    the first instant from the head's shadow time with fewer than ``width`` + ``hq`` free
-    (from ``p.sa``, the step holding the shadow time, found once a generation)."""
-    if p.sa_gen != gen:
-        p.sa = index(times, p.shadow, nsteps)
-        p.sa_gen = gen
-    short_beside[2 * width + 1] = _short(times, free, nsteps, p.sa, width + hq)
-    short_beside[2 * width] = gen
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
-@cython.initializedcheck(False)
-def _record_backfill(
-    views: _Views,
-    p: _Play,
-    times: cython.longlong[::1],
-    free: cython.longlong[::1],
-    short_now: cython.longlong[::1],
-    short_beside: cython.longlong[::1],
-    k: cython.Py_ssize_t,
-    a: cython.Py_ssize_t,
-    nsteps: cython.Py_ssize_t,
-    gen: cython.longlong,
-    sgen: cython.longlong,
-) -> cython.bint:
-    """The no-slot plan's own test of job ``k``, found by :func:`_next_backfill` (``a``,
-    ``nsteps``, ``gen``, ``sgen``: as in the search): whether it fits now and takes none of
-    the processors the head needs at its shadow time; if so, the windows of the tests it
-    passed are recorded (:func:`_tight`, :func:`_win`)."""
-    t: cython.longlong = p.t
-    q: cython.longlong = views.procs[k]
-    dq: cython.longlong = views.durs[k]
-    hq: cython.longlong = views.procs[p.h]
-    hd: cython.longlong = views.durs[p.h]
-    end: cython.longlong = t + dq
-    shadow: cython.longlong = p.shadow
-    h_end: cython.longlong = shadow + hd
-    w1: cython.longlong
-    if end > _short_cached(short_now, times, free, nsteps, a, q, sgen, t, 2 * (views.cap + 1)):
-        return False  # fewer than q free before it ends
-    if end > shadow:  # would it take processors the head needs at its shadow?
-        p.beside_read = True
-        if hd > 0:
-            if short_beside[2 * q] != gen:
-                _find_beside(p, times, free, short_beside, nsteps, gen, q, hq)
-            if min(end, h_end) > short_beside[2 * q + 1]:
-                return False
-            p.event_reach = max(p.event_reach, min(end, h_end))
-        else:
-            if free[index(times, shadow, nsteps)] < q + hq:
-                return False
-            p.event_reach = max(p.event_reach, shadow + 1)
-    p.event_reach = max(p.event_reach, max(end, t + 1))  # the tests passed: their windows
-    p.nr = _tight(views, times, free, nsteps, t, max(end, t + 1), q, p.nr, p.wr)
-    p.nw = _win(views, p.nw, p.wr, t, max(end, t + 1), q if dq == 0 else 0)
-    if q == 0:  # (the search went on: something was free now)
-        p.nr = _tight(views, times, free, nsteps, t, t + 1, 1, p.nr, p.wr)
-        p.nw = _win(views, p.nw, p.wr, t, t + 1, 1)
-    if end > shadow:
-        w1 = min(end, h_end) if hd > 0 else shadow + 1
-        p.nr = _tight(views, times, free, nsteps, shadow, w1, q + hq, p.nr, p.wr)
-    return True
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.initializedcheck(False)
-def _record_head_window(
-    views: _Views, p: _Play, times: cython.longlong[::1], free: cython.longlong[::1]
-) -> cython.void:
-    """The backfills at this event read the head's shadow time: the head's window there is a
-    test passed (recorded on the profile after them: less room, so more steps found tight —
-    enough)."""
-    hq: cython.longlong = views.procs[p.h]
-    hd: cython.longlong = views.durs[p.h]
-    p.nr = _tight(views, times, free, p.nsteps, p.shadow, p.shadow + max(hd, 1), hq, p.nr, p.wr)
-    p.nw = _win(views, p.nw, p.wr, p.shadow, p.shadow + max(hd, 1), hq)
-
-
-@cython.cfunc
 @cython.exceptval(check=False)
 @cython.wraparound(False)
 @cython.boundscheck(False)
@@ -1701,7 +1020,7 @@ def _run_depth(
     last_sorted: cython.longlong[::1],
     settle2: cython.longlong,
 ) -> cython.longlong:
-    """Backfilling with reservation depth K (EASY holds one reservation, conservative
+    """Backfilling with reservation depth K (EASY holds one reservation, K = 1; conservative
     backfilling all: Mu'alem & Feitelson 2001): depth K = ``queue.depth``
     (:class:`scheduler.cluster.depth.BackfillDepth`, every job submitted at ``queue.now``,
     running its planned duration) from the state: profile ``times``/``free`` of ``nsteps``
@@ -1714,13 +1033,15 @@ def _run_depth(
     start if their processors are free over ``[t, t + planned duration)``
     (:func:`_start_fitting`).  Next instant: the next breakpoint of the profile or reserved
     start (an instant where neither more processors are free nor a reservation starts decides
-    nothing: every test that failed before fails again).  ``mode`` as in :func:`_run`; the
-    reach of an event: ``t + 1`` (the free processors now), every placement's window, every
-    passed test's window, and the next instant.
+    nothing: every test that failed before fails again).  An event's reach: ``t + 1``, every
+    placement's and passed test's window, the next instant.  ``short_now``: :func:`_caches`.
 
-    A re-plan (``mode`` 0) keeps its starts (``new_starts``) and the instants it decided them
-    (placed or started; ``new_sorted``, sorted, the first ones given) and stops as :func:`_run`
-    does (:func:`_meets_a_known_plan`, which proves it for depth K)."""
+    ``mode`` 1-3 records the no-slot plan (:func:`_record`: 1 the sizes of the snapshots and
+    windows, 2 copying them, 3 both while they fit).  ``mode`` 0, a re-plan, returns the delay
+    against the no-slot starts, keeps its starts (``new_starts``) and decision instants
+    (``new_sorted``, sorted, the first ones given), and stops once, from ``stop`` (the slot's
+    end) on, its state is the no-slot plan's, or from ``settle2`` on the last re-plan's
+    (:func:`_meets_a_known_plan`, with the proof; ``counts``: re-plans, events, stops)."""
     p: _Play = views.play
     plan_sorted: cython.longlong[::1] = views.vd  # the no-slot decisions' instants, sorted
     ends: cython.longlong[::1] = views.ends
@@ -1795,8 +1116,8 @@ def _place_first_k(
         x = earliest_window(times, free, p.nsteps, p.a, q, dq, t, ends)
         st = t if x == p.a else times[x]
         if p.rec:  # the window it was placed in: a test passed
-            p.event_reach = max(p.event_reach, st + max(dq, 1))
-            p.nw = _win(views, p.nw, p.wr, st, st + max(dq, 1), 0)
+            p.event_reach = max(p.event_reach, st + dq)
+            p.nw = _win(views, p.nw, p.wr, st, st + dq, 0)
         p.nsteps = _reserve_at(times, free, p.nsteps, x, ends[0] + 1, st, st + dq, q)
         p.a = _step(times, p.nsteps, p.a, t)
         p.gen += 1  # (the profile changed: the first short instants found are stale)
@@ -1844,17 +1165,16 @@ def _start_fitting(
         if end > _short_cached(short_now, times, free, p.nsteps, p.a, q, p.gen, times[p.a], ci):
             continue
         if p.rec:  # a test passed: its window
-            p.event_reach = max(p.event_reach, max(end, t + 1))
-            p.nw = _win(views, p.nw, p.wr, t, max(end, t + 1), 0)
+            p.event_reach = max(p.event_reach, end)
+            p.nw = _win(views, p.nw, p.wr, t, end, 0)
         # (it ends by the first short instant for q, the cache's: no later than the step
         # found there)
         p.nsteps = _reserve_at(times, free, p.nsteps, p.a, short_now[ci + q], t, end, q)
         _decide(views, p, k, q, dq, t, waiting, new_starts, new_sorted, last_starts)
         _gone3(tree, views.leaves, k)
-        if end > t:  # the block took room from t on (a 0-second job takes none)
-            p.a = _step(times, p.nsteps, p.a, t)
-            p.gen += 1
-            now_free -= q
+        p.a = _step(times, p.nsteps, p.a, t)  # (the block took room from t on)
+        p.gen += 1
+        now_free -= q
 
 
 @cython.cfunc
@@ -1914,15 +1234,12 @@ def _next_fitting(
 
 
 def _caches(capacity: int):  # type: ignore[no-untyped-def]
-    """The per-width caches of :func:`_run` and :func:`_run_depth`, each a buffer of pairs
-    (what one lookup reads side by side): for width ``w``, ``short_now[2w + 1]`` the first short
-    instant from ``t``, found in generation ``short_now[2w]``; ``short_beside[2w + 1]`` (EASY) the
-    first short instant from the shadow time for ``w`` + the head's width, found in generation
-    ``short_beside[2w]``.  ``short_now[0]`` and ``short_beside[0]`` keep the last generations used.
-    EASY: after the pairs, ``short_now[2(capacity + 1) + w]`` the step of ``short_now[2w + 1]``
-    (``nsteps``: none), which bounds the search for the end of a backfill's block
-    (:func:`_reserve_at`)."""
-    return buffer([], 3 * (capacity + 1)), buffer([], 2 * (capacity + 1))
+    """The per-width cache of :func:`_run_depth`, pairs (what one lookup reads side by side):
+    for width ``w``, ``short_now[2w + 1]`` the first short instant from ``t``, found in
+    generation ``short_now[2w]`` (``short_now[0]`` keeps the last generation used); after the
+    pairs, ``short_now[2(capacity + 1) + w]`` the step of ``short_now[2w + 1]`` (``nsteps``:
+    none), which bounds the search for the end of a backfill's block (:func:`_reserve_at`)."""
+    return buffer([], 3 * (capacity + 1))
 
 
 #: compiled: per thread, the buffers the no-slot plan is first recorded into (kept from one
@@ -1931,11 +1248,11 @@ _SCRATCH = threading.local()
 
 
 def _play(queue: EasyQueue) -> None:
-    """Play ``queue``'s no-slot plan and record its snapshots, tests and windows.  Compiled, it
+    """Play ``queue``'s no-slot plan and record its snapshots and windows.  Compiled, it
     is played once into this thread's scratch buffers (grown when a plan did not fit: then
     it is played again into buffers of its sizes, as uncompiled) and copied to buffers of
     its sizes; uncompiled, once for the sizes and once more to copy them."""
-    names = ("pt", "pf", "tv", "tend", "wa", "wb", "wx")
+    names = ("pt", "pf", "wa", "wb", "wx")
     if cython.compiled:
         have = getattr(_SCRATCH, "bufs", None)
         if have is None:
@@ -1944,8 +1261,7 @@ def _play(queue: EasyQueue) -> None:
             setattr(queue, k, have[k])
         _record(queue, 3)  # (recorded while it fits, sized in full)
         total = queue.off[queue.events + 1]
-        need = {"pt": total, "pf": total, "tv": queue.ntests, "tend": queue.ntests}
-        need.update(wa=queue.nwin, wb=queue.nwin, wx=queue.nwin)
+        need = {"pt": total, "pf": total, "wa": queue.nwin, "wb": queue.nwin, "wx": queue.nwin}
         if all(need[k] <= len(have[k]) for k in names):
             for k in names:
                 setattr(queue, k, have[k][: need[k]])  # (a copy)
@@ -1958,8 +1274,6 @@ def _play(queue: EasyQueue) -> None:
         total = queue.off[queue.events + 1]  # (+ the plan's profile, after the last event)
     queue.pt = buffer([], total)
     queue.pf = buffer([], total)
-    queue.tv = buffer([], queue.ntests)
-    queue.tend = buffer([], queue.ntests)
     queue.wa = buffer([], queue.nwin)
     queue.wb = buffer([], queue.nwin)
     queue.wx = buffer([], queue.nwin)
@@ -1967,71 +1281,22 @@ def _play(queue: EasyQueue) -> None:
 
 
 def _record(queue: EasyQueue, mode: int) -> None:
-    """Play the no-slot plan, recording its events (``mode`` as in :func:`_run`: 1, their
-    sizes; 2, their profiles, tests and windows too; 3, both)."""
+    """Play the no-slot plan, recording its events (``mode`` as in :func:`_run_depth`: 1,
+    their sizes; 2, their profiles and windows too; 3, both)."""
     times = buffer(queue.base_times, queue.size)
     free = buffer(queue.base_free, queue.size + 3)  # (_first_short reads up to 3 steps past the -1)
     if cython.compiled:
-        free[len(queue.base_times)] = -1  # (the stop of _short's scan)
+        free[len(queue.base_times)] = -1  # (the stop of _first_short's scan)
     waiting = array("q", [1]) * queue.m if cython.compiled else [1] * queue.m
-    short_now, short_beside = _caches(queue.capacity)
-    if queue.depth:
-        tree3 = _trees3(queue.leaves)
-        _build3(tree3, queue.leaves, queue.procs, queue.durs, waiting, queue.m)
-    else:
-        tree = _trees(queue.leaves, queue.m)
-        _build(tree, queue.leaves, queue.procs, queue.durs, waiting, queue.m)
+    tree3 = _trees3(queue.leaves)
+    _build3(tree3, queue.leaves, queue.procs, queue.durs, waiting, queue.m)
     views = _Views(queue, None)  # (E's buffers as they are now)
-    counts = buffer([], 4)
     unused = buffer([], 0)  # (the starts of re-plans: a re-plan's only)
-    if queue.depth:
-        heap = buffer([], queue.m + 1)
-        _run_depth(
-            queue,
-            views,
-            times,
-            free,
-            len(queue.base_times),
-            waiting,
-            short_now,
-            tree3,
-            heap,
-            0,
-            queue.now,
-            0,
-            queue.m,
-            mode,
-            0,
-            counts,
-            unused,
-            unused,
-            unused,
-            unused,
-            0,
-        )
-    else:
-        _run(
-            queue,
-            views,
-            times,
-            free,
-            len(queue.base_times),
-            waiting,
-            short_now,
-            short_beside,
-            tree,
-            queue.now,
-            0,
-            queue.m,
-            mode,
-            0,
-            counts,
-            unused,
-            unused,
-            unused,
-            unused,
-            0,
-        )
+    _run_depth(
+        queue, views, times, free, len(queue.base_times), waiting, _caches(queue.capacity),
+        tree3, buffer([], queue.m + 1), 0, queue.now, 0, queue.m, mode, 0, buffer([], 4),
+        unused, unused, unused, unused, 0,
+    )  # fmt: skip
 
 
 class Work:
@@ -2041,43 +1306,19 @@ class Work:
         self.times = buffer([], queue.size)
         self.free = buffer([], queue.size + 3)  # (_first_short reads up to 3 steps past the -1)
         self.waiting = buffer([], queue.m)
-        self.short_now, self.short_beside = _caches(queue.capacity)
-        self.tree = None if queue.depth else _trees(queue.leaves, queue.m)
-        self.tree3 = _trees3(queue.leaves) if queue.depth else None
-        self.heap = buffer([], queue.m + 1)  # depth K: the starts of the reserved jobs, a min-heap
+        self.short_now = _caches(queue.capacity)
+        self.tree3 = _trees3(queue.leaves)
+        self.heap = buffer([], queue.m + 1)  # the starts of the reserved jobs, a min-heap
         #: re-plans played, events they played, re-plans stopped early because their
         #: state became the no-slot plan's, and because it became the last re-plan's
         self.counts = buffer([], 4)
-        #: the starts of the last re-plan (queue order, and sorted: at depth K, the instants
-        #: they were decided, sorted) and of the current
+        #: the starts of the last re-plan (queue order) and the instants they were decided,
+        #: sorted; the same of the current
         self.last_starts = buffer([], queue.m)
         self.last_sorted = buffer([], queue.m)
         self.new_starts = buffer([], queue.m)
         self.new_sorted = buffer([], queue.m)
         self.views = _Views(queue, self)
-
-
-@cython.cfunc
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _reach_for(queue: EasyQueue, n: cython.longlong):  # type: ignore[no-untyped-def]
-    """The reach for a slot of ``n`` processors (kept in ``queue.rn_for``): per event, the running
-    maximum of the ends of the tight steps (slack below ``n``) of the tests it passed."""
-    toff: cython.longlong[::1] = queue.toff
-    tv: cython.longlong[::1] = queue.tv
-    tend: cython.longlong[::1] = queue.tend
-    out = buffer([], queue.cap_events)
-    rn: cython.longlong[::1] = out
-    i: cython.Py_ssize_t
-    j: cython.Py_ssize_t
-    run: cython.longlong = 0
-    for i in range(queue.events):
-        for j in range(toff[i], toff[i + 1]):
-            if tv[j] < n and tend[j] > run:
-                run = tend[j]
-        rn[i] = run
-    queue.rn_for = (n, out)
-    return out
 
 
 @cython.cfunc
@@ -2149,19 +1390,11 @@ def _restart(
     queue: EasyQueue, views: _Views, s: cython.longlong, e: cython.longlong, n: cython.longlong
 ) -> cython.Py_ssize_t:
     """:func:`restart` on ``queue``'s views ``views``."""
-    reach: cython.longlong[::1]
+    reach: cython.longlong[::1] = views.reach
     events: cython.Py_ssize_t = queue.events
     lo: cython.Py_ssize_t = 0
     hi: cython.Py_ssize_t = events
     mid: cython.Py_ssize_t
-    if views.depth == 0:
-        if views.rn_n != n:
-            kept = queue.rn_for
-            views.rn = kept[1] if kept[0] == n else _reach_for(queue, n)
-            views.rn_n = n
-        reach = views.rn
-    else:
-        reach = views.reach
     while lo < hi:  # the first event whose reach passes s (reach is non-decreasing)
         mid = (lo + hi) >> 1
         if reach[mid] > s:
@@ -2176,9 +1409,8 @@ def _restart(
 @cython.ccall
 def restart(queue: EasyQueue, s: cython.longlong, e: cython.longlong, n: cython.longlong) -> int:
     """The event a re-plan with the slot ``n`` over ``[s, e)`` starts from (``queue.events``:
-    none, nobody moves): the first whose reach passes ``s`` (EASY: for a slot of ``n``
-    processors, ``queue.rn_for``) and from there the first whose tests the slot may make fail
-    (:func:`_first_moved`)."""
+    none, nobody moves): the first whose reach passes ``s`` and from there the first whose
+    tests the slot may make fail (:func:`_first_moved`)."""
     return _restart(queue, _Views(queue, None), s, e, n)
 
 
@@ -2189,11 +1421,11 @@ def restart(queue: EasyQueue, s: cython.longlong, e: cython.longlong, n: cython.
 def _set_starts(
     views: _Views, had: cython.bint, before: cython.Py_ssize_t, SV: cython.longlong[::1]
 ) -> cython.void:
-    """A re-plan's lists before it plays (:func:`_replan`, :func:`_replan_depth`): its starts
-    ``new_starts`` the no-slot plan's (and the last re-plan's ``last_starts`` too, when there is
-    none), the first ``before`` of its sorted decisions ``new_sorted`` the no-slot plan's (``SV``:
-    its starts under EASY, its decision instants at depth K), and every job waiting (``waiting``;
-    the caller clears the ones decided before the restart event)."""
+    """A re-plan's lists before it plays (:func:`_replan_depth`): its starts ``new_starts``
+    the no-slot plan's (and the last re-plan's ``last_starts`` too, when there is none), the
+    first ``before`` of its sorted decisions ``new_sorted`` the no-slot plan's (``SV``, its
+    decision instants), and every job waiting (``waiting``; the caller clears the ones
+    decided before the restart event)."""
     m: cython.Py_ssize_t = views.m
     starts0: cython.longlong[::1] = views.starts0
     waiting: cython.longlong[::1] = views.waiting
@@ -2217,27 +1449,6 @@ def _set_starts(
 
 
 @cython.cfunc
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _copy_leaves(
-    tree: cython.longlong[::1],
-    leaf2: cython.longlong[::1],
-    leaves: cython.Py_ssize_t,
-    m: cython.Py_ssize_t,
-) -> cython.void:
-    """The leaves of the EASY trees (:func:`_build`), every job waiting, copied whole from
-    ``queue.leaf2``."""
-    if not cython.compiled:
-        tree[2 * leaves : 2 * (leaves + m)] = leaf2[: 2 * m]
-    elif m > 0:
-        memmove(
-            cython.address(tree[2 * leaves]),
-            cython.address(leaf2[0]),
-            2 * m * cython.sizeof(cython.longlong),
-        )
-
-
-@cython.cfunc
 def _keep_as_last(views: _Views, e: cython.longlong) -> cython.void:
     """This re-plan's starts (and sorted) become the last re-plan's, its slot ending at ``e``
     (the buffers swapped, not copied)."""
@@ -2248,70 +1459,6 @@ def _keep_as_last(views: _Views, e: cython.longlong) -> cython.void:
     views.last_sorted = views.new_sorted
     views.new_sorted = tmp
     views.last = e
-
-
-@cython.cfunc
-@cython.wraparound(False)
-@cython.boundscheck(False)
-def _replan(
-    queue: EasyQueue,
-    views: _Views,
-    times: cython.longlong[::1],
-    free: cython.longlong[::1],
-    nsteps: cython.Py_ssize_t,
-    r: cython.Py_ssize_t,
-    t: cython.longlong,
-    e: cython.longlong,
-) -> cython.longlong:
-    """EASY: :func:`_run` from event ``r``'s state (``times``/``free``: with the slot, which ends at
-    ``e``) at ``t``, stopping at the no-slot plan's state or at the last re-plan's; its starts
-    are kept as the last re-plan's.  As at depth K (:func:`_replan_depth`), only the jobs
-    started before event ``r`` (the first ``m - left[r]`` of ``queue.order``) are visited to set
-    the state up: the leaves of the trees (:func:`_build`) are copied whole from
-    ``queue.leaf2``, theirs cleared."""
-    m: cython.Py_ssize_t = views.m
-    starts0: cython.longlong[::1] = views.starts0
-    durs: cython.longlong[::1] = views.durs
-    order: cython.longlong[::1] = views.order
-    sorted_starts: cython.longlong[::1] = views.vs
-    waiting: cython.longlong[::1] = views.waiting
-    tree: cython.longlong[::1] = views.tree
-    new_starts: cython.longlong[::1] = views.new_starts
-    last_starts: cython.longlong[::1] = views.last_starts
-    new_sorted: cython.longlong[::1] = views.new_sorted
-    x: cython.Py_ssize_t
-    y: cython.Py_ssize_t
-    leaves: cython.Py_ssize_t = views.leaves
-    before: cython.Py_ssize_t = m - views.left[r]  # jobs started before event r
-    settle2: cython.longlong = 4611686018427387904  # _INF: no last re-plan
-    had: cython.bint = views.last >= 0
-    v0: cython.longlong
-    sp: cython.longlong
-    out: cython.longlong
-    _copy_leaves(tree, views.leaf2, leaves, m)
-    _set_starts(views, had, before, sorted_starts)  # (the earliest no-slot starts: before r)
-    if had:
-        # its state may be this one's once both slots are over and the jobs started before
-        # event r (at their no-slot starts) have ended where the last re-plan started them
-        settle2 = max(e, views.last)
-    for y in range(before):
-        x = order[y]
-        waiting[x] = 0
-        tree[2 * (leaves + x)] = 4611686018427387904  # _INF
-        tree[2 * (leaves + x) + 1] = 4611686018427387904
-        if had:
-            v0 = starts0[x]
-            sp = last_starts[x]
-            if sp != v0:
-                settle2 = max(settle2, max(sp, v0) + max(durs[x], 1))
-    _fill(tree, leaves, m)  # (the other nodes are _INF for good: _trees)
-    out = _run(
-        queue, views, times, free, nsteps, waiting, views.short_now, views.short_beside, tree,
-        t, views.head[r], views.left[r], 0, e, views.counts,
-        new_starts, new_sorted, last_starts, views.last_sorted, settle2,
-    )  # fmt: skip
-    _keep_as_last(views, e)
-    return out
 
 
 @cython.cfunc
@@ -2329,24 +1476,15 @@ def _delay(
     r: cython.Py_ssize_t = _restart(queue, views, s, e, n)
     o: cython.Py_ssize_t
     nsteps: cython.Py_ssize_t
-    t: cython.longlong
     if r == queue.events:
         return 0  # every test the plan passed passes with the slot: nobody moves
     o = off[r]
     nsteps = off[r + 1] - o
     load_steps(times, free, snap_times, snap_free, o, nsteps)
     if cython.compiled:
-        free[nsteps] = -1  # (the stop of _short's scan)
+        free[nsteps] = -1  # (the stop of _first_short's scan)
     nsteps = _reserve_at(times, free, nsteps, index(times, s, nsteps), nsteps, s, e, n)  # the slot
-    if views.depth == 0:
-        if r == 0:
-            t = views.now
-        else:  # the next instant after the event before, on the profile with the slot
-            t = times[index(times, views.prev[r], nsteps) + 1]
-        return _replan(queue, views, times, free, nsteps, r, t, e)  # (it sets W and the trees up)
-    return _replan_depth(
-        queue, views, times, free, nsteps, r, e
-    )  # (it sets W, the trees and the heap up)
+    return _replan_depth(queue, views, times, free, nsteps, r, e)  # (it sets W, trees, heap up)
 
 
 @cython.cfunc
@@ -2413,7 +1551,7 @@ def _replan_depth(
         if s0 > prev:  # a reservation held, not yet started at the event
             hn = _push(heap, hn, s0)
         if had and last_starts[x] != s0:
-            settle2 = max(settle2, max(last_starts[x], s0) + max(durs[x], 1))
+            settle2 = max(settle2, max(last_starts[x], s0) + durs[x])
     _fill3(tree3, leaves, m)
     if r == 0:
         t = views.now
@@ -2436,9 +1574,8 @@ def delay(
     queue: EasyQueue, w: Work, s: cython.longlong, e: cython.longlong, n: cython.longlong
 ) -> cython.longlong:
     """The delay (processor-seconds) the slot ``n`` over ``[s, e)`` causes to the queued jobs
-    under EASY: the plan with the slot, from the first event whose reach passes ``s`` (EASY:
-    for a slot of ``n`` processors, ``queue.rn_for``; and then the first whose tests the slot may
-    make fail, :func:`restart`)."""
+    under ``queue``'s policy: the plan with the slot, from the first event whose reach passes
+    ``s`` and then the first whose tests the slot may make fail (:func:`restart`)."""
     views: _Views = w.views
     if views.queue is not queue:  # a Work made for another queue: buffers of this queue's sizes (a
         # longer queue's would overrun the other's, unchecked), no last re-plan, fresh trees
@@ -2460,9 +1597,8 @@ def prices(queue: EasyQueue, cands: list, n: cython.longlong, d: cython.longlong
     """:meth:`~scheduler.pricing.price.SiteQuote.price` of the slot ``n`` over ``[s, s + d)``
     at every start ``s`` of ``cands`` (one :class:`Work` for all): None where it does not fit
     beside the running jobs and reservations (the base profile), 0 in a hole of the no-slot
-    plan (its profile after the last event) that holds the start of no job of no duration
-    (a test the plan passed had room for its job beside every later block, so beside the
-    slot too), else :func:`delay`."""
+    plan (its profile after the last event: a test the plan passed had room for its job
+    beside every later block, so beside the slot too), else :func:`delay`."""
     out: list = []
     views: _Views = Work(queue).views
     base_t: cython.longlong[::1] = queue.bt
@@ -2470,23 +1606,16 @@ def prices(queue: EasyQueue, cands: list, n: cython.longlong, d: cython.longlong
     off: cython.longlong[::1] = queue.off
     snap_times: cython.longlong[::1] = queue.pt
     snap_free: cython.longlong[::1] = queue.pf
-    zeros: cython.longlong[::1] = queue.zeros
     nb: cython.Py_ssize_t = len(queue.base_times)
-    nz: cython.Py_ssize_t = queue.nzeros
     o: cython.Py_ssize_t = off[queue.events]
     hi: cython.Py_ssize_t = off[queue.events + 1]
-    z: cython.Py_ssize_t = 0
     s: cython.longlong
     for s in cands:
         if least_free(base_t, base_f, 0, nb, s, s + d) < n:
             out.append(None)
             continue
         if least_free(snap_times, snap_free, o, hi, s, s + d) >= n:
-            z = 0  # (few: a 0-second job is never a live site's)
-            while z < nz and zeros[z] < s:
-                z += 1
-            if z == nz or zeros[z] >= s + d:
-                out.append(0)
-                continue
+            out.append(0)
+            continue
         out.append(_delay(queue, views, s, s + d, n))
     return out

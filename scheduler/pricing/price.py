@@ -59,18 +59,17 @@ slot's start being the one fall (a job running into it must have room beside the
 too).  A slot in a hole of the no-slot plan costs 0 without a re-plan here too, and otherwise the
 re-plan starts at the first job the slot moves, found without one (until it the re-plan is the
 plan and the slot: a job keeps its start while the free processors at the later of its start
-and the slot's hold the slot beside it; when no queued job is of no duration).  EASY backfilling has
-no such prefix property (a job's start depends on later jobs' backfilling): it is re-planned by
+and the slot's hold the slot beside it; when no queued job is of no duration).  Backfilling with
+a reservation depth K (``backfill-k=K``; K = 1 is EASY, K = ∞ conservative) has no such prefix
+property (a job's start depends on later jobs' backfilling): it is re-planned by
 :mod:`scheduler.pricing._easy` (compiled the same way), which plays the no-slot plan once per
-state keeping a snapshot of every instant it visits and how far into the future that instant's
-tests read the profile, and re-plans a slot from the first instant whose tests read past the
-slot's start (the earlier ones decide as without it).  Backfilling with a reservation depth K
-(``backfill-k=K``) has no prefix property either and is played by the same kernel the same way
-(its reservations, placements and backfills, as the simulator's policy
-:mod:`scheduler.cluster.depth` decides them); K = 1 is EASY, K = ∞ conservative.  A depth-K
-queue holding a job of no duration is re-planned in full by the simulator (it plans such a job
-for 1 s and ends it at once, which the kernel does not model; a live site's estimates are never
-0).
+state — its reservations, placements and backfills, as the simulator's policy
+:mod:`scheduler.cluster.depth` decides them — keeping a snapshot of every instant it visits
+and how far into the future that instant's tests read the profile, and re-plans a slot from
+the first instant whose tests read past the slot's start (the earlier ones decide as without
+it).  EASY quotes run the same loop at K = 1.  A queue holding a job of no duration is
+re-planned in full under EASY or depth K, by plan_easy or the simulator (the kernel's
+reservation of no duration would hold no processors; a live site's estimates are never 0).
 :meth:`SiteQuote.price_naive` is the literal Figure 22; tests check that all agree.
 
 Cost (``bench/bench_site_pages.py``): a quote re-plans, for every candidate start
@@ -95,11 +94,12 @@ re-plan), with no Python per start.  At 400+ queued jobs a quote makes ~370 re-p
 ~170 events, ~1.2 job starts per event, each found by a search of ~17 nodes of the trees over
 the waiting jobs: the search is ~40 % of the time, the block insertions ~20 %.  Its trees
 keep a node's values side by side, a job the search finds starts without a second test,
-under EASY a cache lookup is one comparison, and at depth K the one-processor jobs (two thirds of
-CTC-SP2's queues) have trees of their own, which the search skips whole when they are too
-long (same run, the kernel on 9 slow instants: K = 4 ~9 % less CPU, EASY ~5 %; whole quotes
-at 200+ queued, p99 13.4 -> 12.9 and 12.5 -> 11.9 ms on a loaded machine:
-``bench/results/site-pages-easy.txt``).  A site page builds its quote from the replay index
+and the one-processor jobs (two thirds of CTC-SP2's queues) have trees of their own, which
+the search skips whole when they are too long (same run, the kernel on 9 slow instants:
+K = 4 ~9 % less CPU, EASY ~5 %; whole quotes at 200+ queued, p99 13.4 -> 12.9 and 12.5 ->
+11.9 ms on a loaded machine: ``bench/results/site-pages-easy.txt``; the EASY figures of
+this paragraph were measured on a loop of its own, since replaced by the depth-K loop at
+K = 1: ``bench/results/kernels-history.txt``).  A site page builds its quote from the replay index
 with the queue as two lists (:meth:`SiteQuote.from_queue`,
 :func:`scheduler.pricing.site.quote_at`; :attr:`SiteQuote.shapes` made only when asked) and
 the running jobs' profile in one pass (:meth:`Profile.of_blocks_from`): at 1,600+ queued jobs
@@ -136,8 +136,8 @@ SECONDS_PER_SU = 3600  # 1 SU = 1 processor-hour
 def _plan_kind(policy: str) -> tuple[str, int]:
     """How a quote plans ``policy``'s queue: the registry's quote kernel for it
     (:attr:`~scheduler.cluster.registry.PolicyRef.quote_kind`): ``("conservative" | "fcfs",
-    0)`` — the prefix re-plan (:mod:`scheduler.pricing._replan`); ``("easy", 0)`` or
-    ``("depth", K)`` — the snapshot re-plan (:mod:`scheduler.pricing._easy`);
+    0)`` — the prefix re-plan (:mod:`scheduler.pricing._replan`); ``("easy", 0)`` (depth 1)
+    or ``("depth", K)`` — the snapshot re-plan (:mod:`scheduler.pricing._easy`);
     ``("simulate", 0)`` for a user's policy (no kernel: each price re-plays the queue under
     the policy itself, Figure 22 literally)."""
     try:
@@ -302,19 +302,22 @@ class SiteQuote:
         self.unit_cost = unit_cost
         self.capacity = base.capacity
         self._kind, depth = _plan_kind(policy)
-        zeros = 0 in durs
-        if zeros and policy not in PLANNERS:
-            # the simulator plans a job of no duration for 1 s and ends it at once (an early
-            # end: the reservations behind it move up), which neither kernel models (nor
-            # plan_easy, K = 1): such a queue (never a live site's, whose estimates are >= 1 s)
-            # is re-planned in full
+        if self._kind == "easy":  # EASY is backfilling with reservation depth 1
+            depth = 1
+        if 0 in durs and (policy not in PLANNERS or self._kind == "easy"):
+            # a job of no duration holds no block, so the kernel's reservation for it would
+            # hold no processors: the simulator plans it for 1 s and ends it at once (the
+            # reservations behind it move up), plan_easy keeps its processors free at its
+            # shadow instant; such a queue (never a live site's: the simulator's estimates are
+            # >= 1 s) is re-planned in full by its policy's own planner
             self._kind = "simulate"
         elif self._kind == "depth" and depth >= len(procs):
             # every queued job holds a reservation: conservative backfilling's plan (the
             # prefix re-plan is the faster kernel for it)
             self._kind = "conservative"
-        # EASY and depth K: the no-slot plan with its snapshots (_easy.EasyQueue), played by
-        # the kernel (plan_easy's plan, or the simulator's backfill-k=K plan: tests compare)
+        # EASY (depth 1) and depth K: the no-slot plan with its snapshots (_easy.EasyQueue),
+        # played by the kernel (plan_easy's plan at K = 1, else the simulator's backfill-k=K
+        # plan: tests compare)
         self._easy = None
         self._fcfs = None
         if self._kind in ("easy", "depth"):

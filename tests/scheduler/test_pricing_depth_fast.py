@@ -1,7 +1,8 @@
 """Quotes under backfilling with a reservation depth K (``backfill-k=K`` quotes
 re-planned the whole queue in the simulator for every candidate start, 0.5–1.1 s at 200+
-queued jobs).  The EASY kernel (scheduler/pricing/_easy.py) now also plays depth K from its
-snapshots; compiled and pure, its no-slot plan must be the simulator's
+queued jobs).  The quote kernel (scheduler/pricing/_easy.py) plays depth K from its snapshots
+(EASY at K = 1: test_pricing_easy_fast.py); compiled and pure, its no-slot plan must be the
+simulator's
 (:func:`~scheduler.pricing.plan.plan_with_policy`, the live policy of
 :mod:`scheduler.cluster.depth`) start for start, and every option's price the literal
 Figure 22 (:meth:`SiteQuote.price_naive`, which re-plans in the simulator).
@@ -27,7 +28,7 @@ DEEP_CASES = [("compiled", s, k) for s in (1, 2) for k in (2, 4)] + sample(
 )
 
 
-@pytest.mark.parametrize("depth", [2, 3, 4, 8, 50])
+@pytest.mark.parametrize("depth", [1, 2, 3, 4, 8, 50])
 def test_the_kernels_depth_plan_is_the_simulators(easy_kernel, depth):
     """Start for start, on queues of 30–240 jobs, and the events' reach never decreases."""
     for seed in range(4):
@@ -260,22 +261,30 @@ def test_durations_at_the_32_bit_bound_of_the_depth_trees_price_as_figure_22(eas
 
 
 def test_the_depth_kernel_refuses_durations_its_trees_cannot_hold(easy_kernel):
-    """Past 2**32 - 2 s (68 years beyond the door's bound) or below 0, a depth-K queue is
-    refused with the bound named; EASY's trees are 64-bit and take it."""
+    """Past 2**32 - 2 s (68 years beyond the door's bound), below 1 s (a job of no duration
+    is re-planned in full: test_pricing_easy_fast.py), or at a depth below 1, a queue is
+    refused with the bound named; at the bounds it is planned."""
     base, _ = deep_site(0, jobs=1)
-    for bad in (2**32 - 1, 2**40, -1):
-        with pytest.raises(ValueError, match="planned durations must be in 0..4294967294"):
-            easy_kernel.EasyQueue(base.times, base.free, base.capacity, [1, 2], [60, bad], 0, 2)
-    E = easy_kernel.EasyQueue(base.times, base.free, base.capacity, [1, 2], [60, 2**40], 0, 0)
-    assert len(E.starts) == 2
+    for depth in (1, 2):
+        for bad in (2**32 - 1, 2**40, 0, -1):
+            with pytest.raises(ValueError, match=r"planned durations must be in 1\.\.4294967294"):
+                easy_kernel.EasyQueue(
+                    base.times, base.free, base.capacity, [1, 2], [60, bad], 0, depth
+                )
+        E = easy_kernel.EasyQueue(
+            base.times, base.free, base.capacity, [1, 2], [1, 2**32 - 2], 0, depth
+        )
+        assert len(E.starts) == 2
+    with pytest.raises(ValueError, match="reservation depth must be >= 1"):
+        easy_kernel.EasyQueue(base.times, base.free, base.capacity, [1, 2], [60, 60], 0, 0)
 
 
 def test_the_kernels_decision_order_lists_the_jobs_decided_before_each_event(easy_kernel):
-    """An EASY or depth-K re-plan from event r visits only the jobs decided (started, or
+    """A depth-K re-plan (EASY: K = 1) from event r visits only the jobs decided (started, or
     placed) before r to set its state up: the first m - left[r] of E.order, which must be
     exactly those whose deciding event (E.ev) is before r, for every r, in queue order
     within an event."""
-    for seed, depth in ((1, 2), (2, 4), (3, 8), (4, 0), (5, 0)):
+    for seed, depth in ((1, 2), (2, 4), (3, 8), (4, 1), (5, 1)):
         base, shapes = deep_site(seed, jobs=150)
         procs, durs = [n for n, _ in shapes], [d for _, d in shapes]
         E = easy_kernel.EasyQueue(base.times, base.free, base.capacity, procs, durs, 0, depth)

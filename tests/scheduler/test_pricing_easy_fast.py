@@ -1,8 +1,10 @@
-"""The EASY quote's re-plan kernel: scheduler/pricing/_easy.py, compiled by Cython in
-pure-Python mode when a build exists, must price every candidate start exactly as Figure 22
-literally does (:meth:`SiteQuote.price_naive`, which re-plans the whole queue with
+"""The EASY quote: the depth-K loop of scheduler/pricing/_easy.py at K = 1 (EASY is
+backfilling with reservation depth 1), compiled by Cython in pure-Python mode when a build
+exists, must price every candidate start exactly as Figure 22 literally does
+(:meth:`SiteQuote.price_naive`, which re-plans the whole queue with
 :func:`~scheduler.pricing.plan.plan_easy`), compiled and pure alike, on deep queues (200+
-jobs) and queues with jobs of no duration; its no-slot plan must be ``plan_easy``'s.
+jobs); its no-slot plan must be ``plan_easy``'s.  A queue with jobs of no duration is
+re-planned in full by ``plan_easy`` itself (the kernel refuses it).
 
 The compiled build exists after ``make setup``; without one the compiled comparisons skip,
 except under ``CI=1`` (``make test`` builds it), where a missing build fails.
@@ -31,11 +33,11 @@ from tests.scheduler.native_helpers import (
 
 NAME = EASY
 
-#: (kernel, seed, zeros) of the 200-job queues: the compiled kernel (what runs) on every
-#: queue; the pure one on a deterministic sample of them (its deep queues are also compared
-#: with the compiled one call by call below; GRIDPORTAL_FULL_TESTS=1 runs every one).
-DEEP_CASES = [("compiled", s, z) for s in (1, 2, 3) for z in (False, True)] + sample(
-    [("pure", s, z) for s in (1, 2, 3) for z in (False, True)], 2
+#: (kernel, seed) of the 200-job queues: the compiled kernel (what runs) on every queue; the
+#: pure one on a deterministic sample of them (its deep queues are also compared with the
+#: compiled one call by call below; GRIDPORTAL_FULL_TESTS=1 runs every one).
+DEEP_CASES = [("compiled", s) for s in (1, 2, 3, 4, 5, 6)] + sample(
+    [("pure", s) for s in (1, 2, 3, 4, 5, 6)], 2
 )
 #: small random sites of the seeded loops below (a fraction of them, always the first ones
 #: of the same seeded sequence; all of them under GRIDPORTAL_FULL_TESTS=1)
@@ -50,12 +52,13 @@ def _compiled():
     return compiled(NAME, "EASY kernel")
 
 
-@pytest.mark.parametrize(("easy_kernel", "seed", "zeros"), DEEP_CASES, indirect=["easy_kernel"])
-def test_every_easy_option_of_a_200_job_queue_is_the_literal_price(easy_kernel, seed, zeros):
-    """Query 18 and query 17 under EASY against Figure 22 re-planned in full."""
-    base, shapes = deep_site(seed, zeros=zeros)
+@pytest.mark.parametrize(("easy_kernel", "seed"), DEEP_CASES, indirect=["easy_kernel"])
+def test_every_easy_option_of_a_200_job_queue_is_the_literal_price(easy_kernel, seed):
+    """Query 18 and query 17 under EASY (the depth-K loop at K = 1) against Figure 22
+    re-planned in full by plan_easy."""
+    base, shapes = deep_site(seed)
     q = SiteQuote(base, shapes, 0, "easy")
-    assert len(q.shapes) >= 200
+    assert len(q.shapes) >= 200 and q._easy.depth == 1
     moved = restarted = 0
     for n, d in ((1, 600), (8, 3600), (32, 2 * 3600), (64, 900)):
         want = literal(q, n, d)
@@ -68,17 +71,17 @@ def test_every_easy_option_of_a_200_job_queue_is_the_literal_price(easy_kernel, 
     assert restarted > 10
 
 
-@pytest.mark.parametrize("jobs", [1, 2, 7, 8, 9, 63, 64, 65, 71, 130])
-def test_queues_around_the_trees_powers_of_eight_are_priced_literally(easy_kernel, jobs):
-    """The EASY trees have eight children a node over a power of 8 of leaves (``_build``):
-    one job, and one under, at and over a power of 8, where the last group of eight leaves
-    holds from one job to eight.  Every option is Figure 22's, the no-slot plan is
-    ``plan_easy``'s.  The pure kernel's trees are a list of exactly ``_trees``' size, so a
-    search or an update reading past the last group's siblings raises there."""
+@pytest.mark.parametrize("jobs", [1, 2, 3, 7, 8, 9, 63, 64, 65, 130])
+def test_queues_around_the_trees_powers_of_two_are_priced_literally(easy_kernel, jobs):
+    """The kernel's trees are binary over a power of 2 of leaves (``_build3``): one job, and
+    one under, at and over a power of 2, where the last leaf's sibling holds a job or none.
+    Every EASY option is Figure 22's, the no-slot plan is ``plan_easy``'s.  The pure kernel's
+    trees are a list of exactly ``_trees3``' size, so a search or an update reading past the
+    last leaf raises there."""
     base, shapes = deep_site(100 + jobs, jobs=jobs, cap=32)
     q = SiteQuote(base, shapes, 0, "easy")
     E = q._easy
-    assert E.leaves >= jobs and (E.leaves == 1 or E.leaves // 8 < jobs)
+    assert E.leaves >= jobs and (E.leaves == 1 or E.leaves // 2 < jobs)
     assert E.starts == plan_easy(base.copy(), shapes, 0)
     moved = 0
     for n, d in ((1, 600), (8, 3600), (32, 2 * 3600)):
@@ -89,26 +92,55 @@ def test_queues_around_the_trees_powers_of_eight_are_priced_literally(easy_kerne
 
 
 def test_the_kernels_no_slot_plan_is_plan_easy(easy_kernel):
-    """The plan the snapshots are taken from is :func:`plan_easy`'s, start for start, and the
-    reach of the events never decreases."""
+    """The plan the snapshots are taken from, at depth 1 (the default), is :func:`plan_easy`'s,
+    start for start, and the reach of the events never decreases."""
     for seed in range(6):
-        base, shapes = deep_site(seed, jobs=(30, 120, 240)[seed % 3], zeros=seed % 2 == 1)
+        base, shapes = deep_site(seed, jobs=(30, 120, 240)[seed % 3])
         p = base.copy()
         want = plan_easy(p, shapes, 0)
         E = easy_kernel.EasyQueue(base.times, base.free, base.capacity,
                                   [n for n, _ in shapes], [d for _, d in shapes], 0)  # fmt: skip
-        assert E.starts == want
+        assert E.depth == 1 and E.starts == want
         reach = [E.reach[i] for i in range(E.events)]
         assert reach == sorted(reach)
 
 
+def test_easy_queues_with_jobs_of_no_duration_are_replanned_by_plan_easy(easy_kernel):
+    """A job of no duration holds no block: the kernel's reservation for it would hold no
+    processors, where plan_easy keeps them free at the head's shadow instant (and the
+    simulator plans it for 1 s).  The kernel refuses it, naming the bound, and the quote
+    re-plans it in full with plan_easy: its plan is plan_easy's, its options Figure 22's
+    (deep queues and small random sites, durations 0 included), and a queue without one is
+    still the kernel's."""
+    base, shapes = deep_site(2, jobs=60, zeros=True)
+    procs, durs = [n for n, _ in shapes], [d for _, d in shapes]
+    with pytest.raises(ValueError, match=r"planned durations must be in 1\.\.4294967294"):
+        easy_kernel.EasyQueue(base.times, base.free, base.capacity, procs, durs, 0)
+    q = SiteQuote(base, shapes, 0, "easy")
+    assert q._kind == "simulate" and q._easy is None
+    assert q.starts == plan_easy(base.copy(), shapes, 0)
+    assert {o.start: o.delay for o in q.options(8, 3600)} == literal(q, 8, 3600)
+    rng = random.Random(2102)
+    zero_queues = 0
+    for _ in range(examples(200, 0.3)):
+        base, shapes, cap = small_site(rng)
+        q = SiteQuote(base, shapes, 0, "easy")
+        n, d = rng.randint(1, cap), rng.randint(1, 12)
+        assert (q._easy is None) == any(dq == 0 for _, dq in shapes)
+        assert q.starts == plan_easy(base.copy(), shapes, 0)
+        assert {o.start: o.delay for o in q.options(n, d)} == literal(q, n, d)
+        zero_queues += q._easy is None
+    assert zero_queues > 10
+
+
 def test_small_random_easy_queues_are_priced_literally(easy_kernel):
-    """Many small random sites (seeded), durations 0 included, slots anywhere."""
+    """Many small random sites (seeded), slots anywhere, all priced by the kernel."""
     rng = random.Random(2101)
     for _ in range(examples(400, 0.3)):
-        base, shapes, cap = small_site(rng)
+        base, shapes, cap = _small_site_sized(rng)
         now = rng.randint(0, 3)
         q = SiteQuote(base, shapes, now, "easy")
+        assert q._easy is not None
         n, d = rng.randint(1, cap), rng.randint(1, 12)
         assert {o.start: o.delay for o in q.options(n, d)} == literal(q, n, d)
         for s in (now + rng.randint(0, 40) for _ in range(3)):  # off the candidate starts
@@ -121,8 +153,8 @@ def test_re_plans_stop_once_their_state_is_the_no_slot_plans(easy_kernel):
     counts the stops): it does stop, also after moving jobs, and every price is still the
     literal one."""
     stops_after_moves = 0
-    for seed, zeros in deep_cases(easy_kernel, [(1, False), (4, True)]):
-        base, shapes = deep_site(seed, zeros=zeros)
+    for seed in deep_cases(easy_kernel, [1, 4]):
+        base, shapes = deep_site(seed)
         q = SiteQuote(base, shapes, 0, "easy")
         for n, d in ((1, 600), (8, 3600)):
             w = easy_kernel.Work(q._easy)
@@ -138,62 +170,40 @@ def test_re_plans_stop_once_their_state_is_the_no_slot_plans(easy_kernel):
     assert stops_after_moves > 5
 
 
-def test_re_plans_start_after_the_tight_steps_of_the_tests_passed(easy_kernel):
-    """EASY re-plans from the first event with a passed test that a slot of ``n`` processors
-    may fail — one with less than ``n`` spare processors in a step ending after ``s`` —,
-    never earlier than from the first event whose whole reach passes ``s``, and often
-    later; either way at the literal price."""
-    base, shapes = deep_site(2, zeros=True)
-    q = SiteQuote(base, shapes, 0, "easy")
-    E = q._easy
-    reach = [E.reach[i] for i in range(E.events)]
-    later = 0
-    for n, d in ((4, 1800), (32, 2 * 3600)):
-        w = easy_kernel.Work(E)
-        cands = [s for s in q.candidates() if q.feasible(s, n, d)]
-        got = [easy_kernel.delay(E, w, s, s + d, n) for s in cands]
-        assert E.rn_for[0] == n
-        rn = [E.rn_for[1][i] for i in range(E.events)]
-        assert rn == sorted(rn) and all(a <= b for a, b in zip(rn, reach, strict=True))
-        for s in cands:
-            first = next((i for i, x in enumerate(reach) if x > s), E.events)
-            first_n = next((i for i, x in enumerate(rn) if x > s), E.events)
-            assert first_n >= first
-            later += first_n > first
-        assert got == [q.price_naive(s, n, d) for s in cands]
-    assert later > 20
+def _small_site_sized(rng: random.Random):
+    """:func:`small_site` with every job of no duration given 1 s (what the kernel takes)."""
+    base, shapes, cap = small_site(rng)
+    return base, [(n, max(d, 1)) for n, d in shapes], cap
 
 
 def _small_site(rng: random.Random):
-    base, shapes, cap = small_site(rng)
+    base, shapes, cap = _small_site_sized(rng)
     return base, shapes, rng.randint(0, 3), rng.randint(1, cap), rng.randint(1, 12)
 
 
 def test_re_plans_start_at_the_first_event_whose_tests_the_slot_may_fail(easy_kernel):
     """From the first event whose reach passes ``s``, an EASY re-plan starts at the first event
-    where a passed test may fail with the slot: ``x + n`` free over the overlap of its window
-    with the slot, on the profile after the event, ``x`` less the job's own block where it has
-    one (restart).  It often starts later than the reach, at the literal price — on deep
-    queues and on 700 small random sites (the first 210 in ordinary runs; durations 0
-    included), where checking on the profile before the event, without the slot's ``n``,
-    subtracting the block a job of no duration does not have, or without the head's window at
-    its shadow time prices options wrong (tens to thousands of them)."""
+    where a passed test (a placement's window, where the head holds its reservation, or a
+    start's) may fail with the slot: ``n`` free over the overlap of its window with the slot,
+    on the profile after the event (restart).  It often starts later than the reach, at the
+    literal price — on deep queues and on 700 small random sites (the first 210 in ordinary
+    runs)."""
     later = 0
-    for seed, zeros in deep_cases(easy_kernel, [(3, False), (6, True)]):
-        base, shapes = deep_site(seed, zeros=zeros)
+    for seed in deep_cases(easy_kernel, [3, 6]):
+        base, shapes = deep_site(seed)
         q = SiteQuote(base, shapes, 0, "easy")
         E = q._easy
+        reach = [E.reach[i] for i in range(E.events)]
         for n, d in ((4, 1800), (32, 2 * 3600)):
             w = easy_kernel.Work(E)
             for s in q.candidates():
                 if not q.feasible(s, n, d):
                     continue
                 f = easy_kernel.delay(E, w, s, s + d, n)
-                rn = [E.rn_for[1][i] for i in range(E.events)]
-                first_n = next((i for i, x in enumerate(rn) if x > s), E.events)
+                first = next((i for i, x in enumerate(reach) if x > s), E.events)
                 r = easy_kernel.restart(E, s, s + d, n)
-                assert first_n <= r <= E.events
-                later += r > first_n
+                assert first <= r <= E.events
+                later += r > first
                 assert f == q.price_naive(s, n, d)
     assert later > 50
     rng = random.Random(2121)
@@ -214,8 +224,8 @@ def test_re_plans_stop_once_their_state_is_the_last_re_plans(easy_kernel):
     before the restart, the moved jobs (heads or backfills) or the count of the jobs
     started gives wrong delays (hundreds to thousands of 6,555 over the 700 sites of the full
     budget, GRIDPORTAL_FULL_TESTS=1; ordinary runs check the first 210)."""
-    for seed, zeros in deep_cases(easy_kernel, [(2, False), (5, True)]):
-        base, shapes = deep_site(seed, zeros=zeros)
+    for seed in deep_cases(easy_kernel, [2, 5]):
+        base, shapes = deep_site(seed)
         q = SiteQuote(base, shapes, 0, "easy")
         for n, d in ((8, 3600), (32, 2 * 3600)):
             w = easy_kernel.Work(q._easy)
@@ -241,7 +251,7 @@ def test_compiled_and_pure_kernels_agree_call_by_call():
     """Both kernels loaded side by side give the same delay for every candidate start, and
     leave their inputs as they were."""
     compiled, pure = _compiled(), _pure()
-    base, shapes = deep_site(5, jobs=240, zeros=True)
+    base, shapes = deep_site(5, jobs=240)
     q = SiteQuote(base, shapes, 0, "easy")
     base_steps = (q.base.times.copy(), q.base.free.copy())
     procs, durs = [n for n, _ in q.shapes], [d for _, d in q.shapes]
@@ -265,13 +275,13 @@ def test_compiled_and_pure_kernels_agree_call_by_call():
 
 @pytest.mark.parametrize("policy", ["backfill-k=1", "backfill-k=4"])
 def test_depth_k_quotes_stay_literal(policy):
-    """Backfilling with a reservation depth K > 1 is played by the kernel's depth-K loop
-    (tests/scheduler/test_pricing_depth_fast.py); K = 1, whose plan is EASY's, by its EASY
-    loop: either way query 18 is query 17 start by start, which is Figure 22."""
+    """Backfilling with a reservation depth K is played by the kernel's depth-K loop
+    (tests/scheduler/test_pricing_depth_fast.py); K = 1, whose plan is EASY's, gives EASY's
+    quote: either way query 18 is query 17 start by start, which is Figure 22."""
     base, shapes = deep_site(7, jobs=40, cap=32)
     q = SiteQuote(base, shapes, 0, policy)
     easy = SiteQuote(base, shapes, 0, "easy")
-    assert q._easy is not None and q._easy.depth == (0 if policy == "backfill-k=1" else 4)
+    assert q._easy is not None and q._easy.depth == (1 if policy == "backfill-k=1" else 4)
     for n, d in ((4, 1800), (16, 3600)):
         want = literal(q, n, d)
         assert {o.start: o.delay for o in q.options(n, d)} == want
