@@ -19,6 +19,7 @@ from gridportal.inputs.policyfiles import (
     runs_using,
 )
 from gridportal.sandbox import available
+from gridportal.web.views import _add_errors
 
 
 class PolicyUploadForm(forms.Form):
@@ -47,9 +48,7 @@ def policy_list(request):
                     class_name=form.cleaned_data["class_name"],
                 )
             except ValidationError as exc:
-                for field, errors in exc.message_dict.items():
-                    for error in errors:
-                        form.add_error(field if field in form.fields else "file", error)
+                _add_errors(form, exc, "file")
             else:
                 messages.success(request, f"Checked in the sandbox and stored as {row.ref}.")
                 return redirect("policyfile-detail", pk=row.pk)

@@ -14,6 +14,7 @@ from gridportal.ownership import visible_to
 from scheduler import engine
 
 from .forms import SlurmSiteForm
+from .views import _add_errors
 
 #: slurm.conf keys whose value is a duration in seconds (shown in words)
 DURATION_KEYS = {
@@ -36,9 +37,7 @@ def slurm_site_list(request):
                     sshare=data.get("sshare"),
                 )  # fmt: skip
             except ValidationError as exc:
-                for field, errors in exc.message_dict.items():
-                    for error in errors:
-                        form.add_error(field if field in form.fields else "dump", error)
+                _add_errors(form, exc, "dump")
             else:
                 messages.success(request, f"Read {site.name}: {site.job_count:,} jobs.")
                 return redirect("slurm-site-detail", pk=site.pk)
