@@ -20,7 +20,8 @@ import pytest
 
 from scheduler._native import load_compiled
 from scheduler.cluster import BUILTIN, Simulator, prepare_jobs, registry
-from scheduler.pricing.plan import PLANNERS
+from scheduler.pricing.plan import PLANNERS, plan_with_policy
+from scheduler.pricing.price import SiteQuote
 from scheduler.pricing.workload import PricingRun, run_pricing, split_reservations
 from scheduler.traces.lublin import generate_lublin99
 
@@ -123,3 +124,57 @@ def test_pricing_live_runs_equal_the_policy_written_in_the_public_api(
         assert runs[0].best_effort_waits == runs[1].best_effort_waits
         if alpha == 0:  # some slot does move queued jobs (not only free holes)
             assert any(r.f > 0 for r in runs[0].reservations)
+
+
+#: every quote family at work: the registry's text of a policy with a quote kernel, and the
+#: depths the depth-K kernel is taken at (K = 1 is routed to EASY's family, K >= the queue's
+#: length to conservative's)
+QUOTED = [
+    *(name for name, entry in BUILTIN.items() if entry.quote not in (None, "depth")),
+    *(f"backfill-k={k}" for k in (1, 2, 4)),
+]
+
+
+def _played_forward_delays(quote, policy: str, cands, n: int, d: int) -> list:  # type: ignore[no-untyped-def]
+    """Figure 22 with the policy itself: the queue played forward by the simulator's own class
+    (:func:`~scheduler.pricing.plan.plan_with_policy`) without and with the slot; its delay
+    Σ max(0, v' − v)·q at each start, None where the slot does not fit."""
+    before = plan_with_policy(policy, quote.base.copy(), quote.shapes, quote.now)
+    out = []
+    for s in cands:
+        if quote.base.free_over(s, s + d) < n:
+            out.append(None)
+            continue
+        p = quote.base.copy()
+        p.reserve(s, s + d, n)
+        after = plan_with_policy(policy, p, quote.shapes, quote.now)
+        out.append(sum((b - a) * q for (q, _), a, b in zip(quote.shapes, before, after) if b > a))
+    return before, out
+
+
+@pytest.mark.parametrize("policy", QUOTED)
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_every_quote_kernel_equals_its_policy_played_forward(policy, seed) -> None:
+    """The registry's quote kernel of each policy (``quote``) against the policy's own class
+    played forward: the no-slot plan and every candidate's price, at instants of a live
+    simulation (generated trace, Lublin & Feitelson 2003; requested estimates)."""
+    procs = 32
+    trace = generate_lublin99(jobs=300, procs=procs, seed=seed)
+    jobs, _ = prepare_jobs(trace.jobs, procs, "requested")
+    sim = Simulator(jobs, procs, policy)
+    checked = 0
+    step = max(1, (jobs[-1].submit - jobs[0].submit) // 24)
+    for at in range(jobs[0].submit, jobs[-1].submit, step):
+        sim.run(until=at)
+        quote = SiteQuote.of(sim, at)
+        if not quote.shapes:
+            continue
+        for n, d in ((1, 600), (procs // 2, 3600), (procs, 7200)):
+            options = {o.start: o.delay for o in quote.options(n, d)}
+            cands = quote.candidates()
+            before, reference = _played_forward_delays(quote, policy, cands, n, d)
+            assert list(quote.starts) == before, (policy, at, "the no-slot plan")
+            kernel = [options.get(s) for s in cands]
+            assert kernel == reference, (policy, at, n, d)
+            checked += sum(f is not None for f in reference)
+    assert checked >= 20, f"only {checked} prices compared"
