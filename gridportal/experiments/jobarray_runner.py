@@ -84,9 +84,12 @@ def main(argv: list[str]) -> int:
           f"done, {len(todo)} to run", flush=True)  # fmt: skip
     if not todo:
         return 0
-    version = subprocess.run(
-        [*sim, "--version"], capture_output=True, text=True, check=True
-    ).stdout.strip()
+    probe = subprocess.run([*sim, "--version"], capture_output=True, text=True)
+    if probe.returncode != 0:  # the engine does not start here: say why, run nothing
+        print(f"task {task}: {shlex.join(sim)} --version exited with {probe.returncode}:\n"
+              f"{probe.stderr.strip()}", file=sys.stderr)  # fmt: skip
+        return 3
+    version = probe.stdout.strip()
     args: list[str] = []
     inputs: dict[str, str] = {}
     for item in manifest["inputs"]:
