@@ -22,8 +22,8 @@ code of commit ``--before-rev``, loaded from git: the quote's re-plan through th
 methods and the EASY planner rescanning the queue job by job; the prediction of commit
 ``--predict-rev``, replaying every start) and after (the re-plan kernel
 :func:`scheduler.pricing._replan.delays`, compiled when a build exists — the engine modules'
-status is printed first —, :func:`scheduler.pricing.plan.plan_easy` picking backfill
-candidates with array tests; the prediction from the last checkpoint), with a check that both
+status is printed first —, EASY by the depth-K kernel at K = 1; the prediction from the last
+checkpoint), with a check that both
 give the same option lists and the same predictions.  Then a second request at the same
 instant (another size; the plan is kept in the index, :meth:`ReplayIndex.remember`).
 ``--procs 338`` gives deep queues (200+ queued jobs).

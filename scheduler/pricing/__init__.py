@@ -2,7 +2,7 @@
 causes to the queued best-effort jobs (Figure 22), offered over the candidate starts of the
 current plan (queries 17–19) and chosen by the user's trade-off α (eq. 20)."""
 
-from .plan import PLANNERS, plan_conservative, plan_easy, plan_fcfs, plan_queue
+from .plan import PLANNERS, plan_conservative, plan_fcfs, plan_queue
 from .price import SECONDS_PER_SU, Option, SiteQuote, choose
 
 __all__ = [
@@ -12,7 +12,6 @@ __all__ = [
     "SiteQuote",
     "choose",
     "plan_conservative",
-    "plan_easy",
     "plan_fcfs",
     "plan_queue",
 ]

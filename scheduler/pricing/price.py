@@ -68,7 +68,7 @@ state — its reservations, placements and backfills, as the simulator's policy
 and how far into the future that instant's tests read the profile, and re-plans a slot from
 the first instant whose tests read past the slot's start (the earlier ones decide as without
 it).  EASY quotes run the same loop at K = 1.  A queue holding a job of no duration is
-re-planned in full under EASY or depth K, by plan_easy or the simulator (the kernel's
+re-planned in full under EASY or depth K by the simulator's policy itself (the kernel's
 reservation of no duration would hold no processors; a live site's estimates are never 0).
 :meth:`SiteQuote.price_naive` is the literal Figure 22; tests check that all agree.
 
@@ -289,7 +289,7 @@ class SiteQuote:
     ) -> None:
         if not plannable(policy):
             raise ValueError(
-                f"policy must be one of {', '.join(PLANNERS)} or backfill-k=K; got {policy!r}"
+                f"policy must be one of {', '.join(PLANNERS)}, easy or backfill-k=K; got {policy!r}"
             )
         if now < base.origin:
             raise ValueError(f"now ({now}) is before the profile's origin ({base.origin})")
@@ -306,18 +306,16 @@ class SiteQuote:
             depth = 1
         if 0 in durs and (policy not in PLANNERS or self._kind == "easy"):
             # a job of no duration holds no block, so the kernel's reservation for it would
-            # hold no processors: the simulator plans it for 1 s and ends it at once (the
-            # reservations behind it move up), plan_easy keeps its processors free at its
-            # shadow instant; such a queue (never a live site's: the simulator's estimates are
-            # >= 1 s) is re-planned in full by its policy's own planner
+            # hold no processors (the simulator plans it for 1 s and ends it at once; the
+            # reservations behind it move up): such a queue (never a live site's: the
+            # simulator's estimates are >= 1 s) is re-planned in full by the policy itself
             self._kind = "simulate"
         elif self._kind == "depth" and depth >= len(procs):
             # every queued job holds a reservation: conservative backfilling's plan (the
             # prefix re-plan is the faster kernel for it)
             self._kind = "conservative"
         # EASY (depth 1) and depth K: the no-slot plan with its snapshots (_easy.EasyQueue),
-        # played by the kernel (plan_easy's plan at K = 1, else the simulator's backfill-k=K
-        # plan: tests compare)
+        # played by the kernel (the simulator's EASY or backfill-k=K plan: tests compare)
         self._easy = None
         self._fcfs = None
         if self._kind in ("easy", "depth"):

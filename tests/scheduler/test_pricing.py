@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 from scheduler.cluster import Simulator
 from scheduler.cluster.jobs import Reservation, SimJob
 from scheduler.cluster.profile import Profile
-from scheduler.pricing import SiteQuote, choose, plan_easy
+from scheduler.pricing import SiteQuote, choose
+from scheduler.pricing.plan import plan_with_policy
 from scheduler.slots.advertise import advertise
 
 
@@ -75,18 +76,19 @@ def test_infeasible_and_bad_slots():
 
 
 def test_easy_plan_by_hand():
-    """EASY on the hand site: J1 heads; at 0 nothing is free.  At 2: J1 starts (3 free);
-    J2 heads (shadow 4); J3 would need [2,3): 0 left -> waits.  At 4: J2.  At 5: J3."""
+    """EASY (the simulator's policy played forward) on the hand site: J1 heads; at 0 nothing
+    is free.  At 2: J1 starts (3 free); J2 heads (shadow 4); J3 would need [2,3): 0 left ->
+    waits.  At 4: J2.  At 5: J3."""
     base = Profile(4)
     base.reserve(0, 2, 3)
     base.reserve(0, 4, 1)
-    assert plan_easy(base.copy(), [(3, 2), (4, 1), (1, 1)], 0) == [2, 4, 5]
+    assert plan_with_policy("easy", base.copy(), [(3, 2), (4, 1), (1, 1)], 0) == [2, 4, 5]
     # Backfilling: 2 of 4 busy until 3.  Head (4 p, 1 s) waits for its shadow 3; (2 p, 3 s)
     # ends by the shadow and starts at 0; (2 p, 2 s) finds nothing free until the head has
     # run [3, 4), so it starts at 4.
     base = Profile(4)
     base.reserve(0, 3, 2)
-    assert plan_easy(base.copy(), [(4, 1), (2, 3), (2, 2)], 0) == [3, 0, 4]
+    assert plan_with_policy("easy", base.copy(), [(4, 1), (2, 3), (2, 2)], 0) == [3, 0, 4]
 
 
 # ---------------------------------------------------------------- random sites

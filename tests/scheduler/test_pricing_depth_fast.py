@@ -114,8 +114,8 @@ def test_a_depth_at_least_the_queue_is_quoted_as_conservative_backfilling():
 
 @pytest.mark.parametrize("policy", ["backfill-k=1", "backfill-k=2", "backfill-k=3"])
 def test_depth_queues_with_jobs_of_no_duration_are_priced_literally(policy):
-    """The simulator plans a 0-second job for 1 s and ends it at once; plan_easy and the
-    kernels give it no block.  A depth queue holding one is re-planned by the simulator, K = 1
+    """The simulator plans a 0-second job for 1 s and ends it at once; the kernels would give
+    it no block.  A depth queue holding one is re-planned by the simulator, K = 1
     included (before: K = 1 went to the EASY kernel and 270 of 2,476 such options over 2,000
     random sites differed from Figure 22's literal price)."""
     rng = random.Random(len(policy))

@@ -1,10 +1,10 @@
 """The EASY quote: the depth-K loop of scheduler/pricing/_easy.py at K = 1 (EASY is
 backfilling with reservation depth 1), compiled by Cython in pure-Python mode when a build
 exists, must price every candidate start exactly as Figure 22 literally does
-(:meth:`SiteQuote.price_naive`, which re-plans the whole queue with
-:func:`~scheduler.pricing.plan.plan_easy`), compiled and pure alike, on deep queues (200+
-jobs); its no-slot plan must be ``plan_easy``'s.  A queue with jobs of no duration is
-re-planned in full by ``plan_easy`` itself (the kernel refuses it).
+(:meth:`SiteQuote.price_naive`, which re-plans the whole queue with the simulator's EASY,
+:func:`~scheduler.pricing.plan.plan_with_policy`), compiled and pure alike, on deep queues
+(200+ jobs); its no-slot plan must be the simulator's.  A queue with jobs of no duration is
+re-planned in full by the simulator's EASY itself (the kernel refuses it).
 
 The compiled build exists after ``make setup``; without one the compiled comparisons skip,
 except under ``CI=1`` (``make test`` builds it), where a missing build fails.
@@ -19,7 +19,7 @@ import pytest
 
 from scheduler import _native
 from scheduler.pricing import SiteQuote
-from scheduler.pricing.plan import plan_easy, plan_queue
+from scheduler.pricing.plan import plan_queue, plan_with_policy
 from tests.conftest import examples, sample
 from tests.scheduler.native_helpers import (
     EASY,
@@ -55,7 +55,7 @@ def _compiled():
 @pytest.mark.parametrize(("easy_kernel", "seed"), DEEP_CASES, indirect=["easy_kernel"])
 def test_every_easy_option_of_a_200_job_queue_is_the_literal_price(easy_kernel, seed):
     """Query 18 and query 17 under EASY (the depth-K loop at K = 1) against Figure 22
-    re-planned in full by plan_easy."""
+    re-planned in full by the simulator's EASY."""
     base, shapes = deep_site(seed)
     q = SiteQuote(base, shapes, 0, "easy")
     assert len(q.shapes) >= 200 and q._easy.depth == 1
@@ -75,14 +75,14 @@ def test_every_easy_option_of_a_200_job_queue_is_the_literal_price(easy_kernel, 
 def test_queues_around_the_trees_powers_of_two_are_priced_literally(easy_kernel, jobs):
     """The kernel's trees are binary over a power of 2 of leaves (``_build3``): one job, and
     one under, at and over a power of 2, where the last leaf's sibling holds a job or none.
-    Every EASY option is Figure 22's, the no-slot plan is ``plan_easy``'s.  The pure kernel's
+    Every EASY option is Figure 22's, the no-slot plan is the simulator's EASY's.  The pure kernel's
     trees are a list of exactly ``_trees3``' size, so a search or an update reading past the
     last leaf raises there."""
     base, shapes = deep_site(100 + jobs, jobs=jobs, cap=32)
     q = SiteQuote(base, shapes, 0, "easy")
     E = q._easy
     assert E.leaves >= jobs and (E.leaves == 1 or E.leaves // 2 < jobs)
-    assert E.starts == plan_easy(base.copy(), shapes, 0)
+    assert E.starts == plan_with_policy("easy", base.copy(), shapes, 0)
     moved = 0
     for n, d in ((1, 600), (8, 3600), (32, 2 * 3600)):
         want = literal(q, n, d)
@@ -91,13 +91,13 @@ def test_queues_around_the_trees_powers_of_two_are_priced_literally(easy_kernel,
     assert moved > (0 if jobs < 8 else 5)  # (the re-plans do search the trees)
 
 
-def test_the_kernels_no_slot_plan_is_plan_easy(easy_kernel):
-    """The plan the snapshots are taken from, at depth 1 (the default), is :func:`plan_easy`'s,
+def test_the_kernels_no_slot_plan_is_the_simulators_easy(easy_kernel):
+    """The plan the snapshots are taken from, at depth 1 (the default), is the simulator's EASY's,
     start for start, and the reach of the events never decreases."""
     for seed in range(6):
         base, shapes = deep_site(seed, jobs=(30, 120, 240)[seed % 3])
         p = base.copy()
-        want = plan_easy(p, shapes, 0)
+        want = plan_with_policy("easy", p, shapes, 0)
         E = easy_kernel.EasyQueue(base.times, base.free, base.capacity,
                                   [n for n, _ in shapes], [d for _, d in shapes], 0)  # fmt: skip
         assert E.depth == 1 and E.starts == want
@@ -105,11 +105,11 @@ def test_the_kernels_no_slot_plan_is_plan_easy(easy_kernel):
         assert reach == sorted(reach)
 
 
-def test_easy_queues_with_jobs_of_no_duration_are_replanned_by_plan_easy(easy_kernel):
+def test_easy_queues_with_jobs_of_no_duration_are_replanned_by_the_simulator(easy_kernel):
     """A job of no duration holds no block: the kernel's reservation for it would hold no
-    processors, where plan_easy keeps them free at the head's shadow instant (and the
-    simulator plans it for 1 s).  The kernel refuses it, naming the bound, and the quote
-    re-plans it in full with plan_easy: its plan is plan_easy's, its options Figure 22's
+    processors, where the simulator plans it for 1 s.  The kernel refuses it, naming the
+    bound, and the quote re-plans it in full with the simulator's EASY: its plan is the
+    simulator's, its options Figure 22's
     (deep queues and small random sites, durations 0 included), and a queue without one is
     still the kernel's."""
     base, shapes = deep_site(2, jobs=60, zeros=True)
@@ -118,7 +118,7 @@ def test_easy_queues_with_jobs_of_no_duration_are_replanned_by_plan_easy(easy_ke
         easy_kernel.EasyQueue(base.times, base.free, base.capacity, procs, durs, 0)
     q = SiteQuote(base, shapes, 0, "easy")
     assert q._kind == "simulate" and q._easy is None
-    assert q.starts == plan_easy(base.copy(), shapes, 0)
+    assert q.starts == plan_with_policy("easy", base.copy(), shapes, 0)
     assert {o.start: o.delay for o in q.options(8, 3600)} == literal(q, 8, 3600)
     rng = random.Random(2102)
     zero_queues = 0
@@ -127,7 +127,7 @@ def test_easy_queues_with_jobs_of_no_duration_are_replanned_by_plan_easy(easy_ke
         q = SiteQuote(base, shapes, 0, "easy")
         n, d = rng.randint(1, cap), rng.randint(1, 12)
         assert (q._easy is None) == any(dq == 0 for _, dq in shapes)
-        assert q.starts == plan_easy(base.copy(), shapes, 0)
+        assert q.starts == plan_with_policy("easy", base.copy(), shapes, 0)
         assert {o.start: o.delay for o in q.options(n, d)} == literal(q, n, d)
         zero_queues += q._easy is None
     assert zero_queues > 10
