@@ -122,6 +122,20 @@ def _own_cache_keys() -> None:
 _own_cache_keys()
 
 
+def _cheap_test_passwords() -> None:
+    """The tests' users are made with a cheaper PBKDF2 (tests/passwords.py): first in this
+    process's PASSWORD_HASHERS, the product's hashers behind it."""
+    from django.conf import settings
+    from django.contrib.auth import hashers
+
+    settings.PASSWORD_HASHERS = ["tests.passwords.TestPasswordHasher", *settings.PASSWORD_HASHERS]
+    hashers.get_hashers.cache_clear()
+    hashers.get_hashers_by_algorithm.cache_clear()
+
+
+_cheap_test_passwords()
+
+
 def require(available: bool, reason: str) -> None:
     """Skip (locally) or fail (under CI) when a needed service is missing."""
     if available:

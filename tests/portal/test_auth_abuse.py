@@ -11,7 +11,10 @@ are quick): the counter sees every hash the portal computes, refused or not.
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 import time
 from datetime import timedelta
 
@@ -380,3 +383,28 @@ def test_token_request_json_works(alice):
         "/api/auth/token/", {"username": "alice", "password": RIGHT}, format="json"
     )
     assert resp.status_code == 200 and resp.json()["token"]
+
+
+def test_the_product_hashes_passwords_at_djangos_full_cost():
+    """The tests make their users with a cheaper PBKDF2 (tests/passwords.py); the product, as
+    a server process loads it, hashes with Django's own iterations and the bounded hasher."""
+    from django.contrib.auth.hashers import PBKDF2PasswordHasher
+
+    from tests.conftest import ROOT
+
+    probe = (
+        "import django, os; os.environ.setdefault('DJANGO_SETTINGS_MODULE', "
+        "'gridportal.settings'); django.setup(); "
+        "from django.contrib.auth.hashers import get_hasher, make_password; "
+        "h = get_hasher(); print(type(h).__name__, make_password('x-Secret-123'))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True,
+        timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    name, encoded = done.stdout.split()[-2:]
+    assert name == "BoundedPBKDF2PasswordHasher"
+    assert encoded.startswith(f"pbkdf2_sha256${PBKDF2PasswordHasher.iterations}$")
+    assert PBKDF2PasswordHasher.iterations >= 1_000_000

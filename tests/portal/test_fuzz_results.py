@@ -547,9 +547,11 @@ def test_a_limit_that_fires_is_a_503_saying_so(stage, settings):
 
 
 def test_zz_results_case_count():
-    """Recorded per class; the whole module holds at least 10,000 cases (checked when it ran
-    in one process: spread over xdist workers, each process counts its own share)."""
+    """Recorded per class; the whole module holds at least 10,000 cases under
+    GRIDPORTAL_FULL_TESTS=1 and 7,500 in an ordinary run, whose fuzz loops send each target a
+    rotating share (checked when it ran in one process: spread over xdist workers, each
+    process counts its own share)."""
     total = sum(CASES.values())
     record_figure("fuzz_results_cases", dict(CASES, total=total))
     if len(CASES) == 2 and not os.environ.get("PYTEST_XDIST_WORKER"):  # the whole module ran
-        assert total >= 10_000, CASES
+        assert total >= (10_000 if FULL else 7_500), CASES

@@ -148,7 +148,13 @@ def _played_forward_delays(quote, policy: str, cands, n: int, d: int) -> list:  
         p = quote.base.copy()
         p.reserve(s, s + d, n)
         after = plan_with_policy(policy, p, quote.shapes, quote.now)
-        out.append(sum((b - a) * q for (q, _), a, b in zip(quote.shapes, before, after) if b > a))
+        out.append(
+            sum(
+                (b - a) * q
+                for (q, _), a, b in zip(quote.shapes, before, after, strict=True)
+                if b > a
+            )
+        )
     return before, out
 
 
