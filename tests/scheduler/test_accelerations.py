@@ -1,9 +1,12 @@
 """Every acceleration the policy registry lists is proven equal to its reference policy.
 
 Driven by the registry itself (scheduler/cluster/registry.py): a newly registered whole-run
-acceleration is checked here without a line of test code.  The deep checks — real traces,
-samples, cancellation, the runs an acceleration must decline — are in test_cluster_loop.py;
-the quote kernels' in test_pricing_*_fast.py and test_native_kernel.py.
+acceleration or quote family is checked here without a line of test code — each whole-run
+loop against the event loop, each quote kernel against its policy's own class played forward
+without and with the slot (Figure 22 of Singh 2008 taken literally).  The deep checks — real
+traces, samples, cancellation, the runs an acceleration must decline, 200-job queues,
+compiled against pure — are in test_cluster_loop.py, test_pricing_*_fast.py and
+test_native_kernel.py.
 
 The registry's EASY and FCFS are also written exactly in the public policy API (a first come
 first served priority with one reservation, or without backfilling: docs/policies.md); the
