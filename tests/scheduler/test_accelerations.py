@@ -58,10 +58,11 @@ def test_every_whole_run_equals_its_reference(policy, accelerated, seed, estimat
 
 
 def test_every_quote_family_has_a_kernel() -> None:
-    """Each registry entry's ``quote`` family names a planner of pricing (or the depth-K
-    kernel), so a quote never falls through to a family nobody implements."""
+    """Each registry entry's ``quote`` family names a planner of pricing (or the EASY /
+    depth-K kernel, whose no-slot plan is the policy played forward: no planner of its own),
+    so a quote never falls through to a family nobody implements."""
     families = {e.quote for e in BUILTIN.values()} - {None}
-    assert families and families <= set(PLANNERS) | {"depth"}
+    assert families and families <= set(PLANNERS) | {"easy", "depth"}
 
 
 #: registry policy -> its exact form in the public API: a priority policy by submit time
@@ -148,7 +149,13 @@ def _played_forward_delays(quote, policy: str, cands, n: int, d: int) -> list:  
         p = quote.base.copy()
         p.reserve(s, s + d, n)
         after = plan_with_policy(policy, p, quote.shapes, quote.now)
-        out.append(sum((b - a) * q for (q, _), a, b in zip(quote.shapes, before, after) if b > a))
+        out.append(
+            sum(
+                (b - a) * q
+                for (q, _), a, b in zip(quote.shapes, before, after, strict=True)
+                if b > a
+            )
+        )
     return before, out
 
 
