@@ -33,7 +33,12 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 from scheduler._native import source_sha256  # noqa: E402 (imports nothing of the engine)
 
-#: Cython compiler directives for every module (per-function ones are in the sources)
+#: Cython compiler directives for every module.  A module's own directives are in its source,
+#: where they travel with it (a build of another commit, bench/kernels_callgrind.py's, gets them
+#: too): a ``# cython: boundscheck=False, wraparound=False`` first line for the whole module
+#: (_kernel.py: wraparound only; each module's docstring says why that is safe there;
+#: _steps.pxd's first line covers the bodies it inlines into the kernels), and a decorator
+#: on a function that differs.
 DIRECTIVES = {"language_level": 3, "binding": False, "embedsignature": False}
 
 

@@ -1,3 +1,4 @@
+# cython: wraparound=False
 """The availability profile's hot loops, compiled when a build exists.
 
 This module is plain Python *and* the source of a C extension: ``setup.py`` compiles it with
@@ -14,6 +15,12 @@ searches, :func:`_bisect_left` / :func:`_bisect_right`) where the plain version 
 computes the same thing, and tests/scheduler/test_native_kernel.py runs both against each
 other.  Times and processor counts must fit in 63 bits (they are seconds and counts; the
 compiled version raises :class:`OverflowError` beyond 64).
+
+Compiler directives: the ``# cython:`` line above turns negative-index wraparound off for the
+whole module (no index here is a negative C integer; :func:`_step_before`'s -1 is tested by
+its callers before it indexes).  Bounds stay checked, as in Python (an index past a list's end
+raises :class:`IndexError`), but for the two bisections, which keep
+``@cython.boundscheck(False)``: their indexes lie in ``[lo, len(a))``.
 """
 
 from __future__ import annotations
@@ -35,7 +42,6 @@ _NO_LIMIT = 1 << 62
 
 @cython.cfunc
 @cython.inline
-@cython.wraparound(False)
 @cython.boundscheck(False)
 def _bisect_left(a: list, x: cython.longlong, lo: cython.Py_ssize_t) -> cython.Py_ssize_t:
     """``bisect.bisect_left(a, x, lo)`` on a list of ints, as a C loop (compiled only)."""
@@ -54,7 +60,6 @@ def _bisect_left(a: list, x: cython.longlong, lo: cython.Py_ssize_t) -> cython.P
 
 @cython.cfunc
 @cython.inline
-@cython.wraparound(False)
 @cython.boundscheck(False)
 def _bisect_right(a: list, x: cython.longlong, lo: cython.Py_ssize_t) -> cython.Py_ssize_t:
     """``bisect.bisect_right(a, x, lo)`` on a list of ints, as a C loop (compiled only): of
@@ -63,7 +68,6 @@ def _bisect_right(a: list, x: cython.longlong, lo: cython.Py_ssize_t) -> cython.
 
 
 @cython.ccall
-@cython.wraparound(False)
 def add(
     times: list,
     free: list,
@@ -140,7 +144,6 @@ def add(
 
 
 @cython.ccall
-@cython.wraparound(False)
 def move(
     times: list,
     free: list,
@@ -178,7 +181,6 @@ def move(
 
 
 @cython.ccall
-@cython.wraparound(False)
 def earliest_start(
     times: list, free: list, n: cython.longlong, d: cython.longlong, t: cython.longlong
 ) -> cython.longlong:
@@ -206,7 +208,6 @@ def earliest_start(
 
 
 @cython.ccall
-@cython.wraparound(False)
 def earliest_move(
     times: list,
     free: list,
@@ -244,7 +245,6 @@ def earliest_move(
 
 
 @cython.cfunc
-@cython.wraparound(False)
 def _known_bound(
     bounds: dict, key: tuple, gone: list, now: cython.longlong, d: cython.longlong
 ) -> cython.longlong:
@@ -260,7 +260,6 @@ def _known_bound(
 
 
 @cython.cfunc
-@cython.wraparound(False)
 def _refresh_bound(
     bounds: dict, key: tuple, entry: tuple, gone: list, now: cython.longlong, d: cython.longlong
 ) -> cython.longlong:
@@ -287,7 +286,6 @@ def _refresh_bound(
 
 
 @cython.cfunc
-@cython.wraparound(False)
 def _running_max(free: list) -> list:
     """``list(accumulate(free, max))``."""
     if not cython.compiled:
@@ -319,7 +317,6 @@ def _step_before(times: list, t: cython.longlong) -> cython.Py_ssize_t:
 
 
 @cython.cfunc
-@cython.wraparound(False)
 def _first_free(peak: list, peak_times: list, n: cython.longlong) -> cython.longlong:
     """The first breakpoint of the snapshot at which the running maximum ``peak`` reaches
     ``n`` (no step before it has ``n`` free), or "no limit"."""
@@ -334,7 +331,6 @@ def _first_free(peak: list, peak_times: list, n: cython.longlong) -> cython.long
 
 
 @cython.ccall
-@cython.wraparound(False)
 def compress(
     times: list,
     free: list,
@@ -403,14 +399,8 @@ def compress(
             new_start = _fit_reaching(times, free, n, d, start, bounds, key, gone, now)
         if new_start == start:
             continue
-        if not move(times, free, capacity, start, new_start, d, n):
-            raise AssertionError(f"compression moved job {k} from {start} to {new_start}")
+        back_from = _take_move(times, free, capacity, k, start, new_start, n, d, plan, starts)
         moved += 1
-        plan[k] = new_start
-        heappush(starts, (new_start, k))
-        back_from = new_start + d
-        if back_from < start:
-            back_from = start  # capacity was given back over [back_from, start + d) only
         if back_from < peak_until:
             peak_until = back_from
         gone.append(back_from)
@@ -419,7 +409,29 @@ def compress(
 
 
 @cython.cfunc
-@cython.wraparound(False)
+def _take_move(
+    times: list,
+    free: list,
+    capacity: cython.longlong,
+    k: object,
+    start: cython.longlong,
+    new_start: cython.longlong,
+    n: cython.longlong,
+    d: cython.longlong,
+    plan: dict,
+    starts: list,
+) -> cython.longlong:
+    """:func:`compress`'s move of job ``k`` (``n`` processors for ``d``) from ``start`` to the
+    earlier ``new_start``: in the profile, the plan and the lazy heap ``starts``.  Returns
+    where the capacity it gives back starts: over ``[back_from, start + d)`` only."""
+    if not move(times, free, capacity, start, new_start, d, n):
+        raise AssertionError(f"compression moved job {k} from {start} to {new_start}")
+    plan[k] = new_start
+    heappush(starts, (new_start, k))
+    return new_start + d if new_start + d > start else start
+
+
+@cython.cfunc
 def _fit_before_step(
     times: list,
     free: list,
@@ -467,7 +479,6 @@ def _fit_before_step(
 
 
 @cython.cfunc
-@cython.wraparound(False)
 def _fit_reaching(
     times: list,
     free: list,

@@ -1,4 +1,4 @@
-# cython: initializedcheck=False
+# cython: initializedcheck=False, boundscheck=False, wraparound=False
 """Whole-run loops of the cluster simulator, compiled when a build exists.
 
 :meth:`Simulator.run <scheduler.cluster.simulator.Simulator.run>` hands a run to this module
@@ -33,6 +33,10 @@ loops where the plain version uses :mod:`heapq` or slice moves of :mod:`array` (
 computes the same thing; tests/scheduler/test_cluster_loop.py runs both against the event
 loop).  The caller checks that every instant fits (:func:`fits`): times minus the origin,
 shifted, within 63 bits.
+
+Compiler directives: the ``# cython:`` line above turns bounds checks and negative-index
+wraparound off for the whole module (every index here is within its array and not negative);
+only :func:`fits` takes wraparound back, for its ``submit[-1]``.
 """
 
 from __future__ import annotations
@@ -63,6 +67,7 @@ def _bits(n: int) -> int:
     return max(1, (n - 1).bit_length())
 
 
+@cython.wraparound(True)  # (submit[-1])
 def fits(origin: int, submit: list, runtime: list, estimate: list) -> bool:
     """Whether every instant of a whole run fits the heaps' int64 keys: no instant is later
     than the last submission plus every estimate (conservative backfilling plans each job
@@ -79,8 +84,6 @@ def fits(origin: int, submit: list, runtime: list, estimate: list) -> bool:
 @cython.cfunc
 @cython.inline
 @cython.exceptval(check=False)
-@cython.boundscheck(False)
-@cython.wraparound(False)
 def _first_at_least(
     a: cython.longlong[::1], lo: cython.Py_ssize_t, hi: cython.Py_ssize_t, x: cython.longlong
 ) -> cython.Py_ssize_t:
@@ -120,8 +123,6 @@ class _Heap:
         return x
 
     @cython.cfunc
-    @cython.boundscheck(False)
-    @cython.wraparound(False)
     def push(self, x: cython.longlong) -> cython.void:
         i: cython.Py_ssize_t
         parent: cython.Py_ssize_t
@@ -144,8 +145,6 @@ class _Heap:
         self.heap[i] = x
 
     @cython.cfunc
-    @cython.boundscheck(False)
-    @cython.wraparound(False)
     def pop(self) -> cython.longlong:
         top: cython.longlong
         x: cython.longlong
@@ -204,23 +203,17 @@ class _Steps:
         return array("q", self.times[:size]).tolist(), array("q", self.free[:size]).tolist()
 
     @cython.cfunc
-    @cython.boundscheck(False)
-    @cython.wraparound(False)
     def right(self, x: cython.longlong, lo: cython.Py_ssize_t) -> cython.Py_ssize_t:
         """``bisect_right(times[:size], x, lo)``: of integers, the first after ``x`` is the first
         at least ``x + 1``."""
         return _first_at_least(self.times, lo, self.size, x + 1)
 
     @cython.cfunc
-    @cython.boundscheck(False)
-    @cython.wraparound(False)
     def left(self, x: cython.longlong, lo: cython.Py_ssize_t) -> cython.Py_ssize_t:
         """``bisect_left(times[:size], x, lo)``."""
         return _first_at_least(self.times, lo, self.size, x)
 
     @cython.cfunc
-    @cython.boundscheck(False)
-    @cython.wraparound(False)
     def insert(self, i: cython.Py_ssize_t, x: cython.longlong, v: cython.longlong) -> cython.void:
         """A breakpoint ``x`` with ``v`` free at index ``i``."""
         q: cython.Py_ssize_t
@@ -246,8 +239,6 @@ class _Steps:
         self.size = size + 1
 
     @cython.cfunc
-    @cython.boundscheck(False)
-    @cython.wraparound(False)
     def delete(self, i: cython.Py_ssize_t, k: cython.Py_ssize_t) -> cython.void:
         """Remove the ``k`` steps from index ``i`` on."""
         q: cython.Py_ssize_t
@@ -262,8 +253,6 @@ class _Steps:
         self.size = size - k
 
     @cython.cfunc
-    @cython.boundscheck(False)
-    @cython.wraparound(False)
     def advance(self, now: cython.longlong) -> cython.void:
         """Forget the steps over before ``now``; the origin becomes ``now`` (the event loop's
         ``advance``, or ``times[0] = now`` when the second step is still ahead)."""
@@ -275,8 +264,6 @@ class _Steps:
         self.times[0] = now
 
     @cython.cfunc
-    @cython.boundscheck(False)
-    @cython.wraparound(False)
     def add(
         self, start: cython.longlong, end: cython.longlong, delta: cython.longlong
     ) -> cython.bint:
@@ -325,8 +312,6 @@ class _Steps:
         return ok
 
     @cython.cfunc
-    @cython.boundscheck(False)
-    @cython.wraparound(False)
     def earliest_start(
         self, n: cython.longlong, d: cython.longlong, t: cython.longlong
     ) -> cython.longlong:
@@ -347,8 +332,6 @@ class _Steps:
                 i += 1
 
     @cython.cfunc
-    @cython.boundscheck(False)
-    @cython.wraparound(False)
     def earliest_move(
         self, start: cython.longlong, d: cython.longlong, n: cython.longlong, t: cython.longlong
     ) -> cython.longlong:
@@ -408,8 +391,6 @@ class _Series:
         self.size = 0
 
     @cython.cfunc
-    @cython.boundscheck(False)
-    @cython.wraparound(False)
     def add(
         self, t: cython.longlong, busy: cython.longlong, waiting: cython.longlong
     ) -> cython.void:
@@ -528,8 +509,6 @@ def _time_of(run: _Run, key: cython.longlong) -> cython.longlong:
 
 
 @cython.cfunc
-@cython.boundscheck(False)
-@cython.wraparound(False)
 def _next_instant(run: _Run) -> cython.bint:
     """Move the clock to the next arrival or completion, whichever comes first; False if
     there is neither (the clock stays)."""
@@ -546,8 +525,6 @@ def _next_instant(run: _Run) -> cython.bint:
 
 
 @cython.cfunc
-@cython.boundscheck(False)
-@cython.wraparound(False)
 def _complete_due(run: _Run) -> cython.Py_ssize_t:
     """End the jobs whose completion is now; a job that ends before its estimate gives the
     rest of its block back (and sets ``gave_back``).  Returns how many ended."""
@@ -569,8 +546,6 @@ def _complete_due(run: _Run) -> cython.Py_ssize_t:
 
 
 @cython.cfunc
-@cython.boundscheck(False)
-@cython.wraparound(False)
 def _enqueue_arrival(run: _Run) -> cython.longlong:
     """The next arrival joins the end of the queue; returns it."""
     job: cython.longlong = run.arrived
@@ -583,8 +558,6 @@ def _enqueue_arrival(run: _Run) -> cython.longlong:
 
 @cython.cfunc
 @cython.exceptval(-1)
-@cython.boundscheck(False)
-@cython.wraparound(False)
 def _start(run: _Run, job: cython.longlong) -> cython.int:
     """``job`` starts now (its block is already in the profile)."""
     run.is_waiting[job] = 0
@@ -596,8 +569,6 @@ def _start(run: _Run, job: cython.longlong) -> cython.int:
 
 @cython.cfunc
 @cython.exceptval(-1)
-@cython.boundscheck(False)
-@cython.wraparound(False)
 def _start_now(run: _Run, job: cython.longlong) -> cython.int:
     """``job`` takes its block from now to its estimated end, and starts."""
     if not run.profile.add(run.now, run.now + run.estimate[job], -run.procs[job]):
@@ -607,8 +578,6 @@ def _start_now(run: _Run, job: cython.longlong) -> cython.int:
 
 @cython.cfunc
 @cython.exceptval(check=False)
-@cython.boundscheck(False)
-@cython.wraparound(False)
 def _drop_started(run: _Run, first: cython.Py_ssize_t) -> cython.void:
     """Take the jobs that started out of the queue, keeping its order (every job before
     ``first`` started)."""
@@ -639,8 +608,6 @@ def _sample(run: _Run) -> cython.int:
 
 
 @cython.ccall
-@cython.boundscheck(False)
-@cython.wraparound(False)
 def run_easy(
     submit: list,
     runtime: list,
@@ -700,8 +667,6 @@ def _easy_schedule(
 
 
 @cython.cfunc
-@cython.boundscheck(False)
-@cython.wraparound(False)
 def _start_heads(run: _Run) -> cython.Py_ssize_t:
     """Start the head of the queue, and each next head, while it fits now; returns how many
     started (the queue is then ``queue[started:waiting]``)."""
@@ -717,8 +682,6 @@ def _start_heads(run: _Run) -> cython.Py_ssize_t:
 
 
 @cython.cfunc
-@cython.boundscheck(False)
-@cython.wraparound(False)
 def _backfill(run: _Run, head: cython.Py_ssize_t, first: cython.Py_ssize_t) -> cython.bint:
     """EASY's backfilling behind the reservation of ``queue[head]`` at its shadow time (its
     earliest start): the jobs from ``queue[first]`` on, in order, start now if they fit now
@@ -818,8 +781,6 @@ class _Pass:
         self.peak_until = now
 
     @cython.cfunc
-    @cython.boundscheck(False)
-    @cython.wraparound(False)
     def slot(self, n: cython.longlong, d: cython.longlong) -> cython.Py_ssize_t:
         """The table slot of shape ``(n, d)``: its own, or the free one where it goes (kept
         in ``slot_found`` too)."""
@@ -832,8 +793,6 @@ class _Pass:
         return i
 
     @cython.cfunc
-    @cython.boundscheck(False)
-    @cython.wraparound(False)
     def bound(
         self, i: cython.Py_ssize_t, now: cython.longlong, d: cython.longlong
     ) -> cython.longlong:
@@ -860,8 +819,6 @@ class _Pass:
         return b
 
     @cython.cfunc
-    @cython.boundscheck(False)
-    @cython.wraparound(False)
     def keep(
         self, i: cython.Py_ssize_t, n: cython.longlong, d: cython.longlong, b: cython.longlong
     ) -> cython.void:
@@ -873,8 +830,6 @@ class _Pass:
         self.bound_moves[i] = self.gone_len
 
     @cython.cfunc
-    @cython.boundscheck(False)
-    @cython.wraparound(False)
     def running_max(self, p: _Steps) -> cython.void:
         """Snapshot the running maximum of the free counts (exact until a move)."""
         k: cython.Py_ssize_t
@@ -891,15 +846,11 @@ class _Pass:
         self.peak_until = _NO_LIMIT
 
     @cython.cfunc
-    @cython.boundscheck(False)
-    @cython.wraparound(False)
     def first_with(self, n: cython.longlong) -> cython.Py_ssize_t:
         """The first index of the snapshot whose running maximum reaches ``n``."""
         return _first_at_least(self.peak, 0, self.peak_len, n)
 
     @cython.cfunc
-    @cython.boundscheck(False)
-    @cython.wraparound(False)
     def moved(self, back_from: cython.longlong) -> cython.void:
         """A move gave capacity back from ``back_from`` on."""
         if self.gone_len == len(self.gone):
@@ -929,8 +880,6 @@ class _Plan:
 
 
 @cython.ccall
-@cython.boundscheck(False)
-@cython.wraparound(False)
 def run_conservative(
     submit: list,
     runtime: list,
@@ -1001,8 +950,6 @@ def _next_planned_instant(run: _Run, plan: _Plan, have: cython.bint) -> cython.b
 
 @cython.cfunc
 @cython.exceptval(-1)
-@cython.boundscheck(False)
-@cython.wraparound(False)
 def _plan_arrival(run: _Run, plan: _Plan) -> cython.int:
     """The next arrival joins the queue with a block at its earliest start (the profile's
     ``earliest_start`` with every block in place)."""
@@ -1031,8 +978,6 @@ def _start_planned(run: _Run, plan: _Plan) -> cython.bint:
 
 
 @cython.cfunc
-@cython.boundscheck(False)
-@cython.wraparound(False)
 def _compress(run: _Run, plan: _Plan) -> cython.Py_ssize_t:
     """Conservative backfilling's compression at ``now`` (Mu'alem & Feitelson 2001, section
     3; ``Conservative._compress``): each queued job, in queue order, moved to its earliest
@@ -1082,8 +1027,6 @@ def _compress(run: _Run, plan: _Plan) -> cython.Py_ssize_t:
 
 
 @cython.cfunc
-@cython.boundscheck(False)
-@cython.wraparound(False)
 def _fit_before_step(
     p: _Steps,
     passed: _Pass,
@@ -1158,8 +1101,6 @@ def _fit_reaching(
 
 
 @cython.ccall
-@cython.boundscheck(False)
-@cython.wraparound(False)
 def replay_fcfs(
     submit: list,
     runtime: list,

@@ -1,3 +1,4 @@
+# cython: boundscheck=False, wraparound=False
 """The EASY and depth-K quote kernel: the price of a slot (Figure 22 of G. Singh's PhD thesis,
 USC 2008, §5.1: the delay, in processor-seconds, that inserting the slot causes to the queued
 jobs) at every candidate start of :meth:`scheduler.pricing.price.SiteQuote.price`, under
@@ -10,13 +11,17 @@ Plain Python *and* the source of a C extension, like :mod:`scheduler.pricing._re
 profile's steps are :mod:`scheduler.pricing._steps`' (C functions once compiled).  Times and
 processor counts must fit in 62 bits; planned durations are 1 s or more (a queue with a job
 of no duration is re-planned in full, :class:`~scheduler.pricing.price.SiteQuote`).
+Compiler directives: the ``# cython:`` line above turns bounds checks and negative-index
+wraparound off for the whole module (every index is within its buffer and not negative).
 
 What it computes: :class:`scheduler.cluster.depth.BackfillDepth`'s decisions, every job
 submitted at ``now`` and running its planned duration — at each instant the reservations
 whose time has come start; while fewer than K are held, the first job holding none is placed
 at its earliest start; then the jobs holding none start in queue order where they fit now
-(:func:`_run_depth`) — on a profile of its own.  At K = 1 these are
-:func:`scheduler.pricing.plan.plan_easy`'s decisions (tests/scheduler/test_pricing_easy_fast.py).
+(:func:`_run_depth`) — on a profile of its own.  At K = 1 these are the decisions of
+:class:`scheduler.cluster.easy.EASY` played forward by the simulator
+(``plan_with_policy("easy", ...)`` of :mod:`scheduler.pricing.plan`;
+tests/scheduler/test_pricing_easy_fast.py).
 
 Why it is fast (exact):
 
@@ -76,8 +81,8 @@ instructions).
 
 tests/scheduler/test_pricing_easy_fast.py (K = 1) and test_pricing_depth_fast.py check the
 prices against :meth:`~scheduler.pricing.price.SiteQuote.price_naive` (Figure 22 literally),
-compiled and pure, and the no-slot plans against :func:`~scheduler.pricing.plan.plan_easy` and
-the simulator's.
+compiled and pure, and the no-slot plans against the simulator's policy played forward
+(:func:`~scheduler.pricing.plan.plan_with_policy`).
 """
 
 from __future__ import annotations
@@ -146,8 +151,9 @@ def _check_queue(procs: list, durs: list, capacity: int, depth: int) -> None:
 
 class EasyQueue:
     """The no-slot plan of a queue under backfilling with reservation depth ``depth``
-    (1: EASY, :func:`scheduler.pricing.plan.plan_easy`'s plan; K: :mod:`scheduler.cluster.depth`,
-    see :func:`_run_depth`), played once from the base profile's lists (``base_times``,
+    (1: EASY, the plan of :class:`scheduler.cluster.easy.EASY` played forward by the simulator,
+    ``plan_with_policy("easy", ...)``; K: :mod:`scheduler.cluster.depth`, see
+    :func:`_run_depth`), played once from the base profile's lists (``base_times``,
     ``base_free``; ``capacity`` processors) at ``now``, with its snapshots.
 
     ``starts``: the no-slot starts (a list, queue order); the buffers ``ev`` (the event at which
@@ -340,8 +346,6 @@ class _Views:
 
 @cython.cfunc
 @cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _reserve_at(
     times: cython.longlong[::1],
     free: cython.longlong[::1],
@@ -379,8 +383,6 @@ def _reserve_at(
 @cython.cfunc
 @cython.exceptval(check=False)
 @cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _step(
     times: cython.longlong[::1], nsteps: cython.Py_ssize_t, a: cython.Py_ssize_t, t: cython.longlong
 ) -> cython.Py_ssize_t:
@@ -398,8 +400,6 @@ def _step(
 @cython.cfunc
 @cython.exceptval(check=False)
 @cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _first_short(
     free: cython.longlong[::1], nsteps: cython.Py_ssize_t, j: cython.Py_ssize_t, n: cython.longlong
 ) -> cython.Py_ssize_t:
@@ -423,8 +423,6 @@ def _first_short(
 @cython.cfunc
 @cython.exceptval(check=False)
 @cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _short_cached(
     cache: cython.longlong[::1],
     times: cython.longlong[::1],
@@ -450,8 +448,6 @@ def _short_cached(
 
 
 @cython.cfunc
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _order_leaves(
     ev: cython.longlong[::1],
     events: cython.Py_ssize_t,
@@ -490,8 +486,6 @@ def _trees3(leaves: int):  # type: ignore[no-untyped-def]
 
 @cython.cfunc
 @cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _build3(
     tree: cython.uint[::1],
     leaves: cython.Py_ssize_t,
@@ -521,8 +515,6 @@ def _build3(
 
 @cython.cfunc
 @cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _fill3(tree: cython.uint[::1], leaves: cython.Py_ssize_t, m: cython.Py_ssize_t) -> cython.void:
     """The inner nodes of :func:`_build3`'s trees above the leaves of the ``m`` jobs, from
     their leaves (level by level)."""
@@ -541,8 +533,6 @@ def _fill3(tree: cython.uint[::1], leaves: cython.Py_ssize_t, m: cython.Py_ssize
 @cython.cfunc
 @cython.exceptval(check=False)
 @cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _leaf3(
     tree: cython.uint[::1],
     leaves: cython.Py_ssize_t,
@@ -567,8 +557,6 @@ def _leaf3(
 @cython.cfunc
 @cython.exceptval(check=False)
 @cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _gone3(tree: cython.uint[::1], leaves: cython.Py_ssize_t, k: cython.Py_ssize_t) -> cython.void:
     """Job ``k`` no longer waits: its class's tree in :func:`_build3`'s updated up to the
     first node that does not change (its ancestors do not either)."""
@@ -601,8 +589,6 @@ def _gone3(tree: cython.uint[::1], leaves: cython.Py_ssize_t, k: cython.Py_ssize
 
 @cython.cfunc
 @cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _snapshot(
     views: _Views,
     times: cython.longlong[::1],
@@ -640,8 +626,6 @@ def _snapshot(
 @cython.cfunc
 @cython.exceptval(check=False)
 @cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _win(
     views: _Views,
     nw: cython.Py_ssize_t,
@@ -665,8 +649,6 @@ def _win(
 
 @cython.cfunc
 @cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _rest(
     views: _Views,
     how: cython.int,
@@ -715,8 +697,6 @@ def _settled(
 
 @cython.cfunc
 @cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _begin(
     p: _Play,
     views: _Views,
@@ -756,8 +736,6 @@ def _begin(
 
 @cython.cfunc
 @cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
 @cython.initializedcheck(False)
 def _open_event(
     views: _Views, p: _Play, times: cython.longlong[::1], free: cython.longlong[::1]
@@ -828,8 +806,6 @@ def _finish(
 @cython.cfunc
 @cython.exceptval(check=False)
 @cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _next_instant(p: _Play, times: cython.longlong[::1], heap: cython.longlong[::1]) -> cython.void:
     """Depth K: the next instant, a breakpoint of the profile or a reservation's start (there
     is one: a job that did not start now finds the whole machine free past the last
@@ -846,8 +822,6 @@ def _next_instant(p: _Play, times: cython.longlong[::1], heap: cython.longlong[:
 @cython.cfunc
 @cython.exceptval(check=False)
 @cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _meets_a_known_plan(
     views: _Views,
     p: _Play,
@@ -905,8 +879,6 @@ def _meets_a_known_plan(
 @cython.cfunc
 @cython.exceptval(check=False)
 @cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
 @cython.initializedcheck(False)
 def _decide(
     views: _Views,
@@ -949,8 +921,6 @@ def _decide(
 
 @cython.cfunc
 @cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _push(
     heap: cython.longlong[::1], n: cython.Py_ssize_t, v: cython.longlong
 ) -> cython.Py_ssize_t:
@@ -969,8 +939,6 @@ def _push(
 
 @cython.cfunc
 @cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _pop(heap: cython.longlong[::1], n: cython.Py_ssize_t) -> cython.Py_ssize_t:
     """Remove the least item of the min-heap ``heap[:n]``; returns ``n - 1``."""
     i: cython.Py_ssize_t = 0
@@ -995,8 +963,6 @@ def _pop(heap: cython.longlong[::1], n: cython.Py_ssize_t) -> cython.Py_ssize_t:
 
 
 @cython.cfunc
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _run_depth(
     queue: EasyQueue,
     views: _Views,
@@ -1080,8 +1046,6 @@ def _run_depth(
 
 @cython.cfunc
 @cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
 @cython.initializedcheck(False)
 def _place_first_k(
     views: _Views,
@@ -1129,8 +1093,6 @@ def _place_first_k(
 
 @cython.cfunc
 @cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
 @cython.initializedcheck(False)
 def _start_fitting(
     views: _Views,
@@ -1179,8 +1141,6 @@ def _start_fitting(
 
 @cython.cfunc
 @cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
 @cython.initializedcheck(False)
 def _next_fitting(
     views: _Views,
@@ -1323,8 +1283,6 @@ class Work:
 
 @cython.cfunc
 @cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _first_moved(
     views: _Views,
     events: cython.Py_ssize_t,
@@ -1384,8 +1342,6 @@ def _first_moved(
 
 
 @cython.cfunc
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _restart(
     queue: EasyQueue, views: _Views, s: cython.longlong, e: cython.longlong, n: cython.longlong
 ) -> cython.Py_ssize_t:
@@ -1416,8 +1372,6 @@ def restart(queue: EasyQueue, s: cython.longlong, e: cython.longlong, n: cython.
 
 @cython.cfunc
 @cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _set_starts(
     views: _Views, had: cython.bint, before: cython.Py_ssize_t, SV: cython.longlong[::1]
 ) -> cython.void:
@@ -1462,8 +1416,6 @@ def _keep_as_last(views: _Views, e: cython.longlong) -> cython.void:
 
 
 @cython.cfunc
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _delay(
     queue: EasyQueue, views: _Views, s: cython.longlong, e: cython.longlong, n: cython.longlong
 ) -> cython.longlong:
@@ -1488,8 +1440,6 @@ def _delay(
 
 
 @cython.cfunc
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _replan_depth(
     queue: EasyQueue,
     views: _Views,
@@ -1591,8 +1541,6 @@ def delays(queue: EasyQueue, cands: list, n: int, d: int) -> list:
 
 
 @cython.ccall
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def prices(queue: EasyQueue, cands: list, n: cython.longlong, d: cython.longlong) -> list:
     """:meth:`~scheduler.pricing.price.SiteQuote.price` of the slot ``n`` over ``[s, s + d)``
     at every start ``s`` of ``cands`` (one :class:`Work` for all): None where it does not fit

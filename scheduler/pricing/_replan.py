@@ -1,4 +1,4 @@
-# cython: initializedcheck=False
+# cython: initializedcheck=False, boundscheck=False, wraparound=False
 """The conservative and FCFS quote kernels: the price of a slot (Figure 22 of G. Singh's PhD
 thesis, USC 2008, §5.1: the delay, in processor-seconds, that inserting the slot causes to the
 queued jobs) at every candidate start of :meth:`scheduler.pricing.price.SiteQuote.price` under
@@ -8,7 +8,10 @@ start beside every block before it) and under FCFS (a job starts no earlier than
 Plain Python *and* the source of a C extension, like :mod:`scheduler.cluster._kernel`:
 ``setup.py`` compiles it with Cython in pure-Python mode (the annotations become C types;
 ``cython.compiled`` is True only in the extension) and :mod:`scheduler._native` loads the
-extension only when it was built from exactly this file, else this file.
+extension only when it was built from exactly this file, else this file.  Compiler
+directives: the ``# cython:`` line above turns bounds checks, negative-index wraparound and the
+views' initialization checks off for the whole module (every index is within its buffer and
+not negative).
 
 A re-plan works on a profile of its own (the steps ``times``/``free``, ``count`` of them) in
 buffers made by :func:`~scheduler.pricing._steps.buffer`: fixed-size C arrays of 64-bit
@@ -108,8 +111,6 @@ class Queue:
 
 
 @cython.ccall
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _dominated(procs: list, durs: list) -> list:
     """``below[k]``: the nearest job ahead of ``k`` asking no more processors and no longer
     (-1: none).  Any window that fits ``k`` fits it too, and a re-plan only takes room away
@@ -135,8 +136,6 @@ def _dominated(procs: list, durs: list) -> list:
 
 
 @cython.ccall
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _prefixes(queue: Queue, base_times: list, base_free: list) -> cython.void:
     """Fill ``queue.pt``, ``queue.pf`` (and ``queue.off``) with the no-slot plan's prefixes."""
     m: cython.Py_ssize_t = queue.m
@@ -185,8 +184,6 @@ def _prefixes(queue: Queue, base_times: list, base_free: list) -> cython.void:
 
 
 @cython.cfunc
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _restart(
     times: cython.longlong[::1],
     free: cython.longlong[::1],
@@ -214,8 +211,6 @@ def _restart(
 
 
 @cython.cfunc
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _load(
     times: cython.longlong[::1], free: cython.longlong[::1], from_times: list, from_free: list
 ) -> cython.Py_ssize_t:
@@ -257,8 +252,6 @@ def replan(
 @cython.cfunc
 @cython.inline
 @cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _lower_bound(
     i: cython.Py_ssize_t,
     now: cython.longlong,
@@ -281,8 +274,6 @@ def _lower_bound(
 
 
 @cython.cfunc
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _replan(
     queue: Queue,
     times: cython.longlong[::1],
@@ -315,7 +306,6 @@ def _replan(
     nsteps: cython.Py_ssize_t = 0  # (none yet: the plan so far not built)
     i: cython.Py_ssize_t
     j: cython.Py_ssize_t
-    x: cython.Py_ssize_t
     width: cython.longlong
     dur: cython.longlong
     planned: cython.longlong
@@ -326,18 +316,11 @@ def _replan(
     u_lo: cython.longlong = e  # the surplus span: old blocks of the jobs that moved (none yet)
     u_hi: cython.longlong = e
     moved: cython.bint = False
-    # C: this re-plan's starts (the no-slot ones until re-planned)
-    if cython.compiled:
-        for x in range(m):
-            new_starts[x] = starts[x]
-    else:
-        new_starts[:m] = starts
+    _copy_starts(new_starts, starts, m)  # this re-plan's starts: the no-slot ones until re-planned
     i = 0
     while i < m:
         if not moved:
-            j = i  # the next job whose no-slot block meets the slot
-            while j < m and (starts[j] >= e or reach[j] <= s):
-                j += 1
+            j = _next_meeting(starts, reach, i, m, s, e)
             if j == m:
                 break  # no later job meets the slot and nothing moved: all keep their starts
             nsteps = _keep_starts(
@@ -374,8 +357,39 @@ def _replan(
 @cython.cfunc
 @cython.inline
 @cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
+def _copy_starts(
+    new_starts: cython.longlong[::1], starts: cython.longlong[::1], m: cython.Py_ssize_t
+) -> cython.void:
+    """:func:`_replan`'s starts before it re-plans anyone: the ``m`` no-slot ones."""
+    x: cython.Py_ssize_t
+    if cython.compiled:
+        for x in range(m):
+            new_starts[x] = starts[x]
+    else:
+        new_starts[:m] = starts
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+def _next_meeting(
+    starts: cython.longlong[::1],
+    reach: cython.longlong[::1],
+    i: cython.Py_ssize_t,
+    m: cython.Py_ssize_t,
+    s: cython.longlong,
+    e: cython.longlong,
+) -> cython.Py_ssize_t:
+    """The first job from ``i`` on whose no-slot block meets the slot over ``[s, e)`` (starts
+    before ``e``, reaches past ``s``); ``m`` if none does."""
+    while i < m and (starts[i] >= e or reach[i] <= s):
+        i += 1
+    return i
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
 def _keep_starts(
     times: cython.longlong[::1],
     free: cython.longlong[::1],
@@ -407,8 +421,6 @@ def _keep_starts(
 @cython.cfunc
 @cython.inline
 @cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _earliest_start(
     times: cython.longlong[::1],
     free: cython.longlong[::1],
@@ -470,8 +482,6 @@ def _earliest_start(
 
 
 @cython.cfunc
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _free_over(times: list, free: list, a: cython.longlong, b: cython.longlong) -> cython.longlong:
     """Minimum free processors over ``[a, b)`` (``a < b``): :meth:`Profile.free_over`."""
     i: cython.Py_ssize_t
@@ -665,8 +675,6 @@ class FcfsQueue:
 
 @cython.cfunc
 @cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _holding(
     times: cython.longlong[::1], nsteps: cython.Py_ssize_t, a: cython.Py_ssize_t, t: cython.longlong
 ) -> cython.Py_ssize_t:
@@ -681,8 +689,6 @@ def _holding(
 
 
 @cython.ccall
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _fcfs_plan(queue: FcfsQueue, base_times: list, base_free: list) -> cython.void:
     """Play the no-slot FCFS plan (``queue.starts_buf``, ``reach``, ``rmax``, ``qsum``, ``vq``),
     keep its profile (:func:`_plan_profile`), then play it again from its starts to keep its
@@ -737,8 +743,6 @@ def _fcfs_plan(queue: FcfsQueue, base_times: list, base_free: list) -> cython.vo
 
 @cython.cfunc
 @cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _plan_profile(
     queue: FcfsQueue,
     times: cython.longlong[::1],
@@ -783,8 +787,6 @@ def _plan_profile(
 
 @cython.cfunc
 @cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _keep_states(
     queue: FcfsQueue,
     times: cython.longlong[::1],
@@ -829,8 +831,6 @@ def _keep_states(
 
 @cython.cfunc
 @cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _same_state(
     times: cython.longlong[::1],
     free: cython.longlong[::1],
@@ -855,8 +855,6 @@ def _same_state(
 
 @cython.cfunc
 @cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _release(
     times: cython.longlong[::1],
     free: cython.longlong[::1],
@@ -889,8 +887,6 @@ def _release(
 
 @cython.cfunc
 @cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _first_meeting(
     rmax: cython.longlong[::1], m: cython.Py_ssize_t, s: cython.longlong
 ) -> cython.Py_ssize_t:
@@ -909,8 +905,6 @@ def _first_meeting(
 
 
 @cython.cfunc
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _first_mover(
     procs: cython.longlong[::1],
     starts: cython.longlong[::1],
@@ -951,8 +945,6 @@ def _first_mover(
 
 
 @cython.ccall
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def fcfs_delays(
     queue: FcfsQueue,
     base_times: list,
@@ -1186,8 +1178,6 @@ class _FcfsReplan:
     @cython.cfunc
     @cython.inline
     @cython.exceptval(check=False)
-    @cython.wraparound(False)
-    @cython.boundscheck(False)
     def next_meeting(
         self, j: cython.Py_ssize_t, s: cython.longlong, e: cython.longlong
     ) -> cython.Py_ssize_t:
@@ -1201,8 +1191,6 @@ class _FcfsReplan:
 
     @cython.cfunc
     @cython.exceptval(check=False)
-    @cython.wraparound(False)
-    @cython.boundscheck(False)
     def slot_ahead(
         self,
         times: cython.longlong[::1],
@@ -1223,7 +1211,7 @@ class _FcfsReplan:
         at_floor: cython.longlong = self.at_floor
         floor: cython.longlong = self.floor
         dropping: cython.bint = s > floor
-        pre: cython.longlong = 0
+        pre: cython.longlong = 0  # while dropping: the releases after the floor, by s
         procs_j: cython.longlong
         dur: cython.longlong
         start: cython.longlong
@@ -1250,56 +1238,37 @@ class _FcfsReplan:
                         if k - j > (k & (self.every - 1)) + 2:
                             return k  # from the kept state nearer to it
                         keep = True
-            if not keep:
-                # the earliest start: where the releases give room before the slot's
-                # start if the block has room beside the slot there too, else where they
-                # give room from its start on
-                while at_floor < procs_j and b < nsteps and times[b] < s:
-                    at_floor += free[b]
-                    pre -= free[b]
-                    floor = times[b]
-                    b += 1
+            if keep:
+                # (one kept past the slot's start, before the first job that moves, leaves
+                # its fall pending, as if it were yet to come: that job has no room at its
+                # floor beside the slot, so its search takes the fall in before it looks
+                # further)
+                b, at_floor, pre = _kept_start(times, free, b, nsteps, at_floor, pre, start)
+                floor = start
+            else:
+                # the earliest start: where the releases give room before the slot's start
+                # if the block has room beside the slot there too, else where they give
+                # room from its start on
+                b, at_floor, pre, floor = _room_before(
+                    times, free, b, nsteps, at_floor, pre, floor, procs_j, s
+                )
                 if at_floor < procs_j or at_floor + pre - n < procs_j:
-                    while b < nsteps and times[b] <= s:
-                        at_floor += free[b]
-                        b += 1
-                    at_floor -= n
-                    floor = s
+                    b, at_floor, floor = _room_from(times, free, b, nsteps, at_floor, procs_j, s, n)
                     dropping = False
-                    while at_floor < procs_j:  # (the last release frees the machine)
-                        at_floor += free[b]
-                        floor = times[b]
-                        b += 1
-                if dur > 0 and procs_j > 0:
-                    at_floor -= procs_j
-                    nsteps = _release(times, free, nsteps, b, floor + dur, procs_j)
-                if floor != start:
-                    self.moved = True
-                    self.delay += (floor - start) * procs_j
-                j += 1
-                continue
-            # keeps its start (one kept past the slot's start, before the first job that
-            # moves, leaves its fall pending, as if it were yet to come: that job has no
-            # room at its floor beside the slot, so its search takes the fall in before it
-            # looks further)
-            while b < nsteps and times[b] <= start:
-                at_floor += free[b]
-                pre -= free[b]
-                b += 1
-            floor = start
-            if dur > 0 and procs_j > 0:
+            if dur > 0 and procs_j > 0:  # its block: one more release, at its end
                 at_floor -= procs_j
-                if start + dur <= s:
+                if keep and start + dur <= s:
                     pre += procs_j
-                nsteps = _release(times, free, nsteps, b, start + dur, procs_j)
+                nsteps = _release(times, free, nsteps, b, floor + dur, procs_j)
+            if floor != start:
+                self.moved = True
+                self.delay += (floor - start) * procs_j
             j += 1
         self.j, self.nsteps, self.b, self.at_floor, self.floor = j, nsteps, b, at_floor, floor
         return -1
 
     @cython.cfunc
     @cython.exceptval(check=False)
-    @cython.wraparound(False)
-    @cython.boundscheck(False)
     def load_releases(
         self,
         times: cython.longlong[::1],
@@ -1326,8 +1295,6 @@ class _FcfsReplan:
 
     @cython.cfunc
     @cython.exceptval(check=False)
-    @cython.wraparound(False)
-    @cython.boundscheck(False)
     def on_profile(
         self,
         times: cython.longlong[::1],
@@ -1393,8 +1360,6 @@ class _FcfsReplan:
 
     @cython.cfunc
     @cython.exceptval(check=False)
-    @cython.wraparound(False)
-    @cython.boundscheck(False)
     def restart_with_slot(
         self,
         times: cython.longlong[::1],
@@ -1421,8 +1386,6 @@ class _FcfsReplan:
 
     @cython.cfunc
     @cython.exceptval(check=False)
-    @cython.wraparound(False)
-    @cython.boundscheck(False)
     def same_as_plan(
         self,
         times: cython.longlong[::1],
@@ -1453,8 +1416,6 @@ class _FcfsReplan:
 
     @cython.cfunc
     @cython.exceptval(check=False)
-    @cython.wraparound(False)
-    @cython.boundscheck(False)
     def profile_to_releases(self, free: cython.longlong[::1]) -> cython.void:
         """Every block has started by the floor: the profile from step ``h`` on, kept as its
         releases (``at_floor`` at the floor, ``free[x]`` more from ``times[x]`` on)."""
@@ -1468,8 +1429,6 @@ class _FcfsReplan:
 
     @cython.cfunc
     @cython.exceptval(check=False)
-    @cython.wraparound(False)
-    @cython.boundscheck(False)
     def on_releases(
         self, times: cython.longlong[::1], free: cython.longlong[::1], e: cython.longlong
     ) -> cython.void:
@@ -1552,8 +1511,6 @@ class _FcfsReplan:
 
     @cython.cfunc
     @cython.exceptval(check=False)
-    @cython.wraparound(False)
-    @cython.boundscheck(False)
     def at_kept_state(
         self,
         times: cython.longlong[::1],
@@ -1628,8 +1585,6 @@ class _FcfsReplan:
 
     @cython.cfunc
     @cython.exceptval(check=False)
-    @cython.wraparound(False)
-    @cython.boundscheck(False)
     def record_rests(self, total: cython.longlong) -> cython.void:
         """What the states this re-plan kept lead to (``total``: the sum of ``(start -
         now)·procs`` of the jobs from the releases' start on)."""
@@ -1648,8 +1603,6 @@ class _FcfsReplan:
 @cython.cfunc
 @cython.inline
 @cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _released_by(
     times: cython.longlong[::1],
     free: cython.longlong[::1],
@@ -1669,8 +1622,82 @@ def _released_by(
 @cython.cfunc
 @cython.inline
 @cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
+def _kept_start(
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+    b: cython.Py_ssize_t,
+    nsteps: cython.Py_ssize_t,
+    at_floor: cython.longlong,
+    pre: cython.longlong,
+    start: cython.longlong,
+) -> tuple[cython.Py_ssize_t, cython.longlong, cython.longlong]:
+    """:meth:`_FcfsReplan.slot_ahead`, a job that keeps its start: the releases ``b..`` by
+    ``start`` taken in (``at_floor`` more, ``pre`` less); returns ``(b, at_floor, pre)``."""
+    while b < nsteps and times[b] <= start:
+        at_floor += free[b]
+        pre -= free[b]
+        b += 1
+    return b, at_floor, pre
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+def _room_before(
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+    b: cython.Py_ssize_t,
+    nsteps: cython.Py_ssize_t,
+    at_floor: cython.longlong,
+    pre: cython.longlong,
+    floor: cython.longlong,
+    q: cython.longlong,
+    s: cython.longlong,
+) -> tuple[cython.Py_ssize_t, cython.longlong, cython.longlong, cython.longlong]:
+    """:meth:`_FcfsReplan.slot_ahead`, a job of ``q`` processors searched for while the slot
+    is ahead: the floor raised over the releases ``b..`` before the slot's start ``s`` until
+    ``q`` are free there (if they ever are before ``s``); returns ``(b, at_floor, pre,
+    floor)``."""
+    while at_floor < q and b < nsteps and times[b] < s:
+        at_floor += free[b]
+        pre -= free[b]
+        floor = times[b]
+        b += 1
+    return b, at_floor, pre, floor
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+def _room_from(
+    times: cython.longlong[::1],
+    free: cython.longlong[::1],
+    b: cython.Py_ssize_t,
+    nsteps: cython.Py_ssize_t,
+    at_floor: cython.longlong,
+    q: cython.longlong,
+    s: cython.longlong,
+    n: cython.longlong,
+) -> tuple[cython.Py_ssize_t, cython.longlong, cython.longlong]:
+    """:meth:`_FcfsReplan.slot_ahead`, a job of ``q`` processors with no room before the
+    slot (``n`` processors from ``s``): the floor at ``s``, the releases ``b..`` by it taken
+    in and the slot's processors taken, then raised over the releases until ``q`` are free
+    (the last release frees the machine); returns ``(b, at_floor, floor)``."""
+    floor: cython.longlong = s
+    while b < nsteps and times[b] <= s:
+        at_floor += free[b]
+        b += 1
+    at_floor -= n
+    while at_floor < q:
+        at_floor += free[b]
+        floor = times[b]
+        b += 1
+    return b, at_floor, floor
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
 def _release_index(
     times: cython.longlong[::1],
     b: cython.Py_ssize_t,
@@ -1711,8 +1738,6 @@ def _release_index(
 @cython.cfunc
 @cython.inline
 @cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _release_forward(
     times: cython.longlong[::1],
     free: cython.longlong[::1],
@@ -1746,8 +1771,6 @@ def _release_forward(
 @cython.cfunc
 @cython.inline
 @cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _insert_release(
     times: cython.longlong[::1],
     free: cython.longlong[::1],
@@ -1772,8 +1795,6 @@ def _insert_release(
 
 @cython.cfunc
 @cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def _same_releases(
     times: cython.longlong[::1],
     free: cython.longlong[::1],

@@ -1,3 +1,4 @@
+# cython: boundscheck=False, wraparound=False
 # The C side of scheduler/pricing/_steps.py, which the compiled quote kernels cimport
 # (`from cython.cimports.scheduler.pricing._steps import ...`).
 #
@@ -6,6 +7,10 @@
 # inlined where they are called (a call into another extension cannot be inlined: it goes
 # through a pointer and copies each typed view it is given); the .py holds their pure
 # counterparts where the uncompiled kernels need one (``index``: bisect).
+#
+# Directives: the inline bodies below are compiled into each kernel that cimports them under
+# this file's directives (its first line), not the kernel's nor _steps.py's: no bounds checks
+# and no negative-index wraparound (every index is a step before ``count``, ``hi`` or ``last``).
 
 from libc.string cimport memmove
 

@@ -1,3 +1,4 @@
+# cython: boundscheck=False, wraparound=False
 """The availability profile as the quote kernels step it: the operations on a profile kept as
 two parallel buffers of steps, ``times`` (each step's first instant, increasing) and ``free``
 (the processors free from it to the next), ``count`` steps long — what
@@ -19,6 +20,12 @@ compute.  Times and processor counts must fit in 62 bits.
 
 NB: a kernel's build also depends on ``_steps.pxd`` (the bodies it inlines): rebuild after
 changing it (``make native`` watches the ``.py`` files only).
+
+Compiler directives: the ``# cython:`` line above turns bounds checks and negative-index
+wraparound off for the whole module (every index is a step within ``count``, or a value within
+its buffer).  The ``.pxd``'s inline bodies are compiled into each kernel that cimports them
+under the ``.pxd``'s own directives, not this module's nor the kernel's: its first line sets
+the same two.
 """
 
 from __future__ import annotations
@@ -70,8 +77,6 @@ if not cython.compiled:  # (compiled: the .pxd's body, inlined where it is calle
 @cython.cfunc
 @cython.exceptval(check=False)
 @cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def insert_step(
     times: cython.longlong[::1],
     free: cython.longlong[::1],
@@ -100,8 +105,6 @@ def insert_step(
 @cython.cfunc
 @cython.exceptval(check=False)
 @cython.inline
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def remove_step(
     times: cython.longlong[::1],
     free: cython.longlong[::1],
@@ -122,8 +125,6 @@ def remove_step(
 
 @cython.cfunc
 @cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def take_block(
     times: cython.longlong[::1],
     free: cython.longlong[::1],
@@ -165,8 +166,6 @@ def take_block(
 
 @cython.cfunc
 @cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def reserve(
     times: cython.longlong[::1],
     free: cython.longlong[::1],
@@ -182,8 +181,6 @@ def reserve(
 
 @cython.cfunc
 @cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def load_steps(
     times: cython.longlong[::1],
     free: cython.longlong[::1],
@@ -205,8 +202,6 @@ def load_steps(
 
 @cython.cfunc
 @cython.exceptval(check=False)
-@cython.wraparound(False)
-@cython.boundscheck(False)
 def least_free(
     times: cython.longlong[::1],
     free: cython.longlong[::1],

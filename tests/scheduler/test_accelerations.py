@@ -61,10 +61,11 @@ def test_every_whole_run_equals_its_reference(policy, accelerated, seed, estimat
 
 
 def test_every_quote_family_has_a_kernel() -> None:
-    """Each registry entry's ``quote`` family names a planner of pricing (or the depth-K
-    kernel), so a quote never falls through to a family nobody implements."""
+    """Each registry entry's ``quote`` family names a planner of pricing (or the EASY /
+    depth-K kernel, whose no-slot plan is the policy played forward: no planner of its own),
+    so a quote never falls through to a family nobody implements."""
     families = {e.quote for e in BUILTIN.values()} - {None}
-    assert families and families <= set(PLANNERS) | {"depth"}
+    assert families and families <= set(PLANNERS) | {"easy", "depth"}
 
 
 #: registry policy -> its exact form in the public API: a priority policy by submit time
