@@ -59,17 +59,39 @@ cython_shim = SimpleNamespace(
 
 def source_sha256(path: str | os.PathLike[str]) -> str:
     """The hash a build embeds: sha256 of the ``.py`` file's bytes, then of every ``.pxd``
-    beside it (sorted by name) — a kernel inlines the bodies a ``.pxd`` declares, so a change
-    there makes its build stale too."""
+    beside it (sorted by name), then of every other ``.pxd`` it cimports
+    (``cython.cimports.<package>.<module>``, found under a folder above it; sorted by name) — a
+    kernel inlines the bodies a ``.pxd`` declares, so a change there makes its build stale
+    too."""
     try:  # CPython's own sha256: no OpenSSL to load at start-up (~2 ms, ~4 MiB)
         from _sha256 import sha256
     except ImportError:  # pragma: no cover - other interpreters
         from hashlib import sha256
     src = Path(path)
-    digest = sha256(src.read_bytes())
-    for pxd in sorted(src.parent.glob("*.pxd")):
+    data = src.read_bytes()
+    digest = sha256(data)
+    beside = sorted(src.parent.glob("*.pxd"))
+    for pxd in beside:
         digest.update(pxd.read_bytes())
+    mine = {pxd.resolve() for pxd in beside}
+    for pxd in _cimported_pxd(src, data.decode()):
+        if pxd.resolve() not in mine:
+            digest.update(pxd.read_bytes())
     return digest.hexdigest()
+
+
+def _cimported_pxd(src: Path, text: str) -> list[Path]:
+    """The ``.pxd`` files of the modules ``src`` cimports that lie in a folder above it."""
+    import re
+
+    found = []
+    for name in sorted(set(re.findall(r"cython\.cimports\.([A-Za-z_][\w.]*\w)", text))):
+        rel = Path(*name.split(".")).with_suffix(".pxd")
+        for folder in src.parent.parents:
+            if (folder / rel).is_file():
+                found.append(folder / rel)
+                break
+    return found
 
 
 def _paths(name: str, directory: str | os.PathLike[str] | None) -> tuple[Path, Path | None]:
@@ -99,8 +121,8 @@ def load_pure(name: str, as_name: str | None = None, directory: str | None = Non
     src, _ = _paths(name, directory)
     as_name = as_name or name
     loader = importlib.machinery.SourceFileLoader(as_name, str(src))
-    module = _exec(as_name, importlib.util.spec_from_loader(as_name, loader, origin=str(src)))
-    module.__file__ = str(src)
+    # a spec with a location: ``__file__`` is set while the source runs
+    module = _exec(as_name, importlib.util.spec_from_file_location(as_name, src, loader=loader))
     sys.modules[as_name] = module
     return module
 

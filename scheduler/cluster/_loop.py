@@ -19,20 +19,19 @@ runtime 0 ends at its start):
 - :func:`replay_fcfs` — :class:`~scheduler.cluster.fcfs.FCFS`, with a free count for the
   profile.
 
-The availability profile lives in :class:`_Steps`: the step function of
-:class:`~scheduler.cluster.profile.Profile` (breakpoints and free processors, canonical) on
-two int64 arrays with room to grow, with the same operations as
-:mod:`scheduler.cluster._kernel` (:meth:`_Steps.add` computes ``_kernel.add`` and so on;
-the kernel works on the profile's Python lists, these on C arrays).  Heaps hold one int64 per
-entry, ``(time - origin) << shift | job``, which orders as the event loop's ``(time, job)``
-tuples.
+The availability profile is :class:`_Steps`: the step function of
+:class:`~scheduler.cluster.profile.Profile` (breakpoints and free processors, canonical) in
+two buffers with room to grow, stepped by the profile library the quote kernels use,
+:mod:`scheduler.pricing._steps` (``index``, ``earliest_window``, ``earliest_move``,
+``add_block``, ``move_steps``: compiled, the ``.pxd``'s bodies inlined here; uncompiled, its
+source loaded by path, on lists).  Heaps hold one int64 per entry,
+``(time - origin) << shift | job``, which orders as the event loop's ``(time, job)`` tuples.
 
 Plain Python *and* the source of a C extension (Cython's pure-Python mode, like
 ``_kernel.py``; see :mod:`scheduler._native`): the ``if cython.compiled:`` branches are C
-loops where the plain version uses :mod:`heapq` or slice moves of :mod:`array` (each pair
-computes the same thing; tests/scheduler/test_cluster_loop.py runs both against the event
-loop).  The caller checks that every instant fits (:func:`fits`): times minus the origin,
-shifted, within 63 bits.
+loops where the plain version uses :mod:`heapq` or lists (each pair computes the same thing;
+tests/scheduler/test_cluster_loop.py runs both against the event loop).  The caller checks
+that every instant fits (:func:`fits`): times minus the origin, shifted, within 63 bits.
 
 Compiler directives: the ``# cython:`` line above turns bounds checks and negative-index
 wraparound off for the whole module (every index here is within its array and not negative);
@@ -43,11 +42,30 @@ from __future__ import annotations
 
 import heapq
 from array import array
+from pathlib import Path
 
 try:
     import cython
 except ImportError:  # no Cython installed: the same source runs uncompiled
     from scheduler._native import cython_shim as cython
+if cython.compiled:  # the profile's steps: the bodies of scheduler/pricing/_steps.pxd, inlined
+    from cython.cimports.scheduler.pricing._steps import (
+        add_block,
+        earliest_move,
+        earliest_window,
+        index,
+        move_steps,
+    )
+else:  # their pure source, by path: importing it would run the scheduler.pricing package
+    from scheduler._native import load_pure
+
+    _steps = load_pure(
+        "scheduler.pricing._steps",
+        "scheduler.pricing._steps_pure",
+        str(Path(__file__).resolve().parent.parent / "pricing"),
+    )
+    index, earliest_window = _steps.index, _steps.earliest_window
+    add_block, earliest_move = _steps.add_block, _steps.earliest_move
 
 __all__ = ["COMPILED", "fits", "replay_fcfs", "run_conservative", "run_easy"]
 
@@ -79,24 +97,6 @@ def fits(origin: int, submit: list, runtime: list, estimate: list) -> bool:
         return False
     span = submit[-1] - origin + sum(estimate) + max(runtime) + 1
     return span < 1 << (62 - shift) and origin > -(1 << 62) and span + origin < 1 << 62
-
-
-@cython.cfunc
-@cython.inline
-@cython.exceptval(check=False)
-def _first_at_least(
-    a: cython.longlong[::1], lo: cython.Py_ssize_t, hi: cython.Py_ssize_t, x: cython.longlong
-) -> cython.Py_ssize_t:
-    """``bisect_left(a, x, lo, hi)``: the first index from ``lo`` whose value is at least ``x``
-    (``a[lo:hi]`` sorted; ``hi``: none)."""
-    mid: cython.Py_ssize_t
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if a[mid] < x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
 
 
 @cython.cclass
@@ -179,78 +179,42 @@ class _Heap:
 class _Steps:
     """The availability profile (see :class:`~scheduler.cluster.profile.Profile`):
     ``free[i]`` processors on ``[times[i], times[i + 1])`` for ``i < size``, canonical (no
-    two neighbours equal), on int64 arrays with room to grow."""
+    two neighbours equal); compiled, int64 arrays with room to grow, else lists of ``size``
+    items.  The operations are :mod:`scheduler.pricing._steps`'; this class keeps the room."""
 
     times: cython.longlong[::1]
     free: cython.longlong[::1]
     size: cython.Py_ssize_t
     capacity: cython.longlong
+    out: cython.longlong[::1]  # earliest_window's second answer
 
     def __init__(self, times: list, free: list, capacity: cython.longlong) -> None:
-        room = max(64, 2 * len(times))
         self.size = len(times)
-        times_a = array("q", times)
-        free_a = array("q", free)
-        times_a.frombytes(bytes(8 * (room - self.size)))
-        free_a.frombytes(bytes(8 * (room - self.size)))
-        self.times = times_a
-        self.free = free_a
         self.capacity = capacity
+        if cython.compiled:
+            self.times = array("q", times)
+            self.free = array("q", free)
+            self.out = _zeros(1)
+            self._grow(max(64, 2 * self.size))
+        else:  # the library's pure operations grow and shrink lists
+            self.times = list(times)
+            self.free = list(free)
+            self.out = [0]
 
     def lists(self) -> tuple[list, list]:
         """``(times, free)`` as the lists of a :class:`Profile`."""
         size = self.size
-        return array("q", self.times[:size]).tolist(), array("q", self.free[:size]).tolist()
+        return list(self.times[:size]), list(self.free[:size])
 
     @cython.cfunc
-    def right(self, x: cython.longlong, lo: cython.Py_ssize_t) -> cython.Py_ssize_t:
-        """``bisect_right(times[:size], x, lo)``: of integers, the first after ``x`` is the first
-        at least ``x + 1``."""
-        return _first_at_least(self.times, lo, self.size, x + 1)
-
-    @cython.cfunc
-    def left(self, x: cython.longlong, lo: cython.Py_ssize_t) -> cython.Py_ssize_t:
-        """``bisect_left(times[:size], x, lo)``."""
-        return _first_at_least(self.times, lo, self.size, x)
-
-    @cython.cfunc
-    def insert(self, i: cython.Py_ssize_t, x: cython.longlong, v: cython.longlong) -> cython.void:
-        """A breakpoint ``x`` with ``v`` free at index ``i``."""
-        q: cython.Py_ssize_t
-        size: cython.Py_ssize_t = self.size
-        if size == len(self.times):
-            times_a = array("q", self.times)
-            free_a = array("q", self.free)
-            times_a.frombytes(bytes(8 * size))
-            free_a.frombytes(bytes(8 * size))
-            self.times = times_a
-            self.free = free_a
-        if cython.compiled:
-            q = size
-            while q > i:
-                self.times[q] = self.times[q - 1]
-                self.free[q] = self.free[q - 1]
-                q -= 1
-        else:
-            self.times[i + 1 : size + 1] = self.times[i:size]
-            self.free[i + 1 : size + 1] = self.free[i:size]
-        self.times[i] = x
-        self.free[i] = v
-        self.size = size + 1
-
-    @cython.cfunc
-    def delete(self, i: cython.Py_ssize_t, k: cython.Py_ssize_t) -> cython.void:
-        """Remove the ``k`` steps from index ``i`` on."""
-        q: cython.Py_ssize_t
-        size: cython.Py_ssize_t = self.size
-        if cython.compiled:
-            for q in range(i, size - k):
-                self.times[q] = self.times[q + k]
-                self.free[q] = self.free[q + k]
-        else:
-            self.times[i : size - k] = self.times[i + k : size]
-            self.free[i : size - k] = self.free[i + k : size]
-        self.size = size - k
+    def _grow(self, room: cython.Py_ssize_t) -> cython.void:
+        """Arrays of ``room`` items (compiled only)."""
+        times_a = array("q", self.times[: self.size])
+        free_a = array("q", self.free[: self.size])
+        times_a.frombytes(bytes(8 * (room - self.size)))
+        free_a.frombytes(bytes(8 * (room - self.size)))
+        self.times = times_a
+        self.free = free_a
 
     @cython.cfunc
     def advance(self, now: cython.longlong) -> cython.void:
@@ -258,99 +222,42 @@ class _Steps:
         ``advance``, or ``times[0] = now`` when the second step is still ahead)."""
         i: cython.Py_ssize_t
         if self.size > 1 and self.times[1] <= now:
-            i = self.right(now, 1) - 1
-            if i > 0:
-                self.delete(0, i)
+            i = index(self.times, now, self.size)
+            if cython.compiled:
+                move_steps(
+                    cython.address(self.times[0]), cython.address(self.free[0]), 0, i, self.size - i
+                )
+            else:
+                del self.times[:i], self.free[:i]
+            self.size -= i
         self.times[0] = now
 
     @cython.cfunc
     def add(
         self, start: cython.longlong, end: cython.longlong, delta: cython.longlong
     ) -> cython.bint:
-        """``_kernel.add``: ``delta`` more free processors over ``[start, end)``; False (and
+        """``add_block``: ``delta`` more free processors over ``[start, end)``; False (and
         nothing changed) if a step would leave ``0..capacity``."""
-        i: cython.Py_ssize_t
-        j: cython.Py_ssize_t
-        q: cython.Py_ssize_t
-        lo: cython.longlong
-        hi: cython.longlong
-        v: cython.longlong
-        ok: cython.bint
-        if end <= start or delta == 0:
-            return True
-        # split at start (mostly the origin: now) and at end
-        if start == self.times[0]:
-            i = 0
-        else:
-            i = self.right(start, 0) - 1
-            if i < 0:
-                raise ValueError(f"time {start} is before the profile's origin {self.times[0]}")
-        if self.times[i] != start:
-            i += 1
-            self.insert(i, start, self.free[i - 1])
-        j = self.right(end, i) - 1
-        if self.times[j] != end:
-            j += 1
-            self.insert(j, end, self.free[j - 1])
-        lo = self.free[i]
-        hi = lo
-        for q in range(i + 1, j):
-            v = self.free[q]
-            if v < lo:
-                lo = v
-            elif v > hi:
-                hi = v
-        ok = lo + delta >= 0 if delta < 0 else hi + delta <= self.capacity
-        if ok:
-            for q in range(i, j):
-                self.free[q] += delta
-        # merge equal neighbours at end, then at start
-        if j < self.size and self.free[j - 1] == self.free[j]:
-            self.delete(j, 1)
-        if i > 0 and self.free[i - 1] == self.free[i]:
-            self.delete(i, 1)
-        return ok
+        size: cython.Py_ssize_t
+        if cython.compiled and self.size + 2 > len(self.times):
+            self._grow(2 * len(self.times))
+        size = add_block(self.times, self.free, self.size, start, end, delta, self.capacity)
+        if size < 0:
+            return False
+        self.size = size
+        return True
 
     @cython.cfunc
     def earliest_start(
         self, n: cython.longlong, d: cython.longlong, t: cython.longlong
     ) -> cython.longlong:
-        """``_kernel.earliest_start``: the earliest ``s >= t`` with ``n`` processors free over
-        ``[s, s + d)`` (``n`` <= capacity, ``t`` >= origin)."""
-        i: cython.Py_ssize_t = self.right(t, 0) - 1
-        last: cython.Py_ssize_t = self.size - 1
-        start: cython.longlong = t
-        end: cython.longlong = t + d
-        while True:
-            if self.free[i] < n:
-                i += 1  # not past the last step: it holds the whole capacity
-                start = self.times[i]
-                end = start + d
-            elif i == last or self.times[i + 1] >= end:
-                return start
-            else:
-                i += 1
-
-    @cython.cfunc
-    def earliest_move(
-        self, start: cython.longlong, d: cython.longlong, n: cython.longlong, t: cython.longlong
-    ) -> cython.longlong:
-        """``_kernel.earliest_move``: the earliest start in ``[t, start]`` of a block of ``n``
-        processors for ``d`` seconds that is in the profile at ``start``."""
-        before: cython.Py_ssize_t = self.left(start, 0)  # steps [0, before) begin before start
-        i: cython.Py_ssize_t = self.right(t, 0) - 1
-        candidate: cython.longlong = t
-        while i < before:
-            if self.free[i] < n:
-                i += 1
-                if i >= before:
-                    return start
-                candidate = self.times[i]
-            elif i + 1 == before or self.times[i + 1] >= candidate + d:
-                return candidate if candidate < start else start
-            else:
-                i += 1
-        return start
+        """The earliest ``s >= t`` with ``n`` processors free over ``[s, s + d)`` (``n`` <=
+        capacity, ``t`` >= origin): ``earliest_window``."""
+        a: cython.Py_ssize_t = index(self.times, t, self.size)
+        s: cython.Py_ssize_t = earliest_window(
+            self.times, self.free, self.size, a, n, d, t, self.out
+        )
+        return t if s == a else self.times[s]
 
     @cython.cfunc
     def move(
@@ -705,7 +612,7 @@ def _backfill(run: _Run, head: cython.Py_ssize_t, first: cython.Py_ssize_t) -> c
         if shadow < 0:
             head_job = run.queue[head]
             shadow = p.earliest_start(run.procs[head_job], run.estimate[head_job], run.now)
-            extra = p.free[p.right(shadow, 0) - 1] - run.procs[head_job]
+            extra = p.free[index(p.times, shadow, p.size)] - run.procs[head_job]
         end = run.now + run.estimate[job]
         if end > shadow and n > extra:
             continue
@@ -848,7 +755,7 @@ class _Pass:
     @cython.cfunc
     def first_with(self, n: cython.longlong) -> cython.Py_ssize_t:
         """The first index of the snapshot whose running maximum reaches ``n``."""
-        return _first_at_least(self.peak, 0, self.peak_len, n)
+        return index(self.peak, n - 1, self.peak_len) + 1
 
     @cython.cfunc
     def moved(self, back_from: cython.longlong) -> cython.void:
@@ -1004,7 +911,7 @@ def _compress(run: _Run, plan: _Plan) -> cython.Py_ssize_t:
             continue
         n = run.procs[job]
         d = run.estimate[job]
-        before = p.left(start, 0) - 1  # the step just before start
+        before = index(p.times, start - 1, p.size)  # the step just before start
         if before < 0:
             continue
         if p.free[before] < n:
@@ -1062,7 +969,7 @@ def _fit_before_step(
             return start
         b = bound
     # the earliest whole window in [b, times[before]): a scan of the steps
-    for x in range(p.right(b, 0) - 1, before):
+    for x in range(index(p.times, b, p.size), before):
         if p.free[x] < n:
             b = p.times[x + 1]
         elif p.times[x + 1] - b >= d:
@@ -1091,7 +998,7 @@ def _fit_reaching(
         reach = start - d + 1
         if reach < b:
             b = reach if reach > now else now
-    new_start = p.earliest_move(start, d, n, b)
+    new_start = earliest_move(p.times, p.free, p.size, start, d, n, b)
     if new_start == start:
         passed.keep(slot, n, d, start)
     return new_start

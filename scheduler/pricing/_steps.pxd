@@ -1,17 +1,22 @@
 # cython: boundscheck=False, wraparound=False
-# The C side of scheduler/pricing/_steps.py, which the compiled quote kernels cimport
+# The C side of scheduler/pricing/_steps.py, which the compiled quote kernels and the cluster's
+# whole-run loops (scheduler/cluster/_loop.py) cimport
 # (`from cython.cimports.scheduler.pricing._steps import ...`).
 #
 # Declarations: the .py's functions, called as C functions (keep each signature in step with
 # the .py).  Bodies: the operations the kernels call in their hottest loops, compiled only and
 # inlined where they are called (a call into another extension cannot be inlined: it goes
 # through a pointer and copies each typed view it is given); the .py holds their pure
-# counterparts where the uncompiled kernels need one (``index``: bisect).
+# counterparts where the uncompiled kernels need one (``index``: bisect).  The cluster loop
+# cimports only bodies (``index``, ``earliest_window``, ``earliest_move``, ``add_block``,
+# ``move_steps``): a declared function is looked up in the _steps extension when the importing
+# module loads, which would import the scheduler.pricing package from scheduler.cluster.
 #
 # Directives: the inline bodies below are compiled into each kernel that cimports them under
 # this file's directives (its first line), not the kernel's nor _steps.py's: no bounds checks
 # and no negative-index wraparound (every index is a step before ``count``, ``hi`` or ``last``).
 
+cimport cython
 from libc.string cimport memmove
 
 cdef Py_ssize_t insert_step(long long[::1] times, long long[::1] free, Py_ssize_t count, Py_ssize_t p, long long t, long long f) noexcept
@@ -72,12 +77,13 @@ cdef inline void copy_values(long long* dst, long long* src, Py_ssize_t n) noexc
 
 
 cdef inline Py_ssize_t take_shifted(long long* times, long long* free, Py_ssize_t count, Py_ssize_t a, Py_ssize_t k, long long t, long long stop, long long q) noexcept:
-    """``take_block`` of ``q > 0`` processors over ``[t, stop)`` (``t < stop``; step ``a``
-    holds ``t``, step ``k`` holds ``stop - 1``) with each region of steps moved once: the
-    splits at ``t`` and ``stop`` and the merges of equal neighbours are decided first — a
-    split at ``t`` leaves no merge at ``t`` (the steps then differ by ``q``), nor does a split
-    at ``stop`` at ``stop`` — then the covered steps after ``a`` move by the net count before
-    them and the tail by the net count in all.  Returns the new count."""
+    """``take_block`` of ``q != 0`` processors (``q < 0``: given back) over ``[t, stop)``
+    (``t < stop``; step ``a`` holds ``t``, step ``k`` holds ``stop - 1``) with each region of
+    steps moved once: the splits at ``t`` and ``stop`` and the merges of equal neighbours are
+    decided first — a split at ``t`` leaves no merge at ``t`` (the steps then differ by
+    ``q``), nor does a split at ``stop`` at ``stop`` — then the covered steps after ``a``
+    move by the net count before them and the tail by the net count in all.  Returns the new
+    count."""
     cdef Py_ssize_t x
     cdef long long fa = free[a]
     cdef long long fk = free[k]
@@ -107,3 +113,54 @@ cdef inline Py_ssize_t take_shifted(long long* times, long long* free, Py_ssize_
         times[k + 1 + shift] = stop
         free[k + 1 + shift] = fk
     return count + delta
+
+
+cdef inline Py_ssize_t add_block(long long[::1] times, long long[::1] free, Py_ssize_t count, long long t, long long stop, long long delta, long long capacity) noexcept:
+    """``delta`` more free processors over ``[t, stop)`` (:meth:`Profile.add`; ``delta < 0``
+    takes a block, ``delta > 0`` gives one back), the steps kept canonical: the new count, or
+    -1 (nothing changed) if a step would leave ``0..capacity`` or ``t`` is before the first
+    instant.  The buffers need room for two more steps."""
+    cdef Py_ssize_t a
+    cdef Py_ssize_t k
+    cdef Py_ssize_t x
+    cdef long long lo
+    cdef long long hi
+    if stop <= t or delta == 0:
+        return count
+    a = index(times, t, count)
+    if a < 0:
+        return -1
+    k = index(times, stop - 1, count)
+    with cython.boundscheck(False), cython.wraparound(False):  # a..k: steps of the profile
+        lo = free[a]
+        hi = lo
+        for x in range(a + 1, k + 1):
+            if free[x] < lo:
+                lo = free[x]
+            elif free[x] > hi:
+                hi = free[x]
+        if (lo + delta < 0) if delta < 0 else (hi + delta > capacity):
+            return -1
+        return take_shifted(&times[0], &free[0], count, a, k, t, stop, -delta)
+
+
+cdef inline long long earliest_move(long long[::1] times, long long[::1] free, Py_ssize_t count, long long start, long long d, long long n, long long t) noexcept:
+    """The earliest start in ``[t, start]`` of a block of ``n`` processors for ``d`` that is
+    in the profile from ``start`` (:meth:`Profile.earliest_move`; ``t`` not before the first
+    instant): from ``start`` on the block holds its own processors, so only the steps that
+    begin before ``start`` must hold ``n``."""
+    cdef Py_ssize_t before = index(times, start - 1, count) + 1  # steps [0, before): before start
+    cdef Py_ssize_t i = index(times, t, count)
+    cdef long long candidate = t
+    with cython.boundscheck(False), cython.wraparound(False):  # i < before <= count
+        while i < before:
+            if free[i] < n:
+                i += 1
+                if i >= before:
+                    return start
+                candidate = times[i]
+            elif i + 1 == before or times[i + 1] >= candidate + d:
+                return candidate if candidate < start else start
+            else:
+                i += 1
+    return start

@@ -1,18 +1,23 @@
 # cython: boundscheck=False, wraparound=False
-"""The availability profile as the quote kernels step it: the operations on a profile kept as
-two parallel buffers of steps, ``times`` (each step's first instant, increasing) and ``free``
-(the processors free from it to the next), ``count`` steps long — what
+"""The availability profile as the compiled kernels step it: the operations on a profile kept
+as two parallel buffers of steps, ``times`` (each step's first instant, increasing) and
+``free`` (the processors free from it to the next), ``count`` steps long — what
 :class:`scheduler.cluster.profile.Profile` does to its lists, for
-:mod:`scheduler.pricing._easy` (EASY and depth-K quotes) and :mod:`scheduler.pricing._replan`
-(conservative and FCFS quotes).
+:mod:`scheduler.pricing._easy` (EASY and depth-K quotes), :mod:`scheduler.pricing._replan`
+(conservative and FCFS quotes) and the cluster's whole-run loops
+:mod:`scheduler.cluster._loop` (EASY, conservative backfilling), which cimport them.  The
+library lives here, beside the kernels that came first; the cluster loop takes only the
+``.pxd``'s inlined bodies compiled and this source by its path uncompiled, so that nothing of
+the ``scheduler.pricing`` package is imported from ``scheduler.cluster`` (a rename to
+``scheduler/cluster`` would make that a plain import).
 
 Plain Python *and* the source of a C extension (``setup.py`` NATIVE_MODULES), in Cython's
 pure-Python mode, with a C side in ``_steps.pxd``.  Compiled, the buffers are fixed-size
 arrays of 64-bit integers (typed memoryviews, raw pointers where only the compiled kernels
 call) and the kernels ``cimport`` these operations as C functions: the ones of their hottest
-loops (``index``, ``earliest_window``, ``take_shifted``, ``move_steps``, ``copy_values``) have
-their bodies in the
-``.pxd``, inlined where they are called; the others are declared there and called through
+loops (``index``, ``earliest_window``, ``earliest_move``, ``add_block``, ``take_shifted``,
+``move_steps``, ``copy_values``) have their bodies in the ``.pxd``, inlined where they are
+called; the others are declared there and called through
 this module's C interface.  Uncompiled, the buffers are lists that grow and shrink with the
 profile, and a kernel takes this module's pure source, never its build (whose functions take
 C arrays).  The few ``if cython.compiled:`` branches compute what the plain lines beside them
@@ -72,6 +77,27 @@ if not cython.compiled:  # (compiled: the .pxd's body, inlined where it is calle
                 return a
             else:
                 k += 1
+
+    def add_block(
+        times: list, free: list, count: int, t: int, stop: int, delta: int, capacity: int
+    ) -> int:
+        """``delta`` more free processors over ``[t, stop)``: the new count, or -1 (nothing
+        changed) if a step would leave ``0..capacity`` (the .pxd's): on lists of ``count``
+        steps, the :class:`Profile`'s own."""
+        if stop <= t or delta == 0:
+            return count
+        return len(times) if _list_steps.add(times, free, capacity, t, stop, delta) else -1
+
+    def earliest_move(
+        times: list, free: list, count: int, start: int, d: int, n: int, t: int
+    ) -> int:
+        """The earliest start in ``[t, start]`` of a block ``(n, d)`` in the profile from
+        ``start`` (the .pxd's): on lists of ``count`` steps, the :class:`Profile`'s own."""
+        return _list_steps.earliest_move(times, free, start, d, n, t)
+
+    from scheduler._native import load as _load
+
+    _list_steps = _load("scheduler.cluster._kernel")  # the Profile's operations on lists
 
 
 @cython.cfunc
