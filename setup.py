@@ -23,8 +23,8 @@ from setuptools.command.build_ext import build_ext
 #: the compiled modules: ONE list (paths relative to this file)
 NATIVE_MODULES = [
     "scheduler/cluster/_kernel.py",
+    "scheduler/cluster/_steps.py",
     "scheduler/cluster/_loop.py",
-    "scheduler/pricing/_steps.py",
     "scheduler/pricing/_replan.py",
     "scheduler/pricing/_easy.py",
 ]

@@ -258,11 +258,12 @@ def mutant(name: str, text: str, new: str, count: int, tmp: Path, where: str = "
     else:  # the kernel as it is, on a mutant of its profile steps (loaded from their own folder)
         steps = tmp / f"steps_{abs(hash(name))}"
         steps.mkdir()
-        (steps / where).write_text(_source(name, text, new, count, SOURCE.parent / where))
-        load = 'load_pure("scheduler.pricing._steps", "scheduler.pricing._steps_pure")'
-        mine = f"scheduler.pricing._steps_mutant_{abs(hash(name))}"
+        library = SOURCE.parent.parent / "cluster" / where  # (the cluster's step library)
+        (steps / where).write_text(_source(name, text, new, count, library))
+        load = 'load_pure("scheduler.cluster._steps", "scheduler.cluster._steps_pure")'
+        mine = f"scheduler.cluster._steps_mutant_{abs(hash(name))}"
         kernel = _source(
-            name, load, f'load_pure("scheduler.pricing._steps", "{mine}", {str(steps)!r})', 1
+            name, load, f'load_pure("scheduler.cluster._steps", "{mine}", {str(steps)!r})', 1
         )
         path.write_text(kernel)
     spec = importlib.util.spec_from_file_location(path.stem, path)

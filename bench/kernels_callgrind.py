@@ -89,7 +89,8 @@ def run(args: argparse.Namespace) -> None:
         module = _load("scheduler.pricing.price_rev", out / "price_rev.py")
         steps = sorted(out.rglob("_steps.cpython-*.so"))
         if steps:  # (the commit's kernels take their C functions from the commit's steps)
-            spec = importlib.util.spec_from_file_location("scheduler.pricing._steps", steps[0])
+            package = steps[0].parent.name  # (pricing before the library moved to cluster)
+            spec = importlib.util.spec_from_file_location(f"scheduler.{package}._steps", steps[0])
             sys.modules[spec.name] = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(sys.modules[spec.name])
         for attr, stem in (("_E", "_easy"), ("_R", "_replan")):

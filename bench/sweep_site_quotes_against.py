@@ -84,10 +84,13 @@ def old_price(rev: str, tmp: Path):  # type: ignore[no-untyped-def]
     from setuptools import Extension, setup
 
     paths = {"_E": "scheduler/pricing/_easy.py", "_R": "scheduler/pricing/_replan.py"}
-    steps = "scheduler/pricing/_steps.py"  # (the kernels' shared steps, since a40fd1b)
+    # the kernels' shared steps: in scheduler/pricing since a40fd1b, in scheduler/cluster since
+    # the whole-run loops share them too
+    homes = ("scheduler/cluster/_steps.py", "scheduler/pricing/_steps.py")
+    steps = next((p for p in homes if _has(rev, p)), homes[0])
     has_steps = _has(rev, steps)
     if has_steps:  # built first, with its .pxd (which the kernels cimport) found in tmp
-        for pkg in ("scheduler", "scheduler/pricing"):
+        for pkg in ("scheduler", str(Path(steps).parent)):
             (tmp / pkg).mkdir(parents=True, exist_ok=True)
             (tmp / pkg / "__init__.py").touch()
         pxd = steps.removesuffix(".py") + ".pxd"

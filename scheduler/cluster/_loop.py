@@ -22,9 +22,9 @@ runtime 0 ends at its start):
 The availability profile is :class:`_Steps`: the step function of
 :class:`~scheduler.cluster.profile.Profile` (breakpoints and free processors, canonical) in
 two buffers with room to grow, stepped by the profile library the quote kernels use,
-:mod:`scheduler.pricing._steps` (``index``, ``earliest_window``, ``earliest_move``,
+:mod:`scheduler.cluster._steps` (``index``, ``earliest_window``, ``earliest_move``,
 ``add_block``, ``move_steps``: compiled, the ``.pxd``'s bodies inlined here; uncompiled, its
-source loaded by path, on lists).  Heaps hold one int64 per entry,
+pure source, on lists).  Heaps hold one int64 per entry,
 ``(time - origin) << shift | job``, which orders as the event loop's ``(time, job)`` tuples.
 
 Plain Python *and* the source of a C extension (Cython's pure-Python mode, like
@@ -42,28 +42,23 @@ from __future__ import annotations
 
 import heapq
 from array import array
-from pathlib import Path
 
 try:
     import cython
 except ImportError:  # no Cython installed: the same source runs uncompiled
     from scheduler._native import cython_shim as cython
-if cython.compiled:  # the profile's steps: the bodies of scheduler/pricing/_steps.pxd, inlined
-    from cython.cimports.scheduler.pricing._steps import (
+if cython.compiled:  # the profile's steps: the bodies of scheduler/cluster/_steps.pxd, inlined
+    from cython.cimports.scheduler.cluster._steps import (
         add_block,
         earliest_move,
         earliest_window,
         index,
         move_steps,
     )
-else:  # their pure source, by path: importing it would run the scheduler.pricing package
+else:  # their pure source (a build's functions take C arrays, not lists)
     from scheduler._native import load_pure
 
-    _steps = load_pure(
-        "scheduler.pricing._steps",
-        "scheduler.pricing._steps_pure",
-        str(Path(__file__).resolve().parent.parent / "pricing"),
-    )
+    _steps = load_pure("scheduler.cluster._steps", "scheduler.cluster._steps_pure")
     index, earliest_window = _steps.index, _steps.earliest_window
     add_block, earliest_move = _steps.add_block, _steps.earliest_move
 
@@ -180,7 +175,7 @@ class _Steps:
     """The availability profile (see :class:`~scheduler.cluster.profile.Profile`):
     ``free[i]`` processors on ``[times[i], times[i + 1])`` for ``i < size``, canonical (no
     two neighbours equal); compiled, int64 arrays with room to grow, else lists of ``size``
-    items.  The operations are :mod:`scheduler.pricing._steps`'; this class keeps the room."""
+    items.  The operations are :mod:`scheduler.cluster._steps`'; this class keeps the room."""
 
     times: cython.longlong[::1]
     free: cython.longlong[::1]

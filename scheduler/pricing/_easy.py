@@ -8,7 +8,7 @@ depth ∞ — without re-planning the whole queue for every start (which, at 200
 jobs, made a quote take half a second at the median and seconds at the 99th percentile).
 
 Plain Python *and* the source of a C extension, like :mod:`scheduler.pricing._replan`; the
-profile's steps are :mod:`scheduler.pricing._steps`' (C functions once compiled).  Times and
+profile's steps are :mod:`scheduler.cluster._steps`' (C functions once compiled).  Times and
 processor counts must fit in 62 bits; planned durations are 1 s or more (a queue with a job
 of no duration is re-planned in full, :class:`~scheduler.pricing.price.SiteQuote`).
 Compiler directives: the ``# cython:`` line above turns bounds checks and negative-index
@@ -99,8 +99,8 @@ try:  # compiled: the steps are shifted by C's memmove
     from cython.cimports.libc.string import memmove
 except (ImportError, AttributeError):  # uncompiled (Cython's shadow module raises the
     pass  # latter): lists shift themselves
-if cython.compiled:  # the profile's steps: C functions (scheduler/pricing/_steps.pxd)
-    from cython.cimports.scheduler.pricing._steps import (
+if cython.compiled:  # the profile's steps: C functions (scheduler/cluster/_steps.pxd)
+    from cython.cimports.scheduler.cluster._steps import (
         copy_values,
         earliest_window,
         index,
@@ -110,11 +110,11 @@ if cython.compiled:  # the profile's steps: C functions (scheduler/pricing/_step
         take_shifted,
     )
 
-    from scheduler.pricing._steps import buffer  # (a Python function)
+    from scheduler.cluster._steps import buffer  # (a Python function)
 else:  # their pure source (a build's functions take C arrays, not lists)
     from scheduler._native import load_pure
 
-    _steps = load_pure("scheduler.pricing._steps", "scheduler.pricing._steps_pure")
+    _steps = load_pure("scheduler.cluster._steps", "scheduler.cluster._steps_pure")
     buffer, index, earliest_window = _steps.buffer, _steps.index, _steps.earliest_window
     least_free, load_steps, take_block = _steps.least_free, _steps.load_steps, _steps.take_block
 
@@ -356,7 +356,7 @@ def _reserve_at(
     stop: cython.longlong,
     q: cython.longlong,
 ) -> cython.Py_ssize_t:
-    """:func:`~scheduler.pricing._steps.reserve` of ``q`` processors over ``[t, stop)`` when
+    """:func:`~scheduler.cluster._steps.reserve` of ``q`` processors over ``[t, stop)`` when
     step ``a`` holds ``t`` and ``stop`` is not after step ``b``'s first instant (``b`` > ``a``;
     ``nsteps``: no bound); compiled, ``free[nsteps]`` is then -1 (:func:`_first_short`)."""
     k: cython.Py_ssize_t = a

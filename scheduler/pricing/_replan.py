@@ -14,10 +14,10 @@ views' initialization checks off for the whole module (every index is within its
 not negative).
 
 A re-plan works on a profile of its own (the steps ``times``/``free``, ``count`` of them) in
-buffers made by :func:`~scheduler.pricing._steps.buffer`: fixed-size C arrays of 64-bit
+buffers made by :func:`~scheduler.cluster._steps.buffer`: fixed-size C arrays of 64-bit
 integers in the extension (typed memoryviews: no Python int is made or read in the loop),
 plain lists in the pure source (they grow and shrink with the profile) — the same code
-indexes both, through the step operations of :mod:`scheduler.pricing._steps`.  The few
+indexes both, through the step operations of :mod:`scheduler.cluster._steps`.  The few
 ``if cython.compiled:`` branches compute the same thing as the plain lines beside them;
 tests/scheduler/test_pricing_quote_fast.py and tests/scheduler/test_pricing_plus40.py run
 both against each other and against :meth:`~scheduler.pricing.price.SiteQuote.price_naive`.
@@ -50,8 +50,8 @@ try:  # compiled: the steps are shifted by C's memmove
     from cython.cimports.libc.string import memmove
 except (ImportError, AttributeError):  # uncompiled (Cython's shadow module raises the
     pass  # latter): lists shift themselves
-if cython.compiled:  # the profile's steps: C functions (scheduler/pricing/_steps.pxd)
-    from cython.cimports.scheduler.pricing._steps import (
+if cython.compiled:  # the profile's steps: C functions (scheduler/cluster/_steps.pxd)
+    from cython.cimports.scheduler.cluster._steps import (
         copy_values,
         earliest_window,
         index,
@@ -63,11 +63,11 @@ if cython.compiled:  # the profile's steps: C functions (scheduler/pricing/_step
         take_block,
     )
 
-    from scheduler.pricing._steps import buffer  # (a Python function)
+    from scheduler.cluster._steps import buffer  # (a Python function)
 else:  # their pure source (a build's functions take C arrays, not lists)
     from scheduler._native import load_pure
 
-    _steps = load_pure("scheduler.pricing._steps", "scheduler.pricing._steps_pure")
+    _steps = load_pure("scheduler.cluster._steps", "scheduler.cluster._steps_pure")
     buffer, index, insert_step = _steps.buffer, _steps.index, _steps.insert_step
     least_free, reserve, take_block = _steps.least_free, _steps.reserve, _steps.take_block
     earliest_window, load_steps = _steps.earliest_window, _steps.load_steps

@@ -236,29 +236,30 @@ def test_a_build_of_another_source_is_not_loaded(tmp_path):
 
 
 def test_a_build_hashes_the_pxd_it_cimports_from_another_folder(tmp_path):
-    """The whole-run loops (scheduler/cluster/_loop.py) inline the bodies of
-    scheduler/pricing/_steps.pxd: a change there makes the loop's build stale too, and a
-    ``.pxd`` neither beside the source nor cimported by it does not count."""
-    loop = tmp_path / "scheduler" / "cluster" / "_loop.py"
-    steps = tmp_path / "scheduler" / "pricing" / "_steps.pxd"
-    other = tmp_path / "scheduler" / "pricing" / "_other.pxd"
+    """The pricing kernels (scheduler/pricing/_easy.py, _replan.py) inline the bodies of the
+    cluster's step library, scheduler/cluster/_steps.pxd: a change there makes their builds
+    stale too, and a ``.pxd`` neither beside the source nor cimported by it does not count."""
+    kernel = tmp_path / "scheduler" / "pricing" / "_easy.py"
+    steps = tmp_path / "scheduler" / "cluster" / "_steps.pxd"
+    other = tmp_path / "scheduler" / "cluster" / "_other.pxd"
     for path, text in (
-        (loop, "from cython.cimports.scheduler.pricing._steps import index\n"),
+        (kernel, "from cython.cimports.scheduler.cluster._steps import index\n"),
         (steps, "cdef inline int index(): return 0\n"),
         (other, "# other\n"),
     ):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
-    before = _native.source_sha256(loop)
+    before = _native.source_sha256(kernel)
     other.write_text("# changed\n")
-    assert _native.source_sha256(loop) == before
+    assert _native.source_sha256(kernel) == before
     steps.write_text("cdef inline int index(): return 1\n")
-    assert _native.source_sha256(loop) != before
-    # the real loop names the real library
-    real = ROOT / "scheduler" / "cluster" / "_loop.py"
-    assert _native._cimported_pxd(real, real.read_text()) == [
-        ROOT / "scheduler" / "pricing" / "_steps.pxd"
-    ]
+    assert _native.source_sha256(kernel) != before
+    # the real kernels name the real library (the cluster loop has it beside it)
+    for name in ("_easy.py", "_replan.py"):
+        real = ROOT / "scheduler" / "pricing" / name
+        assert _native._cimported_pxd(real, real.read_text()) == [
+            ROOT / "scheduler" / "cluster" / "_steps.pxd"
+        ]
 
 
 def test_status_and_the_pure_python_switch(tmp_path):

@@ -124,27 +124,30 @@ def test_compiled_and_pure_kernels_agree_call_by_call(policy):
 
 def test_a_build_of_another_source_is_not_loaded(tmp_path):
     """The stale-build guard covers this module too: a compiled build beside a changed
-    ``.py`` is refused (the ``.py`` runs)."""
+    ``.py``, or built before a change of the cluster's step library it cimports
+    (scheduler/cluster/_steps.pxd, its inlined bodies), is refused (the ``.py`` runs)."""
     module = _compiled()  # skips without a build, except under CI (make test builds it)
-    here = os.path.dirname(price_mod.__file__)
-    src = os.path.join(here, "_replan.py")
-    ext = module.__file__
-    shutil.copy(src, tmp_path / "_replan.py")
-    shutil.copy(ext, tmp_path / os.path.basename(ext))
-    for pxd in Path(here).glob("*.pxd"):  # the build's hash covers the .pxd beside it too
-        shutil.copy(pxd, tmp_path / pxd.name)
-    module, why = _native.load_compiled(NAME, directory=str(tmp_path))
+    here = Path(price_mod.__file__).parent
+    kernel = tmp_path / "scheduler" / "pricing"  # (the tree's layout: the .pxd is found above)
+    library = tmp_path / "scheduler" / "cluster"
+    kernel.mkdir(parents=True)
+    library.mkdir(parents=True)
+    shutil.copy(here / "_replan.py", kernel / "_replan.py")
+    shutil.copy(module.__file__, kernel / os.path.basename(module.__file__))
+    steps_pxd = library / "_steps.pxd"
+    shutil.copy(here.parent / "cluster" / "_steps.pxd", steps_pxd)
+    module, why = _native.load_compiled(NAME, directory=str(kernel))
     assert module is not None and why == "compiled"
-    with open(tmp_path / "_replan.py", "a") as fh:
+    with open(kernel / "_replan.py", "a") as fh:
         fh.write("\n# changed\n")
-    module, why = _native.load_compiled(NAME, directory=str(tmp_path))
+    module, why = _native.load_compiled(NAME, directory=str(kernel))
     assert module is None and why.startswith("stale compiled build")
-    (tmp_path / "_replan.py").write_bytes(Path(src).read_bytes())  # the .py as built again
-    module, why = _native.load_compiled(NAME, directory=str(tmp_path))
+    (kernel / "_replan.py").write_bytes((here / "_replan.py").read_bytes())  # as built again
+    module, why = _native.load_compiled(NAME, directory=str(kernel))
     assert module is not None
-    with open(next(tmp_path.glob("*.pxd")), "a") as fh:  # an inlined body changed
+    with open(steps_pxd, "a") as fh:  # an inlined body changed
         fh.write("\n# changed\n")
-    module, why = _native.load_compiled(NAME, directory=str(tmp_path))
+    module, why = _native.load_compiled(NAME, directory=str(kernel))
     assert module is None and why.startswith("stale compiled build")
 
 

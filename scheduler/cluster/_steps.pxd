@@ -1,7 +1,7 @@
 # cython: boundscheck=False, wraparound=False
-# The C side of scheduler/pricing/_steps.py, which the compiled quote kernels and the cluster's
+# The C side of scheduler/cluster/_steps.py, which the compiled quote kernels and the cluster's
 # whole-run loops (scheduler/cluster/_loop.py) cimport
-# (`from cython.cimports.scheduler.pricing._steps import ...`).
+# (`from cython.cimports.scheduler.cluster._steps import ...`).
 #
 # Declarations: the .py's functions, called as C functions (keep each signature in step with
 # the .py).  Bodies: the operations the kernels call in their hottest loops, compiled only and
@@ -9,8 +9,7 @@
 # through a pointer and copies each typed view it is given); the .py holds their pure
 # counterparts where the uncompiled kernels need one (``index``: bisect).  The cluster loop
 # cimports only bodies (``index``, ``earliest_window``, ``earliest_move``, ``add_block``,
-# ``move_steps``): a declared function is looked up in the _steps extension when the importing
-# module loads, which would import the scheduler.pricing package from scheduler.cluster.
+# ``move_steps``).
 #
 # Directives: the inline bodies below are compiled into each kernel that cimports them under
 # this file's directives (its first line), not the kernel's nor _steps.py's: no bounds checks

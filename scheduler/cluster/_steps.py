@@ -6,10 +6,8 @@ as two parallel buffers of steps, ``times`` (each step's first instant, increasi
 :mod:`scheduler.pricing._easy` (EASY and depth-K quotes), :mod:`scheduler.pricing._replan`
 (conservative and FCFS quotes) and the cluster's whole-run loops
 :mod:`scheduler.cluster._loop` (EASY, conservative backfilling), which cimport them.  The
-library lives here, beside the kernels that came first; the cluster loop takes only the
-``.pxd``'s inlined bodies compiled and this source by its path uncompiled, so that nothing of
-the ``scheduler.pricing`` package is imported from ``scheduler.cluster`` (a rename to
-``scheduler/cluster`` would make that a plain import).
+library lives on the cluster floor, beside the profile it steps: the pricing kernels above it
+import it downwards.
 
 Plain Python *and* the source of a C extension (``setup.py`` NATIVE_MODULES), in Cython's
 pure-Python mode, with a C side in ``_steps.pxd``.  Compiled, the buffers are fixed-size
