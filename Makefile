@@ -16,12 +16,13 @@ NATIVE     := build/native/.built
 
 setup: $(STAMP) $(CHART) $(NATIVE)
 
-# `make native`: (re)build the compiled modules only (after editing one of NATIVE_MODULES)
+# `make native`: (re)build the compiled modules only (after editing one of NATIVE_MODULES), one
+# compiler per core (72 -> 34 s on 2 cores)
 native: $(NATIVE)
 
 $(NATIVE): $(STAMP) setup.py $(NATIVE_SRC) $(wildcard scheduler/*/*.pxd)
 	@mkdir -p build/native
-	@if $(PY) -W ignore setup.py -q build_ext --inplace >build/native/build.log 2>&1; then \
+	@if $(PY) -W ignore setup.py -q build_ext --inplace --parallel $$(nproc) >build/native/build.log 2>&1; then \
 		grep '^gridportal:' build/native/build.log || true; \
 	else \
 		echo "gridportal: compiled kernel not built (see build/native/build.log); pure Python runs"; \
