@@ -15,7 +15,6 @@
 # this file's directives (its first line), not the kernel's nor _steps.py's: no bounds checks
 # and no negative-index wraparound (every index is a step before ``count``, ``hi`` or ``last``).
 
-cimport cython
 from libc.string cimport memmove
 
 cdef Py_ssize_t insert_step(long long[::1] times, long long[::1] free, Py_ssize_t count, Py_ssize_t p, long long t, long long f) noexcept
@@ -130,17 +129,16 @@ cdef inline Py_ssize_t add_block(long long[::1] times, long long[::1] free, Py_s
     if a < 0:
         return -1
     k = index(times, stop - 1, count)
-    with cython.boundscheck(False), cython.wraparound(False):  # a..k: steps of the profile
-        lo = free[a]
-        hi = lo
-        for x in range(a + 1, k + 1):
-            if free[x] < lo:
-                lo = free[x]
-            elif free[x] > hi:
-                hi = free[x]
-        if (lo + delta < 0) if delta < 0 else (hi + delta > capacity):
-            return -1
-        return take_shifted(&times[0], &free[0], count, a, k, t, stop, -delta)
+    lo = free[a]
+    hi = lo
+    for x in range(a + 1, k + 1):
+        if free[x] < lo:
+            lo = free[x]
+        elif free[x] > hi:
+            hi = free[x]
+    if (lo + delta < 0) if delta < 0 else (hi + delta > capacity):
+        return -1
+    return take_shifted(&times[0], &free[0], count, a, k, t, stop, -delta)
 
 
 cdef inline long long earliest_move(long long[::1] times, long long[::1] free, Py_ssize_t count, long long start, long long d, long long n, long long t) noexcept:
@@ -151,15 +149,14 @@ cdef inline long long earliest_move(long long[::1] times, long long[::1] free, P
     cdef Py_ssize_t before = index(times, start - 1, count) + 1  # steps [0, before): before start
     cdef Py_ssize_t i = index(times, t, count)
     cdef long long candidate = t
-    with cython.boundscheck(False), cython.wraparound(False):  # i < before <= count
-        while i < before:
-            if free[i] < n:
-                i += 1
-                if i >= before:
-                    return start
-                candidate = times[i]
-            elif i + 1 == before or times[i + 1] >= candidate + d:
-                return candidate if candidate < start else start
-            else:
-                i += 1
+    while i < before:
+        if free[i] < n:
+            i += 1
+            if i >= before:
+                return start
+            candidate = times[i]
+        elif i + 1 == before or times[i + 1] >= candidate + d:
+            return candidate if candidate < start else start
+        else:
+            i += 1
     return start
