@@ -205,6 +205,7 @@ def run_limited(
     on_report: Callable[[Any], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     poll_s: float = 1.0,
+    cpu_s: int | None = None,
     **kwargs: Any,
 ) -> Any:
     """``fn(*args, **kwargs)`` in a forked child under the limits; see the module docstring.
@@ -216,9 +217,16 @@ def run_limited(
     reports: when it answers true the child's process group is killed and :class:`Stopped`
     is raised (if it raises, the child is killed and the exception propagates). A child that
     dies of a signal no limit sent raises :class:`KilledFromOutside`.
+    ``cpu_s`` is the child's CPU-time limit in whole seconds (default: ``timeout`` rounded
+    down, plus one, so the wall-time limit fires first); given, a child it stops raises
+    LimitExceeded("time") naming it as CPU time.
     """
     memory_bytes = max(0, int(memory_mb)) * MIB
-    cpu_s = int(timeout) + 1 if timeout > 0 else 0
+    cpu_message = time_message(timeout, what)
+    if cpu_s is None:
+        cpu_s = int(timeout) + 1 if timeout > 0 else 0
+    elif cpu_s > 0:
+        cpu_message = f"{what} exceeded the CPU-time limit of {cpu_s} s"
     rfd, wfd = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child
@@ -298,7 +306,7 @@ def run_limited(
     cpu_used = usage.ru_utime + usage.ru_stime
     if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu_s and cpu_used >= cpu_s):
         # RLIMIT_CPU: SIGXCPU at the soft limit, the kernel's SIGKILL at the hard one
-        raise LimitExceeded("time", time_message(timeout, what))
+        raise LimitExceeded("time", cpu_message)
     if sig in (signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS) and memory_bytes:
         # RLIMIT_AS: an allocation failed where Python could not raise MemoryError (in C
         # code, which then crashed or aborted). SIGKILL is never ours here: the parent sends

@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import uuid
 
 import pytest
@@ -64,6 +65,12 @@ def test_run_limited_returns_raises_and_stops_at_the_limits():
     with pytest.raises(LimitExceeded, match="exceeded the time limit of 1 s") as exc:
         run_limited(_spin, timeout=1, memory_mb=100)
     assert exc.value.limit == "time"
+    # a CPU-time limit of its own: the child is stopped on the CPU it used, not on the clock
+    started = time.monotonic()
+    with pytest.raises(LimitExceeded, match="exceeded the CPU-time limit of 1 s") as exc:
+        run_limited(_spin, timeout=60, cpu_s=1, memory_mb=100)
+    assert exc.value.limit == "time"
+    assert time.monotonic() - started < 30
     assert _rss_kib() - before < 50 * 1024  # the caller never grew
 
 
