@@ -308,7 +308,9 @@ class Preset:
     """Named parameters ("as in thesis Figure 13").  A preset that reproduces a seed figure or
     table declares the seed's ``published`` values, the archive ``traces`` it runs on (names
     known to ``manage.py fetch_trace``, in input order) and roughly how many ``minutes`` it
-    took on a 2-core machine (None: not measured)."""
+    takes (None: not measured): the presets' values are one full ``make reproduce`` with the
+    compiled kernels on a quiet 2-core machine, rounded up to half a minute (0.1: under 6 s),
+    the seconds it took beside each."""
 
     name: str
     title: str

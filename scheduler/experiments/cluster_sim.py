@@ -159,14 +159,14 @@ class ClusterSim(ExperimentKind):
             "ctc-thesis-70-days",
             "Thesis §4.7's utilization: CTC-SP2, 430 processors, first 70 days, conservative "
             "backfilling (spread over 60, 70 and 80 days)",
-            {"procs": 430, "days": 70.0, **THESIS_SIM}, traces=("CTC-SP2",), minutes=0.5,
+            {"procs": 430, "days": 70.0, **THESIS_SIM}, traces=("CTC-SP2",), minutes=0.1,
             published=of("cluster-sim", "ctc-thesis-70-days"), spread=SPAN_SPREAD,
         ),
         Preset(
             "sdsc-thesis-70-days",
             "Thesis §4.7's utilization: SDSC-SP2, 128 processors, first 70 days, conservative "
             "backfilling (spread over 60, 70 and 80 days)",
-            {"procs": 128, "days": 70.0, **THESIS_SIM}, traces=("SDSC-SP2",), minutes=0.5,
+            {"procs": 128, "days": 70.0, **THESIS_SIM}, traces=("SDSC-SP2",), minutes=0.1,
             published=of("cluster-sim", "sdsc-thesis-70-days"), spread=SPAN_SPREAD,
         ),
         Preset(

@@ -278,7 +278,7 @@ class Coallocation(ExperimentKind):
             "'Comparison of service levels': normal vs UserB at low priority, load up to 100 %",
             {"normal": True, "service_levels": True, "load_balancing": False,
              "pref_domain": False, "pref_cpus": False},
-            minutes=1.0, published=of("coallocation", "seed001-success-ratios"),
+            minutes=0.5, published=of("coallocation", "seed001-success-ratios"),  # 7 s
         ),
         Preset(
             "seed001-admin-options",
@@ -287,7 +287,7 @@ class Coallocation(ExperimentKind):
             "(N > S > U) and by # of CPUs",
             {"normal": True, "service_levels": False, "load_balancing": True,
              "pref_domain": True, "pref_cpus": True, "domain_order": "N,S,U"},
-            minutes=1.5, published=of("coallocation", "seed001-admin-options"),
+            minutes=0.5, published=of("coallocation", "seed001-admin-options"),  # 16 s
         ),
         Preset(
             "seed001-planning-times",

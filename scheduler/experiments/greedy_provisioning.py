@@ -66,43 +66,43 @@ class GreedyProvisioning(Provisioning):
     presets = (
         Preset("thesis-fig52-ctc", "Thesis Figure 52 on CTC-SP2 (430 processors)",
                {"procs": "430", "mean_procs": 22.0, **THESIS_LAYERED},
-               traces=("CTC-SP2",), minutes=1.5,  # measured: 87 s CPU
+               traces=("CTC-SP2",), minutes=0.5,  # 10 s
                published=of("greedy-provisioning", "thesis-fig52-ctc")),
         Preset("thesis-fig52-sdsc", "Thesis Figure 52 on SDSC-SP2 (128 processors)",
                {"procs": "128", "mean_procs": 6.0, **THESIS_LAYERED},
-               traces=("SDSC-SP2",), minutes=2.0,  # measured: 124 s CPU
+               traces=("SDSC-SP2",), minutes=0.5,  # 10 s
                published=of("greedy-provisioning", "thesis-fig52-sdsc")),
         Preset("thesis-fig53-ctc",
                "Thesis Figure 53 on CTC-SP2: α = 0 and 1; sweep 'tasks' 100–400",
                {"procs": "430", "mean_procs": 22.0, "levels": 0, "alphas": "0,1",
                 "report_alpha": 1.0},
-               traces=("CTC-SP2",), minutes=10.0,  # 9.0 min measured at load ~12
+               traces=("CTC-SP2",), minutes=1.0,  # 35 s
                published=of("greedy-provisioning", "thesis-fig53-ctc"), sweep=SIZE_SWEEP),
         Preset("thesis-fig53-sdsc",
                "Thesis Figure 53 on SDSC-SP2: α = 0 and 1; sweep 'tasks' 100–400",
                {"procs": "128", "mean_procs": 6.0, "levels": 0, "alphas": "0,1",
                 "report_alpha": 1.0},
-               traces=("SDSC-SP2",), minutes=11.0,  # 10.9 min measured at load ~12
+               traces=("SDSC-SP2",), minutes=1.0,  # 35 s
                published=of("greedy-provisioning", "thesis-fig53-sdsc"), sweep=SIZE_SWEEP),
         Preset("thesis-fig54-ctc",
                "Thesis Figure 54 on CTC-SP2: α = 0 and 1; sweep 'mean_procs' 3–30",
                {"procs": "430", "alphas": "0,1", "report_alpha": 1.0, **THESIS_LAYERED},
-               traces=("CTC-SP2",), minutes=6.0,
+               traces=("CTC-SP2",), minutes=0.5,  # 18 s
                published=of("greedy-provisioning", "thesis-fig54-ctc"), sweep=CTC_PROCS_SWEEP),
         Preset("thesis-fig54-sdsc",
                "Thesis Figure 54 on SDSC-SP2: α = 0 and 1; sweep 'mean_procs' 3–30",
                {"procs": "128", "alphas": "0,1", "report_alpha": 1.0, **THESIS_LAYERED},
-               traces=("SDSC-SP2",), minutes=6.0,
+               traces=("SDSC-SP2",), minutes=0.5,  # 15 s
                published=of("greedy-provisioning", "thesis-fig54-sdsc"), sweep=CTC_PROCS_SWEEP),
         Preset("thesis-fig55-ctc",
                "Thesis Figure 55 on CTC-SP2: α = 0.5; sweep 'load_p' 0–0.33",
                {"procs": "430", "mean_procs": 22.0, "alphas": "0.5", **THESIS_LAYERED},
-               traces=("CTC-SP2",), minutes=6.0,
+               traces=("CTC-SP2",), minutes=0.5,  # 16 s
                published=of("greedy-provisioning", "thesis-fig55-ctc"), sweep=LOAD_SWEEP),
         Preset("thesis-fig56-multisite",
                "Thesis Figure 56: six sites from CTC-SP2 (trace 1) and SDSC-SP2 (trace 2); "
                "sweep 'num_sites' 2–6",
-               dict(FIG19), traces=("CTC-SP2", "SDSC-SP2"), minutes=2.0,  # measured: 118 s CPU
+               dict(FIG19), traces=("CTC-SP2", "SDSC-SP2"), minutes=0.5,  # 8 s
                published=of("greedy-provisioning", "thesis-fig56-multisite")),
         Preset("quick", "A quick look: 5 submissions", {"submissions": 5}),
     )  # fmt: skip

@@ -201,41 +201,36 @@ class Pricing(ExperimentKind):
               help="Also simulate the trace with every job best effort."),
     )  # fmt: skip
     inputs = (InputSpec("traces", "trace", 1, 1, "the site's SWF trace"),)
-    # minutes: declared budgets; "N s*" = one run of `python -m scheduler reproduce` with the
-    # compiled kernels (make setup) on a shared 2-core machine, 2026-11-25 ("before": the same
-    # preset in pure Python, which still runs at that speed where no C compiler is found)
     presets = (
         Preset("thesis-fig23-24-ctc", "Thesis Figures 23–24 on CTC-SP2 (430 processors)",
-               # 9 s*; 4.4 min at load ~12
-               {"procs": 430, "estimates": "accurate"}, traces=("CTC-SP2",), minutes=4.5,
+               {"procs": 430, "estimates": "accurate"}, traces=("CTC-SP2",), minutes=0.5,  # 11 s
                published=of("pricing", "thesis-fig23-24-ctc")),
         Preset("thesis-fig23-24-sdsc", "Thesis Figures 23–24 on SDSC-SP2 (128 processors)",
-               # 6 s*; 2.0 min at load ~12
-               {"procs": 128, "estimates": "accurate"}, traces=("SDSC-SP2",), minutes=2.0,
+               {"procs": 128, "estimates": "accurate"}, traces=("SDSC-SP2",), minutes=0.5,  # 7 s
                published=of("pricing", "thesis-fig23-24-sdsc")),
         Preset("thesis-fig25-26-ctc-plus20",
                "Thesis Figures 25–26 on CTC-SP2, load +20 %, first 30 days (as in the thesis)",
                {"procs": 430, "extra_load": 0.2, "days": 30.0,
                 "estimates": "accurate"},
-               traces=("CTC-SP2",), minutes=8.0,  # 11 runs (seeds 0-9), loaded machine
+               traces=("CTC-SP2",), minutes=1.0,  # 44 s
                published=of("pricing", "thesis-fig25-26-ctc-plus20"), spread=SEED_SPREAD),
         Preset("thesis-fig25-26-ctc-plus40",
                "Thesis Figures 25–26 on CTC-SP2, load +40 %, first 30 days",
                {"procs": 430, "extra_load": 0.4, "days": 30.0,
                 "estimates": "accurate"},
-               traces=("CTC-SP2",), minutes=17.0,  # 11 runs (seeds 0-9), loaded machine
+               traces=("CTC-SP2",), minutes=2.0,  # 92 s
                published=of("pricing", "thesis-fig25-26-ctc-plus40"), spread=SEED_SPREAD),
         Preset("thesis-fig25-26-sdsc-plus20",
                "Thesis Figures 25–26 on SDSC-SP2, load +20 %, first 30 days",
                {"procs": 128, "extra_load": 0.2, "days": 30.0,
                 "estimates": "accurate"},
-               traces=("SDSC-SP2",), minutes=2.0,  # 11 runs (seeds 0-9), loaded machine
+               traces=("SDSC-SP2",), minutes=0.1,
                published=of("pricing", "thesis-fig25-26-sdsc-plus20"), spread=SEED_SPREAD),
         Preset("thesis-fig25-26-sdsc-plus40",
                "Thesis Figures 25–26 on SDSC-SP2, load +40 %, first 30 days",
                {"procs": 128, "extra_load": 0.4, "days": 30.0,
                 "estimates": "accurate"},
-               traces=("SDSC-SP2",), minutes=2.0,  # 11 runs (seeds 0-9), loaded machine
+               traces=("SDSC-SP2",), minutes=0.5,  # 11 s
                published=of("pricing", "thesis-fig25-26-sdsc-plus40"), spread=SEED_SPREAD),
         Preset("thesis-fig27-ctc",
                "Thesis Figure 27 on CTC-SP2: α = 0; sweep fraction 0.1, 0.2, 0.4, 0.6, 0.8, 0.9",
@@ -244,38 +239,38 @@ class Pricing(ExperimentKind):
         Preset("thesis-fig28-ctc",
                "Thesis Figure 28 on CTC-SP2: 50 % reservations, first 30 days",
                {"procs": 430, "fraction": 0.5, "days": 30.0, "estimates": "accurate"},
-               traces=("CTC-SP2",), minutes=1.0,  # 3 s* (47 s before)
+               traces=("CTC-SP2",), minutes=0.1,
                published=of("pricing", "thesis-fig28-ctc")),
         Preset("thesis-fig28-sdsc",
                "Thesis Figure 28 on SDSC-SP2: 50 % reservations, first 30 days",
                {"procs": 128, "fraction": 0.5, "days": 30.0, "estimates": "accurate"},
-               traces=("SDSC-SP2",), minutes=0.5,  # 1 s* (10 s before)
+               traces=("SDSC-SP2",), minutes=0.1,
                published=of("pricing", "thesis-fig28-sdsc")),
         Preset("thesis-fig29-ctc-easy",
                "Thesis Figure 29 on CTC-SP2 under EASY, α random (sweep policy, extra_load)",
                {"procs": 430, "policy": "easy", "alphas": "0.5", "random_alpha": True,
                 "estimates": "accurate"},
-               traces=("CTC-SP2",), minutes=0.5,  # 6 s* (297 s before)
+               traces=("CTC-SP2",), minutes=0.1,
                published=of("pricing", "thesis-fig29-ctc-easy")),
         # Figure 30 compares accurate with requested estimates, Figure 31 shows the waits with
         # requested ones; the accurate curve is Figures 23–24's run (thesis-fig23-24-*)
         Preset("thesis-fig30-31-ctc-requested",
                "Thesis Figures 30–31 on CTC-SP2 with requested (inaccurate) estimates",
                {"procs": 430, "estimates": "requested", "slot": "runtime"},
-               traces=("CTC-SP2",), minutes=3.5,  # 10 s*; 3.4 min at load ~12
+               traces=("CTC-SP2",), minutes=0.5,  # 11 s
                published=of("pricing", "thesis-fig30-31-ctc-requested")),
         Preset("thesis-fig30-31-sdsc-requested",
                "Thesis Figures 30–31 on SDSC-SP2 with requested (inaccurate) estimates",
                {"procs": 128, "estimates": "requested", "slot": "runtime"},
-               traces=("SDSC-SP2",), minutes=4.5,  # 10 s* (251 s before); 4.3 min at load ~12
+               traces=("SDSC-SP2",), minutes=0.5,  # 12 s
                published=of("pricing", "thesis-fig30-31-sdsc-requested")),
         Preset("first-30-days-ctc", "As the thesis could afford: CTC-SP2, first 30 days",
                {"procs": 430, "days": 30.0, "estimates": "accurate"},
-               traces=("CTC-SP2",), minutes=3.0,  # 11 runs (seeds 0-9), loaded machine
+               traces=("CTC-SP2",), minutes=0.5,  # 13 s
                published=of("pricing", "first-30-days-ctc"), spread=SEED_SPREAD),
         Preset("first-30-days-sdsc", "As the thesis could afford: SDSC-SP2, first 30 days",
                {"procs": 128, "days": 30.0, "estimates": "accurate"},
-               traces=("SDSC-SP2",), minutes=1.0,
+               traces=("SDSC-SP2",), minutes=0.1,
                published=of("pricing", "first-30-days-sdsc"), spread=SEED_SPREAD),
     )  # fmt: skip
 

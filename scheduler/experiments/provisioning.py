@@ -52,10 +52,7 @@ GANTT_MAX_BARS = 1500
 THESIS_LAYERED = {"tasks": 100, "levels": 10, "mean_runtime": 1000.0}
 #: The points of the thesis's curves (Figures 14–16 and 53–55), run by ``reproduce`` so that
 #: their trend claims are read along the whole curve.  Each point costs one run of the preset
-#: (50 submissions, about 1–2 min on one free core): the presets' declared minutes count every
-#: point (greedy Figures 54 and 55 took 370 s and 354 s on a machine loaded 6-fold, 2026-11-29).
-#: * Figures 14 and 16 were measured under ``nice -n 19`` on 2 cores at load 6–17: their
-#: wall time is 8–12 times their CPU time, so on a free machine they take a tenth of it.
+#: (50 submissions, 20 s to 2 min): the presets' declared minutes count every point.
 SIZE_SWEEP = Sweep("tasks", (100, 200, 300, 400),
                    "the figure's x axis: workflows of 100–400 tasks (depth √n)")  # fmt: skip
 CTC_PROCS_SWEEP = Sweep("mean_procs", (3.0, 10.0, 20.0, 30.0),
@@ -364,70 +361,70 @@ class Provisioning(ExperimentKind):
     presets = (
         Preset("thesis-fig13-ctc", "As in thesis Figure 13 on CTC-SP2 (430 processors)",
                {"procs": "430", "mean_procs": 22.0, **THESIS_LAYERED},
-               traces=("CTC-SP2",), minutes=1.5,  # measured: 76 s CPU
+               traces=("CTC-SP2",), minutes=1.0,  # 42 s
                published=of("provisioning", "thesis-fig13-ctc")),
         Preset("thesis-fig13-sdsc", "As in thesis Figure 13 on SDSC-SP2 (128 processors)",
                {"procs": "128", "mean_procs": 6.0, **THESIS_LAYERED},
-               traces=("SDSC-SP2",), minutes=1.0,  # measured: 35 s CPU
+               traces=("SDSC-SP2",), minutes=0.5,  # 21 s
                published=of("provisioning", "thesis-fig13-sdsc")),
         Preset("thesis-fig14-ctc",
                "As in thesis Figure 14 on CTC-SP2: α = 0 and 1; sweep 'tasks' 100–400",
                {"procs": "430", "mean_procs": 22.0, "levels": 0, "alphas": "0,1",
                 "report_alpha": 1.0},
-               traces=("CTC-SP2",), minutes=58.0,  # its sweep: 3,484 s wall, 629 s CPU *
+               traces=("CTC-SP2",), minutes=8.0,  # 459 s
                published=of("provisioning", "thesis-fig14-ctc"), sweep=SIZE_SWEEP),
         Preset("thesis-fig14-sdsc",
                "As in thesis Figure 14 on SDSC-SP2: α = 0 and 1; sweep 'tasks' 100–400",
                {"procs": "128", "mean_procs": 6.0, "levels": 0, "alphas": "0,1",
                 "report_alpha": 1.0},
-               traces=("SDSC-SP2",), minutes=47.0,  # its sweep: 2,791 s wall, 288 s CPU *
+               traces=("SDSC-SP2",), minutes=4.0,  # 215 s
                published=of("provisioning", "thesis-fig14-sdsc"), sweep=SIZE_SWEEP),
         Preset("thesis-fig15-ctc",
                "As in thesis Figure 15 on CTC-SP2: α = 0 and 1; sweep 'mean_procs' 3–30",
                {"procs": "430", "alphas": "0,1", "report_alpha": 1.0, **THESIS_LAYERED},
-               traces=("CTC-SP2",), minutes=45.0,  # its 4-point sweep: 44.1 min at load ~12
+               traces=("CTC-SP2",), minutes=3.5,  # 180 s
                published=of("provisioning", "thesis-fig15-ctc"), sweep=CTC_PROCS_SWEEP),
         Preset("thesis-fig15-sdsc",
                "As in thesis Figure 15 on SDSC-SP2: α = 0 and 1; sweep 'mean_procs' 1–9",
                {"procs": "128", "mean_procs": 6.0, "alphas": "0,1", "report_alpha": 1.0,
                 **THESIS_LAYERED},
-               traces=("SDSC-SP2",), minutes=8.0,
+               traces=("SDSC-SP2",), minutes=1.5,  # 64 s
                published=of("provisioning", "thesis-fig15-sdsc"), sweep=SDSC_PROCS_SWEEP),
         Preset("thesis-fig16-ctc",
                "As in thesis Figure 16 on CTC-SP2: α = 0.5; sweep 'load_p' 0–0.33 (63–88 %) "
                "and 'mean_procs'",
                {"procs": "430", "mean_procs": 22.0, "alphas": "0.5", **THESIS_LAYERED},
-               traces=("CTC-SP2",), minutes=40.0,  # sweep: 2,365 s wall, 184 s CPU *
+               traces=("CTC-SP2",), minutes=2.5,  # 133 s
                published=of("provisioning", "thesis-fig16-ctc"), sweep=LOAD_SWEEP),
         Preset("thesis-fig16-sdsc",
                "As in thesis Figure 16 on SDSC-SP2: α = 0.5; sweep 'load_p' (the cleaned trace "
                "starts at 83 %)",
                {"procs": "128", "mean_procs": 6.0, "alphas": "0.5", **THESIS_LAYERED},
-               traces=("SDSC-SP2",), minutes=42.0,  # sweep: 2,476 s wall, 225 s CPU *
+               traces=("SDSC-SP2",), minutes=3.0,  # 162 s
                published=of("provisioning", "thesis-fig16-sdsc"), sweep=SDSC_LOAD_SWEEP),
         Preset("thesis-fig18-cybershake",
                "As in thesis Figure 18: CyberShake on CTC-SP2 (430), α = 0.5; sweep 'load_p' "
                "0, 0.15, 0.33 (63, 76, 88 %)",
                {"procs": "430", "workflow": "cybershake", "alphas": "0.5", "submissions": 10,
                 "seed_full_plan": True},
-               traces=("CTC-SP2",), minutes=15.0,
+               traces=("CTC-SP2",), minutes=5.5,  # 328 s
                published=of("provisioning", "thesis-fig18-cybershake")),
         Preset("thesis-fig18-cybershake-88",
                "As in thesis Figure 18 at 88 % utilization: CyberShake on CTC-SP2 (430), "
                "α = 0.5, load_p 0.33",
                {"procs": "430", "load_p": "0.33", "workflow": "cybershake", "alphas": "0.5",
                 "submissions": 10, "seed_full_plan": True},
-               traces=("CTC-SP2",), minutes=20.0,
+               traces=("CTC-SP2",), minutes=6.0,  # 350 s
                published=of("provisioning", "thesis-fig18-cybershake-88")),
         Preset("thesis-fig19-multisite",
                "As in thesis Figure 19: six sites from CTC-SP2 (trace 1) and SDSC-SP2 "
                "(trace 2), 1000 Gb per edge at 10 Gbps and 150 s; sweep 'num_sites' 2–6",
-               dict(FIG19), traces=("CTC-SP2", "SDSC-SP2"), minutes=1.0,  # measured: 44 s CPU
+               dict(FIG19), traces=("CTC-SP2", "SDSC-SP2"), minutes=0.5,  # 24 s
                published=of("provisioning", "thesis-fig19-multisite")),
         Preset("thesis-fig19-2sites",
                "As in thesis Figure 19 with its first two sites only: CTC-SP2 at 88 % and "
                "SDSC-SP2 (the two highly loaded resources)",
-               {**FIG19, "num_sites": 2}, traces=("CTC-SP2", "SDSC-SP2"), minutes=1.0,
+               {**FIG19, "num_sites": 2}, traces=("CTC-SP2", "SDSC-SP2"), minutes=0.5,  # 13 s
                published=of("provisioning", "thesis-fig19-2sites")),
         Preset("quick", "A quick look: 5 submissions, MOGA 40 × 5",
                {"submissions": 5, "population": 40, "generations": 5}),

@@ -313,19 +313,19 @@ class ProvisioningImpact(ExperimentKind):
                "Singh, Kesselman & Deelman 2005, Figure 7: "
                "every request for the original Montage, three policies",
                {**SEED003, "families": "original", "figure7": True},
-               traces=("SDSC-SP2",), minutes=31.0, spread=SUBMIT_SPREAD,  # 1,812 s at load 6-17
+               traces=("SDSC-SP2",), minutes=4.0, spread=SUBMIT_SPREAD,  # 213 s
                published=of("provisioning-impact", "seed003-fig7")),
         Preset("seed003-fig8",
                "Singh, Kesselman & Deelman 2005, Figure 8: "
                "fixed clusters per level (Table 1), three policies",
                {**SEED003, "families": "clusters-per-level", "figure7": False},
-               traces=("SDSC-SP2",), minutes=14.0,  # 822 s at load 6-17
+               traces=("SDSC-SP2",), minutes=1.0,  # 49 s
                published=of("provisioning-impact", "seed003-fig8")),
         Preset("seed003-fig9",
                "Singh, Kesselman & Deelman 2005, Figure 9: "
                "fixed tasks per cluster (Table 2), three policies",
                {**SEED003, "families": "tasks-per-cluster", "figure7": False},
-               traces=("SDSC-SP2",), minutes=16.0,  # 907 s at load 6-17
+               traces=("SDSC-SP2",), minutes=1.5,  # 76 s
                published=of("provisioning-impact", "seed003-fig9")),
         Preset("seed003-fig10-11",
                "Singh, Kesselman & Deelman 2005, Figures 10–11: "
@@ -338,7 +338,7 @@ class ProvisioningImpact(ExperimentKind):
                {**SEED003, "families": "tasks-per-cluster", "policies": "fcfs,fairshare",
                 "figure7": False}),
         Preset("seed003-grid", "The paper's whole grid: 25 graphs × 3 policies", {**SEED003},
-               traces=("SDSC-SP2",), minutes=20.0,
+               traces=("SDSC-SP2",), minutes=2.5,  # 144 s
                published=of("provisioning-impact", "seed003-grid")),
         Preset("quick", "Quick look: a 500-image Montage, a few clusterings",
                {"montage_images": 500, "runtime_scale": 1.0, "clusters_per_level": "1,8,64",

@@ -118,7 +118,7 @@ class SlotAdvertisement(ExperimentKind):
             "As in thesis Figures 4–7: CTC-SP2 (430 processors) and SDSC-SP2 (128), accurate "
             "estimates — give the CTC trace first, then SDSC",
             {"procs": "430,128", "estimates": "accurate"},
-            traces=("CTC-SP2", "SDSC-SP2"), minutes=0.5,
+            traces=("CTC-SP2", "SDSC-SP2"), minutes=0.1,
             published=of("slot-advertisement", "thesis-fig4-7"),
         ),
         Preset(
@@ -130,14 +130,14 @@ class SlotAdvertisement(ExperimentKind):
             "ctc-thesis",
             "CTC-SP2 as in the thesis (430 processors), accurate and requested estimates",
             {"procs": "430", "estimates": "both"},
-            traces=("CTC-SP2",), minutes=0.5,
+            traces=("CTC-SP2",), minutes=0.1,
             published=of("slot-advertisement", "ctc-thesis"),
         ),
         Preset(
             "sdsc-thesis",
             "SDSC-SP2 as in the thesis (128 processors), accurate and requested estimates",
             {"procs": "128", "estimates": "both"},
-            traces=("SDSC-SP2",), minutes=0.5,
+            traces=("SDSC-SP2",), minutes=0.1,
             published=of("slot-advertisement", "sdsc-thesis"),
         ),
         Preset(

@@ -80,12 +80,12 @@ class TraceStats(ExperimentKind):
     presets = (
         Preset(
             "ctc-thesis", "CTC-SP2 as simulated in the thesis (430 processors)", {"procs": 430},
-            traces=("CTC-SP2",), minutes=0.2,
+            traces=("CTC-SP2",), minutes=0.1,
             published=of("trace-stats", "ctc-thesis"),
         ),
         Preset(
             "sdsc-thesis", "SDSC-SP2 as simulated in the thesis (128 processors)", {"procs": 128},
-            traces=("SDSC-SP2",), minutes=0.2,
+            traces=("SDSC-SP2",), minutes=0.1,
             published=of("trace-stats", "sdsc-thesis"),
         ),
     )  # fmt: skip

@@ -361,7 +361,7 @@ class UsagePolicy(ExperimentKind):
                 "rm_condor": True,
                 "rm_pbs": True,
             },
-            minutes=0.5,  # 1.4 s for the five strategies, 11 runs; 10 seeds: 0.5 min at load ~12
+            minutes=0.1,
             published=of("usage-policy", "seed004-testbed"),
             spread=TESTBED_SEEDS,
         ),

@@ -261,13 +261,13 @@ def test_report_is_deterministic_apart_from_wall_times():
 
 
 def test_long_presets_and_a_spent_budget_are_skipped_not_run():
-    # declared 0.1 and 1.0 min
+    # declared 0.1 and 0.5 min
     reps = reproductions("malleability", "seed002-fig7-pra") + reproductions(
         "coallocation", "seed001-success-ratios"
     )
-    long = build_report(reps, max_preset_minutes=0.5, clock=Clock(1.0))
+    long = build_report(reps, max_preset_minutes=0.2, clock=Clock(1.0))
     assert [r["status"] for r in long["rows"]] == ["run", "skipped"]
-    assert "more than the 0.5 min" in long["rows"][1]["message"]
+    assert "more than the 0.2 min" in long["rows"][1]["message"]
     # a clock that jumps 100 s per call: the 1-minute budget is spent before the second preset
     spent = build_report(reps, budget_minutes=1.0, clock=Clock(100.0))
     assert spent["rows"][1]["status"] == "skipped"
