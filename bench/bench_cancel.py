@@ -23,17 +23,13 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
-import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from bench._portal import portal_in_process  # noqa: E402
 
-PG = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
-REDIS = os.environ.get("BENCH_REDIS", "redis://127.0.0.1:6379/0")
-DB = "gridportal_bench_cancel"
 #: minutes of MOGA on one workflow submission, one progress report at its start
 LONG_PARAMS = {
     "procs": "128",
@@ -43,14 +39,6 @@ LONG_PARAMS = {
     "population": 1000,
     "alphas": "0.5",
 }
-
-
-def prepare_database() -> None:
-    import psycopg
-
-    with psycopg.connect(f"{PG}/postgres", autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {DB}")
 
 
 def engine_children(worker_pid: int) -> list[int]:
@@ -83,24 +71,8 @@ def main() -> int:
     ap.add_argument("--give-up", type=float, default=120.0, help="seconds to wait for the child")
     args = ap.parse_args()
 
-    prepare_database()
-    media = tempfile.mkdtemp(prefix="gridportal-bench-")
-    queue = f"bench-cancel-{uuid.uuid4().hex[:8]}"
-    env = dict(
-        os.environ,
-        DATABASE_URL=f"{PG}/{DB}",
-        CELERY_BROKER_URL=REDIS,
-        GRIDPORTAL_QUEUE=queue,
-        MEDIA_ROOT=media,
-        DJANGO_SETTINGS_MODULE="gridportal.settings",
-        LOG_LEVEL="WARNING",
-    )
-    os.environ.update(env)
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
-
-    import django
-
-    django.setup()
+    env = portal_in_process("gridportal_bench_cancel", "bench-cancel")
+    queue = env["GRIDPORTAL_QUEUE"]
     from django.contrib.auth.models import User
     from django.core.files.base import ContentFile
 

@@ -22,25 +22,12 @@ import io
 import os
 import subprocess
 import sys
-import tempfile
 import time
-import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
-PG = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
-REDIS = os.environ.get("BENCH_REDIS", "redis://127.0.0.1:6379/0")
-DB = "gridportal_bench"
-
-
-def prepare_database() -> None:
-    import psycopg
-
-    with psycopg.connect(f"{PG}/postgres", autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {DB}")
+from bench._portal import portal_in_process  # noqa: E402
 
 
 def main() -> int:
@@ -56,24 +43,8 @@ def main() -> int:
     )
     args = ap.parse_args()
 
-    prepare_database()
-    media = tempfile.mkdtemp(prefix="gridportal-bench-")
-    queue = f"bench-{uuid.uuid4().hex[:8]}"
-    env = dict(
-        os.environ,
-        DATABASE_URL=f"{PG}/{DB}",
-        CELERY_BROKER_URL=REDIS,
-        GRIDPORTAL_QUEUE=queue,
-        MEDIA_ROOT=media,
-        DJANGO_SETTINGS_MODULE="gridportal.settings",
-        LOG_LEVEL="WARNING",
-    )
-    os.environ.update(env)
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
-
-    import django
-
-    django.setup()
+    env = portal_in_process("gridportal_bench", "bench")
+    queue = env["GRIDPORTAL_QUEUE"]
     from django.contrib.auth.models import User
     from django.core.files.base import ContentFile
 

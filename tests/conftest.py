@@ -395,3 +395,34 @@ def pytest_collection_modifyitems(config, items):
             )
     chosen = set(stacked)
     items[:] = stacked + [item for item in items if item not in chosen]
+
+
+def _cpu_s() -> float:
+    """CPU seconds of this process and of its children that have ended (servers, workers and
+    limited runs a test started and reaped)."""
+    import resource
+
+    own, reaped = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + reaped.ru_utime + reaped.ru_stime
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    item.stash[_CPU_AT_SETUP] = _cpu_s()
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Each test's CPU seconds (set-up to teardown) as the ``cpu_s`` property of its entry in
+    var/pytest-last.xml: on a loaded machine a test's wall time says little about what it
+    costs the suite (``bench/suite_cpu.py`` lists the most costly)."""
+    if call.when == "teardown" and _CPU_AT_SETUP in item.stash:
+        item.user_properties.append(("cpu_s", round(_cpu_s() - item.stash[_CPU_AT_SETUP], 2)))
+    yield
+
+
+_CPU_AT_SETUP = pytest.StashKey[float]()

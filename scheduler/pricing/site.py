@@ -112,6 +112,45 @@ def site_state(trace: Trace, procs: int, policy: str, estimates: str, at_hours: 
     return state_at(site_index(trace, procs, policy, estimates), at_hours)
 
 
+#: What the summary of a price list holds, for people (the page and the API show these).
+PRICE_LIST_LABELS = {
+    "earliest_start_h": "earliest start (from now)",
+    "earliest_total_su": "price of the earliest start (n·d·c + f)",
+    "earliest_free_start_h": "earliest start at price f = 0 (from now)",
+    "earliest_free_total_su": "price at that start (n·d·c)",
+    "now_hours": "quote instant (hours into the trace)",
+    "running_jobs": "jobs running",
+    "queued_jobs": "jobs queued",
+    "options": "start times offered",
+}
+#: The answer first: when it can start and what that costs, then the free start.
+PRICE_LIST_KEY = (
+    "earliest_start_h",
+    "earliest_total_su",
+    "earliest_free_start_h",
+    "earliest_free_total_su",
+)
+PRICE_LIST_UNITS = {
+    "earliest_start_h": "h",
+    "earliest_free_start_h": "h",
+    "earliest_total_su": "SU",
+    "earliest_free_total_su": "SU",
+}
+
+
+def _check_request(q: SiteQuote, n: Any, duration: Any, s_min_hours: Any) -> None:
+    """Raise QuoteRequestError naming every field of a request the site cannot quote."""
+    errors = {}
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= q.capacity:
+        errors["n"] = f"must be an integer in 1..{q.capacity} (the site's processors); got {n!r}"
+    if isinstance(duration, bool) or not isinstance(duration, int) or duration < 1:
+        errors["duration"] = f"must be a whole number of seconds >= 1; got {duration!r}"
+    if s_min_hours is not None and not s_min_hours >= 0:
+        errors["s_min"] = f"must be >= 0 hours after now; got {s_min_hours!r}"
+    if errors:
+        raise QuoteRequestError(errors)
+
+
 def price_list(
     state: SiteState,
     n: int,
@@ -124,30 +163,18 @@ def price_list(
     processors over ``duration`` seconds.  Returns ``{"summary", "options", "choices",
     "charts", "tables"}``; starts are reported in hours after the quote instant."""
     q = state.quote
-    errors = {}
-    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= q.capacity:
-        errors["n"] = f"must be an integer in 1..{q.capacity} (the site's processors); got {n!r}"
-    if isinstance(duration, bool) or not isinstance(duration, int) or duration < 1:
-        errors["duration"] = f"must be a whole number of seconds >= 1; got {duration!r}"
-    if s_min_hours is not None and not s_min_hours >= 0:
-        errors["s_min"] = f"must be >= 0 hours after now; got {s_min_hours!r}"
-    if errors:
-        raise QuoteRequestError(errors)
+    _check_request(q, n, duration, s_min_hours)
     if s_min_hours is None:
         options = q.options(n, duration)
     else:
         options = q.options_from(state.at + int(round(s_min_hours * HOUR)), n, duration)
-    rows = [
-        [round((o.start - state.at) / HOUR, 4), round(o.f, 4), round(o.total, 4)] for o in options
-    ]
-    choices = {f"{a:g}": round((choose(options, a).start - state.at) / HOUR, 4) for a in alphas}
-    # each choice's start and price, for people (the page lists them; ``choices`` stays as it was)
+
+    def hours(o: Any) -> float:  # an option's start, in hours after the quote instant
+        return round((o.start - state.at) / HOUR, 4)
+
+    rows = [[hours(o), round(o.f, 4), round(o.total, 4)] for o in options]
+    # each α's choice (Singh 2008, eq. 20): its start, and its start and price for people
     picked = {f"{a:g}": choose(options, a) for a in alphas} if options else {}
-    chosen = [
-        {"alpha": a, "start_h": round((o.start - state.at) / HOUR, 4), "f": round(o.f, 4),
-         "total": round(o.total, 4)}
-        for a, o in picked.items()
-    ]  # fmt: skip
     free = next((r for r in rows if r[1] == 0), None)
     return {
         "summary": {
@@ -160,39 +187,18 @@ def price_list(
             "queued_jobs": state.queued,
             "options": len(options),
         },
-        "summary_labels": {
-            "earliest_start_h": "earliest start (from now)",
-            "earliest_total_su": "price of the earliest start (n·d·c + f)",
-            "earliest_free_start_h": "earliest start at price f = 0 (from now)",
-            "earliest_free_total_su": "price at that start (n·d·c)",
-            "now_hours": "quote instant (hours into the trace)",
-            "running_jobs": "jobs running",
-            "queued_jobs": "jobs queued",
-            "options": "start times offered",
-        },
-        "summary_units": {
-            "earliest_start_h": "h",
-            "earliest_free_start_h": "h",
-            "earliest_total_su": "SU",
-            "earliest_free_total_su": "SU",
-        },  # fmt: skip
-        # the answer first: when it can start and what that costs, then the free start
-        "key": [
-            k
-            for k in (
-                "earliest_start_h",
-                "earliest_total_su",
-                "earliest_free_start_h",
-                "earliest_free_total_su",
-            )
-            if rows and (free or "free" not in k)
+        "summary_labels": dict(PRICE_LIST_LABELS),
+        "summary_units": dict(PRICE_LIST_UNITS),
+        "key": [k for k in PRICE_LIST_KEY if rows and (free or "free" not in k)],
+        "chosen": [
+            {"alpha": a, "start_h": hours(o), "f": round(o.f, 4), "total": round(o.total, 4)}
+            for a, o in picked.items()
         ],
-        "chosen": chosen,
         "options": [
             {"start_h": r[0], "f": r[1], "total": r[2], "start": o.start}
             for r, o in zip(rows, options, strict=True)
         ],
-        "choices": choices,
+        "choices": {f"{a:g}": hours(choose(options, a)) for a in alphas},
         "tables": [
             table(
                 "options",
