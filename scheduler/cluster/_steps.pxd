@@ -74,6 +74,12 @@ cdef inline void copy_values(long long* dst, long long* src, Py_ssize_t n) noexc
         memmove(dst, src, n * sizeof(long long))
 
 
+cdef inline void copy_run(long long[::1] dst, Py_ssize_t at, long long[::1] src, Py_ssize_t start, Py_ssize_t n) noexcept:
+    """Copy the ``n`` values ``src[start:start + n]`` to ``dst[at:at + n]`` (C's memmove)."""
+    if n > 0:
+        memmove(&dst[at], &src[start], n * sizeof(long long))
+
+
 cdef inline Py_ssize_t take_shifted(long long* times, long long* free, Py_ssize_t count, Py_ssize_t a, Py_ssize_t k, long long t, long long stop, long long q) noexcept:
     """``take_block`` of ``q != 0`` processors (``q < 0``: given back) over ``[t, stop)``
     (``t < stop``; step ``a`` holds ``t``, step ``k`` holds ``stop - 1``) with each region of

@@ -14,9 +14,9 @@ pure-Python mode, with a C side in ``_steps.pxd``.  Compiled, the buffers are fi
 arrays of 64-bit integers (typed memoryviews, raw pointers where only the compiled kernels
 call) and the kernels ``cimport`` these operations as C functions: the ones of their hottest
 loops (``index``, ``earliest_window``, ``earliest_move``, ``add_block``, ``take_shifted``,
-``move_steps``, ``copy_values``) have their bodies in the ``.pxd``, inlined where they are
-called; the others are declared there and called through
-this module's C interface.  Uncompiled, the buffers are lists that grow and shrink with the
+``move_steps``, ``copy_values``, ``copy_run``) have their bodies in the ``.pxd``, inlined
+where they are called; the others are declared there and called through this module's C
+interface.  Uncompiled, the buffers are lists that grow and shrink with the
 profile, and a kernel takes this module's pure source, never its build (whose functions take
 C arrays).  The few ``if cython.compiled:`` branches compute what the plain lines beside them
 compute.  Times and processor counts must fit in 62 bits.
@@ -92,6 +92,12 @@ if not cython.compiled:  # (compiled: the .pxd's body, inlined where it is calle
         """The earliest start in ``[t, start]`` of a block ``(n, d)`` in the profile from
         ``start`` (the .pxd's): on lists of ``count`` steps, the :class:`Profile`'s own."""
         return _list_steps.earliest_move(times, free, start, d, n, t)
+
+    def copy_run(dst: list, at: int, src: list, start: int, n: int) -> None:
+        """Copy the ``n`` values ``src[start:start + n]`` to ``dst[at:at + n]`` (the .pxd's:
+        C's memmove)."""
+        if n > 0:
+            dst[at : at + n] = src[start : start + n]
 
     from scheduler._native import load as _load
 
