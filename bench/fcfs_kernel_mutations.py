@@ -44,8 +44,8 @@ SOURCE = ROOT / "scheduler" / "pricing" / "_replan.py"
 MUTATIONS = {
     "none (the kernel as it is)": ("", "", 0),
     "first job meeting the slot: by start, not by reach": (
-        "first = _first_meeting(rmax, m, start)",
-        "first = _first_meeting(starts, m, start - 1)",  # (the first start after start - 1)
+        "first = index(rmax, start, m) + 1",
+        "first = index(starts, start - 1, m) + 1",  # (the first start after start - 1)
         1,
     ),
     "no-duration job: its reach is its start": (
@@ -152,8 +152,8 @@ MUTATIONS = {
         2,
     ),
     "slot ahead: a kept job's release before its start not summed": (
-        "if start + dur <= s:\n                    pre += procs_j",
-        "if start + dur <= s:\n                    pass",
+        "if keep and start + dur <= s:\n                    pre += procs_j",
+        "if keep and start + dur <= s:\n                    pass",
         1,
     ),
     "hole of the plan: even with a job of no duration": (
@@ -167,8 +167,8 @@ MUTATIONS = {
         1,
     ),
     "first mover: the base's free processors at the slot's start, less none": (
-        "lim: cython.longlong = _free_over(base_times, base_free, s, s + 1) - n",
-        "lim: cython.longlong = _free_over(base_times, base_free, s, s + 1)",
+        "lim: cython.longlong = room.beside_base(s, s + 1) - n",
+        "lim: cython.longlong = room.beside_base(s, s + 1)",
         1,
     ),
     "first mover: a job by the slot's start, its own block only": (

@@ -40,6 +40,18 @@ cdef inline Py_ssize_t index(long long[::1] times, long long t, Py_ssize_t hi) n
     return base - 1 if times[base] > t else base
 
 
+cdef inline Py_ssize_t holding_near(long long[::1] times, Py_ssize_t count, Py_ssize_t a, long long t) noexcept:
+    """The step holding ``t``, found from ``a``: the step that held it before a block was
+    taken or given back (the split and the merges around it move it by a step or two)."""
+    if a > count - 1:
+        a = count - 1
+    while times[a] > t:
+        a -= 1
+    while a + 1 < count and times[a + 1] <= t:
+        a += 1
+    return a
+
+
 cdef inline Py_ssize_t earliest_window(long long[::1] times, long long[::1] free, Py_ssize_t count, Py_ssize_t a, long long q, long long dq, long long t, long long[::1] out) noexcept:
     """From ``t`` (step ``a`` holds it), the earliest window of ``q`` processors for ``dq``
     (:meth:`Profile.earliest_start`'s scan; ``q`` fits the machine): the step holding its

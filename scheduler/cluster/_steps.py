@@ -13,10 +13,10 @@ Plain Python *and* the source of a C extension (``setup.py`` NATIVE_MODULES), in
 pure-Python mode, with a C side in ``_steps.pxd``.  Compiled, the buffers are fixed-size
 arrays of 64-bit integers (typed memoryviews, raw pointers where only the compiled kernels
 call) and the kernels ``cimport`` these operations as C functions: the ones of their hottest
-loops (``index``, ``earliest_window``, ``earliest_move``, ``add_block``, ``take_shifted``,
-``move_steps``, ``copy_values``, ``copy_run``) have their bodies in the ``.pxd``, inlined
-where they are called; the others are declared there and called through this module's C
-interface.  Uncompiled, the buffers are lists that grow and shrink with the
+loops (``index``, ``holding_near``, ``earliest_window``, ``earliest_move``, ``add_block``,
+``take_shifted``, ``move_steps``, ``copy_values``, ``copy_run``) have their bodies in the
+``.pxd``, inlined where they are called; the others are declared there and called through
+this module's C interface.  Uncompiled, the buffers are lists that grow and shrink with the
 profile, and a kernel takes this module's pure source, never its build (whose functions take
 C arrays).  The few ``if cython.compiled:`` branches compute what the plain lines beside them
 compute.  Times and processor counts must fit in 62 bits.
@@ -58,6 +58,17 @@ if not cython.compiled:  # (compiled: the .pxd's body, inlined where it is calle
     def index(times: list, t: int, hi: int) -> int:
         """``bisect_right(times, t, 0, hi) - 1``: the step holding ``t`` (-1: before the first)."""
         return bisect_right(times, t, 0, hi) - 1
+
+    def holding_near(times: list, count: int, a: int, t: int) -> int:
+        """The step holding ``t``, found from ``a``: the step that held it before a block was
+        taken or given back (the .pxd's)."""
+        if a > count - 1:
+            a = count - 1
+        while times[a] > t:
+            a -= 1
+        while a + 1 < count and times[a + 1] <= t:
+            a += 1
+        return a
 
     def earliest_window(times: list, free: list, count: int, a: int, q: int, dq: int, t: int, out):  # type: ignore[no-untyped-def]  # noqa: E501
         """From ``t`` (step ``a`` holds it), the step holding the start of the earliest window of

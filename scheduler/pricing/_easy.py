@@ -105,6 +105,7 @@ if cython.compiled:  # the profile's steps: C functions (scheduler/cluster/_step
     from cython.cimports.scheduler.cluster._steps import (
         copy_run,
         earliest_window,
+        holding_near,
         index,
         least_free,
         load_steps,
@@ -119,7 +120,7 @@ else:  # their pure source (a build's functions take C arrays, not lists)
     _steps = load_pure("scheduler.cluster._steps", "scheduler.cluster._steps_pure")
     buffer, index, earliest_window = _steps.buffer, _steps.index, _steps.earliest_window
     least_free, load_steps, take_block = _steps.least_free, _steps.load_steps, _steps.take_block
-    copy_run = _steps.copy_run
+    copy_run, holding_near = _steps.copy_run, _steps.holding_near
 
 __all__ = ["EasyQueue", "buffer", "delay", "delays", "prices", "restart"]
 
@@ -381,23 +382,6 @@ def _reserve_at(
     )
     free[nsteps] = -1  # (the stop of _first_short's scan)
     return nsteps
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.inline
-def _step(
-    times: cython.longlong[::1], nsteps: cython.Py_ssize_t, a: cython.Py_ssize_t, t: cython.longlong
-) -> cython.Py_ssize_t:
-    """The step holding ``t``, from ``a``, the one that held it before a block was inserted
-    (the split and merges around it move it by a step or two)."""
-    if a > nsteps - 1:
-        a = nsteps - 1
-    while times[a] > t:
-        a -= 1
-    while a + 1 < nsteps and times[a + 1] <= t:
-        a += 1
-    return a
 
 
 @cython.cfunc
@@ -1007,7 +991,7 @@ def _place_first_k(
             p.event_reach = max(p.event_reach, st + dq)
             p.nw = _win(views, p.nw, p.wr, st, st + dq, 0)
         p.nsteps = _reserve_at(times, free, p.nsteps, x, views.ends[0] + 1, st, st + dq, q)
-        p.a = _step(times, p.nsteps, p.a, t)
+        p.a = holding_near(times, p.nsteps, p.a, t)
         p.gen += 1  # (the profile changed: the first short instants found are stale)
         _decide(views, p, h, q, dq, st)
         if st > t:
@@ -1053,7 +1037,7 @@ def _start_fitting(
         p.nsteps = _reserve_at(times, free, p.nsteps, p.a, short_now[ci + q], t, end, q)
         _decide(views, p, k, q, dq, t)
         _gone3(tree, views.leaves, k)
-        p.a = _step(times, p.nsteps, p.a, t)  # (the block took room from t on)
+        p.a = holding_near(times, p.nsteps, p.a, t)  # (the block took room from t on)
         p.gen += 1
         now_free -= q
 
