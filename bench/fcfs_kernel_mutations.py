@@ -109,9 +109,9 @@ MUTATIONS = {
         1,
     ),
     "same state as the last re-plan: release times not compared": (
-        "times[b + x - 1] - self.last_times[o + x] == late\n"
-        "                and self.last_free[o + x] == free[b + x - 1]",
-        "True\n                and self.last_free[o + x] == free[b + x - 1]",
+        "self.times[b + x - 1] - self.last_times[o + x] == late\n"
+        "                and self.last_free[o + x] == self.free[b + x - 1]",
+        "True\n                and self.last_free[o + x] == self.free[b + x - 1]",
         1,
     ),
     "same state as the last re-plan: release times compared unmoved": (
@@ -120,9 +120,9 @@ MUTATIONS = {
         1,
     ),
     "same state as the last re-plan: release sizes not compared": (
-        "times[b + x - 1] - self.last_times[o + x] == late\n"
-        "                and self.last_free[o + x] == free[b + x - 1]",
-        "times[b + x - 1] - self.last_times[o + x] == late\n                and True",
+        "self.times[b + x - 1] - self.last_times[o + x] == late\n"
+        "                and self.last_free[o + x] == self.free[b + x - 1]",
+        "self.times[b + x - 1] - self.last_times[o + x] == late\n                and True",
         1,
     ),
     "the last re-plan's rest: its floor not taken off": (

@@ -882,9 +882,6 @@ def fcfs_delays(
     start: cython.longlong
     end: cython.longlong
     replans.setup(queue)
-    times: cython.longlong[::1] = replans.times  # (taken once: a view costs a reference)
-    free: cython.longlong[::1] = replans.free
-    ends: cython.longlong[::1] = replans.ends
     for i in range(len(cands) - 1, -1, -1):  # the latest first: their re-plans are short
         start = cands[i]
         end = start + d
@@ -904,7 +901,7 @@ def fcfs_delays(
             if first == m:
                 out[i] = 0  # none moves
                 continue
-        out[i] = replans.price(times, free, ends, start, end, n, first)
+        out[i] = replans.price(start, end, n, first)
     return out
 
 
@@ -1023,14 +1020,7 @@ class _FcfsReplan:
     @cython.cfunc
     @cython.exceptval(check=False)
     def price(
-        self,
-        times: cython.longlong[::1],
-        free: cython.longlong[::1],
-        ends: cython.longlong[::1],
-        s: cython.longlong,
-        e: cython.longlong,
-        n: cython.longlong,
-        j0: cython.Py_ssize_t,
+        self, s: cython.longlong, e: cython.longlong, n: cython.longlong, j0: cython.Py_ssize_t
     ) -> cython.longlong:
         """The delay the slot ``n`` over ``[s, e)`` causes, ``j0`` the first job it can move.
 
@@ -1057,16 +1047,16 @@ class _FcfsReplan:
             size = self.coff[(j0 >> shift) + 1] - o
             if self.kept_times[o] >= base_rise:
                 rel = True
-                j0 = self.slot_ahead(times, free, o, size, j0, s, e, n)
+                j0 = self.slot_ahead(self.times, self.free, o, size, j0, s, e, n)
             else:
-                j0 = self.on_profile(times, free, ends, o, j0, s, e, n, rise)
+                j0 = self.on_profile(self.times, self.free, self.ends, o, j0, s, e, n, rise)
             if j0 < 0:
                 break  # (else from the kept state nearer to j0)
         if self.done or self.j == self.m:
             return self.delay
         if not rel:
-            self.profile_to_releases(free)
-        self.on_releases(times, free, e)
+            self.profile_to_releases(self.free)
+        self.on_releases(self.times, self.free, e)
         return self.delay
 
     @cython.cfunc
@@ -1101,7 +1091,7 @@ class _FcfsReplan:
         m: cython.Py_ssize_t = self.m
         j: cython.Py_ssize_t = self.j
         b: cython.Py_ssize_t = self.head
-        nsteps: cython.Py_ssize_t = self.load_releases(times, free, o, size, e, n)
+        nsteps: cython.Py_ssize_t = self.load_releases(o, size, e, n)
         at_floor: cython.longlong = self.at_floor
         floor: cython.longlong = self.floor
         dropping: cython.bint = s > floor
@@ -1164,13 +1154,7 @@ class _FcfsReplan:
     @cython.cfunc
     @cython.exceptval(check=False)
     def load_releases(
-        self,
-        times: cython.longlong[::1],
-        free: cython.longlong[::1],
-        o: cython.Py_ssize_t,
-        size: cython.Py_ssize_t,
-        e: cython.longlong,
-        n: cython.longlong,
+        self, o: cython.Py_ssize_t, size: cython.Py_ssize_t, e: cython.longlong, n: cython.longlong
     ) -> cython.Py_ssize_t:
         """Load the kept state at ``o`` (of ``size`` steps) as its releases from ``head`` on,
         and the slot's release at its end ``e``; returns the number of steps."""
@@ -1180,12 +1164,14 @@ class _FcfsReplan:
         self.at_floor = self.kept_free[o]
         if cython.compiled:
             for x in range(1, size):
-                times[head + x - 1] = self.kept_times[o + x]
-                free[head + x - 1] = self.kept_free[o + x] - self.kept_free[o + x - 1]
+                self.times[head + x - 1] = self.kept_times[o + x]
+                self.free[head + x - 1] = self.kept_free[o + x] - self.kept_free[o + x - 1]
         else:
-            times[:] = self.kept_times[o + 1 : o + size]
-            free[:] = [self.kept_free[o + x] - self.kept_free[o + x - 1] for x in range(1, size)]
-        return _release(times, free, head + size - 1, head, e, n)
+            self.times[:] = self.kept_times[o + 1 : o + size]
+            self.free[:] = [
+                self.kept_free[o + x] - self.kept_free[o + x - 1] for x in range(1, size)
+            ]
+        return _release(self.times, self.free, head + size - 1, head, e, n)
 
     @cython.cfunc
     @cython.exceptval(check=False)
@@ -1209,7 +1195,7 @@ class _FcfsReplan:
         state, nearer to the next job meeting the slot), else -1."""
         m: cython.Py_ssize_t = self.m
         j: cython.Py_ssize_t = self.j
-        nsteps: cython.Py_ssize_t = self.restart_with_slot(times, free, o, j0, s, e, n)
+        nsteps: cython.Py_ssize_t = self.restart_with_slot(o, j0, s, e, n)
         floor: cython.longlong = self.now if j0 == 0 else self.starts[j0 - 1]
         h: cython.Py_ssize_t = index(times, floor, nsteps)
         procs_j: cython.longlong
@@ -1235,9 +1221,7 @@ class _FcfsReplan:
                     floor = start
                     j += 1
                     continue
-            elif (j & (self.every - 1)) == 0 and self.same_as_plan(
-                times, free, j, nsteps, h, floor
-            ):
+            elif (j & (self.every - 1)) == 0 and self.same_as_plan(j, nsteps, h, floor):
                 self.done = True  # every later job moves as the floor
                 break
             # the earliest start from the floor (step h holds it)
@@ -1256,8 +1240,6 @@ class _FcfsReplan:
     @cython.exceptval(check=False)
     def restart_with_slot(
         self,
-        times: cython.longlong[::1],
-        free: cython.longlong[::1],
         o: cython.Py_ssize_t,
         j0: cython.Py_ssize_t,
         s: cython.longlong,
@@ -1270,20 +1252,21 @@ class _FcfsReplan:
         j: cython.Py_ssize_t
         start: cython.longlong
         nsteps: cython.Py_ssize_t = load_steps(
-            times, free, self.kept_times, self.kept_free, o, o_end - o
+            self.times, self.free, self.kept_times, self.kept_free, o, o_end - o
         )
-        nsteps = reserve(times, free, nsteps, s if s > times[0] else times[0], e, n)
+        start = s if s > self.times[0] else self.times[0]
+        nsteps = reserve(self.times, self.free, nsteps, start, e, n)
         for j in range(self.j, j0):
             start = self.starts[j]
-            nsteps = reserve(times, free, nsteps, start, start + self.durs[j], self.procs[j])
+            nsteps = reserve(
+                self.times, self.free, nsteps, start, start + self.durs[j], self.procs[j]
+            )
         return nsteps
 
     @cython.cfunc
     @cython.exceptval(check=False)
     def same_as_plan(
         self,
-        times: cython.longlong[::1],
-        free: cython.longlong[::1],
         j: cython.Py_ssize_t,
         nsteps: cython.Py_ssize_t,
         h: cython.Py_ssize_t,
@@ -1294,8 +1277,8 @@ class _FcfsReplan:
         o: cython.Py_ssize_t = self.coff[j >> self.shift]
         late: cython.longlong = floor - self.kept_times[o]
         if not _same_state(
-            times,
-            free,
+            self.times,
+            self.free,
             nsteps,
             h,
             self.kept_times,
@@ -1362,9 +1345,7 @@ class _FcfsReplan:
                 if start >= e:
                     tail = self.vq[j]
                     break  # nothing moved and no later job meets the slot
-            elif (j & mask) == 0 and self.at_kept_state(
-                times, free, j, nsteps, b, at_floor, floor, acc
-            ):
+            elif (j & mask) == 0 and self.at_kept_state(j, nsteps, b, at_floor, floor, acc):
                 tail = self.tail
                 delay += tail - self.vq[j]  # every later job starts as there
                 break
@@ -1407,8 +1388,6 @@ class _FcfsReplan:
     @cython.exceptval(check=False)
     def at_kept_state(
         self,
-        times: cython.longlong[::1],
-        free: cython.longlong[::1],
         j: cython.Py_ssize_t,
         nsteps: cython.Py_ssize_t,
         b: cython.Py_ssize_t,
@@ -1429,8 +1408,8 @@ class _FcfsReplan:
         x: cython.Py_ssize_t
         hit: cython.bint
         if _same_releases(
-            times,
-            free,
+            self.times,
+            self.free,
             nsteps,
             b,
             at_floor,
@@ -1450,8 +1429,8 @@ class _FcfsReplan:
         late = floor - self.last_floor[c]  # (times kept as they were: compared moved by the floors)
         while hit and x < size:
             hit = (
-                times[b + x - 1] - self.last_times[o + x] == late
-                and self.last_free[o + x] == free[b + x - 1]
+                self.times[b + x - 1] - self.last_times[o + x] == late
+                and self.last_free[o + x] == self.free[b + x - 1]
             )
             x += 1
         if hit:
@@ -1460,8 +1439,8 @@ class _FcfsReplan:
         if size <= self.room:  # keep this state
             self.last_free[o] = at_floor
             self.last_floor[c] = floor
-            copy_run(self.last_times, o + 1, times, b, size - 1)
-            copy_run(self.last_free, o + 1, free, b, size - 1)
+            copy_run(self.last_times, o + 1, self.times, b, size - 1)
+            copy_run(self.last_free, o + 1, self.free, b, size - 1)
             self.rec_at[self.nrec] = c
             self.rec_sum[self.nrec] = acc
             self.rec_floor[self.nrec] = floor
