@@ -1311,26 +1311,25 @@ def _delay(
     if cython.compiled:
         free[nsteps] = -1  # (the stop of _first_short's scan)
     nsteps = _reserve_at(times, free, nsteps, index(times, s, nsteps), nsteps, s, e, n)  # the slot
-    return _replan_depth(queue, views, times, free, nsteps, r, e)  # (it sets W, trees, heap up)
+    return _replan_depth(queue, views, nsteps, r, e)  # (it sets W, trees, heap up)
 
 
 @cython.cfunc
 def _replan_depth(
     queue: EasyQueue,
     views: _Views,
-    times: cython.longlong[::1],
-    free: cython.longlong[::1],
     nsteps: cython.Py_ssize_t,
     r: cython.Py_ssize_t,
     e: cython.longlong,
 ) -> cython.longlong:
-    """Depth K: :func:`_run_depth` from event ``r``'s state (``times``/``free``: with the slot,
-    which ends at ``e``), stopping at the no-slot plan's state or at the last re-plan's; its
-    starts and decisions are kept as the last re-plan's.  The jobs decided before event ``r``
-    are the first ``m - left[r]`` of the no-slot plan's decision order (``queue.order``): only they
-    are visited to set the state up — out of the waiting flags and the trees (copied whole
-    from ``queue.leaf3``, every job waiting), into the heap of reservations held when their start
-    is after the event before, and into the last re-plan's settle time."""
+    """Depth K: :func:`_run_depth` from event ``r``'s state (``views.times``/``free``,
+    ``nsteps`` steps: with the slot, which ends at ``e``), stopping at the no-slot plan's state
+    or at the last re-plan's; its starts and decisions are kept as the last re-plan's.  The
+    jobs decided before event ``r`` are the first ``m - left[r]`` of the no-slot plan's
+    decision order (``queue.order``): only they are visited to set the state up — out of the
+    waiting flags and the trees (copied whole from ``queue.leaf3``, every job waiting), into
+    the heap of reservations held when their start is after the event before, and into the
+    last re-plan's settle time."""
     m: cython.Py_ssize_t = views.m
     leaves: cython.Py_ssize_t = views.leaves
     starts0: cython.longlong[::1] = views.starts0
@@ -1378,12 +1377,14 @@ def _replan_depth(
     if r == 0:
         t = views.now
     else:  # the next instant after the event before, on the profile with the slot
-        x = index(times, prev, nsteps) + 1
-        t = times[x] if x < nsteps else 4611686018427387904  # _INF
+        x = index(views.times, prev, nsteps) + 1
+        t = views.times[x] if x < nsteps else 4611686018427387904  # _INF
         if hn > 0 and heap[0] < t:
             t = heap[0]
-    _begin(views.play, views, times, nsteps, t, views.head[r], views.left[r], hn, 0, e, settle2)
-    out = _run_depth(queue, views, times, free)
+    _begin(
+        views.play, views, views.times, nsteps, t, views.head[r], views.left[r], hn, 0, e, settle2
+    )
+    out = _run_depth(queue, views, views.times, views.free)
     _keep_as_last(views, e)
     return out
 
