@@ -74,28 +74,31 @@ MUTATIONS = {
         1,
     ),
     "same state as the plan: sizes not compared": (
-        "    if nsteps - b + 1 != size or at_floor != kept_free[o]:",
-        "    if at_floor != kept_free[o]:",
+        "hit: cython.bint = size == self.coff[c + 1] - o and at_floor == self.kept_free[o]",
+        "hit: cython.bint = at_floor == self.kept_free[o]",
         1,
     ),
     "same state as the plan: free at the floor not compared": (
-        "    if nsteps - b + 1 != size or at_floor != kept_free[o]:",
-        "    if nsteps - b + 1 != size:",
+        "hit: cython.bint = size == self.coff[c + 1] - o and at_floor == self.kept_free[o]",
+        "hit: cython.bint = size == self.coff[c + 1] - o",
         1,
     ),
     "same state as the plan: release times not compared": (
-        "        if times[b + i - 1] - shift != kept_times[o + i] or acc != kept_free[o + i]:",
-        "        if acc != kept_free[o + i]:",
+        "                self.times[b + x - 1] - late == self.kept_times[o + x]\n"
+        "                and level == self.kept_free[o + x]",
+        "                level == self.kept_free[o + x]",
         1,
     ),
     "same state as the plan: release sizes not compared": (
-        "        if times[b + i - 1] - shift != kept_times[o + i] or acc != kept_free[o + i]:",
-        "        if times[b + i - 1] - shift != kept_times[o + i]:",
+        "                self.times[b + x - 1] - late == self.kept_times[o + x]\n"
+        "                and level == self.kept_free[o + x]",
+        "                self.times[b + x - 1] - late == self.kept_times[o + x]",
         1,
     ),
     "same profile as the plan (before the slot starts): times not compared": (
-        "        if times[h + i] - shift != kept_times[o + i] or free[h + i] != kept_free[o + i]:",
-        "        if free[h + i] != kept_free[o + i]:",
+        "                self.times[h + i] - late != self.kept_times[o + i]\n"
+        "                or self.free[h + i] != self.kept_free[o + i]",
+        "                self.free[h + i] != self.kept_free[o + i]",
         1,
     ),
     "same state as the last re-plan: sizes not compared": (

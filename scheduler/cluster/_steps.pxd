@@ -22,7 +22,6 @@ cdef Py_ssize_t remove_step(long long[::1] times, long long[::1] free, Py_ssize_
 cdef Py_ssize_t take_block(long long[::1] times, long long[::1] free, Py_ssize_t count, Py_ssize_t a, Py_ssize_t k, long long t, long long stop, long long q) noexcept
 cdef Py_ssize_t reserve(long long[::1] times, long long[::1] free, Py_ssize_t count, long long t, long long stop, long long q) noexcept
 cdef long long least_free(long long[::1] times, long long[::1] free, Py_ssize_t lo, Py_ssize_t hi, long long a, long long b) noexcept
-cdef Py_ssize_t load_steps(long long[::1] times, long long[::1] free, long long[::1] from_times, long long[::1] from_free, Py_ssize_t o, Py_ssize_t count) noexcept
 
 
 cdef inline Py_ssize_t index(long long[::1] times, long long t, Py_ssize_t hi) noexcept:
@@ -90,6 +89,14 @@ cdef inline void copy_run(long long[::1] dst, Py_ssize_t at, long long[::1] src,
     """Copy the ``n`` values ``src[start:start + n]`` to ``dst[at:at + n]`` (C's memmove)."""
     if n > 0:
         memmove(&dst[at], &src[start], n * sizeof(long long))
+
+
+cdef inline Py_ssize_t load_steps(long long[::1] times, long long[::1] free, long long[::1] from_times, long long[::1] from_free, Py_ssize_t o, Py_ssize_t count) noexcept:
+    """Copy the ``count`` steps from ``o`` of ``from_times``/``from_free`` to the start of the
+    buffers; returns ``count``."""
+    copy_run(times, 0, from_times, o, count)
+    copy_run(free, 0, from_free, o, count)
+    return count
 
 
 cdef inline Py_ssize_t take_shifted(long long* times, long long* free, Py_ssize_t count, Py_ssize_t a, Py_ssize_t k, long long t, long long stop, long long q) noexcept:

@@ -14,12 +14,12 @@ pure-Python mode, with a C side in ``_steps.pxd``.  Compiled, the buffers are fi
 arrays of 64-bit integers (typed memoryviews, raw pointers where only the compiled kernels
 call) and the kernels ``cimport`` these operations as C functions: the ones of their hottest
 loops (``index``, ``holding_near``, ``earliest_window``, ``earliest_move``, ``add_block``,
-``take_shifted``, ``move_steps``, ``copy_values``, ``copy_run``) have their bodies in the
-``.pxd``, inlined where they are called; the others are declared there and called through
-this module's C interface.  Uncompiled, the buffers are lists that grow and shrink with the
-profile, and a kernel takes this module's pure source, never its build (whose functions take
-C arrays).  The few ``if cython.compiled:`` branches compute what the plain lines beside them
-compute.  Times and processor counts must fit in 62 bits.
+``take_shifted``, ``move_steps``, ``copy_values``, ``copy_run``, ``load_steps``) have their
+bodies in the ``.pxd``, inlined where they are called; the others are declared there and
+called through this module's C interface.  Uncompiled, the buffers are lists that grow and
+shrink with the profile, and a kernel takes this module's pure source, never its build
+(whose functions take C arrays).  The few ``if cython.compiled:`` branches compute what the
+plain lines beside them compute.  Times and processor counts must fit in 62 bits.
 
 NB: a kernel's build also depends on ``_steps.pxd`` (the bodies it inlines): rebuild after
 changing it (``make native`` watches the ``.py`` files only).
@@ -60,15 +60,18 @@ if not cython.compiled:  # (compiled: the .pxd's body, inlined where it is calle
         return bisect_right(times, t, 0, hi) - 1
 
     def holding_near(times: list, count: int, a: int, t: int) -> int:
-        """The step holding ``t``, found from ``a``: the step that held it before a block was
-        taken or given back (the .pxd's)."""
-        if a > count - 1:
-            a = count - 1
-        while times[a] > t:
-            a -= 1
-        while a + 1 < count and times[a + 1] <= t:
-            a += 1
-        return a
+        """The step holding ``t`` (``t`` not before the first instant), searched: the .pxd's
+        follows it from ``a``, the step that held it before a block was taken or given back."""
+        return bisect_right(times, t, 0, count) - 1
+
+    def load_steps(  # type: ignore[no-untyped-def]
+        times: list, free: list, from_times, from_free, o: int, count: int
+    ) -> int:
+        """The ``count`` steps from ``o`` of ``from_times``/``from_free`` become the lists'
+        steps (the .pxd's copies them to the start of the buffers); returns ``count``."""
+        times[:] = from_times[o : o + count]
+        free[:] = from_free[o : o + count]
+        return count
 
     def earliest_window(times: list, free: list, count: int, a: int, q: int, dq: int, t: int, out):  # type: ignore[no-untyped-def]  # noqa: E501
         """From ``t`` (step ``a`` holds it), the step holding the start of the earliest window of
@@ -218,27 +221,6 @@ def reserve(
     """:func:`take_block` found from the times alone: ``q`` processors over ``[t, stop)``."""
     a: cython.Py_ssize_t = index(times, t, count)
     return take_block(times, free, count, a, index(times, stop - 1, count), t, stop, q)
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-def load_steps(
-    times: cython.longlong[::1],
-    free: cython.longlong[::1],
-    from_times: cython.longlong[::1],
-    from_free: cython.longlong[::1],
-    o: cython.Py_ssize_t,
-    count: cython.Py_ssize_t,
-) -> cython.Py_ssize_t:
-    """Copy the ``count`` steps from ``o`` of ``from_times``/``from_free`` to the start of the
-    buffers (uncompiled: the lists become those steps); returns ``count``."""
-    if cython.compiled:
-        copy_values(cython.address(times[0]), cython.address(from_times[o]), count)  # noqa: F821
-        copy_values(cython.address(free[0]), cython.address(from_free[o]), count)  # noqa: F821
-    else:
-        times[:] = from_times[o : o + count]
-        free[:] = from_free[o : o + count]
-    return count
 
 
 @cython.cfunc

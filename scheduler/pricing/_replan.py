@@ -762,30 +762,6 @@ def _keep_states(
 
 @cython.cfunc
 @cython.inline
-def _same_state(
-    times: cython.longlong[::1],
-    free: cython.longlong[::1],
-    nsteps: cython.Py_ssize_t,
-    h: cython.Py_ssize_t,
-    kept_times: cython.longlong[::1],
-    kept_free: cython.longlong[::1],
-    o: cython.Py_ssize_t,
-    size: cython.Py_ssize_t,
-    shift: cython.longlong,
-) -> cython.bint:
-    """Whether the steps ``h..nsteps-1`` (step ``h`` clipped to the floor) are the kept state at
-    ``o`` (of ``size`` steps) moved ``shift`` later."""
-    i: cython.Py_ssize_t
-    if nsteps - h != size or free[h] != kept_free[o]:
-        return False
-    for i in range(1, size):
-        if times[h + i] - shift != kept_times[o + i] or free[h + i] != kept_free[o + i]:
-            return False
-    return True
-
-
-@cython.cfunc
-@cython.inline
 def _release(
     times: cython.longlong[::1],
     free: cython.longlong[::1],
@@ -1191,7 +1167,7 @@ class _FcfsReplan:
         profile (steps ``times``/``free``) while a block starts after the floor (before
         ``rise``).  While nothing has moved, a job whose block misses the slot is not
         searched for; once something has, every kept job compares the state with the
-        plan's (:func:`_same_state`).  Returns the job to start again from (a later kept
+        plan's (:meth:`same_as_plan`).  Returns the job to start again from (a later kept
         state, nearer to the next job meeting the slot), else -1."""
         m: cython.Py_ssize_t = self.m
         j: cython.Py_ssize_t = self.j
@@ -1272,22 +1248,21 @@ class _FcfsReplan:
         h: cython.Py_ssize_t,
         floor: cython.longlong,
     ) -> cython.bint:
-        """Whether the profile from the floor on (step ``h``) at kept job ``j`` is the plan's
-        kept state there moved later; then the rest of the delay is added."""
+        """Whether the profile from the floor on at kept job ``j`` (the steps ``h..nsteps-1``,
+        step ``h`` clipped to the floor) is the plan's kept state there moved later; then the
+        rest of the delay is added."""
         o: cython.Py_ssize_t = self.coff[j >> self.shift]
+        size: cython.Py_ssize_t = self.coff[(j >> self.shift) + 1] - o
         late: cython.longlong = floor - self.kept_times[o]
-        if not _same_state(
-            self.times,
-            self.free,
-            nsteps,
-            h,
-            self.kept_times,
-            self.kept_free,
-            o,
-            self.coff[(j >> self.shift) + 1] - o,
-            late,
-        ):
+        i: cython.Py_ssize_t
+        if nsteps - h != size or self.free[h] != self.kept_free[o]:
             return False
+        for i in range(1, size):
+            if (
+                self.times[h + i] - late != self.kept_times[o + i]
+                or self.free[h + i] != self.kept_free[o + i]
+            ):
+                return False
         self.delay += late * self.qsum[j]  # every later job moves as the floor
         return True
 
@@ -1405,20 +1380,19 @@ class _FcfsReplan:
         o: cython.Py_ssize_t = self.coff[c]
         size: cython.Py_ssize_t = nsteps - b + 1
         late: cython.longlong = floor - self.kept_times[o]
-        x: cython.Py_ssize_t
-        hit: cython.bint
-        if _same_releases(
-            self.times,
-            self.free,
-            nsteps,
-            b,
-            at_floor,
-            self.kept_times,
-            self.kept_free,
-            o,
-            self.coff[c + 1] - o,
-            late,
-        ):
+        level: cython.longlong = at_floor  # the free processors from each release on
+        x: cython.Py_ssize_t = 1
+        # the plan's kept state, moved later?  (it is a profile: compared step by step with
+        # the running sum of the releases)
+        hit: cython.bint = size == self.coff[c + 1] - o and at_floor == self.kept_free[o]
+        while hit and x < size:
+            level += self.free[b + x - 1]
+            hit = (
+                self.times[b + x - 1] - late == self.kept_times[o + x]
+                and level == self.kept_free[o + x]
+            )
+            x += 1
+        if hit:
             self.tail = self.vq[j] + late * self.qsum[j]  # every later job moves as the floor
             return True
         # the state the last re-plan had here?  Then the jobs from here on start as there,
@@ -1652,30 +1626,3 @@ def _insert_release(
     times[at] = stop
     free[at] = procs_j
     return nsteps + 1
-
-
-@cython.cfunc
-@cython.inline
-def _same_releases(
-    times: cython.longlong[::1],
-    free: cython.longlong[::1],
-    nsteps: cython.Py_ssize_t,
-    b: cython.Py_ssize_t,
-    at_floor: cython.longlong,
-    kept_times: cython.longlong[::1],
-    kept_free: cython.longlong[::1],
-    o: cython.Py_ssize_t,
-    size: cython.Py_ssize_t,
-    shift: cython.longlong,
-) -> cython.bint:
-    """:func:`_same_state` of a profile kept as its releases (``at_floor`` at the floor, ``free[x]``
-    more from ``times[x]`` on, ``b <= x < nsteps``)."""
-    i: cython.Py_ssize_t
-    acc: cython.longlong = at_floor
-    if nsteps - b + 1 != size or at_floor != kept_free[o]:
-        return False
-    for i in range(1, size):
-        acc += free[b + i - 1]
-        if times[b + i - 1] - shift != kept_times[o + i] or acc != kept_free[o + i]:
-            return False
-    return True
