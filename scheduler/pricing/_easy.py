@@ -579,10 +579,12 @@ def _gone3(tree: cython.uint[::1], leaves: cython.Py_ssize_t, k: cython.Py_ssize
 def _snapshot(
     views: _Views, p: _Play, times: cython.longlong[::1], free: cython.longlong[::1]
 ) -> cython.void:
-    """Record event ``p.e``'s state (the head, the jobs waiting, the instant before; ``p.mode``
-    1: the size of its profile, 2: the profile itself, in ``queue.pt``/``queue.pf``; 3: both,
-    the profile only while it fits the buffers)."""
+    """Record event ``p.e``'s state (the head, the jobs waiting, the instant before, where its
+    windows start; ``p.mode`` 1: the size of its profile, 2: the profile itself, in
+    ``queue.pt``/``queue.pf``; 3: both, the profile only while it fits the buffers)."""
     o: cython.Py_ssize_t = views.off[p.e]
+    if p.wr:
+        views.woff[p.e] = p.nw
     views.head[p.e] = p.h
     views.left[p.e] = p.left
     views.prev[p.e] = p.prev_t
@@ -699,11 +701,9 @@ def _begin(
 def _open_event(
     views: _Views, p: _Play, times: cython.longlong[::1], free: cython.longlong[::1]
 ) -> cython.void:
-    """Recording: the state before event ``p.e`` (:func:`_snapshot`) and where its tests and
-    windows start; its reach is at least ``t + 1`` (the processors free now)."""
+    """Recording: the state before event ``p.e`` (:func:`_snapshot`); its reach is at least
+    ``t + 1`` (the processors free now)."""
     _snapshot(views, p, times, free)
-    if p.wr:
-        views.woff[p.e] = p.nw
     p.event_reach = p.t + 1
 
 
@@ -719,23 +719,6 @@ def _close_event(views: _Views, p: _Play, reach: cython.longlong) -> cython.void
 
 @cython.cfunc
 @cython.exceptval(check=False)
-def _end_record(
-    queue: EasyQueue,
-    views: _Views,
-    p: _Play,
-    times: cython.longlong[::1],
-    free: cython.longlong[::1],
-) -> cython.void:
-    """Recording: how many events and windows, and the profile after the last event."""
-    queue.events = p.e
-    queue.nwin = p.nw
-    _snapshot(views, p, times, free)
-    if p.wr:
-        views.woff[p.e] = p.nw
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
 def _finish(
     queue: EasyQueue,
     views: _Views,
@@ -743,12 +726,14 @@ def _finish(
     times: cython.longlong[::1],
     free: cython.longlong[::1],
 ) -> cython.longlong:
-    """The end of a play: recording, its last snapshot (:func:`_end_record`); a re-plan that
-    met a known plan, the jobs still undecided decided as there (:func:`_rest`).  Returns the
-    re-plan's delay."""
+    """The end of a play: recording, how many events and windows, and the profile after the
+    last event (its snapshot); a re-plan that met a known plan, the jobs still undecided
+    decided as there (:func:`_rest`).  Returns the re-plan's delay."""
     views.short_now[0] = p.gen
     if p.rec:
-        _end_record(queue, views, p, times, free)
+        queue.events = p.e
+        queue.nwin = p.nw
+        _snapshot(views, p, times, free)
     elif p.how != 0:
         p.delay += _rest(views, p)
     return p.delay
@@ -801,16 +786,15 @@ def _meets_a_known_plan(views: _Views, p: _Play) -> cython.bint:
     if p.t >= p.settle:
         p.vp = _decided_before(views.vd, p.vp, views.m, p.t)
         if p.vp == decided:
-            views.counts[2] += 1
             p.how = 1
-            return True
-    if p.t >= p.settle2:
+    if p.how == 0 and p.t >= p.settle2:
         p.pv = _decided_before(views.last_sorted, p.pv, views.m, p.t)
         if p.pv == decided:
-            views.counts[3] += 1
             p.how = 2
-            return True
-    return False
+    if p.how == 0:
+        return False
+    views.counts[1 + p.how] += 1  # (stops at the no-slot plan's state, at the last re-plan's)
+    return True
 
 
 @cython.cfunc
