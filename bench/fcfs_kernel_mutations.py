@@ -44,8 +44,8 @@ SOURCE = ROOT / "scheduler" / "pricing" / "_replan.py"
 MUTATIONS = {
     "none (the kernel as it is)": ("", "", 0),
     "first job meeting the slot: by start, not by reach": (
-        "first = _first_meeting(rmax, m, start)",
-        "first = _first_meeting(starts, m, start - 1)",  # (the first start after start - 1)
+        "first = index(rmax, start, m) + 1",
+        "first = index(starts, start - 1, m) + 1",  # (the first start after start - 1)
         1,
     ),
     "no-duration job: its reach is its start": (
@@ -74,28 +74,31 @@ MUTATIONS = {
         1,
     ),
     "same state as the plan: sizes not compared": (
-        "    if nsteps - b + 1 != size or at_floor != kept_free[o]:",
-        "    if at_floor != kept_free[o]:",
+        "hit: cython.bint = size == self.coff[c + 1] - o and at_floor == self.kept_free[o]",
+        "hit: cython.bint = at_floor == self.kept_free[o]",
         1,
     ),
     "same state as the plan: free at the floor not compared": (
-        "    if nsteps - b + 1 != size or at_floor != kept_free[o]:",
-        "    if nsteps - b + 1 != size:",
+        "hit: cython.bint = size == self.coff[c + 1] - o and at_floor == self.kept_free[o]",
+        "hit: cython.bint = size == self.coff[c + 1] - o",
         1,
     ),
     "same state as the plan: release times not compared": (
-        "        if times[b + i - 1] - shift != kept_times[o + i] or acc != kept_free[o + i]:",
-        "        if acc != kept_free[o + i]:",
+        "                self.times[b + x - 1] - late == self.kept_times[o + x]\n"
+        "                and level == self.kept_free[o + x]",
+        "                level == self.kept_free[o + x]",
         1,
     ),
     "same state as the plan: release sizes not compared": (
-        "        if times[b + i - 1] - shift != kept_times[o + i] or acc != kept_free[o + i]:",
-        "        if times[b + i - 1] - shift != kept_times[o + i]:",
+        "                self.times[b + x - 1] - late == self.kept_times[o + x]\n"
+        "                and level == self.kept_free[o + x]",
+        "                self.times[b + x - 1] - late == self.kept_times[o + x]",
         1,
     ),
     "same profile as the plan (before the slot starts): times not compared": (
-        "        if times[h + i] - shift != kept_times[o + i] or free[h + i] != kept_free[o + i]:",
-        "        if free[h + i] != kept_free[o + i]:",
+        "                self.times[h + i] - late != self.kept_times[o + i]\n"
+        "                or self.free[h + i] != self.kept_free[o + i]",
+        "                self.free[h + i] != self.kept_free[o + i]",
         1,
     ),
     "same state as the last re-plan: sizes not compared": (
@@ -109,9 +112,9 @@ MUTATIONS = {
         1,
     ),
     "same state as the last re-plan: release times not compared": (
-        "times[b + x - 1] - self.last_times[o + x] == late\n"
-        "                and self.last_free[o + x] == free[b + x - 1]",
-        "True\n                and self.last_free[o + x] == free[b + x - 1]",
+        "self.times[b + x - 1] - self.last_times[o + x] == late\n"
+        "                and self.last_free[o + x] == self.free[b + x - 1]",
+        "True\n                and self.last_free[o + x] == self.free[b + x - 1]",
         1,
     ),
     "same state as the last re-plan: release times compared unmoved": (
@@ -120,9 +123,9 @@ MUTATIONS = {
         1,
     ),
     "same state as the last re-plan: release sizes not compared": (
-        "times[b + x - 1] - self.last_times[o + x] == late\n"
-        "                and self.last_free[o + x] == free[b + x - 1]",
-        "times[b + x - 1] - self.last_times[o + x] == late\n                and True",
+        "self.times[b + x - 1] - self.last_times[o + x] == late\n"
+        "                and self.last_free[o + x] == self.free[b + x - 1]",
+        "self.times[b + x - 1] - self.last_times[o + x] == late\n                and True",
         1,
     ),
     "the last re-plan's rest: its floor not taken off": (
@@ -152,8 +155,8 @@ MUTATIONS = {
         2,
     ),
     "slot ahead: a kept job's release before its start not summed": (
-        "if start + dur <= s:\n                    pre += procs_j",
-        "if start + dur <= s:\n                    pass",
+        "if keep and start + dur <= s:\n                    pre += procs_j",
+        "if keep and start + dur <= s:\n                    pass",
         1,
     ),
     "hole of the plan: even with a job of no duration": (
@@ -167,8 +170,8 @@ MUTATIONS = {
         1,
     ),
     "first mover: the base's free processors at the slot's start, less none": (
-        "lim: cython.longlong = _free_over(base_times, base_free, s, s + 1) - n",
-        "lim: cython.longlong = _free_over(base_times, base_free, s, s + 1)",
+        "lim: cython.longlong = room.beside_base(s, s + 1) - n",
+        "lim: cython.longlong = room.beside_base(s, s + 1)",
         1,
     ),
     "first mover: a job by the slot's start, its own block only": (

@@ -22,7 +22,6 @@ cdef Py_ssize_t remove_step(long long[::1] times, long long[::1] free, Py_ssize_
 cdef Py_ssize_t take_block(long long[::1] times, long long[::1] free, Py_ssize_t count, Py_ssize_t a, Py_ssize_t k, long long t, long long stop, long long q) noexcept
 cdef Py_ssize_t reserve(long long[::1] times, long long[::1] free, Py_ssize_t count, long long t, long long stop, long long q) noexcept
 cdef long long least_free(long long[::1] times, long long[::1] free, Py_ssize_t lo, Py_ssize_t hi, long long a, long long b) noexcept
-cdef Py_ssize_t load_steps(long long[::1] times, long long[::1] free, long long[::1] from_times, long long[::1] from_free, Py_ssize_t o, Py_ssize_t count) noexcept
 
 
 cdef inline Py_ssize_t index(long long[::1] times, long long t, Py_ssize_t hi) noexcept:
@@ -38,6 +37,18 @@ cdef inline Py_ssize_t index(long long[::1] times, long long t, Py_ssize_t hi) n
         base = base + half if times[base + half] <= t else base
         hi -= half
     return base - 1 if times[base] > t else base
+
+
+cdef inline Py_ssize_t holding_near(long long[::1] times, Py_ssize_t count, Py_ssize_t a, long long t) noexcept:
+    """The step holding ``t``, found from ``a``: the step that held it before a block was
+    taken or given back (the split and the merges around it move it by a step or two)."""
+    if a > count - 1:
+        a = count - 1
+    while times[a] > t:
+        a -= 1
+    while a + 1 < count and times[a + 1] <= t:
+        a += 1
+    return a
 
 
 cdef inline Py_ssize_t earliest_window(long long[::1] times, long long[::1] free, Py_ssize_t count, Py_ssize_t a, long long q, long long dq, long long t, long long[::1] out) noexcept:
@@ -72,6 +83,20 @@ cdef inline void copy_values(long long* dst, long long* src, Py_ssize_t n) noexc
     """Copy ``n`` 64-bit values from ``src`` to ``dst`` (C's memmove)."""
     if n > 0:
         memmove(dst, src, n * sizeof(long long))
+
+
+cdef inline void copy_run(long long[::1] dst, Py_ssize_t at, long long[::1] src, Py_ssize_t start, Py_ssize_t n) noexcept:
+    """Copy the ``n`` values ``src[start:start + n]`` to ``dst[at:at + n]`` (C's memmove)."""
+    if n > 0:
+        memmove(&dst[at], &src[start], n * sizeof(long long))
+
+
+cdef inline Py_ssize_t load_steps(long long[::1] times, long long[::1] free, long long[::1] from_times, long long[::1] from_free, Py_ssize_t o, Py_ssize_t count) noexcept:
+    """Copy the ``count`` steps from ``o`` of ``from_times``/``from_free`` to the start of the
+    buffers; returns ``count``."""
+    copy_run(times, 0, from_times, o, count)
+    copy_run(free, 0, from_free, o, count)
+    return count
 
 
 cdef inline Py_ssize_t take_shifted(long long* times, long long* free, Py_ssize_t count, Py_ssize_t a, Py_ssize_t k, long long t, long long stop, long long q) noexcept:

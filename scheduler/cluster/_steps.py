@@ -13,13 +13,13 @@ Plain Python *and* the source of a C extension (``setup.py`` NATIVE_MODULES), in
 pure-Python mode, with a C side in ``_steps.pxd``.  Compiled, the buffers are fixed-size
 arrays of 64-bit integers (typed memoryviews, raw pointers where only the compiled kernels
 call) and the kernels ``cimport`` these operations as C functions: the ones of their hottest
-loops (``index``, ``earliest_window``, ``earliest_move``, ``add_block``, ``take_shifted``,
-``move_steps``, ``copy_values``) have their bodies in the ``.pxd``, inlined where they are
-called; the others are declared there and called through
-this module's C interface.  Uncompiled, the buffers are lists that grow and shrink with the
-profile, and a kernel takes this module's pure source, never its build (whose functions take
-C arrays).  The few ``if cython.compiled:`` branches compute what the plain lines beside them
-compute.  Times and processor counts must fit in 62 bits.
+loops (``index``, ``holding_near``, ``earliest_window``, ``earliest_move``, ``add_block``,
+``take_shifted``, ``move_steps``, ``copy_values``, ``copy_run``, ``load_steps``) have their
+bodies in the ``.pxd``, inlined where they are called; the others are declared there and
+called through this module's C interface.  Uncompiled, the buffers are lists that grow and
+shrink with the profile, and a kernel takes this module's pure source, never its build
+(whose functions take C arrays).  The few ``if cython.compiled:`` branches compute what the
+plain lines beside them compute.  Times and processor counts must fit in 62 bits.
 
 NB: a kernel's build also depends on ``_steps.pxd`` (the bodies it inlines): rebuild after
 changing it (``make native`` watches the ``.py`` files only).
@@ -59,6 +59,20 @@ if not cython.compiled:  # (compiled: the .pxd's body, inlined where it is calle
         """``bisect_right(times, t, 0, hi) - 1``: the step holding ``t`` (-1: before the first)."""
         return bisect_right(times, t, 0, hi) - 1
 
+    def holding_near(times: list, count: int, a: int, t: int) -> int:
+        """The step holding ``t`` (``t`` not before the first instant), searched: the .pxd's
+        follows it from ``a``, the step that held it before a block was taken or given back."""
+        return bisect_right(times, t, 0, count) - 1
+
+    def load_steps(  # type: ignore[no-untyped-def]
+        times: list, free: list, from_times, from_free, o: int, count: int
+    ) -> int:
+        """The ``count`` steps from ``o`` of ``from_times``/``from_free`` become the lists'
+        steps (the .pxd's copies them to the start of the buffers); returns ``count``."""
+        times[:] = from_times[o : o + count]
+        free[:] = from_free[o : o + count]
+        return count
+
     def earliest_window(times: list, free: list, count: int, a: int, q: int, dq: int, t: int, out):  # type: ignore[no-untyped-def]  # noqa: E501
         """From ``t`` (step ``a`` holds it), the step holding the start of the earliest window of
         ``q`` processors for ``dq`` (``a``: the start is ``t``, else that step's first instant);
@@ -92,6 +106,12 @@ if not cython.compiled:  # (compiled: the .pxd's body, inlined where it is calle
         """The earliest start in ``[t, start]`` of a block ``(n, d)`` in the profile from
         ``start`` (the .pxd's): on lists of ``count`` steps, the :class:`Profile`'s own."""
         return _list_steps.earliest_move(times, free, start, d, n, t)
+
+    def copy_run(dst: list, at: int, src: list, start: int, n: int) -> None:
+        """Copy the ``n`` values ``src[start:start + n]`` to ``dst[at:at + n]`` (the .pxd's:
+        C's memmove)."""
+        if n > 0:
+            dst[at : at + n] = src[start : start + n]
 
     from scheduler._native import load as _load
 
@@ -201,27 +221,6 @@ def reserve(
     """:func:`take_block` found from the times alone: ``q`` processors over ``[t, stop)``."""
     a: cython.Py_ssize_t = index(times, t, count)
     return take_block(times, free, count, a, index(times, stop - 1, count), t, stop, q)
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-def load_steps(
-    times: cython.longlong[::1],
-    free: cython.longlong[::1],
-    from_times: cython.longlong[::1],
-    from_free: cython.longlong[::1],
-    o: cython.Py_ssize_t,
-    count: cython.Py_ssize_t,
-) -> cython.Py_ssize_t:
-    """Copy the ``count`` steps from ``o`` of ``from_times``/``from_free`` to the start of the
-    buffers (uncompiled: the lists become those steps); returns ``count``."""
-    if cython.compiled:
-        copy_values(cython.address(times[0]), cython.address(from_times[o]), count)  # noqa: F821
-        copy_values(cython.address(free[0]), cython.address(from_free[o]), count)  # noqa: F821
-    else:
-        times[:] = from_times[o : o + count]
-        free[:] = from_free[o : o + count]
-    return count
 
 
 @cython.cfunc

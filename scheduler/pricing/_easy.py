@@ -1,4 +1,4 @@
-# cython: boundscheck=False, wraparound=False
+# cython: boundscheck=False, wraparound=False, initializedcheck=False
 """The EASY and depth-K quote kernel: the price of a slot (Figure 22 of G. Singh's PhD thesis,
 USC 2008, §5.1: the delay, in processor-seconds, that inserting the slot causes to the queued
 jobs) at every candidate start of :meth:`scheduler.pricing.price.SiteQuote.price`, under
@@ -11,8 +11,10 @@ Plain Python *and* the source of a C extension, like :mod:`scheduler.pricing._re
 profile's steps are :mod:`scheduler.cluster._steps`' (C functions once compiled).  Times and
 processor counts must fit in 62 bits; planned durations are 1 s or more (a queue with a job
 of no duration is re-planned in full, :class:`~scheduler.pricing.price.SiteQuote`).
-Compiler directives: the ``# cython:`` line above turns bounds checks and negative-index
-wraparound off for the whole module (every index is within its buffer and not negative).
+Compiler directives: the ``# cython:`` line above turns bounds checks, negative-index
+wraparound and the views' initialization checks off for the whole module (every index is
+within its buffer and not negative; a play reads only the views a :class:`Work` and its queue
+have set).
 
 What it computes: :class:`scheduler.cluster.depth.BackfillDepth`'s decisions, every job
 submitted at ``now`` and running its planned duration — at each instant the reservations
@@ -101,8 +103,9 @@ except (ImportError, AttributeError):  # uncompiled (Cython's shadow module rais
     pass  # latter): lists shift themselves
 if cython.compiled:  # the profile's steps: C functions (scheduler/cluster/_steps.pxd)
     from cython.cimports.scheduler.cluster._steps import (
-        copy_values,
+        copy_run,
         earliest_window,
+        holding_near,
         index,
         least_free,
         load_steps,
@@ -117,6 +120,7 @@ else:  # their pure source (a build's functions take C arrays, not lists)
     _steps = load_pure("scheduler.cluster._steps", "scheduler.cluster._steps_pure")
     buffer, index, earliest_window = _steps.buffer, _steps.index, _steps.earliest_window
     least_free, load_steps, take_block = _steps.least_free, _steps.load_steps, _steps.take_block
+    copy_run, holding_near = _steps.copy_run, _steps.holding_near
 
 __all__ = ["EasyQueue", "buffer", "delay", "delays", "prices", "restart"]
 
@@ -383,23 +387,6 @@ def _reserve_at(
 @cython.cfunc
 @cython.exceptval(check=False)
 @cython.inline
-def _step(
-    times: cython.longlong[::1], nsteps: cython.Py_ssize_t, a: cython.Py_ssize_t, t: cython.longlong
-) -> cython.Py_ssize_t:
-    """The step holding ``t``, from ``a``, the one that held it before a block was inserted
-    (the split and merges around it move it by a step or two)."""
-    if a > nsteps - 1:
-        a = nsteps - 1
-    while times[a] > t:
-        a -= 1
-    while a + 1 < nsteps and times[a + 1] <= t:
-        a += 1
-    return a
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.inline
 def _first_short(
     free: cython.longlong[::1], nsteps: cython.Py_ssize_t, j: cython.Py_ssize_t, n: cython.longlong
 ) -> cython.Py_ssize_t:
@@ -590,37 +577,22 @@ def _gone3(tree: cython.uint[::1], leaves: cython.Py_ssize_t, k: cython.Py_ssize
 @cython.cfunc
 @cython.exceptval(check=False)
 def _snapshot(
-    views: _Views,
-    times: cython.longlong[::1],
-    free: cython.longlong[::1],
-    nsteps: cython.Py_ssize_t,
-    e: cython.Py_ssize_t,
-    h: cython.Py_ssize_t,
-    left: cython.Py_ssize_t,
-    prev_t: cython.longlong,
-    mode: cython.int,
+    views: _Views, p: _Play, times: cython.longlong[::1], free: cython.longlong[::1]
 ) -> cython.void:
-    """Record event ``e``'s state (the head, the jobs waiting, the instant before; ``mode``
-    1: the size of its profile, 2: the profile itself, in ``queue.pt``/``queue.pf``; 3: both, the
-    profile only while it fits the buffers)."""
-    off: cython.longlong[::1] = views.off
-    snap_times: cython.longlong[::1] = views.pt
-    snap_free: cython.longlong[::1] = views.pf
-    head: cython.longlong[::1] = views.head
-    lefts: cython.longlong[::1] = views.left
-    prev: cython.longlong[::1] = views.prev
-    o: cython.Py_ssize_t
-    x: cython.Py_ssize_t
-    head[e] = h
-    lefts[e] = left
-    prev[e] = prev_t
-    o = off[e]
-    if mode != 2:
-        off[e + 1] = o + nsteps
-    if mode != 1 and o + nsteps <= len(snap_times):
-        for x in range(nsteps):
-            snap_times[o + x] = times[x]
-            snap_free[o + x] = free[x]
+    """Record event ``p.e``'s state (the head, the jobs waiting, the instant before, where its
+    windows start; ``p.mode`` 1: the size of its profile, 2: the profile itself, in
+    ``queue.pt``/``queue.pf``; 3: both, the profile only while it fits the buffers)."""
+    o: cython.Py_ssize_t = views.off[p.e]
+    if p.wr:
+        views.woff[p.e] = p.nw
+    views.head[p.e] = p.h
+    views.left[p.e] = p.left
+    views.prev[p.e] = p.prev_t
+    if p.mode != 2:
+        views.off[p.e + 1] = o + p.nsteps
+    if p.mode != 1 and o + p.nsteps <= len(views.pt):
+        copy_run(views.pt, o, times, 0, p.nsteps)
+        copy_run(views.pf, o, free, 0, p.nsteps)
 
 
 @cython.cfunc
@@ -649,37 +621,23 @@ def _win(
 
 @cython.cfunc
 @cython.exceptval(check=False)
-def _rest(
-    views: _Views,
-    how: cython.int,
-    vp: cython.Py_ssize_t,
-    pv: cython.Py_ssize_t,
-    waiting: cython.longlong[::1],
-    new_starts: cython.longlong[::1],
-    new_sorted: cython.longlong[::1],
-    last_starts: cython.longlong[::1],
-    last_sorted: cython.longlong[::1],
-) -> cython.longlong:
-    """A re-plan that stopped at the no-slot plan's state (``how`` 1: its first ``vp``
-    decisions were) or at the last re-plan's (2: its first ``pv``): the jobs still undecided
+def _rest(views: _Views, p: _Play) -> cython.longlong:
+    """A re-plan that stopped at the no-slot plan's state (``p.how`` 1: its first ``p.vp``
+    decisions were) or at the last re-plan's (2: its first ``p.pv``): the jobs still undecided
     are decided as there; returns the delay they add (none at the no-slot plan's)."""
-    m: cython.Py_ssize_t = views.m
+    last_starts: cython.longlong[::1] = views.last_starts
     starts0: cython.longlong[::1] = views.starts0
-    procs: cython.longlong[::1] = views.procs
-    plan_sorted: cython.longlong[::1] = views.vd  # (the decisions' instants, sorted)
     rest: cython.longlong = 0
     x: cython.Py_ssize_t
-    if how == 1:
-        for x in range(vp, m):
-            new_sorted[x] = plan_sorted[x]
+    if p.how == 1:
+        copy_run(views.new_sorted, p.vp, views.vd, p.vp, views.m - p.vp)
         return 0
-    for x in range(m):
-        if waiting[x] != 0:
-            new_starts[x] = last_starts[x]
+    for x in range(views.m):
+        if views.waiting[x] != 0:
+            views.new_starts[x] = last_starts[x]
             if last_starts[x] > starts0[x]:
-                rest += (last_starts[x] - starts0[x]) * procs[x]
-    for x in range(pv, m):
-        new_sorted[x] = last_sorted[x]
+                rest += (last_starts[x] - starts0[x]) * views.procs[x]
+    copy_run(views.new_sorted, p.pv, views.last_sorted, p.pv, views.m - p.pv)
     return rest
 
 
@@ -705,12 +663,15 @@ def _begin(
     t: cython.longlong,
     h: cython.Py_ssize_t,
     left: cython.Py_ssize_t,
+    held: cython.Py_ssize_t,
     mode: cython.int,
     stop: cython.longlong,
     settle2: cython.longlong,
 ) -> cython.void:
-    """Set ``p`` up for a play from instant ``t`` (head ``h``, ``left`` waiting; ``mode`` and
-    ``stop``, ``settle2`` as in :func:`_run_depth`)."""
+    """Set ``p`` up for a play (:func:`_run_depth`) from instant ``t``: profile ``times`` of
+    ``nsteps`` steps, head ``h``, ``left`` jobs waiting, ``held`` reservations not yet started
+    (on ``views.heap``); ``mode`` 1-3 records the no-slot plan, 0 re-plans, stopping from
+    ``stop`` on at the no-slot plan's state and from ``settle2`` on at the last re-plan's."""
     p.mode = mode
     p.rec = mode != 0
     p.wr = mode >= 2
@@ -721,7 +682,8 @@ def _begin(
     p.h = h
     p.left = left
     p.e = 0
-    p.held = 0
+    p.held = held
+    p.gen = views.short_now[0] + 1  # slot 0 holds the last generation used
     p.event_reach = 0
     p.run_max = 0
     p.nw = 0
@@ -736,45 +698,23 @@ def _begin(
 
 @cython.cfunc
 @cython.exceptval(check=False)
-@cython.initializedcheck(False)
 def _open_event(
     views: _Views, p: _Play, times: cython.longlong[::1], free: cython.longlong[::1]
 ) -> cython.void:
-    """Recording: the state before event ``p.e`` (:func:`_snapshot`) and where its tests and
-    windows start; its reach is at least ``t + 1`` (the processors free now)."""
-    _snapshot(views, times, free, p.nsteps, p.e, p.h, p.left, p.prev_t, p.mode)
-    if p.wr:
-        views.woff[p.e] = p.nw
+    """Recording: the state before event ``p.e`` (:func:`_snapshot`); its reach is at least
+    ``t + 1`` (the processors free now)."""
+    _snapshot(views, p, times, free)
     p.event_reach = p.t + 1
 
 
 @cython.cfunc
 @cython.exceptval(check=False)
 @cython.inline
-@cython.initializedcheck(False)
 def _close_event(views: _Views, p: _Play, reach: cython.longlong) -> cython.void:
     """Recording: event ``p.e`` reaches ``reach`` (kept as the running maximum)."""
     p.run_max = max(p.run_max, reach)
     views.reach[p.e] = p.run_max
     p.e += 1
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-@cython.initializedcheck(False)
-def _end_record(
-    queue: EasyQueue,
-    views: _Views,
-    p: _Play,
-    times: cython.longlong[::1],
-    free: cython.longlong[::1],
-) -> cython.void:
-    """Recording: how many events and windows, and the profile after the last event."""
-    queue.events = p.e
-    queue.nwin = p.nw
-    _snapshot(views, times, free, p.nsteps, p.e, p.h, p.left, p.prev_t, p.mode)
-    if p.wr:
-        views.woff[p.e] = p.nw
 
 
 @cython.cfunc
@@ -785,35 +725,31 @@ def _finish(
     p: _Play,
     times: cython.longlong[::1],
     free: cython.longlong[::1],
-    waiting: cython.longlong[::1],
-    new_starts: cython.longlong[::1],
-    new_sorted: cython.longlong[::1],
-    last_starts: cython.longlong[::1],
-    last_sorted: cython.longlong[::1],
 ) -> cython.longlong:
-    """The end of a play: recording, its last snapshot (:func:`_end_record`); a re-plan that
-    met a known plan, the jobs still undecided decided as there (:func:`_rest`).  Returns the
-    re-plan's delay."""
+    """The end of a play: recording, how many events and windows, and the profile after the
+    last event (its snapshot); a re-plan that met a known plan, the jobs still undecided
+    decided as there (:func:`_rest`).  Returns the re-plan's delay."""
+    views.short_now[0] = p.gen
     if p.rec:
-        _end_record(queue, views, p, times, free)
+        queue.events = p.e
+        queue.nwin = p.nw
+        _snapshot(views, p, times, free)
     elif p.how != 0:
-        p.delay += _rest(
-            views, p.how, p.vp, p.pv, waiting, new_starts, new_sorted, last_starts, last_sorted
-        )
+        p.delay += _rest(views, p)
     return p.delay
 
 
 @cython.cfunc
 @cython.exceptval(check=False)
 @cython.inline
-def _next_instant(p: _Play, times: cython.longlong[::1], heap: cython.longlong[::1]) -> cython.void:
+def _next_instant(views: _Views, p: _Play, times: cython.longlong[::1]) -> cython.void:
     """Depth K: the next instant, a breakpoint of the profile or a reservation's start (there
     is one: a job that did not start now finds the whole machine free past the last
     breakpoint, and the reserved ones start later)."""
     nxt: cython.longlong = times[p.a + 1] if p.a + 1 < p.nsteps else 4611686018427387904  # _INF
     p.prev_t = p.t
-    if p.held > 0 and heap[0] < nxt:
-        p.t = heap[0]  # (within the step holding t)
+    if p.held > 0 and views.heap[0] < nxt:
+        p.t = views.heap[0]  # (within the step holding t)
     else:
         p.t = nxt
         p.a += 1
@@ -822,13 +758,7 @@ def _next_instant(p: _Play, times: cython.longlong[::1], heap: cython.longlong[:
 @cython.cfunc
 @cython.exceptval(check=False)
 @cython.inline
-def _meets_a_known_plan(
-    views: _Views,
-    p: _Play,
-    counts: cython.longlong[::1],
-    plan_sorted: cython.longlong[::1],
-    last_sorted: cython.longlong[::1],
-) -> cython.bint:
+def _meets_a_known_plan(views: _Views, p: _Play) -> cython.bint:
     """A re-plan's stop at ``p.t`` (``p.how``): its state is the no-slot plan's (1) or the last
     re-plan's (2).  From ``p.settle`` on, the slot is over and every job decided differently
     from the no-slot plan (its start, or at depth K the instant of its reservation) ended in
@@ -852,34 +782,40 @@ def _meets_a_known_plan(
     starts (a start that differs would have ended).  The blocks from ``t`` on are then the
     same (the slot is over), and so is the plan from ``t`` on: the jobs still undecided start
     as there."""
-    m: cython.Py_ssize_t = views.m
-    t: cython.longlong = p.t
-    x: cython.Py_ssize_t
-    if t >= p.settle:
-        x = p.vp
-        while x < m and plan_sorted[x] < t:
-            x += 1
-        p.vp = x
-        if m - p.left == x:
-            counts[2] += 1
+    decided: cython.Py_ssize_t = views.m - p.left
+    if p.t >= p.settle:
+        p.vp = _decided_before(views.vd, p.vp, views.m, p.t)
+        if p.vp == decided:
             p.how = 1
-            return True
-    if t >= p.settle2:
-        x = p.pv
-        while x < m and last_sorted[x] < t:
-            x += 1
-        p.pv = x
-        if m - p.left == x:
-            counts[3] += 1
+    if p.how == 0 and p.t >= p.settle2:
+        p.pv = _decided_before(views.last_sorted, p.pv, views.m, p.t)
+        if p.pv == decided:
             p.how = 2
-            return True
-    return False
+    if p.how == 0:
+        return False
+    views.counts[1 + p.how] += 1  # (stops at the no-slot plan's state, at the last re-plan's)
+    return True
 
 
 @cython.cfunc
 @cython.exceptval(check=False)
 @cython.inline
-@cython.initializedcheck(False)
+def _decided_before(
+    sorted_instants: cython.longlong[::1],
+    x: cython.Py_ssize_t,
+    m: cython.Py_ssize_t,
+    t: cython.longlong,
+) -> cython.Py_ssize_t:
+    """How many of the ``m`` decision instants ``sorted_instants`` are before ``t``, counted on
+    from ``x`` (as many are known to be)."""
+    while x < m and sorted_instants[x] < t:
+        x += 1
+    return x
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.inline
 def _decide(
     views: _Views,
     p: _Play,
@@ -887,10 +823,6 @@ def _decide(
     q: cython.longlong,
     dq: cython.longlong,
     start: cython.longlong,
-    waiting: cython.longlong[::1],
-    new_starts: cython.longlong[::1],
-    new_sorted: cython.longlong[::1],
-    last_starts: cython.longlong[::1],
 ) -> cython.void:
     """Job ``k`` (``q`` processors, ``dq`` s) is decided at ``p.t``: it starts at ``start``
     (``t``, or at depth K the start of its reservation) and waits no more.  Recorded by the
@@ -905,9 +837,9 @@ def _decide(
         views.ev[k] = p.e
     else:
         s0 = views.starts0[k]
-        s1 = last_starts[k]
-        new_starts[k] = start
-        new_sorted[p.nsv] = p.t
+        s1 = views.last_starts[k]
+        views.new_starts[k] = start
+        views.new_sorted[p.nsv] = p.t
         p.nsv += 1
         if start != s1:
             p.settle2 = _settled(p.settle2, start, s1, dq)
@@ -915,7 +847,7 @@ def _decide(
             p.settle = _settled(p.settle, start, s0, dq)
             if start > s0:
                 p.delay += (start - s0) * q
-    waiting[k] = 0
+    views.waiting[k] = 0
     p.left -= 1
 
 
@@ -964,35 +896,15 @@ def _pop(heap: cython.longlong[::1], n: cython.Py_ssize_t) -> cython.Py_ssize_t:
 
 @cython.cfunc
 def _run_depth(
-    queue: EasyQueue,
-    views: _Views,
-    times: cython.longlong[::1],
-    free: cython.longlong[::1],
-    nsteps: cython.Py_ssize_t,
-    waiting: cython.longlong[::1],
-    short_now: cython.longlong[::1],
-    tree: cython.uint[::1],
-    heap: cython.longlong[::1],
-    hn: cython.Py_ssize_t,
-    t: cython.longlong,
-    h: cython.Py_ssize_t,
-    left: cython.Py_ssize_t,
-    mode: cython.int,
-    stop: cython.longlong,
-    counts: cython.longlong[::1],
-    new_starts: cython.longlong[::1],
-    new_sorted: cython.longlong[::1],
-    last_starts: cython.longlong[::1],
-    last_sorted: cython.longlong[::1],
-    settle2: cython.longlong,
+    queue: EasyQueue, views: _Views, times: cython.longlong[::1], free: cython.longlong[::1]
 ) -> cython.longlong:
     """Backfilling with reservation depth K (EASY holds one reservation, K = 1; conservative
     backfilling all: Mu'alem & Feitelson 2001): depth K = ``queue.depth``
     (:class:`scheduler.cluster.depth.BackfillDepth`, every job submitted at ``queue.now``,
-    running its planned duration) from the state: profile ``times``/``free`` of ``nsteps``
-    steps with the blocks of every job started or holding a reservation; ``waiting`` the jobs
-    holding neither (``left`` of them, the first ``h``), ``tree`` their trees
-    (:func:`_build3`); ``heap[:hn]`` the starts of the reservations not yet started.  At each
+    running its planned duration) from the state :func:`_begin` set in ``views.play``: profile
+    ``times``/``free`` with the blocks of every job started or holding a reservation;
+    ``views.waiting`` the jobs holding neither, ``views.tree3`` their trees (:func:`_build3`);
+    ``views.heap`` the starts of the reservations not yet started.  At each
     instant: the reservations whose time has come start; while fewer than K are held, the
     first job holding none is placed at its earliest start with every block in place (and
     starts if that is now, :func:`_place_first_k`); then the jobs holding none, in queue order,
@@ -1000,65 +912,45 @@ def _run_depth(
     (:func:`_start_fitting`).  Next instant: the next breakpoint of the profile or reserved
     start (an instant where neither more processors are free nor a reservation starts decides
     nothing: every test that failed before fails again).  An event's reach: ``t + 1``, every
-    placement's and passed test's window, the next instant.  ``short_now``: :func:`_caches`.
+    placement's and passed test's window, the next instant.  ``views.short_now``:
+    :func:`_caches`.
 
     ``mode`` 1-3 records the no-slot plan (:func:`_record`: 1 the sizes of the snapshots and
     windows, 2 copying them, 3 both while they fit).  ``mode`` 0, a re-plan, returns the delay
     against the no-slot starts, keeps its starts (``new_starts``) and decision instants
     (``new_sorted``, sorted, the first ones given), and stops once, from ``stop`` (the slot's
     end) on, its state is the no-slot plan's, or from ``settle2`` on the last re-plan's
-    (:func:`_meets_a_known_plan`, with the proof; ``counts``: re-plans, events, stops)."""
+    (:func:`_meets_a_known_plan`, with the proof; ``views.counts``: re-plans, events, stops)."""
     p: _Play = views.play
-    plan_sorted: cython.longlong[::1] = views.vd  # the no-slot decisions' instants, sorted
-    ends: cython.longlong[::1] = views.ends
-    _begin(p, views, times, nsteps, t, h, left, mode, stop, settle2)
-    p.held = hn
-    p.gen = short_now[0] + 1  # slot 0 holds the last generation used
+    short_now: cython.longlong[::1] = views.short_now  # (what the loops read: as locals)
+    tree: cython.uint[::1] = views.tree3
     if not p.rec:
-        counts[0] += 1
+        views.counts[0] += 1
     while p.left > 0:
         if p.rec:
             _open_event(views, p, times, free)
         else:
-            counts[1] += 1
-            if _meets_a_known_plan(views, p, counts, plan_sorted, last_sorted):
+            views.counts[1] += 1
+            if _meets_a_known_plan(views, p):
                 break
-        while p.held > 0 and heap[0] <= p.t:  # the reservations whose time has come start
-            p.held = _pop(heap, p.held)  # (their blocks are in place)
-        _place_first_k(
-            views, p, times, free, waiting, tree, heap, ends, new_starts, new_sorted, last_starts
-        )
+        while p.held > 0 and views.heap[0] <= p.t:  # the reservations whose time has come
+            p.held = _pop(views.heap, p.held)  # start (their blocks are in place)
+        _place_first_k(views, p, times, free)
         if p.left == 0:
             if p.rec:
                 _close_event(views, p, p.event_reach)
             break
-        _start_fitting(
-            views, p, times, free, waiting, short_now, tree, new_starts, new_sorted, last_starts
-        )
-        _next_instant(p, times, heap)
+        _start_fitting(views, p, times, free, short_now, tree)
+        _next_instant(views, p, times)
         if p.rec:
             _close_event(views, p, max(p.event_reach, p.t))
-    short_now[0] = p.gen
-    return _finish(
-        queue, views, p, times, free, waiting, new_starts, new_sorted, last_starts, last_sorted
-    )
+    return _finish(queue, views, p, times, free)
 
 
 @cython.cfunc
 @cython.exceptval(check=False)
-@cython.initializedcheck(False)
 def _place_first_k(
-    views: _Views,
-    p: _Play,
-    times: cython.longlong[::1],
-    free: cython.longlong[::1],
-    waiting: cython.longlong[::1],
-    tree: cython.uint[::1],
-    heap: cython.longlong[::1],
-    ends: cython.longlong[::1],
-    new_starts: cython.longlong[::1],
-    new_sorted: cython.longlong[::1],
-    last_starts: cython.longlong[::1],
+    views: _Views, p: _Play, times: cython.longlong[::1], free: cython.longlong[::1]
 ) -> cython.void:
     """Depth K at ``p.t``: while fewer than K reservations are held, the first job holding
     none enters the first K — placed at its earliest start with every block in place, started
@@ -1073,38 +965,33 @@ def _place_first_k(
     while p.held < views.depth and p.h < m:
         h = p.h
         p.h += 1
-        if waiting[h] == 0:  # started earlier
+        if views.waiting[h] == 0:  # started earlier
             continue
         q = views.procs[h]
         dq = views.durs[h]
-        x = earliest_window(times, free, p.nsteps, p.a, q, dq, t, ends)
+        x = earliest_window(times, free, p.nsteps, p.a, q, dq, t, views.ends)
         st = t if x == p.a else times[x]
         if p.rec:  # the window it was placed in: a test passed
             p.event_reach = max(p.event_reach, st + dq)
             p.nw = _win(views, p.nw, p.wr, st, st + dq, 0)
-        p.nsteps = _reserve_at(times, free, p.nsteps, x, ends[0] + 1, st, st + dq, q)
-        p.a = _step(times, p.nsteps, p.a, t)
+        p.nsteps = _reserve_at(times, free, p.nsteps, x, views.ends[0] + 1, st, st + dq, q)
+        p.a = holding_near(times, p.nsteps, p.a, t)
         p.gen += 1  # (the profile changed: the first short instants found are stale)
-        _decide(views, p, h, q, dq, st, waiting, new_starts, new_sorted, last_starts)
+        _decide(views, p, h, q, dq, st)
         if st > t:
-            p.held = _push(heap, p.held, st)
-        _gone3(tree, views.leaves, h)
+            p.held = _push(views.heap, p.held, st)
+        _gone3(views.tree3, views.leaves, h)
 
 
 @cython.cfunc
 @cython.exceptval(check=False)
-@cython.initializedcheck(False)
 def _start_fitting(
     views: _Views,
     p: _Play,
     times: cython.longlong[::1],
     free: cython.longlong[::1],
-    waiting: cython.longlong[::1],
     short_now: cython.longlong[::1],
     tree: cython.uint[::1],
-    new_starts: cython.longlong[::1],
-    new_sorted: cython.longlong[::1],
-    last_starts: cython.longlong[::1],
 ) -> cython.void:
     """Depth K at ``p.t``, then: the jobs holding no reservation, in queue order, start if
     their processors are free over ``[t, t + planned duration)`` (found by
@@ -1132,16 +1019,15 @@ def _start_fitting(
         # (it ends by the first short instant for q, the cache's: no later than the step
         # found there)
         p.nsteps = _reserve_at(times, free, p.nsteps, p.a, short_now[ci + q], t, end, q)
-        _decide(views, p, k, q, dq, t, waiting, new_starts, new_sorted, last_starts)
+        _decide(views, p, k, q, dq, t)
         _gone3(tree, views.leaves, k)
-        p.a = _step(times, p.nsteps, p.a, t)  # (the block took room from t on)
+        p.a = holding_near(times, p.nsteps, p.a, t)  # (the block took room from t on)
         p.gen += 1
         now_free -= q
 
 
 @cython.cfunc
 @cython.exceptval(check=False)
-@cython.initializedcheck(False)
 def _next_fitting(
     views: _Views,
     p: _Play,
@@ -1243,29 +1129,25 @@ def _play(queue: EasyQueue) -> None:
 def _record(queue: EasyQueue, mode: int) -> None:
     """Play the no-slot plan, recording its events (``mode`` as in :func:`_run_depth`: 1,
     their sizes; 2, their profiles and windows too; 3, both)."""
-    times = buffer(queue.base_times, queue.size)
-    free = buffer(queue.base_free, queue.size + 3)  # (_first_short reads up to 3 steps past the -1)
+    views: _Views = Work(queue, True).views  # (the queue's buffers as they are now)
+    nsteps: cython.Py_ssize_t = len(queue.base_times)
     if cython.compiled:
-        free[len(queue.base_times)] = -1  # (the stop of _first_short's scan)
-    waiting = array("q", [1]) * queue.m if cython.compiled else [1] * queue.m
-    tree3 = _trees3(queue.leaves)
-    _build3(tree3, queue.leaves, queue.procs, queue.durs, waiting, queue.m)
-    views = _Views(queue, None)  # (E's buffers as they are now)
-    unused = buffer([], 0)  # (the starts of re-plans: a re-plan's only)
-    _run_depth(
-        queue, views, times, free, len(queue.base_times), waiting, _caches(queue.capacity),
-        tree3, buffer([], queue.m + 1), 0, queue.now, 0, queue.m, mode, 0, buffer([], 4),
-        unused, unused, unused, unused, 0,
-    )  # fmt: skip
+        views.free[nsteps] = -1  # (the stop of _first_short's scan)
+    _build3(views.tree3, queue.leaves, queue.procs, queue.durs, views.waiting, queue.m)
+    _begin(views.play, views, views.times, nsteps, queue.now, 0, queue.m, 0, mode, 0, 0)
+    _run_depth(queue, views, views.times, views.free)
 
 
 class Work:
-    """Buffers for :func:`delay`, reused across the candidate starts of a quote."""
+    """The buffers of a play of ``queue``'s plan (:func:`_run_depth`): a re-plan's, reused
+    across the candidate starts of a quote; with ``record``, the no-slot plan's, every job
+    waiting on the base profile."""
 
-    def __init__(self, queue: EasyQueue) -> None:
-        self.times = buffer([], queue.size)
-        self.free = buffer([], queue.size + 3)  # (_first_short reads up to 3 steps past the -1)
-        self.waiting = buffer([], queue.m)
+    def __init__(self, queue: EasyQueue, record: bool = False) -> None:
+        self.times = buffer(queue.base_times if record else [], queue.size)
+        # (_first_short reads up to 3 steps past the -1)
+        self.free = buffer(queue.base_free if record else [], queue.size + 3)
+        self.waiting = buffer([1] * queue.m if record else [], queue.m)
         self.short_now = _caches(queue.capacity)
         self.tree3 = _trees3(queue.leaves)
         self.heap = buffer([], queue.m + 1)  # the starts of the reserved jobs, a min-heap
@@ -1346,20 +1228,12 @@ def _restart(
     queue: EasyQueue, views: _Views, s: cython.longlong, e: cython.longlong, n: cython.longlong
 ) -> cython.Py_ssize_t:
     """:func:`restart` on ``queue``'s views ``views``."""
-    reach: cython.longlong[::1] = views.reach
     events: cython.Py_ssize_t = queue.events
-    lo: cython.Py_ssize_t = 0
-    hi: cython.Py_ssize_t = events
-    mid: cython.Py_ssize_t
-    while lo < hi:  # the first event whose reach passes s (reach is non-decreasing)
-        mid = (lo + hi) >> 1
-        if reach[mid] > s:
-            hi = mid
-        else:
-            lo = mid + 1
-    if lo < events:
-        return _first_moved(views, events, lo, s, e, n)
-    return lo
+    # the first event whose reach passes s (reach is non-decreasing: the step after s's)
+    r: cython.Py_ssize_t = index(views.reach, s, events) + 1
+    if r < events:
+        return _first_moved(views, events, r, s, e, n)
+    return r
 
 
 @cython.ccall
@@ -1372,34 +1246,19 @@ def restart(queue: EasyQueue, s: cython.longlong, e: cython.longlong, n: cython.
 
 @cython.cfunc
 @cython.exceptval(check=False)
-def _set_starts(
-    views: _Views, had: cython.bint, before: cython.Py_ssize_t, SV: cython.longlong[::1]
-) -> cython.void:
+def _set_starts(views: _Views, had: cython.bint, before: cython.Py_ssize_t) -> cython.void:
     """A re-plan's lists before it plays (:func:`_replan_depth`): its starts ``new_starts``
     the no-slot plan's (and the last re-plan's ``last_starts`` too, when there is none), the
-    first ``before`` of its sorted decisions ``new_sorted`` the no-slot plan's (``SV``, its
+    first ``before`` of its sorted decisions ``new_sorted`` the no-slot plan's (``vd``, its
     decision instants), and every job waiting (``waiting``; the caller clears the ones
     decided before the restart event)."""
-    m: cython.Py_ssize_t = views.m
-    starts0: cython.longlong[::1] = views.starts0
-    waiting: cython.longlong[::1] = views.waiting
-    new_starts: cython.longlong[::1] = views.new_starts
-    last_starts: cython.longlong[::1] = views.last_starts
-    new_sorted: cython.longlong[::1] = views.new_sorted
     x: cython.Py_ssize_t
-    if not cython.compiled:  # (the sizes and addresses below are C's: compiled only)
-        new_starts[:m] = starts0[:m]
-        if not had:
-            last_starts[:m] = starts0[:m]
-        new_sorted[:before] = SV[:before]
-    elif m > 0:
-        copy_values(cython.address(new_starts[0]), cython.address(starts0[0]), m)
-        if not had:
-            copy_values(cython.address(last_starts[0]), cython.address(starts0[0]), m)
-        if before > 0:
-            copy_values(cython.address(new_sorted[0]), cython.address(SV[0]), before)
-    for x in range(m):
-        waiting[x] = 1
+    copy_run(views.new_starts, 0, views.starts0, 0, views.m)
+    if not had:
+        copy_run(views.last_starts, 0, views.starts0, 0, views.m)
+    copy_run(views.new_sorted, 0, views.vd, 0, before)
+    for x in range(views.m):
+        views.waiting[x] = 1
 
 
 @cython.cfunc
@@ -1436,38 +1295,34 @@ def _delay(
     if cython.compiled:
         free[nsteps] = -1  # (the stop of _first_short's scan)
     nsteps = _reserve_at(times, free, nsteps, index(times, s, nsteps), nsteps, s, e, n)  # the slot
-    return _replan_depth(queue, views, times, free, nsteps, r, e)  # (it sets W, trees, heap up)
+    return _replan_depth(queue, views, nsteps, r, e)  # (it sets W, trees, heap up)
 
 
 @cython.cfunc
 def _replan_depth(
     queue: EasyQueue,
     views: _Views,
-    times: cython.longlong[::1],
-    free: cython.longlong[::1],
     nsteps: cython.Py_ssize_t,
     r: cython.Py_ssize_t,
     e: cython.longlong,
 ) -> cython.longlong:
-    """Depth K: :func:`_run_depth` from event ``r``'s state (``times``/``free``: with the slot,
-    which ends at ``e``), stopping at the no-slot plan's state or at the last re-plan's; its
-    starts and decisions are kept as the last re-plan's.  The jobs decided before event ``r``
-    are the first ``m - left[r]`` of the no-slot plan's decision order (``queue.order``): only they
-    are visited to set the state up — out of the waiting flags and the trees (copied whole
-    from ``queue.leaf3``, every job waiting), into the heap of reservations held when their start
-    is after the event before, and into the last re-plan's settle time."""
+    """Depth K: :func:`_run_depth` from event ``r``'s state (``views.times``/``free``,
+    ``nsteps`` steps: with the slot, which ends at ``e``), stopping at the no-slot plan's state
+    or at the last re-plan's; its starts and decisions are kept as the last re-plan's.  The
+    jobs decided before event ``r`` are the first ``m - left[r]`` of the no-slot plan's
+    decision order (``queue.order``): only they are visited to set the state up — out of the
+    waiting flags and the trees (copied whole from ``queue.leaf3``, every job waiting), into
+    the heap of reservations held when their start is after the event before, and into the
+    last re-plan's settle time."""
     m: cython.Py_ssize_t = views.m
     leaves: cython.Py_ssize_t = views.leaves
     starts0: cython.longlong[::1] = views.starts0
     durs: cython.longlong[::1] = views.durs
     order: cython.longlong[::1] = views.order
-    sorted_decisions: cython.longlong[::1] = views.vd
     waiting: cython.longlong[::1] = views.waiting
     heap: cython.longlong[::1] = views.heap
     tree3: cython.uint[::1] = views.tree3
-    new_starts: cython.longlong[::1] = views.new_starts
     last_starts: cython.longlong[::1] = views.last_starts
-    new_sorted: cython.longlong[::1] = views.new_sorted
     x: cython.Py_ssize_t
     y: cython.Py_ssize_t
     s0: cython.longlong
@@ -1486,7 +1341,7 @@ def _replan_depth(
             cython.address(views.leaf3[0]),
             3 * m * cython.sizeof(cython.uint),
         )
-    _set_starts(views, had, decided, sorted_decisions)  # (the earliest no-slot decisions)
+    _set_starts(views, had, decided)  # (the earliest no-slot decisions)
     if had:
         # its state may be this one's once both slots are over and the jobs decided before
         # event r (at their no-slot starts) have ended where the last re-plan started them
@@ -1506,15 +1361,14 @@ def _replan_depth(
     if r == 0:
         t = views.now
     else:  # the next instant after the event before, on the profile with the slot
-        x = index(times, prev, nsteps) + 1
-        t = times[x] if x < nsteps else 4611686018427387904  # _INF
+        x = index(views.times, prev, nsteps) + 1
+        t = views.times[x] if x < nsteps else 4611686018427387904  # _INF
         if hn > 0 and heap[0] < t:
             t = heap[0]
-    out = _run_depth(
-        queue, views, times, free, nsteps, waiting, views.short_now, tree3, heap, hn,
-        t, views.head[r], views.left[r], 0, e, views.counts,
-        new_starts, new_sorted, last_starts, views.last_sorted, settle2,
-    )  # fmt: skip
+    _begin(
+        views.play, views, views.times, nsteps, t, views.head[r], views.left[r], hn, 0, e, settle2
+    )
+    out = _run_depth(queue, views, views.times, views.free)
     _keep_as_last(views, e)
     return out
 

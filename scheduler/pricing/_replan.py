@@ -40,20 +40,17 @@ Measurements behind these choices: bench/results/kernels-history.txt.
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 
 try:
     import cython
 except ImportError:  # no Cython installed: the same source runs uncompiled
     from scheduler._native import cython_shim as cython
-try:  # compiled: the steps are shifted by C's memmove
-    from cython.cimports.libc.string import memmove
-except (ImportError, AttributeError):  # uncompiled (Cython's shadow module raises the
-    pass  # latter): lists shift themselves
 if cython.compiled:  # the profile's steps: C functions (scheduler/cluster/_steps.pxd)
     from cython.cimports.scheduler.cluster._steps import (
-        copy_values,
+        copy_run,
         earliest_window,
+        holding_near,
         index,
         insert_step,
         least_free,
@@ -71,6 +68,7 @@ else:  # their pure source (a build's functions take C arrays, not lists)
     buffer, index, insert_step = _steps.buffer, _steps.index, _steps.insert_step
     least_free, reserve, take_block = _steps.least_free, _steps.reserve, _steps.take_block
     earliest_window, load_steps = _steps.earliest_window, _steps.load_steps
+    copy_run, holding_near = _steps.copy_run, _steps.holding_near
 
 __all__ = ["FcfsQueue", "Queue", "buffer", "delays", "fcfs_delays", "first_options", "replan"]
 
@@ -88,10 +86,9 @@ class Queue:
     block but needs its processors free at its start: a slot over that instant meets it) —
     and ``below`` (see :func:`_dominated`); ``zeros``: the starts of the jobs of no duration,
     sorted; the *prefixes*: the steps of base + the no-slot blocks of the first ``j`` jobs,
-    for every ``j`` — compiled, all in the two buffers ``pt``/``pf`` (prefix ``j`` at
-    ``off[j]:off[j + 1]``: a few arrays, nothing for the garbage collector to scan), else
-    lists of lists; ``size``: room for any re-plan's profile (the base's steps + 2 per job +
-    2 for the slot).
+    for every ``j``, all in the two buffers ``pt``/``pf`` (prefix ``j`` at
+    ``off[j]:off[j + 1]``: a few arrays, nothing for the garbage collector to scan); ``size``:
+    room for any re-plan's profile (the base's steps + 2 per job + 2 for the slot).
     """
 
     def __init__(
@@ -137,77 +134,34 @@ def _dominated(procs: list, durs: list) -> list:
 
 @cython.ccall
 def _prefixes(queue: Queue, base_times: list, base_free: list) -> cython.void:
-    """Fill ``queue.pt``, ``queue.pf`` (and ``queue.off``) with the no-slot plan's prefixes."""
+    """Fill ``queue.pt``, ``queue.pf`` and ``queue.off`` with the no-slot plan's prefixes: the
+    plan played for their sizes, then again to copy them into buffers of those sizes."""
     m: cython.Py_ssize_t = queue.m
     procs: cython.longlong[::1] = queue.procs
     durs: cython.longlong[::1] = queue.durs
     starts: cython.longlong[::1] = queue.starts
     times: cython.longlong[::1] = buffer([], queue.size)
     free: cython.longlong[::1] = buffer([], queue.size)
-    prefix_off: cython.longlong[::1]
+    prefix_off: cython.longlong[::1] = buffer([], m + 2)
     prefix_times: cython.longlong[::1]
     prefix_free: cython.longlong[::1]
-    nsteps: cython.Py_ssize_t
+    nsteps: cython.Py_ssize_t = _load(times, free, base_times, base_free)
     j: cython.Py_ssize_t
-    x: cython.Py_ssize_t
-    o: cython.Py_ssize_t
-    if not cython.compiled:
-        nsteps = _load(times, free, base_times, base_free)
-        queue.pt = [times.copy()]
-        queue.pf = [free.copy()]
-        for j in range(m):
-            nsteps = reserve(times, free, nsteps, starts[j], starts[j] + durs[j], procs[j])
-            queue.pt.append(times.copy())
-            queue.pf.append(free.copy())
-        return
-    # compiled: the lengths first, then the steps, into arrays of the exact size
-    queue.off = buffer([], m + 2)
-    prefix_off = queue.off
-    nsteps = _load(times, free, base_times, base_free)
-    prefix_off[0] = 0
     for j in range(m):
         prefix_off[j + 1] = prefix_off[j] + nsteps
         nsteps = reserve(times, free, nsteps, starts[j], starts[j] + durs[j], procs[j])
     prefix_off[m + 1] = prefix_off[m] + nsteps
+    queue.off = prefix_off
     queue.pt = buffer([], prefix_off[m + 1])
     queue.pf = buffer([], prefix_off[m + 1])
     prefix_times = queue.pt
     prefix_free = queue.pf
     nsteps = _load(times, free, base_times, base_free)
     for j in range(m + 1):
-        o = prefix_off[j]
-        for x in range(nsteps):
-            prefix_times[o + x] = times[x]
-            prefix_free[o + x] = free[x]
+        copy_run(prefix_times, prefix_off[j], times, 0, nsteps)
+        copy_run(prefix_free, prefix_off[j], free, 0, nsteps)
         if j < m:
             nsteps = reserve(times, free, nsteps, starts[j], starts[j] + durs[j], procs[j])
-
-
-@cython.cfunc
-def _restart(
-    times: cython.longlong[::1],
-    free: cython.longlong[::1],
-    prefix_times: cython.longlong[::1],
-    prefix_free: cython.longlong[::1],
-    prefix_off: cython.longlong[::1],
-    j: cython.Py_ssize_t,
-) -> cython.Py_ssize_t:
-    """Copy prefix ``j`` into the buffers; returns its number of steps."""
-    o: cython.Py_ssize_t
-    nsteps: cython.Py_ssize_t
-    size: cython.Py_ssize_t
-    if cython.compiled:
-        o = prefix_off[j]
-        nsteps = prefix_off[j + 1] - o
-        size = nsteps * cython.sizeof(cython.longlong)
-        if nsteps > 0:
-            memmove(cython.address(times[0]), cython.address(prefix_times[o]), size)
-            memmove(cython.address(free[0]), cython.address(prefix_free[o]), size)
-    else:
-        times[:] = prefix_times[j]
-        free[:] = prefix_free[j]
-        nsteps = len(times)
-    return nsteps
 
 
 @cython.cfunc
@@ -316,7 +270,9 @@ def _replan(
     u_lo: cython.longlong = e  # the surplus span: old blocks of the jobs that moved (none yet)
     u_hi: cython.longlong = e
     moved: cython.bint = False
-    _copy_starts(new_starts, starts, m)  # this re-plan's starts: the no-slot ones until re-planned
+    copy_run(
+        new_starts, 0, starts, 0, m
+    )  # this re-plan's starts: the no-slot ones until re-planned
     i = 0
     while i < m:
         if not moved:
@@ -352,21 +308,6 @@ def _replan(
                     u_hi = planned + dur
         i += 1
     return delay
-
-
-@cython.cfunc
-@cython.inline
-@cython.exceptval(check=False)
-def _copy_starts(
-    new_starts: cython.longlong[::1], starts: cython.longlong[::1], m: cython.Py_ssize_t
-) -> cython.void:
-    """:func:`_replan`'s starts before it re-plans anyone: the ``m`` no-slot ones."""
-    x: cython.Py_ssize_t
-    if cython.compiled:
-        for x in range(m):
-            new_starts[x] = starts[x]
-    else:
-        new_starts[:m] = starts
 
 
 @cython.cfunc
@@ -411,7 +352,8 @@ def _keep_starts(
     (many, or no plan yet: ``nsteps`` 0); returns the number of steps."""
     x: cython.Py_ssize_t
     if nsteps == 0 or j - i > _GAP:
-        nsteps = _restart(times, free, prefix_times, prefix_free, prefix_off, j)
+        nsteps = prefix_off[j + 1] - prefix_off[j]
+        load_steps(times, free, prefix_times, prefix_free, prefix_off[j], nsteps)
         return reserve(times, free, nsteps, s, e, n)
     for x in range(i, j):
         nsteps = reserve(times, free, nsteps, starts[x], starts[x] + durs[x], procs[x])
@@ -481,38 +423,46 @@ def _earliest_start(
     return start if found == first else times[found]
 
 
-@cython.cfunc
-def _free_over(times: list, free: list, a: cython.longlong, b: cython.longlong) -> cython.longlong:
-    """Minimum free processors over ``[a, b)`` (``a < b``): :meth:`Profile.free_over`."""
-    i: cython.Py_ssize_t
-    j: cython.Py_ssize_t
-    hi: cython.Py_ssize_t = len(times)
-    lo: cython.Py_ssize_t = 0
-    mid: cython.Py_ssize_t
-    least: cython.longlong
-    f: cython.longlong
-    tj: cython.longlong
-    if not cython.compiled:
-        i = bisect_right(times, a) - 1
-        j = bisect_left(times, b, i + 1)
-        return free[i] if j == i + 1 else min(free[i:j])
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        tj = times[mid]
-        if a < tj:
-            hi = mid
-        else:
-            lo = mid + 1
-    i = lo - 1
-    least = free[i]
-    for j in range(i + 1, len(times)):
-        tj = times[j]
-        if tj >= b:
-            break
-        f = free[j]
-        if f < least:
-            least = f
-    return least
+@cython.final
+@cython.cclass
+class _Room:
+    """The room a slot finds at a candidate start: beside the running jobs and reservations
+    (the base profile ``base_*``), and in a hole of the no-slot plan (its profile ``plan_*``,
+    none: no hole test) that holds the start of no job of no duration (``zeros``, sorted: such
+    a job needs its processors at its start, beside no block)."""
+
+    base_times: cython.longlong[::1]
+    base_free: cython.longlong[::1]
+    plan_times: cython.longlong[::1]
+    plan_free: cython.longlong[::1]
+    nbase: cython.Py_ssize_t
+    nplan: cython.Py_ssize_t
+    zeros: list
+
+    def __init__(self, base_times, base_free, plan_times, plan_free, zeros: list) -> None:  # type: ignore[no-untyped-def]
+        self.nbase = len(base_times)
+        self.base_times = buffer(list(base_times), self.nbase)
+        self.base_free = buffer(list(base_free), self.nbase)
+        self.nplan = 0 if plan_times is None else len(plan_times)
+        self.plan_times = buffer(list(plan_times or []), self.nplan)
+        self.plan_free = buffer(list(plan_free or []), self.nplan)
+        self.zeros = zeros
+
+    @cython.cfunc
+    @cython.exceptval(check=False)
+    def beside_base(self, s: cython.longlong, e: cython.longlong) -> cython.longlong:
+        """The fewest free processors over ``[s, e)`` beside the running jobs and reservations
+        (:meth:`Profile.free_over`)."""
+        return least_free(self.base_times, self.base_free, 0, self.nbase, s, e)
+
+    @cython.cfunc
+    @cython.exceptval(check=False)
+    def in_a_hole(self, s: cython.longlong, e: cython.longlong, n: cython.longlong) -> cython.bint:
+        """Whether ``n`` processors over ``[s, e)`` are a hole of the no-slot plan: free there
+        beside every block, and no job of no duration starts there."""
+        if self.nplan == 0 or least_free(self.plan_times, self.plan_free, 0, self.nplan, s, e) < n:
+            return False
+        return not (self.zeros and bisect_left(self.zeros, s) < bisect_left(self.zeros, e))
 
 
 @cython.ccall
@@ -535,17 +485,15 @@ def delays(
     delay."""
     out: list = []
     s: cython.longlong
+    room: _Room = _Room(base_times, base_free, plan_times, plan_free, queue.zeros)
     times = buffer([], queue.size)
     free = buffer([], queue.size)
     new_starts = buffer([], queue.m)
     ends = buffer([], 2)  # (the steps a block found covers: _earliest_start)
-    zeros: list = queue.zeros
     for s in cands:
-        if _free_over(base_times, base_free, s, s + d) < n:
+        if room.beside_base(s, s + d) < n:
             out.append(None)
-        elif _free_over(plan_times, plan_free, s, s + d) >= n and not (
-            zeros and bisect_left(zeros, s) < bisect_left(zeros, s + d)
-        ):
+        elif room.in_a_hole(s, s + d, n):
             out.append(0)
         else:
             out.append(_replan(queue, times, free, new_starts, ends, s, s + d, n, now, fcfs, False))
@@ -579,22 +527,20 @@ def first_options(
     first: cython.Py_ssize_t = -1
     first_free: cython.Py_ssize_t = -1
     least: cython.longlong = 0
+    room: _Room = _Room(base_times, base_free, plan_times, plan_free, queue.zeros)
     times = buffer([], queue.size)
     free = buffer([], queue.size)
     new_starts = buffer([], queue.m)
     ends = buffer([], 2)  # (the steps a block found covers: _earliest_start)
-    zeros: list = queue.zeros
     for i in range(len(cands)):
         s = cands[i]
-        if _free_over(base_times, base_free, s, s + d) < n:
+        if room.beside_base(s, s + d) < n:
             continue
         count += 1
         if first < 0:
             first = i
         if zero and first_free < 0:
-            if _free_over(plan_times, plan_free, s, s + d) >= n and not (
-                zeros and bisect_left(zeros, s) < bisect_left(zeros, s + d)
-            ):
+            if room.in_a_hole(s, s + d, n):
                 first_free = i
             else:
                 f = _replan(queue, times, free, new_starts, ends, s, s + d, n, now, fcfs, True)
@@ -673,21 +619,6 @@ class FcfsQueue:
         self.starts = list(self.starts_buf)
 
 
-@cython.cfunc
-@cython.inline
-def _holding(
-    times: cython.longlong[::1], nsteps: cython.Py_ssize_t, a: cython.Py_ssize_t, t: cython.longlong
-) -> cython.Py_ssize_t:
-    """The step holding ``t`` just after a block from ``t`` was taken at step ``a`` (the
-    step holding ``t`` before): ``a``, or ``a + 1`` after a split at ``t``, or ``a - 1``
-    after a merge there."""
-    if a + 1 < nsteps and times[a + 1] <= t:
-        return a + 1
-    if times[a] > t:
-        return a - 1
-    return a
-
-
 @cython.ccall
 def _fcfs_plan(queue: FcfsQueue, base_times: list, base_free: list) -> cython.void:
     """Play the no-slot FCFS plan (``queue.starts_buf``, ``reach``, ``rmax``, ``qsum``, ``vq``),
@@ -726,7 +657,7 @@ def _fcfs_plan(queue: FcfsQueue, base_times: list, base_free: list) -> cython.vo
         step = earliest_window(times, free, nsteps, h, procs[j], dur, floor, ends)
         floor = floor if step == h else times[step]
         nsteps = take_block(times, free, nsteps, step, ends[0], floor, floor + dur, procs[j])
-        h = _holding(times, nsteps, step, floor)
+        h = holding_near(times, nsteps, step, floor)
         starts[j] = floor
         reach[j] = floor + (dur if dur > 0 else 1)
         if reach[j] > top:
@@ -831,30 +762,6 @@ def _keep_states(
 
 @cython.cfunc
 @cython.inline
-def _same_state(
-    times: cython.longlong[::1],
-    free: cython.longlong[::1],
-    nsteps: cython.Py_ssize_t,
-    h: cython.Py_ssize_t,
-    kept_times: cython.longlong[::1],
-    kept_free: cython.longlong[::1],
-    o: cython.Py_ssize_t,
-    size: cython.Py_ssize_t,
-    shift: cython.longlong,
-) -> cython.bint:
-    """Whether the steps ``h..nsteps-1`` (step ``h`` clipped to the floor) are the kept state at
-    ``o`` (of ``size`` steps) moved ``shift`` later."""
-    i: cython.Py_ssize_t
-    if nsteps - h != size or free[h] != kept_free[o]:
-        return False
-    for i in range(1, size):
-        if times[h + i] - shift != kept_times[o + i] or free[h + i] != kept_free[o + i]:
-            return False
-    return True
-
-
-@cython.cfunc
-@cython.inline
 def _release(
     times: cython.longlong[::1],
     free: cython.longlong[::1],
@@ -865,43 +772,11 @@ def _release(
 ) -> cython.Py_ssize_t:
     """Add ``r`` processors released at ``t`` to the releases ``b..nsteps-1`` (sorted by time,
     one per instant); returns the new ``nsteps``."""
-    lo: cython.Py_ssize_t = b
-    hi: cython.Py_ssize_t = nsteps
-    mid: cython.Py_ssize_t
-    while lo < hi:  # the first release at or after t
-        mid = (lo + hi) >> 1
-        if times[mid] < t:
-            lo = mid + 1
-        else:
-            hi = mid
+    lo: cython.Py_ssize_t = _release_index(times, b, nsteps, t)  # the first at or after t
     if lo < nsteps and times[lo] == t:
         free[lo] += r
         return nsteps
-    if not cython.compiled:
-        return insert_step(times, free, nsteps, lo, t, r)
-    move_steps(cython.address(times[0]), cython.address(free[0]), lo + 1, lo, nsteps - lo)
-    times[lo] = t
-    free[lo] = r
-    return nsteps + 1
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-def _first_meeting(
-    rmax: cython.longlong[::1], m: cython.Py_ssize_t, s: cython.longlong
-) -> cython.Py_ssize_t:
-    """FCFS: the first job whose block meets a slot from ``s`` (``rmax``: the largest reach of
-    the jobs up to each, which never decreases); ``m``: none."""
-    lo: cython.Py_ssize_t = 0
-    hi: cython.Py_ssize_t = m
-    mid: cython.Py_ssize_t
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if rmax[mid] > s:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
+    return _insert_release(times, free, nsteps, lo, t, r)
 
 
 @cython.cfunc
@@ -910,8 +785,7 @@ def _first_mover(
     starts: cython.longlong[::1],
     reach: cython.longlong[::1],
     m: cython.Py_ssize_t,
-    base_times: list,
-    base_free: list,
+    room: _Room,
     spare: cython.longlong[::1],
     j0: cython.Py_ssize_t,
     s: cython.longlong,
@@ -927,7 +801,7 @@ def _first_mover(
     the blocks there of the jobs up to it (``used``); one that starts later (and before the
     slot's end) if its spare processors at its start (``spare``: the plan's free ones, and the
     later jobs' starting with it) hold the slot."""
-    lim: cython.longlong = _free_over(base_times, base_free, s, s + 1) - n
+    lim: cython.longlong = room.beside_base(s, s + 1) - n
     used: cython.longlong = 0
     k: cython.Py_ssize_t = j0
     while k < m and starts[k] <= s:
@@ -976,9 +850,7 @@ def fcfs_delays(
     rmax: cython.longlong[::1] = queue.rmax
     base_rise: cython.longlong = queue.rise
     holes: cython.bint = queue.pt is not None
-    plan_times: cython.longlong[::1] = queue.pt if holes else queue.ct
-    plan_free: cython.longlong[::1] = queue.pf if holes else queue.cf
-    plan_nsteps: cython.Py_ssize_t = len(queue.pt) if holes else 0
+    room: _Room = _Room(base_times, base_free, queue.pt, queue.pf, [])
     spare: cython.longlong[::1] = queue.spare if holes else queue.ct
     replans: _FcfsReplan = _FcfsReplan.__new__(_FcfsReplan)
     i: cython.Py_ssize_t
@@ -986,31 +858,26 @@ def fcfs_delays(
     start: cython.longlong
     end: cython.longlong
     replans.setup(queue)
-    times: cython.longlong[::1] = replans.times  # (taken once: a view costs a reference)
-    free: cython.longlong[::1] = replans.free
-    ends: cython.longlong[::1] = replans.ends
     for i in range(len(cands) - 1, -1, -1):  # the latest first: their re-plans are short
         start = cands[i]
         end = start + d
-        if _free_over(base_times, base_free, start, end) < n:
+        if room.beside_base(start, end) < n:
             continue
-        first = _first_meeting(rmax, m, start)
+        first = index(rmax, start, m) + 1  # the first job whose block meets the slot
         if first == m or starts[first] >= end:
             out[i] = 0  # no job's block meets the slot: all keep their starts
             continue
-        if holes and least_free(plan_times, plan_free, 0, plan_nsteps, start, end) >= n:
+        if room.in_a_hole(start, end, n):
             # a hole of the plan: every job had room beside every later block, so beside
             # the slot too, and keeps its start
             out[i] = 0
             continue
         if holes and start >= base_rise:
-            first = _first_mover(
-                procs, starts, reach, m, base_times, base_free, spare, first, start, end, n
-            )
+            first = _first_mover(procs, starts, reach, m, room, spare, first, start, end, n)
             if first == m:
                 out[i] = 0  # none moves
                 continue
-        out[i] = replans.price(times, free, ends, start, end, n, first)
+        out[i] = replans.price(start, end, n, first)
     return out
 
 
@@ -1129,14 +996,7 @@ class _FcfsReplan:
     @cython.cfunc
     @cython.exceptval(check=False)
     def price(
-        self,
-        times: cython.longlong[::1],
-        free: cython.longlong[::1],
-        ends: cython.longlong[::1],
-        s: cython.longlong,
-        e: cython.longlong,
-        n: cython.longlong,
-        j0: cython.Py_ssize_t,
+        self, s: cython.longlong, e: cython.longlong, n: cython.longlong, j0: cython.Py_ssize_t
     ) -> cython.longlong:
         """The delay the slot ``n`` over ``[s, e)`` causes, ``j0`` the first job it can move.
 
@@ -1163,16 +1023,16 @@ class _FcfsReplan:
             size = self.coff[(j0 >> shift) + 1] - o
             if self.kept_times[o] >= base_rise:
                 rel = True
-                j0 = self.slot_ahead(times, free, o, size, j0, s, e, n)
+                j0 = self.slot_ahead(self.times, self.free, o, size, j0, s, e, n)
             else:
-                j0 = self.on_profile(times, free, ends, o, j0, s, e, n, rise)
+                j0 = self.on_profile(self.times, self.free, self.ends, o, j0, s, e, n, rise)
             if j0 < 0:
                 break  # (else from the kept state nearer to j0)
         if self.done or self.j == self.m:
             return self.delay
         if not rel:
-            self.profile_to_releases(free)
-        self.on_releases(times, free, e)
+            self.profile_to_releases(self.free)
+        self.on_releases(self.times, self.free, e)
         return self.delay
 
     @cython.cfunc
@@ -1207,7 +1067,7 @@ class _FcfsReplan:
         m: cython.Py_ssize_t = self.m
         j: cython.Py_ssize_t = self.j
         b: cython.Py_ssize_t = self.head
-        nsteps: cython.Py_ssize_t = self.load_releases(times, free, o, size, e, n)
+        nsteps: cython.Py_ssize_t = self.load_releases(o, size, e, n)
         at_floor: cython.longlong = self.at_floor
         floor: cython.longlong = self.floor
         dropping: cython.bint = s > floor
@@ -1270,13 +1130,7 @@ class _FcfsReplan:
     @cython.cfunc
     @cython.exceptval(check=False)
     def load_releases(
-        self,
-        times: cython.longlong[::1],
-        free: cython.longlong[::1],
-        o: cython.Py_ssize_t,
-        size: cython.Py_ssize_t,
-        e: cython.longlong,
-        n: cython.longlong,
+        self, o: cython.Py_ssize_t, size: cython.Py_ssize_t, e: cython.longlong, n: cython.longlong
     ) -> cython.Py_ssize_t:
         """Load the kept state at ``o`` (of ``size`` steps) as its releases from ``head`` on,
         and the slot's release at its end ``e``; returns the number of steps."""
@@ -1286,12 +1140,14 @@ class _FcfsReplan:
         self.at_floor = self.kept_free[o]
         if cython.compiled:
             for x in range(1, size):
-                times[head + x - 1] = self.kept_times[o + x]
-                free[head + x - 1] = self.kept_free[o + x] - self.kept_free[o + x - 1]
+                self.times[head + x - 1] = self.kept_times[o + x]
+                self.free[head + x - 1] = self.kept_free[o + x] - self.kept_free[o + x - 1]
         else:
-            times[:] = self.kept_times[o + 1 : o + size]
-            free[:] = [self.kept_free[o + x] - self.kept_free[o + x - 1] for x in range(1, size)]
-        return _release(times, free, head + size - 1, head, e, n)
+            self.times[:] = self.kept_times[o + 1 : o + size]
+            self.free[:] = [
+                self.kept_free[o + x] - self.kept_free[o + x - 1] for x in range(1, size)
+            ]
+        return _release(self.times, self.free, head + size - 1, head, e, n)
 
     @cython.cfunc
     @cython.exceptval(check=False)
@@ -1311,11 +1167,11 @@ class _FcfsReplan:
         profile (steps ``times``/``free``) while a block starts after the floor (before
         ``rise``).  While nothing has moved, a job whose block misses the slot is not
         searched for; once something has, every kept job compares the state with the
-        plan's (:func:`_same_state`).  Returns the job to start again from (a later kept
+        plan's (:meth:`same_as_plan`).  Returns the job to start again from (a later kept
         state, nearer to the next job meeting the slot), else -1."""
         m: cython.Py_ssize_t = self.m
         j: cython.Py_ssize_t = self.j
-        nsteps: cython.Py_ssize_t = self.restart_with_slot(times, free, o, j0, s, e, n)
+        nsteps: cython.Py_ssize_t = self.restart_with_slot(o, j0, s, e, n)
         floor: cython.longlong = self.now if j0 == 0 else self.starts[j0 - 1]
         h: cython.Py_ssize_t = index(times, floor, nsteps)
         procs_j: cython.longlong
@@ -1341,16 +1197,14 @@ class _FcfsReplan:
                     floor = start
                     j += 1
                     continue
-            elif (j & (self.every - 1)) == 0 and self.same_as_plan(
-                times, free, j, nsteps, h, floor
-            ):
+            elif (j & (self.every - 1)) == 0 and self.same_as_plan(j, nsteps, h, floor):
                 self.done = True  # every later job moves as the floor
                 break
             # the earliest start from the floor (step h holds it)
             step = earliest_window(times, free, nsteps, h, procs_j, dur, floor, ends)
             floor = floor if step == h else times[step]
             nsteps = take_block(times, free, nsteps, step, ends[0], floor, floor + dur, procs_j)
-            h = _holding(times, nsteps, step, floor)
+            h = holding_near(times, nsteps, step, floor)
             if floor != start:
                 self.moved = True
                 self.delay += (floor - start) * procs_j
@@ -1362,8 +1216,6 @@ class _FcfsReplan:
     @cython.exceptval(check=False)
     def restart_with_slot(
         self,
-        times: cython.longlong[::1],
-        free: cython.longlong[::1],
         o: cython.Py_ssize_t,
         j0: cython.Py_ssize_t,
         s: cython.longlong,
@@ -1376,41 +1228,41 @@ class _FcfsReplan:
         j: cython.Py_ssize_t
         start: cython.longlong
         nsteps: cython.Py_ssize_t = load_steps(
-            times, free, self.kept_times, self.kept_free, o, o_end - o
+            self.times, self.free, self.kept_times, self.kept_free, o, o_end - o
         )
-        nsteps = reserve(times, free, nsteps, s if s > times[0] else times[0], e, n)
+        start = s if s > self.times[0] else self.times[0]
+        nsteps = reserve(self.times, self.free, nsteps, start, e, n)
         for j in range(self.j, j0):
             start = self.starts[j]
-            nsteps = reserve(times, free, nsteps, start, start + self.durs[j], self.procs[j])
+            nsteps = reserve(
+                self.times, self.free, nsteps, start, start + self.durs[j], self.procs[j]
+            )
         return nsteps
 
     @cython.cfunc
     @cython.exceptval(check=False)
     def same_as_plan(
         self,
-        times: cython.longlong[::1],
-        free: cython.longlong[::1],
         j: cython.Py_ssize_t,
         nsteps: cython.Py_ssize_t,
         h: cython.Py_ssize_t,
         floor: cython.longlong,
     ) -> cython.bint:
-        """Whether the profile from the floor on (step ``h``) at kept job ``j`` is the plan's
-        kept state there moved later; then the rest of the delay is added."""
+        """Whether the profile from the floor on at kept job ``j`` (the steps ``h..nsteps-1``,
+        step ``h`` clipped to the floor) is the plan's kept state there moved later; then the
+        rest of the delay is added."""
         o: cython.Py_ssize_t = self.coff[j >> self.shift]
+        size: cython.Py_ssize_t = self.coff[(j >> self.shift) + 1] - o
         late: cython.longlong = floor - self.kept_times[o]
-        if not _same_state(
-            times,
-            free,
-            nsteps,
-            h,
-            self.kept_times,
-            self.kept_free,
-            o,
-            self.coff[(j >> self.shift) + 1] - o,
-            late,
-        ):
+        i: cython.Py_ssize_t
+        if nsteps - h != size or self.free[h] != self.kept_free[o]:
             return False
+        for i in range(1, size):
+            if (
+                self.times[h + i] - late != self.kept_times[o + i]
+                or self.free[h + i] != self.kept_free[o + i]
+            ):
+                return False
         self.delay += late * self.qsum[j]  # every later job moves as the floor
         return True
 
@@ -1468,9 +1320,7 @@ class _FcfsReplan:
                 if start >= e:
                     tail = self.vq[j]
                     break  # nothing moved and no later job meets the slot
-            elif (j & mask) == 0 and self.at_kept_state(
-                times, free, j, nsteps, b, at_floor, floor, acc
-            ):
+            elif (j & mask) == 0 and self.at_kept_state(j, nsteps, b, at_floor, floor, acc):
                 tail = self.tail
                 delay += tail - self.vq[j]  # every later job starts as there
                 break
@@ -1513,8 +1363,6 @@ class _FcfsReplan:
     @cython.exceptval(check=False)
     def at_kept_state(
         self,
-        times: cython.longlong[::1],
-        free: cython.longlong[::1],
         j: cython.Py_ssize_t,
         nsteps: cython.Py_ssize_t,
         b: cython.Py_ssize_t,
@@ -1532,20 +1380,19 @@ class _FcfsReplan:
         o: cython.Py_ssize_t = self.coff[c]
         size: cython.Py_ssize_t = nsteps - b + 1
         late: cython.longlong = floor - self.kept_times[o]
-        x: cython.Py_ssize_t
-        hit: cython.bint
-        if _same_releases(
-            times,
-            free,
-            nsteps,
-            b,
-            at_floor,
-            self.kept_times,
-            self.kept_free,
-            o,
-            self.coff[c + 1] - o,
-            late,
-        ):
+        level: cython.longlong = at_floor  # the free processors from each release on
+        x: cython.Py_ssize_t = 1
+        # the plan's kept state, moved later?  (it is a profile: compared step by step with
+        # the running sum of the releases)
+        hit: cython.bint = size == self.coff[c + 1] - o and at_floor == self.kept_free[o]
+        while hit and x < size:
+            level += self.free[b + x - 1]
+            hit = (
+                self.times[b + x - 1] - late == self.kept_times[o + x]
+                and level == self.kept_free[o + x]
+            )
+            x += 1
+        if hit:
             self.tail = self.vq[j] + late * self.qsum[j]  # every later job moves as the floor
             return True
         # the state the last re-plan had here?  Then the jobs from here on start as there,
@@ -1556,8 +1403,8 @@ class _FcfsReplan:
         late = floor - self.last_floor[c]  # (times kept as they were: compared moved by the floors)
         while hit and x < size:
             hit = (
-                times[b + x - 1] - self.last_times[o + x] == late
-                and self.last_free[o + x] == free[b + x - 1]
+                self.times[b + x - 1] - self.last_times[o + x] == late
+                and self.last_free[o + x] == self.free[b + x - 1]
             )
             x += 1
         if hit:
@@ -1566,16 +1413,8 @@ class _FcfsReplan:
         if size <= self.room:  # keep this state
             self.last_free[o] = at_floor
             self.last_floor[c] = floor
-            if cython.compiled:
-                copy_values(
-                    cython.address(self.last_times[o + 1]), cython.address(times[b]), size - 1
-                )
-                copy_values(
-                    cython.address(self.last_free[o + 1]), cython.address(free[b]), size - 1
-                )
-            else:
-                self.last_times[o + 1 : o + size] = times[b:nsteps]
-                self.last_free[o + 1 : o + size] = free[b:nsteps]
+            copy_run(self.last_times, o + 1, self.times, b, size - 1)
+            copy_run(self.last_free, o + 1, self.free, b, size - 1)
             self.rec_at[self.nrec] = c
             self.rec_sum[self.nrec] = acc
             self.rec_floor[self.nrec] = floor
@@ -1780,41 +1619,10 @@ def _insert_release(
     procs_j: cython.longlong,
 ) -> cython.Py_ssize_t:
     """A new release at place ``at``, the later ones moved back; returns the new ``nsteps``
-    (:func:`_release`'s insertion; compiled with C's memmove)."""
-    size: cython.Py_ssize_t
+    (:func:`_release`'s insertion; compiled, the later ones moved by C's memmove)."""
     if not cython.compiled:
         return insert_step(times, free, nsteps, at, stop, procs_j)
-    if at < nsteps:
-        size = (nsteps - at) * cython.sizeof(cython.longlong)
-        memmove(cython.address(times[at + 1]), cython.address(times[at]), size)
-        memmove(cython.address(free[at + 1]), cython.address(free[at]), size)
+    move_steps(cython.address(times[0]), cython.address(free[0]), at + 1, at, nsteps - at)
     times[at] = stop
     free[at] = procs_j
     return nsteps + 1
-
-
-@cython.cfunc
-@cython.inline
-def _same_releases(
-    times: cython.longlong[::1],
-    free: cython.longlong[::1],
-    nsteps: cython.Py_ssize_t,
-    b: cython.Py_ssize_t,
-    at_floor: cython.longlong,
-    kept_times: cython.longlong[::1],
-    kept_free: cython.longlong[::1],
-    o: cython.Py_ssize_t,
-    size: cython.Py_ssize_t,
-    shift: cython.longlong,
-) -> cython.bint:
-    """:func:`_same_state` of a profile kept as its releases (``at_floor`` at the floor, ``free[x]``
-    more from ``times[x]`` on, ``b <= x < nsteps``)."""
-    i: cython.Py_ssize_t
-    acc: cython.longlong = at_floor
-    if nsteps - b + 1 != size or at_floor != kept_free[o]:
-        return False
-    for i in range(1, size):
-        acc += free[b + i - 1]
-        if times[b + i - 1] - shift != kept_times[o + i] or acc != kept_free[o + i]:
-            return False
-    return True
