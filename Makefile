@@ -20,7 +20,7 @@ setup: $(STAMP) $(CHART) $(NATIVE)
 # compiler per core (72 -> 34 s on 2 cores)
 native: $(NATIVE)
 
-$(NATIVE): $(STAMP) setup.py $(NATIVE_SRC) $(wildcard scheduler/*/*.pxd)
+$(NATIVE): $(STAMP) setup.py scheduler/_native.py $(NATIVE_SRC) $(wildcard scheduler/*/*.pxd)
 	@mkdir -p build/native
 	@if $(PY) -W ignore setup.py -q build_ext --inplace --parallel $$(nproc) >build/native/build.log 2>&1; then \
 		grep '^gridportal:' build/native/build.log || true; \

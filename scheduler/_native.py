@@ -62,7 +62,9 @@ def source_sha256(path: str | os.PathLike[str]) -> str:
     beside it (sorted by name), then of every other ``.pxd`` it cimports
     (``cython.cimports.<package>.<module>``, found under a folder above it; sorted by name) — a
     kernel inlines the bodies a ``.pxd`` declares, so a change there makes its build stale
-    too."""
+    too — and last of the ``.py`` of every module it cimports: a kernel calls that module's
+    compiled functions, so it is stale exactly when that module's build is (else a fresh
+    kernel would import the pure module a stale build leaves in its place, and fail)."""
     try:  # CPython's own sha256: no OpenSSL to load at start-up (~2 ms, ~4 MiB)
         from _sha256 import sha256
     except ImportError:  # pragma: no cover - other interpreters
@@ -74,9 +76,14 @@ def source_sha256(path: str | os.PathLike[str]) -> str:
     for pxd in beside:
         digest.update(pxd.read_bytes())
     mine = {pxd.resolve() for pxd in beside}
-    for pxd in _cimported_pxd(src, data.decode()):
+    cimported = _cimported_pxd(src, data.decode())
+    for pxd in cimported:
         if pxd.resolve() not in mine:
             digest.update(pxd.read_bytes())
+    for pxd in cimported:
+        module = pxd.with_suffix(".py")
+        if module.is_file() and module.resolve() != src.resolve():
+            digest.update(module.read_bytes())
     return digest.hexdigest()
 
 
@@ -136,7 +143,8 @@ def load_compiled(name: str, directory: str | None = None) -> tuple[ModuleType |
     try:
         loader = importlib.machinery.ExtensionFileLoader(name, str(ext))
         module = _exec(name, importlib.util.spec_from_file_location(name, ext, loader=loader))
-    except ImportError as exc:
+    except (ImportError, AttributeError) as exc:  # (AttributeError: a module it cimports
+        # is loaded without its compiled functions)
         return None, f"the compiled build does not load ({exc})"
     built = getattr(module, "__source_sha256__", None)
     if built != source_sha256(src):

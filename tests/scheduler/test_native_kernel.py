@@ -254,12 +254,44 @@ def test_a_build_hashes_the_pxd_it_cimports_from_another_folder(tmp_path):
     assert _native.source_sha256(kernel) == before
     steps.write_text("cdef inline int index(): return 1\n")
     assert _native.source_sha256(kernel) != before
+    # the library's .py too: the kernel calls its compiled functions, so when the library's
+    # build is stale (pure Python loaded in its place), the kernel's must be stale as well
+    before = _native.source_sha256(kernel)
+    steps.with_suffix(".py").write_text("def index(): return 1\n")
+    assert _native.source_sha256(kernel) != before
     # the real kernels name the real library (the cluster loop has it beside it)
     for name in ("_easy.py", "_replan.py"):
         real = ROOT / "scheduler" / "pricing" / name
         assert _native._cimported_pxd(real, real.read_text()) == [
             ROOT / "scheduler" / "cluster" / "_steps.pxd"
         ]
+
+
+def test_an_edited_step_library_leaves_every_kernel_that_cimports_it_pure(tmp_path):
+    """Edit scheduler/cluster/_steps.py after a build: its build is stale, and so are the
+    kernels that call it, so the engine runs the pure sources together, whichever is loaded
+    first (before, a fresh pricing kernel imported over the pure library failed with
+    AttributeError: no ``__pyx_capi__``)."""
+    if native_status() != "compiled":
+        pytest.skip(f"needs the compiled kernels (make setup): {native_status()}")
+    pkg = _copy_scheduler(tmp_path)
+    steps = pkg / "cluster" / "_steps.py"
+    steps.write_text(steps.read_text() + "\n# edited after the build\n")
+    code = (
+        "import warnings; warnings.simplefilter('ignore')\n"
+        "from scheduler import _native\n"
+        "_native.load('scheduler.cluster._steps')\n"
+        "for name in ('scheduler.pricing._easy', 'scheduler.pricing._replan',"
+        " 'scheduler.cluster._loop'):\n"
+        "    _native.load(name)\n"
+    )
+    end = (
+        "print(sorted(set(v.split(':')[0] for k, v in _native.status().items()"
+        " if k != 'scheduler.cluster._kernel')))"
+    )
+    out = _status_in(tmp_path, None, code, end)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "['pure']", out.stdout
 
 
 def test_status_and_the_pure_python_switch(tmp_path):
