@@ -125,7 +125,8 @@ def test_compiled_and_pure_kernels_agree_call_by_call(policy):
 def test_a_build_of_another_source_is_not_loaded(tmp_path):
     """The stale-build guard covers this module too: a compiled build beside a changed
     ``.py``, or built before a change of the cluster's step library it cimports
-    (scheduler/cluster/_steps.pxd, its inlined bodies), is refused (the ``.py`` runs)."""
+    (scheduler/cluster/_steps.pxd, its inlined bodies, or _steps.py, whose compiled functions
+    it calls), is refused (the ``.py`` runs)."""
     module = _compiled()  # skips without a build, except under CI (make test builds it)
     here = Path(price_mod.__file__).parent
     kernel = tmp_path / "scheduler" / "pricing"  # (the tree's layout: the .pxd is found above)
@@ -136,6 +137,7 @@ def test_a_build_of_another_source_is_not_loaded(tmp_path):
     shutil.copy(module.__file__, kernel / os.path.basename(module.__file__))
     steps_pxd = library / "_steps.pxd"
     shutil.copy(here.parent / "cluster" / "_steps.pxd", steps_pxd)
+    shutil.copy(here.parent / "cluster" / "_steps.py", library / "_steps.py")
     module, why = _native.load_compiled(NAME, directory=str(kernel))
     assert module is not None and why == "compiled"
     with open(kernel / "_replan.py", "a") as fh:
@@ -146,6 +148,12 @@ def test_a_build_of_another_source_is_not_loaded(tmp_path):
     module, why = _native.load_compiled(NAME, directory=str(kernel))
     assert module is not None
     with open(steps_pxd, "a") as fh:  # an inlined body changed
+        fh.write("\n# changed\n")
+    module, why = _native.load_compiled(NAME, directory=str(kernel))
+    assert module is None and why.startswith("stale compiled build")
+    shutil.copy(here.parent / "cluster" / "_steps.pxd", steps_pxd)
+    assert _native.load_compiled(NAME, directory=str(kernel))[0] is not None
+    with open(library / "_steps.py", "a") as fh:  # the library's own build is stale now
         fh.write("\n# changed\n")
     module, why = _native.load_compiled(NAME, directory=str(kernel))
     assert module is None and why.startswith("stale compiled build")
