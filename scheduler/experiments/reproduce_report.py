@@ -21,6 +21,7 @@ from __future__ import annotations
 import html
 import json
 import math
+import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -433,6 +434,8 @@ def report_markdown(report: dict[str, Any]) -> str:
                                    for e in row["published"]]  # fmt: skip
         for c in checks:
             note = c.get("shown_cause") or ""
+            if _SPREAD.match(c.get("detail") or ""):  # measured over a spread: show it
+                note = "; ".join(filter(None, (c["detail"], note)))
             if c.get("by_construction"):
                 note = f"by construction: {c.get('by_construction_why', '')}"
             elif c["verdict"] in (FITTED, CONSTANT, BLOCKED):
@@ -538,6 +541,11 @@ def _seed_table(report: dict[str, Any]) -> list[str]:
                    + f"<td>{_esc(_share(t))}</td></tr>")  # fmt: skip
     out.append("</table>")
     return out
+
+
+#: A check's detail that gives the spread of an unstated choice ("9 runs, submit_hour over …:
+#: median …, 10–90 % …"): the board shows it beside the published value.
+_SPREAD = re.compile(r"(holds in \d+ of )?\d+ runs, ")
 
 
 def _cause(c: dict[str, Any]) -> str:

@@ -25,7 +25,8 @@ from scheduler.experiments.reproduce import (
     tally,
     verdict,
 )
-from scheduler.experiments.reproduce_report import reclassify, report_markdown
+from scheduler.experiments.reproduce_report import _md, reclassify, report_markdown
+from tests.conftest import ROOT
 
 WHERE = "thesis §5.3, Figure 23"
 
@@ -134,6 +135,21 @@ def test_the_markdown_opens_with_the_honest_rate():
                                                           row(DIFFERS, "b")])}}  # fmt: skip
     text = report_markdown(report)
     assert "**The honest rate**" in text and "**1/2 (50 %)**" in text
+
+
+def test_the_markdown_shows_every_spread_beside_its_published_value():
+    """A check measured over the spread of an unstated choice (median, 10–90 %, or in how many
+    runs a shape holds) shows it on its line of the board, whatever its verdict: before, a
+    "depends" line of seed 003 Figure 7 read "1,901 | depends |" with its spread left out."""
+    board = json.loads((ROOT / "docs" / "reproductions.json").read_text())
+    lines = report_markdown(board).splitlines()
+    spread = [(r, c) for r in board["rows"] for c in r["checks"] if " runs, " in c["detail"]]
+    assert sum(c["verdict"] == "depends" for _, c in spread) >= 5
+    for r, c in spread:
+        assert any(
+            line.startswith(f"| {r['kind']}/{r['preset']} |") and _md(c["detail"]) in line
+            for line in lines
+        ), (r["preset"], c["claim"], c["detail"])
 
 
 def test_reclassify_moves_a_stored_check_of_a_fitted_claim_to_fitted():
