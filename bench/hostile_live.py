@@ -27,7 +27,6 @@ import json
 import os
 import random
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -41,6 +40,10 @@ from pathlib import Path
 import requests
 
 HERE = Path(__file__).resolve().parent.parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+from bench._ports import free_port  # noqa: E402
+
 sys.path[:0] = [str(HERE), str(HERE / "bench")]
 from bench_sacct import write_dump  # noqa: E402
 from hostile_uploads import big_result  # noqa: E402
@@ -55,12 +58,6 @@ HEAD = "JobID|User|Group|Partition|QOS|State|Submit|Start|End|Timelimit|AllocCPU
 ROW = "|u|g|p|q|COMPLETED|2025-01-06T08:00:00|2025-01-06T08:00:10|2025-01-06T09:00:00|10|1|1G|x"
 LONG_PARAMS = {"procs": "128", "submissions": 1, "tasks": 5000, "generations": 10000,
                "population": 1000, "alphas": "0.5"}  # fmt: skip
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _sql(statement: str) -> None:
@@ -78,7 +75,7 @@ class Stack:
         _sql(f'CREATE DATABASE "{DB}"')
         self.var = Path(tempfile.mkdtemp(prefix="hostile-live-"))
         (self.var / "tmp").mkdir()
-        self.url = f"http://127.0.0.1:{_free_port()}"
+        self.url = f"http://127.0.0.1:{free_port()}"
         self.env = {
             **os.environ, "DATABASE_URL": f"{PG}/{DB}", "CELERY_BROKER_URL": REDIS,
             "GRIDPORTAL_QUEUE": f"hostile-live-{uuid.uuid4().hex[:6]}",

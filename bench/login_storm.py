@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -39,6 +38,10 @@ from pathlib import Path
 import requests
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+from bench._ports import free_port  # noqa: E402
+
 PG = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
 #: Throttle counters shared by the gunicorn workers, as docker-compose.yml sets CACHE_URL
 #: (without it each worker counts on its own: 3 workers let 3 x the rate through).
@@ -47,12 +50,6 @@ CACHE = os.environ.get("BENCH_CACHE_URL", "redis://127.0.0.1:6379/7")
 #: (throttles last up to an hour) are not met again.
 NET = random.Random().randrange(1, 200)
 RIGHT = "Bench-Right-Pass-2931"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def create_db(name: str) -> str:

@@ -30,15 +30,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+from bench._ports import free_port  # noqa: E402
+
 TEMPLATE = ROOT / "deploy" / "nginx" / "default.conf.template"
 #: docker-compose.yml's gunicorn (web service)
 GUNICORN_ARGS = ["--workers", "3", "--threads", "4", "--timeout", "120"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_port(port: int, timeout: float = 60.0, proc: subprocess.Popen | None = None) -> None:

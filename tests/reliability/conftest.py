@@ -26,18 +26,13 @@ from pathlib import Path
 
 import pytest
 
+from bench._ports import free_port
 from tests.conftest import ROOT, require, wait_for
 
 from .figures import record_figure  # noqa: F401 (re-exported for the tests)
 
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
 PY = sys.executable
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def answers(port: int) -> bool:

@@ -31,6 +31,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from bench._ports import free_port
+
 __all__ = ["SlurmCluster", "SlurmError", "missing"]
 
 SBIN = ("slurmctld", "slurmd", "slurmdbd", "munged")
@@ -51,12 +53,6 @@ def missing() -> str | None:
             "apt-get install slurm-wlm slurmdbd munge"
         )
     return None
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _which(name: str) -> str:
@@ -114,7 +110,7 @@ class SlurmCluster:
             (self.root / sub).mkdir(parents=True, exist_ok=True)
             os.chmod(self.root / sub, 0o700)
         os.chmod(self.root, 0o700)
-        self.ctld_port, self.slurmd_port, self.dbd_port = (_free_port() for _ in range(3))
+        self.ctld_port, self.slurmd_port, self.dbd_port = (free_port() for _ in range(3))
         key = self.root / "munge" / "munge.key"
         key.write_bytes(secrets.token_bytes(1024))
         os.chmod(key, 0o600)
