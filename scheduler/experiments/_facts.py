@@ -18,11 +18,12 @@ A fact missing from the summary (a trace stored before it was recorded) checks n
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from .schema import ParamError
 
-__all__ = ["check_trace_facts", "check_window"]
+__all__ = ["check_estimates", "check_trace_facts", "check_window"]
 
 
 def check_trace_facts(
@@ -76,6 +77,16 @@ def check_window(
     errors = _window_errors(fact, first_days, first_jobs, days_field, jobs_field, where)
     if errors:
         raise ParamError(errors)
+
+
+def check_estimates(estimates: str, jobs: Iterable[Any]) -> None:
+    """The run's own refusal of "requested" estimates when no job of the trace requests a time
+    (SWF field 9), which :func:`check_trace_facts` mirrors at submit."""
+    if estimates == "requested" and not any(j.req_time > 0 for j in jobs):
+        raise ParamError({
+            "estimates": "the trace has no requested times (SWF field 9 is -1 or 0 "
+            "everywhere): choose 'accurate'"
+        })  # fmt: skip
 
 
 def _window_errors(

@@ -50,6 +50,7 @@ __all__ = [
     "check_inputs",
     "document_facts",
     "input_facts",
+    "result",
     "chart",
     "series",
     "table",
@@ -428,6 +429,24 @@ def check_inputs(kind: ExperimentKind, inputs: dict[str, list[Any]]) -> None:
         if n < spec.min or n > spec.max:
             want = str(spec.min) if spec.min == spec.max else f"{spec.min}–{spec.max}"
             raise InputError(f"{kind.name} needs {want} {spec.name}; got {n}")
+
+
+def result(
+    summary: dict[str, Any],
+    labels: dict[str, str],
+    key: list[str],
+    tables: list[dict[str, Any]],
+    charts: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """A run's Result body (see above) whose Key results are the first six names of ``key``
+    that ``summary`` has (a value may be None or absent when an arm never ran)."""
+    return {
+        "summary": summary,
+        "summary_labels": labels,
+        "key": [k for k in key if summary.get(k) is not None][:6],
+        "tables": tables,
+        "charts": charts,
+    }
 
 
 def _no_progress(fraction: float, message: str) -> None:

@@ -34,7 +34,7 @@ from ..coallocation.simulate import (
     simulate,
 )
 from ..coallocation.topology import Topology, TopologyError, builtin_topologies, load_topology
-from .base import ExperimentKind, InputSpec, Preset, chart, register, series, table
+from .base import ExperimentKind, InputSpec, Preset, chart, register, result, series, table
 from .claims import of
 from .schema import Param, ParamError, split_list
 
@@ -526,14 +526,7 @@ def _report(
         key += [f"{scns[0]}_success_at_100", f"{scns[0]}_ip_solves_per_request", "requests"]
     elif len(scns) == 2:
         key.append("requests")
-    key = [k for k in key if summary.get(k) is not None][:6]
-    return {
-        "summary": summary,
-        "summary_labels": labels,
-        "key": key,
-        "tables": tables,
-        "charts": charts,
-    }
+    return result(summary, labels, key, tables, charts)
 
 
 def calibrate(

@@ -41,7 +41,7 @@ from ..malleability.occupancy import cluster_profiles
 from ..malleability.policies import POLICY_NAMES
 from ..malleability.simulator import THRESHOLD_SCOPES, SimResult, Simulation
 from ..malleability.workload import APP_CHOICES, check_sizes, seed_workload, trace_workload
-from .base import ExperimentKind, InputSpec, Preset, chart, register, series, table
+from .base import ExperimentKind, InputSpec, Preset, chart, register, result, series, table
 from .claims import of
 from .schema import Param, ParamError, split_list
 
@@ -698,11 +698,4 @@ def _report(
     else:
         metric_keys = ("mean_response", "utilization")
     key = [f"{s}.{m}" for m in metric_keys for s in slugs]
-    key = [k for k in key if summary.get(k) is not None][:6]
-    return {
-        "summary": summary,
-        "summary_labels": labels,
-        "key": key,
-        "tables": tables,
-        "charts": out_charts,
-    }
+    return result(summary, labels, key, tables, out_charts)

@@ -28,7 +28,7 @@ import numpy as np
 from ..cluster import policy_choices, prepare_jobs
 from ..pricing.workload import PricingRun, run_pricing
 from ..traces.load import duplicate_jobs, first_days, offered_load
-from ._facts import check_trace_facts
+from ._facts import check_estimates, check_trace_facts
 from .base import ExperimentKind, InputSpec, Preset, Spread, chart, register, series, table
 from .claims import of
 from .passes import map_passes
@@ -299,11 +299,7 @@ class Pricing(ExperimentKind):
         procs = params["procs"] or trace.machine_procs
         if not procs:
             raise ParamError({"procs": "the trace header has no MaxProcs: give the processors"})
-        if params["estimates"] == "requested" and not any(j.req_time > 0 for j in trace.jobs):
-            raise ParamError({
-                "estimates": "the trace has no requested times (SWF field 9 is -1 or 0 "
-                "everywhere): choose 'accurate'"
-            })  # fmt: skip
+        check_estimates(params["estimates"], trace.jobs)
         progress(0.01, "preparing the workload")
         if params["extra_load"] > 0:
             trace = duplicate_jobs(trace, params["extra_load"], seed=seed + 17)

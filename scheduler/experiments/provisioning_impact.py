@@ -38,7 +38,7 @@ from ..provisioning.listsched import TimedDag, timed_dag
 from ..workflows import cluster_fixed_clusters, cluster_fixed_size, generate_montage, summarize
 from ..workflows.dag import Workflow
 from ..workflows.gen_montage import generate_montage_seed003
-from .base import ExperimentKind, InputSpec, Preset, Spread, chart, register, series, table
+from .base import ExperimentKind, InputSpec, Preset, Spread, chart, register, result, series, table
 from .claims import of
 from .schema import Param, ParamError, split_list
 
@@ -653,14 +653,7 @@ def _report(params, opt, infos, rows, fig7, njobs, submit_offset) -> dict[str, A
     pols = list(dict.fromkeys(_key(k.rsplit("_", 1)[0]) for k in red))
     key = [f"{pols[0]}_{m}" for m in ("none_min", "ar_min", "dp_min")] if pols else []
     key += [f"{p}_mean_reduction_{m}" for p in pols for m in ("ar", "dp")]
-    key = [k for k in key if summary.get(k) is not None][:6]
-    return {
-        "summary": summary,
-        "summary_labels": labels,
-        "key": key,
-        "tables": tables,
-        "charts": charts,
-    }
+    return result(summary, labels, key, tables, charts)
 
 
 def _charts(opt, infos, rows, fig7, x0) -> list[dict]:  # type: ignore[no-untyped-def]

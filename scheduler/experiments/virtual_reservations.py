@@ -28,8 +28,8 @@ from ..cluster import policy_choices, prepare_jobs
 from ..reservations.combined import PENALTY
 from ..reservations.predictor import WaitPredictor
 from ..reservations.study import HOUR, Case, Request, StudyRun, issue_times, run_study
-from ._facts import check_trace_facts
-from .base import ExperimentKind, InputSpec, Preset, chart, register, series, table
+from ._facts import check_estimates, check_trace_facts
+from .base import ExperimentKind, InputSpec, Preset, chart, register, result, series, table
 from .claims import of
 from .schema import USER_POLICY_HELP, Param, ParamError
 from .schema import number_list as bounded_list
@@ -209,11 +209,7 @@ class VirtualReservations(ExperimentKind):
             raise ParamError({
                 "sizes": f"{too_big[0]} processors exceed the site's {procs}"
             })  # fmt: skip
-        if params["estimates"] == "requested" and not any(j.req_time > 0 for j in trace.jobs):
-            raise ParamError({
-                "estimates": "the trace has no requested times (SWF field 9 is -1 or 0 "
-                "everywhere): choose 'accurate'"
-            })  # fmt: skip
+        check_estimates(params["estimates"], trace.jobs)
         progress(0.01, "preparing the workload")
         jobs, dropped = prepare_jobs(trace.jobs, procs, params["estimates"])
         if not jobs:
@@ -361,21 +357,15 @@ class VirtualReservations(ExperimentKind):
         # Key results: success rate and normalised cost of VAR, adaptive and
         # combined (a cost is absent when an arm never succeeded)
         key = [f"{a}_success_pct" for a in ARMS] + [f"{a}_cost" for a in ARMS]
-        key = [k for k in key + ["var_cheaper_pct"] if summary.get(k) is not None][:6]
-        return {
-            "summary": summary,
-            "summary_labels": labels,
-            "key": key,
-            "tables": [
-                table("per-request", "Per request type (costs normalised by n·D, successes)",
-                      columns, rows),
-                table("cases", "The first cases",
-                      ["day", "issued (days)", "request", "VAR submit (min after request)",
-                       "VAR probability", "VAR idle before S (min)", "VAR cost", "AR cost",
-                       "combined uses", "combined cost", "queued jobs"], case_rows),
-            ],
-            "charts": charts,
-        }  # fmt: skip
+        tables = [
+            table("per-request", "Per request type (costs normalised by n·D, successes)",
+                  columns, rows),
+            table("cases", "The first cases",
+                  ["day", "issued (days)", "request", "VAR submit (min after request)",
+                   "VAR probability", "VAR idle before S (min)", "VAR cost", "AR cost",
+                   "combined uses", "combined cost", "queued jobs"], case_rows),
+        ]  # fmt: skip
+        return result(summary, labels, key + ["var_cheaper_pct"], tables, charts)
 
 
 def _stats(cases: list[Case]) -> dict[str, float | None]:
