@@ -217,6 +217,16 @@ def _leading_int(value: str | None) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def _int_field(key: str) -> property:
+    """A read-only header property: the leading integer of field ``key`` (None when the
+    header has no such field or it does not start with a number)."""
+
+    def get(header: SWFHeader) -> int | None:
+        return _leading_int(header.fields.get(key))
+
+    return property(get, doc=f"The leading integer of the header's {key} (None: absent).")
+
+
 @dataclass(frozen=True)
 class SWFHeader:
     """The header comments of a trace.
@@ -249,21 +259,10 @@ class SWFHeader:
         lines.extend(_check_comment(c) for c in comments)
         return cls.from_comments(lines)
 
-    @property
-    def max_procs(self) -> int | None:
-        return _leading_int(self.fields.get("MaxProcs"))
-
-    @property
-    def max_nodes(self) -> int | None:
-        return _leading_int(self.fields.get("MaxNodes"))
-
-    @property
-    def unix_start_time(self) -> int | None:
-        return _leading_int(self.fields.get("UnixStartTime"))
-
-    @property
-    def max_jobs(self) -> int | None:
-        return _leading_int(self.fields.get("MaxJobs"))
+    max_procs = _int_field("MaxProcs")
+    max_nodes = _int_field("MaxNodes")
+    unix_start_time = _int_field("UnixStartTime")
+    max_jobs = _int_field("MaxJobs")
 
     @property
     def time_zone_string(self) -> str | None:
