@@ -110,6 +110,23 @@ SEED_SPREAD = Spread(
 )
 
 
+def _raised_load(machine: str, percent: int, *, minutes: float, note: str = "") -> Preset:
+    """The preset ``thesis-fig25-26-<machine>-plus<percent>``: thesis Figures 25–26 on CTC-SP2
+    (``"ctc"``, 430 processors) or SDSC-SP2 (``"sdsc"``, 128) with ``percent`` % more jobs,
+    first 30 days, over :data:`SEED_SPREAD`."""
+    trace, procs = {"ctc": ("CTC-SP2", 430), "sdsc": ("SDSC-SP2", 128)}[machine]
+    name = f"thesis-fig25-26-{machine}-plus{percent}"
+    return Preset(
+        name,
+        f"Thesis Figures 25–26 on {trace}, load +{percent} %, first 30 days{note}",
+        {"procs": procs, "extra_load": percent / 100, "days": 30.0, "estimates": "accurate"},
+        traces=(trace,),
+        minutes=minutes,
+        published=of("pricing", name),
+        spread=SEED_SPREAD,
+    )
+
+
 class _Pass(NamedTuple):
     """One replay of the prepared jobs: at one α (``"random"``: a fresh α per reservation,
     thesis Figure 29), or the ``baseline`` without reservations."""
@@ -208,30 +225,10 @@ class Pricing(ExperimentKind):
         Preset("thesis-fig23-24-sdsc", "Thesis Figures 23–24 on SDSC-SP2 (128 processors)",
                {"procs": 128, "estimates": "accurate"}, traces=("SDSC-SP2",), minutes=0.5,  # 7 s
                published=of("pricing", "thesis-fig23-24-sdsc")),
-        Preset("thesis-fig25-26-ctc-plus20",
-               "Thesis Figures 25–26 on CTC-SP2, load +20 %, first 30 days (as in the thesis)",
-               {"procs": 430, "extra_load": 0.2, "days": 30.0,
-                "estimates": "accurate"},
-               traces=("CTC-SP2",), minutes=1.0,  # 44 s
-               published=of("pricing", "thesis-fig25-26-ctc-plus20"), spread=SEED_SPREAD),
-        Preset("thesis-fig25-26-ctc-plus40",
-               "Thesis Figures 25–26 on CTC-SP2, load +40 %, first 30 days",
-               {"procs": 430, "extra_load": 0.4, "days": 30.0,
-                "estimates": "accurate"},
-               traces=("CTC-SP2",), minutes=2.0,  # 92 s
-               published=of("pricing", "thesis-fig25-26-ctc-plus40"), spread=SEED_SPREAD),
-        Preset("thesis-fig25-26-sdsc-plus20",
-               "Thesis Figures 25–26 on SDSC-SP2, load +20 %, first 30 days",
-               {"procs": 128, "extra_load": 0.2, "days": 30.0,
-                "estimates": "accurate"},
-               traces=("SDSC-SP2",), minutes=0.1,
-               published=of("pricing", "thesis-fig25-26-sdsc-plus20"), spread=SEED_SPREAD),
-        Preset("thesis-fig25-26-sdsc-plus40",
-               "Thesis Figures 25–26 on SDSC-SP2, load +40 %, first 30 days",
-               {"procs": 128, "extra_load": 0.4, "days": 30.0,
-                "estimates": "accurate"},
-               traces=("SDSC-SP2",), minutes=0.5,  # 11 s
-               published=of("pricing", "thesis-fig25-26-sdsc-plus40"), spread=SEED_SPREAD),
+        _raised_load("ctc", 20, minutes=1.0, note=" (as in the thesis)"),  # 44 s
+        _raised_load("ctc", 40, minutes=2.0),  # 92 s
+        _raised_load("sdsc", 20, minutes=0.1),
+        _raised_load("sdsc", 40, minutes=0.5),  # 11 s
         Preset("thesis-fig27-ctc",
                "Thesis Figure 27 on CTC-SP2: α = 0; sweep fraction 0.1, 0.2, 0.4, 0.6, 0.8, 0.9",
                {"procs": 430, "alphas": "0", "estimates": "accurate"}),
