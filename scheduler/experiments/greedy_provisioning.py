@@ -17,6 +17,7 @@ of one plan.  Sweeps over ``tasks`` (Figure 53), ``mean_procs`` (Figure 54), ``l
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ..provisioning.best_effort import run_best_effort
@@ -25,9 +26,6 @@ from .base import Preset, chart, register, series, table
 from .claims import of
 from .provisioning import (
     CTC_PROCS_SWEEP,
-    FIG19,
-    LOAD_SWEEP,
-    SIZE_SWEEP,
     THESIS_LAYERED,
     Provisioning,
     _r,
@@ -51,6 +49,21 @@ def _greedy_params():  # type: ignore[no-untyped-def]
     return tuple(out)
 
 
+def _rerun(ch4: str, name: str, title: str, *, minutes: float) -> Preset:
+    """Thesis ch. 7 repeats ch. 4's experiments with greedy provisioning: the ``provisioning``
+    kind's preset ``ch4`` (its parameters, traces and sweep) as this kind's preset ``name``,
+    checked against this kind's claims of that name."""
+    given = next(p for p in Provisioning.presets if p.name == ch4)
+    return replace(
+        given,
+        name=name,
+        title=title,
+        params=dict(given.params),
+        minutes=minutes,
+        published=of("greedy-provisioning", name),
+    )
+
+
 @register
 class GreedyProvisioning(Provisioning):
     name = "greedy-provisioning"
@@ -64,46 +77,30 @@ class GreedyProvisioning(Provisioning):
     reproduces = "thesis ch. 7, Figure 51 and Figures 52–56"
     params = _greedy_params()
     presets = (
-        Preset("thesis-fig52-ctc", "Thesis Figure 52 on CTC-SP2 (430 processors)",
-               {"procs": "430", "mean_procs": 22.0, **THESIS_LAYERED},
-               traces=("CTC-SP2",), minutes=0.5,  # 10 s
-               published=of("greedy-provisioning", "thesis-fig52-ctc")),
-        Preset("thesis-fig52-sdsc", "Thesis Figure 52 on SDSC-SP2 (128 processors)",
-               {"procs": "128", "mean_procs": 6.0, **THESIS_LAYERED},
-               traces=("SDSC-SP2",), minutes=0.5,  # 10 s
-               published=of("greedy-provisioning", "thesis-fig52-sdsc")),
-        Preset("thesis-fig53-ctc",
+        _rerun("thesis-fig13-ctc", "thesis-fig52-ctc",
+               "Thesis Figure 52 on CTC-SP2 (430 processors)", minutes=0.5),  # 10 s
+        _rerun("thesis-fig13-sdsc", "thesis-fig52-sdsc",
+               "Thesis Figure 52 on SDSC-SP2 (128 processors)", minutes=0.5),  # 10 s
+        _rerun("thesis-fig14-ctc", "thesis-fig53-ctc",
                "Thesis Figure 53 on CTC-SP2: α = 0 and 1; sweep 'tasks' 100–400",
-               {"procs": "430", "mean_procs": 22.0, "levels": 0, "alphas": "0,1",
-                "report_alpha": 1.0},
-               traces=("CTC-SP2",), minutes=1.0,  # 35 s
-               published=of("greedy-provisioning", "thesis-fig53-ctc"), sweep=SIZE_SWEEP),
-        Preset("thesis-fig53-sdsc",
+               minutes=1.0),  # 35 s
+        _rerun("thesis-fig14-sdsc", "thesis-fig53-sdsc",
                "Thesis Figure 53 on SDSC-SP2: α = 0 and 1; sweep 'tasks' 100–400",
-               {"procs": "128", "mean_procs": 6.0, "levels": 0, "alphas": "0,1",
-                "report_alpha": 1.0},
-               traces=("SDSC-SP2",), minutes=1.0,  # 35 s
-               published=of("greedy-provisioning", "thesis-fig53-sdsc"), sweep=SIZE_SWEEP),
-        Preset("thesis-fig54-ctc",
+               minutes=1.0),  # 35 s
+        _rerun("thesis-fig15-ctc", "thesis-fig54-ctc",
                "Thesis Figure 54 on CTC-SP2: α = 0 and 1; sweep 'mean_procs' 3–30",
-               {"procs": "430", "alphas": "0,1", "report_alpha": 1.0, **THESIS_LAYERED},
-               traces=("CTC-SP2",), minutes=0.5,  # 18 s
-               published=of("greedy-provisioning", "thesis-fig54-ctc"), sweep=CTC_PROCS_SWEEP),
+               minutes=0.5),  # 18 s
+        # not ch. 4's SDSC-SP2 run (which keeps mean_procs 6 and sweeps 1–9): CTC-SP2's sweep
         Preset("thesis-fig54-sdsc",
                "Thesis Figure 54 on SDSC-SP2: α = 0 and 1; sweep 'mean_procs' 3–30",
                {"procs": "128", "alphas": "0,1", "report_alpha": 1.0, **THESIS_LAYERED},
                traces=("SDSC-SP2",), minutes=0.5,  # 15 s
                published=of("greedy-provisioning", "thesis-fig54-sdsc"), sweep=CTC_PROCS_SWEEP),
-        Preset("thesis-fig55-ctc",
-               "Thesis Figure 55 on CTC-SP2: α = 0.5; sweep 'load_p' 0–0.33",
-               {"procs": "430", "mean_procs": 22.0, "alphas": "0.5", **THESIS_LAYERED},
-               traces=("CTC-SP2",), minutes=0.5,  # 16 s
-               published=of("greedy-provisioning", "thesis-fig55-ctc"), sweep=LOAD_SWEEP),
-        Preset("thesis-fig56-multisite",
+        _rerun("thesis-fig16-ctc", "thesis-fig55-ctc",
+               "Thesis Figure 55 on CTC-SP2: α = 0.5; sweep 'load_p' 0–0.33", minutes=0.5),  # 16 s
+        _rerun("thesis-fig19-multisite", "thesis-fig56-multisite",
                "Thesis Figure 56: six sites from CTC-SP2 (trace 1) and SDSC-SP2 (trace 2); "
-               "sweep 'num_sites' 2–6",
-               dict(FIG19), traces=("CTC-SP2", "SDSC-SP2"), minutes=0.5,  # 8 s
-               published=of("greedy-provisioning", "thesis-fig56-multisite")),
+               "sweep 'num_sites' 2–6", minutes=0.5),  # 8 s
         Preset("quick", "A quick look: 5 submissions", {"submissions": 5}),
     )  # fmt: skip
 
@@ -144,18 +141,7 @@ class GreedyProvisioning(Provisioning):
             delay_of=lambda s, a: s["plans"][a].delay_cost,
             what="greedy-provisioned", figure="52", origin=origin,
         )  # fmt: skip
-        summary: dict[str, Any] = {
-            "sites": len(sites),
-            "submissions": len(subs),
-            "workflow_tasks": len(workflow.real_tasks),
-            **vs.summary,
-        }
-        labels: dict[str, str] = {
-            "sites": "sites",
-            "submissions": "workflow submissions",
-            "workflow_tasks": "workflow tasks",
-            **vs.labels,
-        }
+        summary, labels = self._opening(sites, subs, workflow, vs)
         for r, site in enumerate(sites, start=1):
             summary[f"site{r}_offered_load"] = _r(site.offered_load)
             labels[f"site{r}_offered_load"] = f"{site.name}: offered load"

@@ -538,11 +538,9 @@ class Provisioning(ExperimentKind):
 
     # ------------------------------------------------------------------ results
 
-    def _report(self, params, sites, workflow, alphas, report_alpha, subs, keep, origin):  # type: ignore[no-untyped-def]
-        vs = versus_best_effort(
-            subs, alphas, report_alpha, lambda s, a: s["chosen"][a][:2],
-            what="provisioned", figure="13", origin=origin,
-        )  # fmt: skip
+    def _opening(self, sites, subs, workflow, vs) -> tuple[dict[str, Any], dict[str, str]]:  # type: ignore[no-untyped-def]
+        """The summary and its labels as both provisioning kinds' reports open them: sites,
+        submissions and workflow tasks, then the comparison with best effort (``vs``)."""
         summary: dict[str, Any] = {
             "sites": len(sites),
             "submissions": len(subs),
@@ -555,6 +553,14 @@ class Provisioning(ExperimentKind):
             "workflow_tasks": "workflow tasks",
             **vs.labels,
         }
+        return summary, labels
+
+    def _report(self, params, sites, workflow, alphas, report_alpha, subs, keep, origin):  # type: ignore[no-untyped-def]
+        vs = versus_best_effort(
+            subs, alphas, report_alpha, lambda s, a: s["chosen"][a][:2],
+            what="provisioned", figure="13", origin=origin,
+        )  # fmt: skip
+        summary, labels = self._opening(sites, subs, workflow, vs)
         infeasible = max(
             sum(1 for s in subs if not math.isfinite(s["chosen"][a][1])) for a in alphas
         )
