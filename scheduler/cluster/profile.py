@@ -178,13 +178,11 @@ class Profile:
         return min(self._free[i:j])
 
     def max_free_over(self, a: int, b: int) -> int:
-        """Maximum free processors over ``[a, b)`` (``free_at(a)`` when ``b <= a``)."""
+        """Maximum free processors over ``[a, b)`` (``free_at(a)`` when ``b <= a``), over the
+        steps :meth:`free_over` reads; only that one, the simulations' hot query, keeps a fast
+        path for a single step."""
         i = self._index(a)
-        if b <= a:
-            return self._free[i]
-        j = bisect_left(self._times, b, i + 1)
-        if j == i + 1:
-            return self._free[i]
+        j = bisect_left(self._times, b, i + 1) if b > a else i + 1
         return max(self._free[i:j])
 
     def fits(self, n: int, a: int, b: int) -> bool:
