@@ -103,22 +103,14 @@ def outcome_metrics(outcome: SimOutcome, model: GridModel) -> dict[str, Any]:
         usage = outcome.usage[s]
         used[s] = usage.sum(axis=1)
         for n in range(n_nodes):
-            if site.burst[n] is not None:
-                bet[s, n] = over_share(
-                    usage[n],
-                    cpus=site.cpus,
-                    step=step,
-                    interval=site.burst_interval[n],
-                    share=site.burst[n],
-                )
-            if site.epoch[n] is not None:
-                eet[s, n] = over_share(
-                    usage[n],
-                    cpus=site.cpus,
-                    step=step,
-                    interval=site.epoch_interval[n],
-                    share=site.epoch[n],
-                )
+            for out, share, interval in (
+                (bet, site.burst[n], site.burst_interval[n]),
+                (eet, site.epoch[n], site.epoch_interval[n]),
+            ):
+                if share is not None:
+                    out[s, n] = over_share(
+                        usage[n], cpus=site.cpus, step=step, interval=interval, share=share
+                    )
     vos = list(model.vo_nodes)
     groups = [n.index for n in model.nodes if n.is_group]
 
