@@ -18,9 +18,10 @@ All functions walk the DAG once in topological order: O(V + E).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from .dag import Workflow
+from .dag import Task, Workflow
 
 __all__ = [
     "average_parallelism",
@@ -34,14 +35,18 @@ __all__ = [
 ]
 
 
-def _levels(workflow: Workflow) -> list[int]:
+def _heaviest_paths(workflow: Workflow, weight: Callable[[Task], Any], zero: Any) -> list[Any]:
+    """Per task, the largest sum of ``weight`` over a path from an entry task to it."""
     parents = workflow.parent_indices
     tasks = workflow.tasks
-    level = [0] * len(tasks)
+    out = [zero] * len(tasks)
     for i in workflow.topological_indices:
-        top = max((level[p] for p in parents[i]), default=0)
-        level[i] = top if tasks[i].virtual else top + 1
-    return level
+        out[i] = max((out[p] for p in parents[i]), default=zero) + weight(tasks[i])
+    return out
+
+
+def _levels(workflow: Workflow) -> list[int]:
+    return _heaviest_paths(workflow, lambda t: 0 if t.virtual else 1, 0)
 
 
 def task_levels(workflow: Workflow) -> dict[str, int]:
@@ -66,13 +71,7 @@ def tasks_per_level(workflow: Workflow) -> list[int]:
 
 def _finish_times(workflow: Workflow) -> list[float]:
     """Earliest finish of each task with unlimited processors and free transfers."""
-    parents = workflow.parent_indices
-    tasks = workflow.tasks
-    finish = [0.0] * len(tasks)
-    for i in workflow.topological_indices:
-        start = max((finish[p] for p in parents[i]), default=0.0)
-        finish[i] = start + tasks[i].runtime
-    return finish
+    return _heaviest_paths(workflow, lambda t: t.runtime, 0.0)
 
 
 def critical_path(workflow: Workflow) -> float:
