@@ -41,7 +41,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -192,6 +192,22 @@ def _obj(errs: _Errors, value: Any, path: str, keys: tuple[str, ...] | None) -> 
     return value
 
 
+def _entries(
+    errs: _Errors, top: dict, key: str, keys: tuple[str, ...]
+) -> Iterator[tuple[str, dict]]:
+    """``(path, object)`` of each entry of the document's array ``key`` that is a JSON object
+    (errors for the rest, and for ``key`` when it is not an array; absent: no entries)."""
+    raw = top.get(key, [])
+    if not isinstance(raw, list):
+        errs.add(f"$.{key}", f"must be a JSON array, got {describe(raw)}")
+        return
+    for k, item in enumerate(raw):
+        path = f"$.{key}[{k}]"
+        d = _obj(errs, item, path, keys)
+        if d is not None:
+            yield path, d
+
+
 def _name(errs: _Errors, value: Any, path: str, *, dotless: bool) -> str | None:
     if not isinstance(value, str) or not value.strip():
         errs.add(path, f"must be a non-empty string, got {describe(value)}")
@@ -262,15 +278,7 @@ def load_policy_document(source: dict | str | Path) -> PolicySet:
     vos: list[VO] = []
     owner: dict[str, str] = {}  # name -> path of its definition
 
-    raw_sites = top.get("sites", [])
-    if not isinstance(raw_sites, list):
-        errs.add("$.sites", f"must be a JSON array, got {describe(raw_sites)}")
-        raw_sites = []
-    for k, item in enumerate(raw_sites):
-        path = f"$.sites[{k}]"
-        d = _obj(errs, item, path, ("name", "cpus"))
-        if d is None:
-            continue
+    for path, d in _entries(errs, top, "sites", ("name", "cpus")):
         name = _name(errs, d.get("name"), f"{path}.name", dotless=False) if "name" in d else None
         cpus = d.get("cpus")
         if "cpus" in d and (isinstance(cpus, bool) or not isinstance(cpus, int) or cpus < 1):
@@ -287,15 +295,7 @@ def load_policy_document(source: dict | str | Path) -> PolicySet:
         if name is not None and isinstance(cpus, int):
             sites.append(Site(name, cpus))
 
-    raw_vos = top.get("vos", [])
-    if not isinstance(raw_vos, list):
-        errs.add("$.vos", f"must be a JSON array, got {describe(raw_vos)}")
-        raw_vos = []
-    for k, item in enumerate(raw_vos):
-        path = f"$.vos[{k}]"
-        d = _obj(errs, item, path, ("name", "groups"))
-        if d is None:
-            continue
+    for path, d in _entries(errs, top, "vos", ("name", "groups")):
         name = _name(errs, d.get("name"), f"{path}.name", dotless=True) if "name" in d else None
         if name is not None and name in owner:
             errs.add(f"{path}.name", f"{name!r} is already defined at {owner[name]}")
@@ -322,16 +322,8 @@ def load_policy_document(source: dict | str | Path) -> PolicySet:
     vo_groups = {v.name: set(v.groups) for v in vos}
     policies: list[Policy] = []
     seen: dict[tuple[str, str, str], str] = {}
-    raw_policies = top.get("policies", [])
-    if not isinstance(raw_policies, list):
-        errs.add("$.policies", f"must be a JSON array, got {describe(raw_policies)}")
-        raw_policies = []
     keys = ("resource", "provider", "consumer", "epoch", "burst")
-    for k, item in enumerate(raw_policies):
-        path = f"$.policies[{k}]"
-        d = _obj(errs, item, path, keys)
-        if d is None:
-            continue
+    for path, d in _entries(errs, top, "policies", keys):
         resource = d.get("resource")
         if "resource" in d and resource not in RESOURCES:
             errs.add(
