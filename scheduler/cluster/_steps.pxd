@@ -79,12 +79,6 @@ cdef inline void move_steps(long long* times, long long* free, Py_ssize_t dst, P
         memmove(free + dst, free + src, size)
 
 
-cdef inline void copy_values(long long* dst, long long* src, Py_ssize_t n) noexcept:
-    """Copy ``n`` 64-bit values from ``src`` to ``dst`` (C's memmove)."""
-    if n > 0:
-        memmove(dst, src, n * sizeof(long long))
-
-
 cdef inline void copy_run(long long[::1] dst, Py_ssize_t at, long long[::1] src, Py_ssize_t start, Py_ssize_t n) noexcept:
     """Copy the ``n`` values ``src[start:start + n]`` to ``dst[at:at + n]`` (C's memmove)."""
     if n > 0:

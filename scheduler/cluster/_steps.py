@@ -14,7 +14,7 @@ pure-Python mode, with a C side in ``_steps.pxd``.  Compiled, the buffers are fi
 arrays of 64-bit integers (typed memoryviews, raw pointers where only the compiled kernels
 call) and the kernels ``cimport`` these operations as C functions: the ones of their hottest
 loops (``index``, ``holding_near``, ``earliest_window``, ``earliest_move``, ``add_block``,
-``take_shifted``, ``move_steps``, ``copy_values``, ``copy_run``, ``load_steps``) have their
+``take_shifted``, ``move_steps``, ``copy_run``, ``load_steps``) have their
 bodies in the ``.pxd``, inlined where they are called; the others are declared there and
 called through this module's C interface.  Uncompiled, the buffers are lists that grow and
 shrink with the profile, and a kernel takes this module's pure source, never its build
