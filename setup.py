@@ -22,7 +22,7 @@ from setuptools.command.build_ext import build_ext
 
 #: the compiled modules: ONE list (paths relative to this file)
 NATIVE_MODULES = [
-    "scheduler/cluster/_kernel.py",
+    "scheduler/cluster/_compress.py",
     "scheduler/cluster/_steps.py",
     "scheduler/cluster/_loop.py",
     "scheduler/pricing/_replan.py",
@@ -36,7 +36,7 @@ from scheduler._native import source_sha256  # noqa: E402 (imports nothing of th
 #: Cython compiler directives for every module.  A module's own directives are in its source,
 #: where they travel with it (a build of another commit, bench/kernels_callgrind.py's, gets them
 #: too): a ``# cython: boundscheck=False, wraparound=False`` first line for the whole module
-#: (_kernel.py: wraparound only; each module's docstring says why that is safe there;
+#: (each module's docstring says why that is safe there;
 #: _steps.pxd's first line covers the bodies it inlines into the kernels), and a decorator
 #: on a function that differs.
 DIRECTIVES = {"language_level": 3, "binding": False, "embedsignature": False}

@@ -143,7 +143,7 @@ def load_compiled(name: str, directory: str | None = None) -> tuple[ModuleType |
     try:
         loader = importlib.machinery.ExtensionFileLoader(name, str(ext))
         module = _exec(name, importlib.util.spec_from_file_location(name, ext, loader=loader))
-    except (ImportError, AttributeError) as exc:  # (AttributeError: a module it cimports
+    except (ImportError, AttributeError, ValueError) as exc:  # (a module it cimports
         # is loaded without its compiled functions)
         return None, f"the compiled build does not load ({exc})"
     built = getattr(module, "__source_sha256__", None)
@@ -153,7 +153,7 @@ def load_compiled(name: str, directory: str | None = None) -> tuple[ModuleType |
 
 
 def load(name: str) -> ModuleType:
-    """Module ``name`` (e.g. ``"scheduler.cluster._kernel"``), compiled when possible."""
+    """Module ``name`` (e.g. ``"scheduler.cluster._compress"``), compiled when possible."""
     module = sys.modules.get(name)
     if module is not None:
         return module

@@ -26,11 +26,13 @@ from .simulator import Simulator, simulate
 
 
 def native_status() -> str:
-    """``"compiled"`` when the profile's hot loops run compiled (scheduler/cluster/_kernel.py
-    built by ``make setup``), else ``"pure: <why>"`` (see :mod:`scheduler._native`)."""
+    """``"compiled"`` when the profile's operations run compiled (the profile library
+    scheduler/cluster/_steps.py and the compression pass scheduler/cluster/_compress.py that
+    cimports it, built by ``make setup``), else ``"pure: <why>"`` (see
+    :mod:`scheduler._native`)."""
     from scheduler._native import status
 
-    return status().get("scheduler.cluster._kernel", "pure: not loaded")
+    return status().get("scheduler.cluster._compress", "pure: not loaded")
 
 
 __all__ = [

@@ -19,16 +19,15 @@ runtime 0 ends at its start):
 - :func:`replay_fcfs` — :class:`~scheduler.cluster.fcfs.FCFS`, with a free count for the
   profile.
 
-The availability profile is :class:`_Steps`: the step function of
-:class:`~scheduler.cluster.profile.Profile` (breakpoints and free processors, canonical) in
-two buffers with room to grow, stepped by the profile library the quote kernels use,
-:mod:`scheduler.cluster._steps` (``index``, ``earliest_window``, ``earliest_move``,
-``add_block``, ``move_steps``: compiled, the ``.pxd``'s bodies inlined here; uncompiled, its
-pure source, on lists).  Heaps hold one int64 per entry,
+The availability profile is the one every policy steps, the profile library's
+:class:`~scheduler.cluster._steps.Steps` (what a :class:`~scheduler.cluster.profile.Profile`
+holds), and conservative backfilling's compression is the reference policy's own pass,
+:mod:`scheduler.cluster._compress`: compiled, both cimported; uncompiled, their pure source.
+Heaps hold one int64 per entry,
 ``(time - origin) << shift | job``, which orders as the event loop's ``(time, job)`` tuples.
 
 Plain Python *and* the source of a C extension (Cython's pure-Python mode, like
-``_kernel.py``; see :mod:`scheduler._native`): the ``if cython.compiled:`` branches are C
+``_compress.py``; see :mod:`scheduler._native`): the ``if cython.compiled:`` branches are C
 loops where the plain version uses :mod:`heapq` or lists (each pair computes the same thing;
 tests/scheduler/test_cluster_loop.py runs both against the event loop).  The caller checks
 that every instant fits (:func:`fits`): times minus the origin, shifted, within 63 bits.
@@ -47,20 +46,17 @@ try:
     import cython
 except ImportError:  # no Cython installed: the same source runs uncompiled
     from scheduler._native import cython_shim as cython
-if cython.compiled:  # the profile's steps: the bodies of scheduler/cluster/_steps.pxd, inlined
-    from cython.cimports.scheduler.cluster._steps import (
-        add_block,
-        earliest_move,
-        earliest_window,
-        index,
-        move_steps,
-    )
+if cython.compiled:  # the profile library and the compression pass, as C
+    from cython.cimports.scheduler.cluster._compress import Pass, earliest_in_pass, move_planned
+    from cython.cimports.scheduler.cluster._steps import Steps, index
 else:  # their pure source (a build's functions take C arrays, not lists)
     from scheduler._native import load_pure
 
-    _steps = load_pure("scheduler.cluster._steps", "scheduler.cluster._steps_pure")
-    index, earliest_window = _steps.index, _steps.earliest_window
-    add_block, earliest_move = _steps.add_block, _steps.earliest_move
+    _compress = load_pure("scheduler.cluster._compress", "scheduler.cluster._compress_pure")
+    Pass, earliest_in_pass, move_planned = (
+        _compress.Pass, _compress.earliest_in_pass, _compress.move_planned,
+    )  # fmt: skip
+    Steps, index = _compress.STEPS, _compress.index
 
 __all__ = ["COMPILED", "fits", "replay_fcfs", "run_conservative", "run_easy"]
 
@@ -171,115 +167,6 @@ class _Heap:
 
 
 @cython.cclass
-class _Steps:
-    """The availability profile (see :class:`~scheduler.cluster.profile.Profile`):
-    ``free[i]`` processors on ``[times[i], times[i + 1])`` for ``i < size``, canonical (no
-    two neighbours equal); compiled, int64 arrays with room to grow, else lists of ``size``
-    items.  The operations are :mod:`scheduler.cluster._steps`'; this class keeps the room."""
-
-    times: cython.longlong[::1]
-    free: cython.longlong[::1]
-    size: cython.Py_ssize_t
-    capacity: cython.longlong
-    out: cython.longlong[::1]  # earliest_window's second answer
-
-    def __init__(self, times: list, free: list, capacity: cython.longlong) -> None:
-        self.size = len(times)
-        self.capacity = capacity
-        if cython.compiled:
-            self.times = array("q", times)
-            self.free = array("q", free)
-            self.out = _zeros(1)
-            self._grow(max(64, 2 * self.size))
-        else:  # the library's pure operations grow and shrink lists
-            self.times = list(times)
-            self.free = list(free)
-            self.out = [0]
-
-    def lists(self) -> tuple[list, list]:
-        """``(times, free)`` as the lists of a :class:`Profile`."""
-        size = self.size
-        return list(self.times[:size]), list(self.free[:size])
-
-    @cython.cfunc
-    def _grow(self, room: cython.Py_ssize_t) -> cython.void:
-        """Arrays of ``room`` items (compiled only)."""
-        times_a = array("q", self.times[: self.size])
-        free_a = array("q", self.free[: self.size])
-        times_a.frombytes(bytes(8 * (room - self.size)))
-        free_a.frombytes(bytes(8 * (room - self.size)))
-        self.times = times_a
-        self.free = free_a
-
-    @cython.cfunc
-    def advance(self, now: cython.longlong) -> cython.void:
-        """Forget the steps over before ``now``; the origin becomes ``now`` (the event loop's
-        ``advance``, or ``times[0] = now`` when the second step is still ahead)."""
-        i: cython.Py_ssize_t
-        if self.size > 1 and self.times[1] <= now:
-            i = index(self.times, now, self.size)
-            if cython.compiled:
-                move_steps(
-                    cython.address(self.times[0]), cython.address(self.free[0]), 0, i, self.size - i
-                )
-            else:
-                del self.times[:i], self.free[:i]
-            self.size -= i
-        self.times[0] = now
-
-    @cython.cfunc
-    def add(
-        self, start: cython.longlong, end: cython.longlong, delta: cython.longlong
-    ) -> cython.bint:
-        """``add_block``: ``delta`` more free processors over ``[start, end)``; False (and
-        nothing changed) if a step would leave ``0..capacity``."""
-        size: cython.Py_ssize_t
-        if cython.compiled and self.size + 2 > len(self.times):
-            self._grow(2 * len(self.times))
-        size = add_block(self.times, self.free, self.size, start, end, delta, self.capacity)
-        if size < 0:
-            return False
-        self.size = size
-        return True
-
-    @cython.cfunc
-    def earliest_start(
-        self, n: cython.longlong, d: cython.longlong, t: cython.longlong
-    ) -> cython.longlong:
-        """The earliest ``s >= t`` with ``n`` processors free over ``[s, s + d)`` (``n`` <=
-        capacity, ``t`` >= origin): ``earliest_window``."""
-        a: cython.Py_ssize_t = index(self.times, t, self.size)
-        s: cython.Py_ssize_t = earliest_window(
-            self.times, self.free, self.size, a, n, d, t, self.out
-        )
-        return t if s == a else self.times[s]
-
-    @cython.cfunc
-    def move(
-        self,
-        start: cython.longlong,
-        new_start: cython.longlong,
-        d: cython.longlong,
-        n: cython.longlong,
-    ) -> cython.bint:
-        """``_kernel.move`` to an earlier start, by the net change."""
-        new_end: cython.longlong = new_start + d
-        if new_end <= start:  # disjoint: take, then give back
-            if not self.add(new_start, new_end, -n):
-                return False
-            if not self.add(start, start + d, n):
-                self.add(new_start, new_end, n)
-                return False
-        else:
-            if not self.add(new_start, start, -n):
-                return False
-            if not self.add(new_end, start + d, n):
-                self.add(new_start, start, n)
-                return False
-        return True
-
-
-@cython.cclass
 class _Series:
     """``(instant, busy, waiting)`` samples, three int64 each, in an array with room."""
 
@@ -338,7 +225,7 @@ class _Run:
     queue: cython.longlong[::1]  # the waiting jobs, in queue order: queue[:waiting]
     waiting: cython.Py_ssize_t
     arrived: cython.Py_ssize_t  # jobs submitted so far: the next arrival's index
-    profile: _Steps
+    profile: Steps
     origin: cython.longlong
     shift: cython.int
     mask: cython.longlong
@@ -375,7 +262,7 @@ class _Run:
         self.queue = _zeros(jobs)
         self.waiting = 0
         self.arrived = 0
-        self.profile = _Steps(times, free, capacity)
+        self.profile = Steps(times, free, capacity)
         self.origin = times[0]
         self.shift = _bits(jobs)
         self.mask = (1 << self.shift) - 1
@@ -589,7 +476,7 @@ def _backfill(run: _Run, head: cython.Py_ssize_t, first: cython.Py_ssize_t) -> c
     earliest start): the jobs from ``queue[first]`` on, in order, start now if they fit now
     and either end by the shadow time or use only the ``extra`` processors the head leaves
     free then.  Returns whether one started."""
-    p: _Steps = run.profile
+    p: Steps = run.profile
     free_now: cython.longlong = p.free[0]
     shadow: cython.longlong = -1  # computed at the first job that fits now
     extra: cython.longlong = 0
@@ -625,147 +512,6 @@ def _backfill(run: _Run, head: cython.Py_ssize_t, first: cython.Py_ssize_t) -> c
 
 
 @cython.cclass
-class _Pass:
-    """What one compression pass knows (the rules are in :mod:`scheduler.cluster.conservative`
-    and ``_kernel.compress``): a running maximum of the free counts over a snapshot of the
-    breakpoints (``peak``, ``peak_times``), an upper bound of the free counts before
-    ``peak_until``; the instants from which each move gave capacity back (``gone``); and per
-    shape ``(n, d)`` a lower bound ``L`` — no window of ``n`` processors for ``d`` seconds
-    opens in ``[now, L)`` as of the ``M``-th move — in an open-addressing table whose entries
-    belong to the pass of generation ``generation``."""
-
-    peak: cython.longlong[::1]
-    peak_times: cython.longlong[::1]
-    peak_len: cython.Py_ssize_t
-    peak_until: cython.longlong
-    gone: cython.longlong[::1]
-    gone_len: cython.Py_ssize_t
-    shape_n: cython.longlong[::1]
-    shape_d: cython.longlong[::1]
-    bound_at: cython.longlong[::1]  # L
-    bound_moves: cython.longlong[::1]  # M
-    slot_generation: cython.longlong[::1]
-    mask: cython.Py_ssize_t
-    generation: cython.longlong
-    slot_found: cython.Py_ssize_t  # the slot of the shape the pass looked up last
-
-    def __init__(self) -> None:
-        self.peak = _zeros(64)
-        self.peak_times = _zeros(64)
-        self.gone = _zeros(64)
-        self.generation = 0
-        self.slot_found = 0
-        self._table(64)
-
-    @cython.cfunc
-    def _table(self, size: cython.Py_ssize_t) -> cython.void:
-        self.shape_n = _zeros(size)
-        self.shape_d = _zeros(size)
-        self.bound_at = _zeros(size)
-        self.bound_moves = _zeros(size)
-        self.slot_generation = _zeros(size)
-        self.mask = size - 1
-        self.generation = 0
-
-    @cython.cfunc
-    def begin(self, now: cython.longlong, jobs: cython.Py_ssize_t) -> cython.void:
-        """A new pass over ``jobs`` queued jobs at ``now``."""
-        size: cython.Py_ssize_t = self.mask + 1
-        if 2 * jobs > size:
-            while 2 * jobs > size:
-                size *= 2
-            self._table(size)
-        if jobs > len(self.gone):
-            self.gone = _zeros(2 * jobs)
-        self.generation += 1
-        self.gone_len = 0
-        self.peak_len = 0
-        self.peak_until = now
-
-    @cython.cfunc
-    def slot(self, n: cython.longlong, d: cython.longlong) -> cython.Py_ssize_t:
-        """The table slot of shape ``(n, d)``: its own, or the free one where it goes (kept
-        in ``slot_found`` too)."""
-        i: cython.Py_ssize_t = (d ^ (d >> 13) ^ (n << 5)) & self.mask
-        while self.slot_generation[i] == self.generation and (
-            self.shape_n[i] != n or self.shape_d[i] != d
-        ):
-            i = (i + 1) & self.mask
-        self.slot_found = i
-        return i
-
-    @cython.cfunc
-    def bound(
-        self, i: cython.Py_ssize_t, now: cython.longlong, d: cython.longlong
-    ) -> cython.longlong:
-        """The lower bound in slot ``i`` brought up to date (``now`` if there is none): a
-        window that ends by the first instant given back since is still impossible."""
-        b: cython.longlong
-        first_back: cython.longlong
-        k: cython.Py_ssize_t
-        moves: cython.Py_ssize_t
-        if self.slot_generation[i] != self.generation:
-            return now
-        b = self.bound_at[i]
-        moves = self.bound_moves[i]
-        if moves < self.gone_len:
-            first_back = self.gone[moves]
-            for k in range(moves + 1, self.gone_len):
-                if self.gone[k] < first_back:
-                    first_back = self.gone[k]
-            first_back = first_back - d + 1
-            if first_back < b:
-                b = first_back if first_back > now else now
-            self.bound_at[i] = b
-            self.bound_moves[i] = self.gone_len
-        return b
-
-    @cython.cfunc
-    def keep(
-        self, i: cython.Py_ssize_t, n: cython.longlong, d: cython.longlong, b: cython.longlong
-    ) -> cython.void:
-        """Shape ``(n, d)`` (its slot ``i``) has no window before ``b``, as of now."""
-        self.slot_generation[i] = self.generation
-        self.shape_n[i] = n
-        self.shape_d[i] = d
-        self.bound_at[i] = b
-        self.bound_moves[i] = self.gone_len
-
-    @cython.cfunc
-    def running_max(self, p: _Steps) -> cython.void:
-        """Snapshot the running maximum of the free counts (exact until a move)."""
-        k: cython.Py_ssize_t
-        top: cython.longlong = -1
-        if p.size > len(self.peak):
-            self.peak = _zeros(2 * p.size)
-            self.peak_times = _zeros(2 * p.size)
-        for k in range(p.size):
-            if p.free[k] > top:
-                top = p.free[k]
-            self.peak[k] = top
-            self.peak_times[k] = p.times[k]
-        self.peak_len = p.size
-        self.peak_until = _NO_LIMIT
-
-    @cython.cfunc
-    def first_with(self, n: cython.longlong) -> cython.Py_ssize_t:
-        """The first index of the snapshot whose running maximum reaches ``n``."""
-        return index(self.peak, n - 1, self.peak_len) + 1
-
-    @cython.cfunc
-    def moved(self, back_from: cython.longlong) -> cython.void:
-        """A move gave capacity back from ``back_from`` on."""
-        if self.gone_len == len(self.gone):
-            grown = array("q", self.gone)
-            grown.frombytes(bytes(8 * len(self.gone)))
-            self.gone = grown
-        self.gone[self.gone_len] = back_from
-        self.gone_len += 1
-        if back_from < self.peak_until:
-            self.peak_until = back_from
-
-
-@cython.cclass
 class _Plan:
     """Conservative backfilling's plan: the planned start of each queued job (its block is in
     the profile from there), the planned starts as a lazy heap (an entry is stale once the
@@ -773,12 +519,12 @@ class _Plan:
 
     planned: cython.longlong[::1]
     wake: _Heap  # key(planned start, job), stale entries included
-    compression: _Pass
+    compression: Pass
 
     def __init__(self, jobs: cython.Py_ssize_t) -> None:
         self.planned = _zeros(jobs)
         self.wake = _Heap(jobs)
-        self.compression = _Pass()
+        self.compression = Pass()
 
 
 @cython.ccall
@@ -882,20 +628,16 @@ def _start_planned(run: _Run, plan: _Plan) -> cython.bint:
 @cython.cfunc
 def _compress(run: _Run, plan: _Plan) -> cython.Py_ssize_t:
     """Conservative backfilling's compression at ``now`` (Mu'alem & Feitelson 2001, section
-    3; ``Conservative._compress``): each queued job, in queue order, moved to its earliest
-    start — never later than its planned one — with ``_kernel.compress``'s exact shortcuts;
-    clears ``gave_back`` and returns how many moved."""
-    p: _Steps = run.profile
-    passed: _Pass = plan.compression
+    3): the pass of :mod:`scheduler.cluster._compress`, as the reference policy runs it, over
+    the queue and the plan as this loop holds them; clears ``gave_back`` and returns how many
+    jobs moved."""
+    p: Steps = run.profile
+    passed: Pass = plan.compression
     now: cython.longlong = run.now
     i: cython.Py_ssize_t
-    before: cython.Py_ssize_t
     job: cython.longlong
     start: cython.longlong
     new_start: cython.longlong
-    n: cython.longlong
-    d: cython.longlong
-    back_from: cython.longlong
     moved: cython.Py_ssize_t = 0
     run.gave_back = False
     passed.begin(now, run.waiting)
@@ -904,99 +646,14 @@ def _compress(run: _Run, plan: _Plan) -> cython.Py_ssize_t:
         start = plan.planned[job]
         if start <= now:
             continue
-        n = run.procs[job]
-        d = run.estimate[job]
-        before = index(p.times, start - 1, p.size)  # the step just before start
-        if before < 0:
-            continue
-        if p.free[before] < n:
-            new_start = _fit_before_step(p, passed, n, d, before, start, now)
-        else:
-            new_start = _fit_reaching(p, passed, n, d, start, now)
+        new_start = earliest_in_pass(p, passed, run.procs[job], run.estimate[job], start, now)
         if new_start == start:
             continue
-        if not p.move(start, new_start, d, n):
-            raise AssertionError(f"compression moved job {job} from {start} to {new_start}")
+        move_planned(p, passed, start, new_start, run.procs[job], run.estimate[job])
         plan.planned[job] = new_start
         plan.wake.push(_key(run, new_start, job))
         moved += 1
-        back_from = new_start + d
-        if back_from < start:
-            back_from = start  # capacity was given back over [back_from, start + d) only
-        passed.moved(back_from)
-        passed.keep(passed.slot_found, n, d, new_start)
     return moved
-
-
-@cython.cfunc
-def _fit_before_step(
-    p: _Steps,
-    passed: _Pass,
-    n: cython.longlong,
-    d: cython.longlong,
-    before: cython.Py_ssize_t,
-    start: cython.longlong,
-    now: cython.longlong,
-) -> cython.longlong:
-    """The earliest start of a block ``(n, d)`` planned at ``start`` whose step just before
-    ``start`` (index ``before``) lacks ``n`` processors: the window cannot reach ``start``,
-    so it fits whole before ``times[before]``, opening by ``last``.  ``start`` if there is
-    none (the shape's bound then records it, and ``slot_found`` is its slot)."""
-    last: cython.longlong = p.times[before] - d
-    b: cython.longlong
-    bound: cython.longlong
-    slot: cython.Py_ssize_t
-    x: cython.Py_ssize_t
-    if last < now:
-        return start
-    if last >= passed.peak_until:
-        passed.running_max(p)
-    x = passed.first_with(n)  # no step before peak_times[x] has n free
-    if x == passed.peak_len:
-        return start
-    b = passed.peak_times[x]
-    if b > last:
-        return start
-    slot = passed.slot(n, d)
-    bound = passed.bound(slot, now, d)
-    if bound > b:
-        if bound > last:
-            return start
-        b = bound
-    # the earliest whole window in [b, times[before]): a scan of the steps
-    for x in range(index(p.times, b, p.size), before):
-        if p.free[x] < n:
-            b = p.times[x + 1]
-        elif p.times[x + 1] - b >= d:
-            return b
-    passed.keep(slot, n, d, start)
-    return start
-
-
-@cython.cfunc
-def _fit_reaching(
-    p: _Steps,
-    passed: _Pass,
-    n: cython.longlong,
-    d: cython.longlong,
-    start: cython.longlong,
-    now: cython.longlong,
-) -> cython.longlong:
-    """The earliest start of a block ``(n, d)`` planned at ``start`` whose step just before
-    ``start`` has ``n`` processors: a window reaching ``start`` opens after ``start - d``,
-    a whole one at or after the shape's bound (``slot_found`` is its slot)."""
-    slot: cython.Py_ssize_t = passed.slot(n, d)
-    b: cython.longlong = passed.bound(slot, now, d)
-    reach: cython.longlong
-    new_start: cython.longlong
-    if b > now:
-        reach = start - d + 1
-        if reach < b:
-            b = reach if reach > now else now
-    new_start = earliest_move(p.times, p.free, p.size, start, d, n, b)
-    if new_start == start:
-        passed.keep(slot, n, d, start)
-    return new_start
 
 
 # --- FCFS ---

@@ -1,20 +1,20 @@
 # cython: boundscheck=False, wraparound=False
-# The C side of scheduler/cluster/_steps.py, which the compiled quote kernels and the cluster's
-# whole-run loops (scheduler/cluster/_loop.py) cimport
+# The C side of scheduler/cluster/_steps.py, the profile library, which the compression pass
+# (scheduler/cluster/_compress.py), the whole-run loops (scheduler/cluster/_loop.py) and the
+# quote kernels (scheduler/pricing/_easy.py, _replan.py) cimport
 # (`from cython.cimports.scheduler.cluster._steps import ...`).
 #
-# Declarations: the .py's functions, called as C functions (keep each signature in step with
-# the .py).  Bodies: the operations the kernels call in their hottest loops, compiled only and
-# inlined where they are called (a call into another extension cannot be inlined: it goes
-# through a pointer and copies each typed view it is given); the .py holds their pure
-# counterparts where the uncompiled kernels need one (``index``: bisect).  The cluster loop
-# cimports only bodies (``index``, ``earliest_window``, ``earliest_move``, ``add_block``,
-# ``move_steps``).
+# Declarations: the .py's functions and its Steps class, called as C (keep each signature in
+# step with the .py).  Bodies: the operations the kernels call in their hottest loops, compiled
+# only and inlined where they are called (a call into another extension cannot be inlined: it
+# goes through a pointer and copies each typed view it is given); the .py holds their pure
+# counterparts where the uncompiled code needs one (``index``: bisect).
 #
 # Directives: the inline bodies below are compiled into each kernel that cimports them under
 # this file's directives (its first line), not the kernel's nor _steps.py's: no bounds checks
 # and no negative-index wraparound (every index is a step before ``count``, ``hi`` or ``last``).
 
+cimport cython
 from libc.string cimport memmove
 
 cdef Py_ssize_t insert_step(long long[::1] times, long long[::1] free, Py_ssize_t count, Py_ssize_t p, long long t, long long f) noexcept
@@ -179,3 +179,26 @@ cdef inline long long earliest_move(long long[::1] times, long long[::1] free, P
         else:
             i += 1
     return start
+
+
+@cython.final
+cdef class Steps:
+    cdef long long[::1] times
+    cdef long long[::1] free
+    cdef readonly Py_ssize_t size
+    cdef readonly long long capacity
+    cdef long long[::1] out
+    cpdef tuple lists(self)
+    cpdef Steps copy(self)
+    cdef void _grow(self, Py_ssize_t room)
+    cpdef long long origin(self)
+    cpdef long long origin_free(self)
+    cpdef void advance(self, long long now)
+    cpdef bint add(self, long long start, long long end, long long delta)
+    cpdef long long earliest_start(self, long long n, long long d, long long t)
+    cpdef long long earliest_move(self, long long start, long long d, long long n, long long t)
+    cpdef bint move(self, long long start, long long new_start, long long d, long long n)
+    cdef bint _shift(self, long long take_from, long long take_to, long long back_from, long long back_to, long long n)
+    cpdef long long free_at(self, long long t)
+    cpdef long long free_over(self, long long a, long long b)
+    cpdef long long max_free_over(self, long long a, long long b)

@@ -1,13 +1,15 @@
 # cython: boundscheck=False, wraparound=False
-"""The availability profile as the compiled kernels step it: the operations on a profile kept
-as two parallel buffers of steps, ``times`` (each step's first instant, increasing) and
-``free`` (the processors free from it to the next), ``count`` steps long — what
-:class:`scheduler.cluster.profile.Profile` does to its lists, for
-:mod:`scheduler.pricing._easy` (EASY and depth-K quotes), :mod:`scheduler.pricing._replan`
-(conservative and FCFS quotes) and the cluster's whole-run loops
-:mod:`scheduler.cluster._loop` (EASY, conservative backfilling), which cimport them.  The
-library lives on the cluster floor, beside the profile it steps: the pricing kernels above it
-import it downwards.
+"""The availability profile library: the one representation of a profile's steps, two
+parallel buffers, ``times`` (each step's first instant, increasing) and ``free`` (the
+processors free from it to the next), ``count`` steps long, and the operations on them.
+:class:`Steps` holds a profile that way: it is what a
+:class:`scheduler.cluster.profile.Profile` holds, what the cluster's whole-run loops
+(:mod:`scheduler.cluster._loop`) and conservative backfilling's compression pass
+(:mod:`scheduler.cluster._compress`) step.  The pricing kernels,
+:mod:`scheduler.pricing._easy` (EASY and depth-K quotes) and :mod:`scheduler.pricing._replan`
+(conservative and FCFS quotes), step their own buffers with the same functions.  The library
+lives on the cluster floor, beside the profile; the pricing kernels above it cimport it
+downwards.
 
 Plain Python *and* the source of a C extension (``setup.py`` NATIVE_MODULES), in Cython's
 pure-Python mode, with a C side in ``_steps.pxd``.  Compiled, the buffers are fixed-size
@@ -21,8 +23,8 @@ shrink with the profile, and a kernel takes this module's pure source, never its
 (whose functions take C arrays).  The few ``if cython.compiled:`` branches compute what the
 plain lines beside them compute.  Times and processor counts must fit in 62 bits.
 
-NB: a kernel's build also depends on ``_steps.pxd`` (the bodies it inlines): rebuild after
-changing it (``make native`` watches the ``.py`` files only).
+A kernel's build also depends on ``_steps.pxd`` (the bodies it inlines) and on this ``.py``
+(its compiled functions): its source hash counts both, and ``make native`` watches them.
 
 Compiler directives: the ``# cython:`` line above turns bounds checks and negative-index
 wraparound off for the whole module (every index is a step within ``count``, or a value within
@@ -94,28 +96,44 @@ if not cython.compiled:  # (compiled: the .pxd's body, inlined where it is calle
         times: list, free: list, count: int, t: int, stop: int, delta: int, capacity: int
     ) -> int:
         """``delta`` more free processors over ``[t, stop)``: the new count, or -1 (nothing
-        changed) if a step would leave ``0..capacity`` (the .pxd's): on lists of ``count``
-        steps, the :class:`Profile`'s own."""
+        changed) if a step would leave ``0..capacity`` or ``t`` is before the first instant
+        (the .pxd's, on lists of ``count`` steps)."""
         if stop <= t or delta == 0:
             return count
-        return len(times) if _list_steps.add(times, free, capacity, t, stop, delta) else -1
+        a = index(times, t, count)
+        if a < 0:
+            return -1
+        k = index(times, stop - 1, count)
+        covered = free[a : k + 1]
+        if (min(covered) + delta < 0) if delta < 0 else (max(covered) + delta > capacity):
+            return -1
+        return take_block(times, free, count, a, k, t, stop, -delta)
 
     def earliest_move(
         times: list, free: list, count: int, start: int, d: int, n: int, t: int
     ) -> int:
         """The earliest start in ``[t, start]`` of a block ``(n, d)`` in the profile from
-        ``start`` (the .pxd's): on lists of ``count`` steps, the :class:`Profile`'s own."""
-        return _list_steps.earliest_move(times, free, start, d, n, t)
+        ``start`` (the .pxd's scan, on lists of ``count`` steps)."""
+        before = index(times, start - 1, count) + 1  # steps [0, before): before start
+        i = index(times, t, count)
+        candidate = t
+        while i < before:
+            if free[i] < n:
+                i += 1
+                if i >= before:
+                    return start
+                candidate = times[i]
+            elif i + 1 == before or times[i + 1] >= candidate + d:
+                return candidate if candidate < start else start
+            else:
+                i += 1
+        return start
 
     def copy_run(dst: list, at: int, src: list, start: int, n: int) -> None:
         """Copy the ``n`` values ``src[start:start + n]`` to ``dst[at:at + n]`` (the .pxd's:
         C's memmove)."""
         if n > 0:
             dst[at : at + n] = src[start : start + n]
-
-    from scheduler._native import load as _load
-
-    _list_steps = _load("scheduler.cluster._kernel")  # the Profile's operations on lists
 
 
 @cython.cfunc
@@ -251,3 +269,180 @@ def least_free(
         least = min(least, free[p])
         p += 1
     return least
+
+
+@cython.final
+@cython.cclass
+class Steps:
+    """The availability profile's step function (:class:`~scheduler.cluster.profile.Profile`
+    is its public face): ``free[i]`` processors on ``[times[i], times[i + 1])`` for
+    ``i < size``, the last step running forever at the whole ``capacity``, canonical (no two
+    neighbours equal).  Compiled, two int64 arrays with room to grow; else two lists of
+    ``size`` items.  Every operation is this library's (the references, the planners, the
+    whole-run loops and the quote kernels all step a profile with the same functions), and
+    each assumes what :class:`Profile` checks: times not before the first instant, a request
+    of at most ``capacity`` processors."""
+
+    times: cython.longlong[::1]
+    free: cython.longlong[::1]
+    size: cython.Py_ssize_t
+    capacity: cython.longlong
+    out: cython.longlong[::1]  # earliest_window's second answer
+
+    def __init__(self, times: list, free: list, capacity: cython.longlong) -> None:
+        self.size = len(times)
+        self.capacity = capacity
+        if cython.compiled:
+            self.times = array("q", times)
+            self.free = array("q", free)
+            self.out = array("q", [0])
+            self._grow(max(16, 2 * self.size))
+        else:  # the pure operations grow and shrink lists
+            self.times = list(times)
+            self.free = list(free)
+            self.out = [0]
+
+    @cython.ccall
+    def lists(self) -> tuple:
+        """``(times, free)``: the steps as two new lists."""
+        size: cython.Py_ssize_t = self.size
+        if cython.compiled:
+            return list(self.times[:size]), list(self.free[:size])
+        return self.times[:size], self.free[:size]
+
+    @cython.ccall
+    def copy(self) -> Steps:
+        """An independent copy."""
+        times, free = self.lists()
+        return Steps(times, free, self.capacity)
+
+    @cython.cfunc
+    def _grow(self, room: cython.Py_ssize_t) -> cython.void:
+        """Arrays of ``room`` items (compiled only)."""
+        times_a = array("q", self.times[: self.size])
+        free_a = array("q", self.free[: self.size])
+        times_a.frombytes(bytes(8 * (room - self.size)))
+        free_a.frombytes(bytes(8 * (room - self.size)))
+        self.times = times_a
+        self.free = free_a
+
+    @cython.ccall
+    def origin(self) -> cython.longlong:
+        """The first instant."""
+        return self.times[0]
+
+    @cython.ccall
+    def origin_free(self) -> cython.longlong:
+        """The processors free at the first instant."""
+        return self.free[0]
+
+    @cython.ccall
+    def advance(self, now: cython.longlong) -> cython.void:
+        """Forget the steps over before ``now``: the first instant becomes ``now`` (nothing
+        changes if ``now`` is not after it)."""
+        i: cython.Py_ssize_t
+        if now <= self.times[0]:
+            return
+        if self.size > 1 and self.times[1] <= now:
+            i = index(self.times, now, self.size)
+            if cython.compiled:
+                move_steps(  # noqa: F821 (compiled only: the .pxd's body)
+                    cython.address(self.times[0]), cython.address(self.free[0]), 0, i, self.size - i
+                )
+            else:
+                del self.times[:i], self.free[:i]
+            self.size -= i
+        self.times[0] = now
+
+    @cython.ccall
+    def add(self, start: cython.longlong, end: cython.longlong, delta: cython.longlong) -> cython.bint:
+        """``add_block``: ``delta`` more free processors over ``[start, end)``; False (and
+        nothing changed) if a step would leave ``0..capacity``."""
+        size: cython.Py_ssize_t
+        if cython.compiled and self.size + 2 > len(self.times):
+            self._grow(2 * len(self.times))
+        size = add_block(self.times, self.free, self.size, start, end, delta, self.capacity)
+        if size < 0:
+            return False
+        self.size = size
+        return True
+
+    @cython.ccall
+    def earliest_start(self, n: cython.longlong, d: cython.longlong, t: cython.longlong) -> cython.longlong:
+        """The earliest ``s >= t`` with ``n`` processors free over ``[s, s + d)``
+        (``earliest_window``)."""
+        a: cython.Py_ssize_t = index(self.times, t, self.size)
+        s: cython.Py_ssize_t = earliest_window(
+            self.times, self.free, self.size, a, n, d, t, self.out
+        )
+        return t if s == a else self.times[s]
+
+    @cython.ccall
+    def earliest_move(
+        self, start: cython.longlong, d: cython.longlong, n: cython.longlong, t: cython.longlong
+    ) -> cython.longlong:
+        """The earliest start in ``[t, start]`` of the block ``(n, d)`` in the profile from
+        ``start`` (``earliest_move``)."""
+        return earliest_move(self.times, self.free, self.size, start, d, n, t)
+
+    @cython.ccall
+    def move(
+        self,
+        start: cython.longlong,
+        new_start: cython.longlong,
+        d: cython.longlong,
+        n: cython.longlong,
+    ) -> cython.bint:
+        """Move the block of ``n`` processors for ``d`` from ``start`` to ``new_start`` by the
+        net change; False (and nothing changed) if it does not fit there."""
+        new_end: cython.longlong = new_start + d
+        end: cython.longlong = start + d
+        if new_start == start or d <= 0 or n == 0:
+            return True
+        if new_end <= start or end <= new_start:  # disjoint: take, then give back
+            return self._shift(new_start, new_end, start, end, n)
+        if new_start < start:  # earlier, overlapping
+            return self._shift(new_start, start, new_end, end, n)
+        return self._shift(end, new_end, start, new_start, n)  # later, overlapping
+
+    @cython.cfunc
+    def _shift(
+        self,
+        take_from: cython.longlong,
+        take_to: cython.longlong,
+        back_from: cython.longlong,
+        back_to: cython.longlong,
+        n: cython.longlong,
+    ) -> cython.bint:
+        """Take ``n`` over ``[take_from, take_to)``, then give ``n`` back over
+        ``[back_from, back_to)``; all or nothing."""
+        if not self.add(take_from, take_to, -n):
+            return False
+        if not self.add(back_from, back_to, n):
+            self.add(take_from, take_to, n)
+            return False
+        return True
+
+    @cython.ccall
+    def free_at(self, t: cython.longlong) -> cython.longlong:
+        """Free processors at instant ``t``."""
+        return self.free[index(self.times, t, self.size)]
+
+    @cython.ccall
+    def free_over(self, a: cython.longlong, b: cython.longlong) -> cython.longlong:
+        """The fewest free processors over ``[a, b)`` (at ``a`` when ``b <= a``)."""
+        if b <= a:
+            return self.free_at(a)
+        return least_free(self.times, self.free, 0, self.size, a, b)
+
+    @cython.ccall
+    def max_free_over(self, a: cython.longlong, b: cython.longlong) -> cython.longlong:
+        """The most free processors over ``[a, b)`` (at ``a`` when ``b <= a``)."""
+        i: cython.Py_ssize_t = index(self.times, a, self.size)
+        most: cython.longlong = self.free[i]
+        i += 1
+        while i < self.size and self.times[i] < b:
+            if self.free[i] > most:
+                most = self.free[i]
+            i += 1
+        return most

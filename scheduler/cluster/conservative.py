@@ -25,8 +25,8 @@ becomes ``min(L, F - d + 1)``), and the running maximum stays an upper bound bef
 neither is thrown away on a move.  Every shortcut is exact: tests compare with a plain
 re-placement of every job (tests/scheduler/test_cluster_properties.py).
 
-The pass itself is :func:`scheduler.cluster._kernel.compress`, compiled when a build exists
-(see :mod:`scheduler._native`).  A whole run of plain conservative backfilling (no
+The pass itself is :func:`scheduler.cluster._compress.compress`, compiled when a build exists
+(see :mod:`scheduler._native`); the whole-run loop runs the same pass.  A whole run of plain conservative backfilling (no
 reservation, nothing but the trace) does not come here:
 :func:`scheduler.cluster._loop.run_conservative` makes the same decisions in one compiled loop
 (see :mod:`scheduler.cluster.simulator`).
@@ -38,7 +38,7 @@ import heapq
 from collections.abc import Iterable
 
 from .policy import ClusterState, Policy
-from .profile import _K, Profile
+from .profile import _C, Profile
 
 __all__ = ["Conservative", "plan_in_order"]
 
@@ -71,6 +71,7 @@ class Conservative(Policy):
         self._starts: list[tuple[int, int]] = []  # heap of (planned start, job), lazy
         self._dirty = False
         self._shapes: list[tuple[int, int, int]] = []  # (job, procs, estimate), queue order
+        self._pass = _C.Pass()  # what a compression pass knows (its memory is reused)
         #: when a dict, the start each job was given on arrival (off by default)
         self.arrival_log: dict[int, int] | None = None
 
@@ -144,8 +145,7 @@ class Conservative(Policy):
     def _compress(self, now: int) -> None:
         if not self._shapes:
             return
-        p = self.profile
-        _K.compress(p.times, p.free, p.capacity, self._shapes, self._plan, self._starts, now)
+        _C.compress(self.profile._steps, self._pass, self._shapes, self._plan, self._starts, now)
 
     def schedule(self, now: int, changed: bool) -> list[int]:
         if self._dirty:
@@ -163,5 +163,5 @@ class Conservative(Policy):
                 started.append(k)
         if started:
             started.sort()
-            _K.drop(self.queue, self._shapes, set(started))
+            _C.drop(self.queue, self._shapes, set(started))
         return started

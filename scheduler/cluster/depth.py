@@ -118,8 +118,7 @@ class BackfillDepth(Conservative):
         # backfill the others, in queue order
         if rest:
             p = self.profile
-            free = p.free
-            free_now = free[0]
+            free_now = p.free_now
             if free_now > 0:
                 procs, est = self.procs, self.estimate
                 free_over, reserve = p.free_over, p.reserve
@@ -136,7 +135,7 @@ class BackfillDepth(Conservative):
                     if filled is None:
                         filled = set()
                     filled.add(i)
-                    free_now = free[0]
+                    free_now = p.free_now
                     if free_now == 0:
                         break
                 if filled:

@@ -56,7 +56,6 @@ class EASY(Policy):
         # jobs only end), so "free over [now, end)" is "free now" and "free over [shadow, x)"
         # is "free at the shadow time": classic EASY's O(1) tests, same answers.
         monotone = not self.reservation_ends
-        free = p.free  # free[0] is free now: the simulator advanced the profile to now
         # 1. the head, and each next head, while it fits
         h = 0
         nq = len(q)
@@ -64,7 +63,7 @@ class EASY(Policy):
             while h < nq:
                 k = q[h]
                 end = now + est[k]
-                if (free[0] if monotone else free_over(now, end)) < procs[k]:
+                if (p.free_now if monotone else free_over(now, end)) < procs[k]:
                     break
                 reserve(now, end, procs[k])
                 started.append(k)
@@ -83,7 +82,7 @@ class EASY(Policy):
             self._examined = nq
             return started
         # 2. backfill behind the head's reservation at its shadow time
-        free_now = free[0]
+        free_now = p.free_now  # the simulator advanced the profile to now
         if free_now == 0:  # nothing can start now; nothing changes until a release
             self._examined = nq
             return started

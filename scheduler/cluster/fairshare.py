@@ -219,7 +219,7 @@ class FairShare(Policy):
         if not q:
             return []
         procs = self.procs
-        if min(procs[k] for k in q) > self.profile.free[0]:
+        if min(procs[k] for k in q) > self.profile.free_now:
             return []  # nothing fits now, whatever the order
         order = self.ordered(now)
         started = self._backfill(order, now) if self.backfill else self.start_in_order(order, now)
@@ -241,7 +241,7 @@ class FairShare(Policy):
         bypass = self._bypass
         try:
             for rank, k in enumerate(order):
-                if p.free[0] == 0:
+                if p.free_now == 0:
                     break  # nothing else can start now
                 n, d = procs[k], est[k]
                 if rank < depth:
@@ -258,7 +258,7 @@ class FairShare(Policy):
                         planned.append((s, s + d, n))
                         waiting_above.append(k)
                     continue
-                if p.free[0] < n:  # cheap test first: not enough free now
+                if p.free_now < n:  # cheap test first: not enough free now
                     waiting_above.append(k)
                     continue
                 if p.free_over(now, now + d) >= n:

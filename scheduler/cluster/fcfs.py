@@ -25,7 +25,6 @@ class FCFS(Policy):
         nq = len(q)
         procs, est = self.procs, self.estimate
         p = self.profile
-        free = p.free  # free[0] is free now: the simulator advanced the profile to now
         # without fixed reservations ahead, free processors only grow from now on
         monotone = not self.reservation_ends
         h = 0
@@ -33,7 +32,7 @@ class FCFS(Policy):
             k = q[h]
             n = procs[k]
             end = now + est[k]
-            if (free[0] if monotone else p.free_over(now, end)) < n:
+            if (p.free_now if monotone else p.free_over(now, end)) < n:
                 break
             p.reserve(now, end, n)
             h += 1

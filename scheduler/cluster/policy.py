@@ -119,7 +119,7 @@ class Policy(ABC):
     def fits_now(self, k: int, now: int) -> bool:
         """Job ``k``'s processors are free over ``[now, now + estimate)``."""
         if not self.reservation_ends:  # free processors only grow from now on
-            return self.profile.free[0] >= self.procs[k]
+            return self.profile.free_now >= self.procs[k]
         return self.profile.free_over(now, now + self.estimate[k]) >= self.procs[k]
 
     def start_in_order(self, order: list[int], now: int) -> list[int]:

@@ -8,28 +8,25 @@ slot is a block inserted into it.
 
 Representation
 --------------
-A right-continuous step function kept as two parallel Python lists:
-
-* ``times`` — strictly increasing breakpoints (integer seconds); ``times[0]`` is the origin, the
-  earliest instant the profile still knows (see :meth:`Profile.advance`);
-* ``free`` — ``free[i]`` processors are free on ``[times[i], times[i + 1])``; the last step runs
-  to infinity and always equals the capacity, because every block is finite.
+A right-continuous step function: breakpoints ``times`` (strictly increasing integer seconds;
+the first is the origin, the earliest instant the profile still knows, see
+:meth:`Profile.advance`) and ``free[i]`` processors free on ``[times[i], times[i + 1])``; the
+last step runs to infinity and always equals the capacity, because every block is finite.
 
 The function is kept canonical: two neighbouring steps never hold the same value, so the steps
-*are* the holes (maximal intervals of constant availability).  Lookups are ``bisect`` (C speed),
-range minima and maxima are list slices fed to ``min``/``max`` (C speed), and an update touches
-only the steps inside the block it inserts or removes.  Nothing is ever rescanned in full.
-
-The loops of updating and searching (:meth:`~Profile.reserve`, :meth:`~Profile.release`,
-:meth:`~Profile.move`, :meth:`~Profile.earliest_start`, :meth:`~Profile.earliest_move`) live
-in :mod:`scheduler.cluster._kernel`, which ``make setup`` compiles with Cython (the
-same source runs as Python without a build: :func:`scheduler.cluster.native_status` says
-which).  Times and counts are ints (numpy integers are converted; a float raises
-:class:`TypeError`), within 64 bits.
+*are* the holes (maximal intervals of constant availability).  The steps live in the profile
+library :mod:`scheduler.cluster._steps` (a :class:`~scheduler.cluster._steps.Steps`: two
+int64 buffers with room to grow), which ``make setup`` compiles with Cython (the same source
+runs as Python without a build: :func:`scheduler.cluster.native_status` says which).  It is
+the one library every policy, planner, whole-run loop and quote kernel steps a profile with:
+lookups are binary searches, and an update moves only the steps after the block it inserts or
+removes.  :attr:`Profile.times` and :attr:`Profile.free` are copies, for reading.  Times and
+counts are ints (numpy integers are converted; a float raises :class:`TypeError`), within 62
+bits.
 
 Complexity, with K steps: :meth:`~Profile.free_at` O(log K); :meth:`~Profile.free_over`
-O(log K + steps in the range) at C speed; :meth:`~Profile.reserve` / :meth:`~Profile.release`
-O(log K + K) list moves at C speed plus the steps covered; :meth:`~Profile.earliest_start`
+O(log K + steps in the range); :meth:`~Profile.reserve` / :meth:`~Profile.release` O(log K +
+steps covered) plus one move of the steps after the block; :meth:`~Profile.earliest_start`
 O(steps scanned from t to the answer).
 
 Example
@@ -60,9 +57,9 @@ from scheduler._native import load as _load_native
 
 __all__ = ["Profile", "ProfileError"]
 
-#: the hot loops (scheduler/cluster/_kernel.py), compiled when a build of that very source
-#: exists (see scheduler/_native.py); the profile's lists are handed to it as they are
-_K = _load_native("scheduler.cluster._kernel")
+#: the profile library's steps (``_C.STEPS``) and conservative backfilling's compression pass,
+#: compiled when a build of that very source exists (see scheduler/_native.py)
+_C = _load_native("scheduler.cluster._compress")
 
 
 def _ints(*values: object) -> tuple[int, ...]:
@@ -82,14 +79,13 @@ class Profile:
     a time before :attr:`origin` raises :class:`ValueError`: the past has been forgotten.
     """
 
-    __slots__ = ("capacity", "_times", "_free")
+    __slots__ = ("capacity", "_steps")
 
     def __init__(self, capacity: int, origin: int = 0) -> None:
         if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 0:
             raise ValueError(f"capacity must be an int >= 0, got {capacity!r}")
         self.capacity = capacity
-        self._times: list[int] = [origin]
-        self._free: list[int] = [capacity]
+        self._steps = _C.STEPS([origin], [capacity], capacity)
 
     @classmethod
     def of_blocks_from(
@@ -111,8 +107,8 @@ class Profile:
             raise ProfileError(
                 f"reserving {taken} processors at {origin}: only {capacity} on the machine"
             )
-        times, free = profile._times, profile._free
-        free[0] = level = capacity - taken
+        times, free = [origin], [capacity - taken]
+        level = free[0]
         for e, n in sorted(zip(ends, procs, strict=True)):
             level += n  # (a step at each distinct end: the free count rises there)
             if e == times[-1]:
@@ -120,6 +116,7 @@ class Profile:
             else:
                 times.append(e)
                 free.append(level)
+        profile._steps = _C.STEPS(times, free, capacity)
         return profile
 
     # ---------------------------------------------------------------- reading
@@ -127,63 +124,60 @@ class Profile:
     @property
     def origin(self) -> int:
         """The earliest instant the profile knows."""
-        return self._times[0]
+        return self._steps.origin()
+
+    @property
+    def free_now(self) -> int:
+        """Free processors at the origin: a simulator's now (it advances the origin as time
+        moves on)."""
+        return self._steps.origin_free()
 
     @property
     def times(self) -> list[int]:
-        """The breakpoints (read-only view by convention; do not mutate)."""
-        return self._times
+        """The breakpoints (a copy)."""
+        return self._steps.lists()[0]
 
     @property
     def free(self) -> list[int]:
-        """Free processors per step, parallel to :attr:`times` (do not mutate)."""
-        return self._free
+        """Free processors per step, parallel to :attr:`times` (a copy)."""
+        return self._steps.lists()[1]
+
+    def lists(self) -> tuple[list[int], list[int]]:
+        """``(times, free)``: both copies at once."""
+        return self._steps.lists()
 
     def __len__(self) -> int:
         """Number of steps."""
-        return len(self._times)
+        return self._steps.size
 
     def __repr__(self) -> str:
-        steps = ", ".join(f"{t}:{f}" for t, f in zip(self._times, self._free, strict=True))
+        steps = ", ".join(f"{t}:{f}" for t, f in zip(*self._steps.lists(), strict=True))
         return f"Profile({self.capacity}, [{steps}])"
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Profile):
             return NotImplemented
-        return (self.capacity, self._times, self._free) == (
-            other.capacity,
-            other._times,
-            other._free,
-        )
+        return (self.capacity, self._steps.lists()) == (other.capacity, other._steps.lists())
 
-    def _index(self, t: int) -> int:
-        """Index of the step holding instant ``t``."""
-        i = bisect_right(self._times, t) - 1
-        if i < 0:
-            raise ValueError(f"time {t} is before the profile's origin {self._times[0]}")
-        return i
+    def _check(self, t: int) -> int:
+        """``t`` as an int, not before the origin (else :class:`ValueError`)."""
+        if type(t) is not int:
+            (t,) = _ints(t)
+        if t < self._steps.origin():
+            raise ValueError(f"time {t} is before the profile's origin {self._steps.origin()}")
+        return t
 
     def free_at(self, t: int) -> int:
         """Free processors at instant ``t``."""
-        return self._free[self._index(t)]
+        return self._steps.free_at(self._check(t))
 
     def free_over(self, a: int, b: int) -> int:
         """Minimum free processors over ``[a, b)`` (``free_at(a)`` when ``b <= a``)."""
-        i = self._index(a)
-        if b <= a:
-            return self._free[i]
-        j = bisect_left(self._times, b, i + 1)
-        if j == i + 1:
-            return self._free[i]
-        return min(self._free[i:j])
+        return self._steps.free_over(self._check(a), int(index(b)))
 
     def max_free_over(self, a: int, b: int) -> int:
-        """Maximum free processors over ``[a, b)`` (``free_at(a)`` when ``b <= a``), over the
-        steps :meth:`free_over` reads; only that one, the simulations' hot query, keeps a fast
-        path for a single step."""
-        i = self._index(a)
-        j = bisect_left(self._times, b, i + 1) if b > a else i + 1
-        return max(self._free[i:j])
+        """Maximum free processors over ``[a, b)`` (``free_at(a)`` when ``b <= a``)."""
+        return self._steps.max_free_over(self._check(a), int(index(b)))
 
     def fits(self, n: int, a: int, b: int) -> bool:
         """Whether ``n`` processors are free over all of ``[a, b)``."""
@@ -198,14 +192,10 @@ class Profile:
         """
         if n > self.capacity:
             return None
-        times = self._times
-        if t is None or t < times[0]:
-            if t is not None:
-                raise ValueError(f"time {t} is before the profile's origin {times[0]}")
-            t = times[0]
-        if type(n) is not int or type(d) is not int or type(t) is not int:
-            n, d, t = _ints(n, d, t)
-        return _K.earliest_start(times, self._free, n, d, t)
+        t = self._steps.origin() if t is None else self._check(t)
+        if type(n) is not int or type(d) is not int:
+            n, d = _ints(n, d)
+        return self._steps.earliest_start(n, d, t)
 
     def steps(
         self, a: int | None = None, b: int | None = None
@@ -216,8 +206,8 @@ class Profile:
         defaults this is the whole function from the origin on.  These are the holes of the
         plan: slot advertisement reads them.
         """
-        times, free = self._times, self._free
-        i = 0 if a is None else self._index(a)
+        times, free = self._steps.lists()
+        i = 0 if a is None else bisect_right(times, self._check(a)) - 1
         k = len(times)
         while i < k:
             s = times[i]
@@ -236,28 +226,19 @@ class Profile:
         """Instants in ``[a, b)`` where availability changes (``a`` itself excluded unless it
         is a breakpoint).  These are the candidate starts of pricing query (18)
         (Singh 2008 thesis, §5.2)."""
-        times = self._times
+        times = self._steps.lists()[0]
         i = 0 if a is None else bisect_left(times, a)
         j = len(times) if b is None else bisect_left(times, b)
         return times[i:j]
 
     def copy(self) -> Profile:
-        """An independent copy (cheap: two list copies)."""
+        """An independent copy."""
         other = Profile.__new__(Profile)
         other.capacity = self.capacity
-        other._times = self._times.copy()
-        other._free = self._free.copy()
+        other._steps = self._steps.copy()
         return other
 
     # --------------------------------------------------------------- updating
-
-    def _add(self, start: int, end: int, delta: int, what: str) -> None:
-        """Add ``delta`` free processors over ``[start, end)``, keeping 0 <= free <= capacity
-        (else raise :class:`ProfileError` and change nothing) and the steps canonical."""
-        if type(start) is not int or type(end) is not int or type(delta) is not int:
-            start, end, delta = _ints(start, end, delta)
-        if not _K.add(self._times, self._free, self.capacity, start, end, delta):
-            self._refuse(start, end, delta, what)
 
     def _refuse(self, start: int, end: int, delta: int, what: str) -> None:
         if delta < 0:
@@ -270,6 +251,16 @@ class Profile:
             f"{self.capacity} (giving back what was not taken)"
         )
 
+    def _add(self, start: int, end: int, delta: int, what: str) -> None:
+        """``delta`` free processors more over ``[start, end)`` (``start < end``), keeping
+        0 <= free <= capacity (else raise :class:`ProfileError` and change nothing)."""
+        if type(start) is not int or type(end) is not int or type(delta) is not int:
+            start, end, delta = _ints(start, end, delta)
+        if start < self._steps.origin():
+            self._check(start)
+        if not self._steps.add(start, end, delta):
+            self._refuse(start, end, delta, what)
+
     def reserve(self, start: int, end: int, n: int) -> None:
         """Insert a block: take ``n`` processors over ``[start, end)``.
 
@@ -280,10 +271,7 @@ class Profile:
             return
         if n < 0:
             raise ValueError(f"processors must be >= 0, got {n}")
-        if type(start) is not int or type(end) is not int or type(n) is not int:
-            start, end, n = _ints(start, end, n)
-        if not _K.add(self._times, self._free, self.capacity, start, end, -n):
-            self._refuse(start, end, -n, "reserving")
+        self._add(start, end, -n, "reserving")
 
     def release(self, start: int, end: int, n: int) -> None:
         """Remove a block: give back ``n`` processors over ``[start, end)``.
@@ -295,10 +283,7 @@ class Profile:
             return
         if n < 0:
             raise ValueError(f"processors must be >= 0, got {n}")
-        if type(start) is not int or type(end) is not int or type(n) is not int:
-            start, end, n = _ints(start, end, n)
-        if not _K.add(self._times, self._free, self.capacity, start, end, n):
-            self._refuse(start, end, n, "releasing")
+        self._add(start, end, n, "releasing")
 
     def earliest_move(self, start: int, d: int, n: int, t: int) -> int:
         """Earliest start ``>= t`` (and ``<= start``) for a block of ``n`` processors and
@@ -310,9 +295,9 @@ class Profile:
         ``[s', min(s' + d, start))``.  Conservative backfilling's compression asks this for
         every queued job; pricing can ask it to re-plan a queue.
         """
-        if type(start) is not int or type(d) is not int or type(n) is not int or type(t) is not int:
-            start, d, n, t = _ints(start, d, n, t)
-        return _K.earliest_move(self._times, self._free, start, d, n, t)
+        if type(start) is not int or type(d) is not int or type(n) is not int:
+            start, d, n = _ints(start, d, n)
+        return self._steps.earliest_move(start, d, n, self._check(t))
 
     def move(self, start: int, new_start: int, d: int, n: int) -> None:
         """Move a block of ``n`` processors and duration ``d`` from ``start`` to
@@ -320,20 +305,22 @@ class Profile:
         changes nothing if it does not fit)."""
         if new_start == start or d <= 0 or n == 0:
             return
-        if not _K.move(self._times, self._free, self.capacity, *_ints(start, new_start, d, n)):
+        start, new_start, d, n = _ints(start, new_start, d, n)
+        self._check(min(start, new_start))
+        if not self._steps.move(start, new_start, d, n):
             raise ProfileError(
                 f"moving {n} processors over [{start}, {start + d}) to [{new_start}, "
                 f"{new_start + d}): they are not free there"
             )
 
+    def load_steps(self, times: list[int], free: list[int]) -> None:
+        """Become the profile of the steps ``times``/``free`` (canonical, the last at the
+        capacity): where a whole-run loop left its copy."""
+        self._steps = _C.STEPS(times, free, self.capacity)
+
     def advance(self, t: int) -> None:
         """Forget everything before ``t`` (the origin becomes ``t``); a no-op if ``t`` is not
         after the origin.  Simulators call it as time moves on so the profile stays short."""
-        times = self._times
-        if t <= times[0]:
-            return
-        i = bisect_right(times, t) - 1
-        if i > 0:
-            del times[:i]
-            del self._free[:i]
-        times[0] = t
+        if type(t) is not int:
+            (t,) = _ints(t)
+        self._steps.advance(t)

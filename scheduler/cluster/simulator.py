@@ -305,7 +305,7 @@ class Simulator:
         ticks (what it was told about between two ticks is passed on as ``changed``), and a
         tick is an event whenever a job waits."""
         interval, tick0, held, policy = self.interval, self._tick0, self._held, self.policy
-        times = self.profile.times
+        profile = self.profile
 
         def schedule(t: int, changed: bool):  # type: ignore[no-untyped-def]
             if (t - tick0) % interval:
@@ -320,7 +320,7 @@ class Simulator:
         def wakeup() -> int | None:
             w = pwakeup() if pwakeup is not None else None
             if policy.waiting_count():
-                now = times[0]
+                now = profile.origin
                 tick = now + interval - (now - tick0) % interval
                 if w is None or tick < w:
                     w = tick
@@ -373,7 +373,6 @@ class Simulator:
         start = self.start
         profile = self.profile
         advance, release = profile.advance, profile.release
-        times = profile.times  # mutated in place by the profile, never rebound
         policy = self.policy
         queue = policy.queue
         psubmit, pcomplete, pschedule = policy.submit, policy.complete, policy.schedule
@@ -412,10 +411,7 @@ class Simulator:
                         t = w
                 if t == _INF or t > limit:
                     break
-                if len(times) > 1 and times[1] <= t:
-                    advance(t)  # forget the steps that are over
-                else:
-                    times[0] = t
+                advance(t)  # forget the steps that are over: the origin is now
                 changed = granted
                 granted = False
                 while completions and completions[0][0] == t:
@@ -459,7 +455,7 @@ class Simulator:
             self._next_arrival = a
             self._granted = granted
             self.busy = busy
-            self.now = times[0]
+            self.now = profile.origin
 
     def result(
         self, *, policy: str | None = None, estimates: str = "", dropped: dict | None = None

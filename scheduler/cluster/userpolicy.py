@@ -99,7 +99,7 @@ class View:
     @property
     def free(self) -> int:
         """Processors free now."""
-        return self._profile.free[0]
+        return self._profile.free_now
 
     def free_over(self, start: int, end: int) -> int:
         """Fewest processors free over ``[start, end)`` (running jobs to their planned ends,
@@ -166,9 +166,8 @@ class PriorityPolicy(_UserPolicy):
         queue = self.queue
         if not queue:
             return []
-        free = self.profile.free
         procs = self.procs
-        if min(procs[k] for k in queue) > free[0]:
+        if min(procs[k] for k in queue) > self.profile.free_now:
             return []  # nothing fits now, whatever the order
         priority, job = self.priority, self.job
         try:
@@ -196,10 +195,10 @@ class PriorityPolicy(_UserPolicy):
         held: list[tuple[int, int, int]] = []  # this decision's reservations (start, end, n)
         try:
             for k in ranked:
-                if profile.free[0] == 0:
+                if profile.free_now == 0:
                     break  # nothing else can start now
                 n, d = procs[k], estimate[k]
-                if profile.free[0] >= n and profile.free_over(now, now + d) >= n:
+                if profile.free_now >= n and profile.free_over(now, now + d) >= n:
                     profile.reserve(now, now + d, n)
                     started.append(k)
                 elif limit is None or len(held) < limit:

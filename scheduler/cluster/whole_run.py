@@ -54,7 +54,7 @@ def compiled_fcfs(sim: Simulator, progress: Progress) -> bool:
         sub, sim.runtime, sim.procs, sim.capacity, progress, PROGRESS_EVERY
     )
     _finish(sim, start, series, last)
-    sim.profile.times[0] = last  # every block has ended: the profile is one step
+    sim.profile.advance(last)  # every block has ended: the profile is one step
     return True
 
 
@@ -68,8 +68,7 @@ def _profile_loop(loop, sim: Simulator, progress: Progress):  # type: ignore[no-
     )  # fmt: skip
     # nothing was changed before here: a cancellation from progress leaves the initial state
     _finish(sim, start, series, last)
-    profile.times[:] = times  # one step, at the last instant: every block has ended
-    profile.free[:] = free
+    profile.load_steps(times, free)  # one step, at the last instant: every block has ended
     return rest
 
 

@@ -94,7 +94,7 @@ class AgentPolicy(PriorityPolicy):
         c = self.chosen
         if c is None:
             return []
-        if self.profile.free[0] >= self.procs[c]:  # nothing is planned ahead: free only grows
+        if self.profile.free_now >= self.procs[c]:  # nothing is planned ahead: free only grows
             self.profile.reserve(now, now + self.estimate[c], self.procs[c])
             self.chosen = None
             started = [c]
@@ -110,7 +110,7 @@ class AgentPolicy(PriorityPolicy):
     def _backfill_rlscheduler(self, c: int, now: int) -> list[int]:
         procs, request, profile = self.procs, self.request, self.profile
         if self._shadow is None:  # fixed when the job is first found not to fit
-            free, shadow = profile.free[0], now
+            free, shadow = profile.free_now, now
             for end, k in sorted((s + request[k], k) for k, s in self._running.items()):
                 free, shadow = free + procs[k], end
                 if free >= procs[c]:
@@ -118,7 +118,7 @@ class AgentPolicy(PriorityPolicy):
             self._shadow = shadow
         started = []
         for k in self.queue:
-            if k != c and procs[k] <= profile.free[0] and now + request[k] < self._shadow:
+            if k != c and procs[k] <= profile.free_now and now + request[k] < self._shadow:
                 profile.reserve(now, now + self.estimate[k], procs[k])
                 started.append(k)
         return started
@@ -262,7 +262,7 @@ class SchedulingEnv(gym.Env):
     def _observation(self) -> np.ndarray:
         obs = self._blank.copy()
         queue = self.policy.queue[: self.queue_size]
-        free = self.policy.profile.free[0]
+        free = self.policy.profile.free_now
         if queue:
             n = len(queue)
             idx = np.fromiter(queue, dtype=np.int64, count=n)

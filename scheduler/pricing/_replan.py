@@ -5,7 +5,7 @@ queued jobs) at every candidate start of :meth:`scheduler.pricing.price.SiteQuot
 conservative backfilling (Mu'alem & Feitelson 2001: every job, in queue order, at its earliest
 start beside every block before it) and under FCFS (a job starts no earlier than the one ahead).
 
-Plain Python *and* the source of a C extension, like :mod:`scheduler.cluster._kernel`:
+Plain Python *and* the source of a C extension, like :mod:`scheduler.cluster._compress`:
 ``setup.py`` compiles it with Cython in pure-Python mode (the annotations become C types;
 ``cython.compiled`` is True only in the extension) and :mod:`scheduler._native` loads the
 extension only when it was built from exactly this file, else this file.  Compiler

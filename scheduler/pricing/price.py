@@ -295,6 +295,7 @@ class SiteQuote:
             raise ValueError(f"now ({now}) is before the profile's origin ({base.origin})")
         self.base = base.copy()
         self.base.advance(now)
+        self._base_steps = self.base.lists()  # (times, free): what the kernels read
         self._procs = procs
         self._durs = durs
         self.now = now
@@ -320,14 +321,14 @@ class SiteQuote:
         self._fcfs = None
         if self._kind in ("easy", "depth"):
             self._easy = _E.EasyQueue(
-                self.base.times, self.base.free, self.capacity, procs, durs, now, depth
+                *self._base_steps, self.capacity, procs, durs, now, depth
             )
             self.starts = self._easy.starts  # v_q
             self._plan: Profile | None = None  # (built when asked: a quote prices in the kernel)
         elif self._kind == "fcfs":  # the no-slot plan and its states (_replan.FcfsQueue)
             if procs and max(procs) > self.capacity:
                 raise ValueError(f"a job of {max(procs)} processors never fits {self.capacity}")
-            self._fcfs = _R.FcfsQueue(self.base.times, self.base.free, procs, durs, now)
+            self._fcfs = _R.FcfsQueue(*self._base_steps, procs, durs, now)
             self.starts = self._fcfs.starts  # v_q (plan_fcfs's: tests compare)
             self._plan = None  # (built when asked)
         else:
@@ -400,7 +401,7 @@ class SiteQuote:
         if self._kind == "simulate":
             return self._replan_all(s, n, d)
         if self._fcfs is not None:
-            return _R.fcfs_delays(self._fcfs, self.base.times, self.base.free, [s], n, d)[0]
+            return _R.fcfs_delays(self._fcfs, *self._base_steps, [s], n, d)[0]
         if self.plan.free_over(s, s + d) >= n and not self._zero_job_in(s, s + d):
             # a hole of the current plan: nobody moves (every test a plan passed had room
             # for its job beside every later block, so beside the slot too)
@@ -439,7 +440,7 @@ class SiteQuote:
         (:class:`scheduler.pricing._replan.Queue`)."""
         if self._kernel_queue is None:
             self._kernel_queue = _R.Queue(
-                self.base.times, self.base.free, self._procs, self._durs, self.starts,
+                *self._base_steps, self._procs, self._durs, self.starts,
             )  # fmt: skip
         return self._kernel_queue
 
@@ -474,11 +475,11 @@ class SiteQuote:
         if self._kind == "simulate":
             fs = [self._price(s, n, d) for s in cands]
         elif self._fcfs is not None:  # FCFS: all starts in one call
-            fs = _R.fcfs_delays(self._fcfs, self.base.times, self.base.free, cands, n, d)
+            fs = _R.fcfs_delays(self._fcfs, *self._base_steps, cands, n, d)
         elif self._easy is None:  # conservative: the fast path, all starts in one call
             fs = _R.delays(
-                self._queue(), self.base.times, self.base.free, self.plan.times,
-                self.plan.free, cands, n, d, self.now, self._kind == "fcfs",
+                self._queue(), *self._base_steps, *self.plan.lists(), cands, n, d,
+                self.now, self._kind == "fcfs",
             )  # fmt: skip
         else:  # EASY or depth K: all starts in one call (the same tests as _price)
             fs = _E.prices(self._easy, cands, n, d)

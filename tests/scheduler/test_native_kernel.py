@@ -1,5 +1,6 @@
-"""The compiled kernel: scheduler/cluster/_kernel.py compiled by Cython in
-pure-Python mode must behave exactly as the same file run as Python, an extension built from
+"""The compiled profile: the profile library (scheduler/cluster/_steps.py) and the
+compression pass that cimports it (scheduler/cluster/_compress.py), compiled by Cython in
+pure-Python mode, must behave exactly as the same files run as Python, an extension built from
 another version of the source must never run, and the engine must run without Cython.
 
 The compiled build exists after ``make setup``; without one the comparisons skip, except under
@@ -13,7 +14,6 @@ import random
 import shutil
 import subprocess
 import sys
-from bisect import bisect_left, bisect_right
 from contextlib import contextmanager
 
 import pytest
@@ -26,7 +26,7 @@ from scheduler.traces.swf import SWFJob
 from tests.conftest import ROOT
 from tests.scheduler.native_helpers import compiled, pure
 
-NAME = "scheduler.cluster._kernel"
+NAME = "scheduler.cluster._compress"
 
 
 def _pure():
@@ -39,13 +39,14 @@ def _compiled():
 
 @contextmanager
 def kernel(module):
-    """Run the engine on ``module`` (the profile and conservative backfilling call it)."""
-    saved = profile_mod._K, conservative_mod._K
-    profile_mod._K = conservative_mod._K = module
+    """Run the engine on ``module`` (a build of the compression pass or its pure source, with
+    the profile library it steps: every profile made meanwhile holds that library's steps)."""
+    saved = profile_mod._C, conservative_mod._C
+    profile_mod._C = conservative_mod._C = module
     try:
         yield
     finally:
-        profile_mod._K, conservative_mod._K = saved
+        profile_mod._C, conservative_mod._C = saved
 
 
 def deep_queue_trace(seed: int, jobs: int = 300, procs: int = 32) -> list[SWFJob]:
@@ -90,50 +91,49 @@ def test_compiled_and_pure_kernels_schedule_every_job_alike(policy):
 
 
 def test_compiled_and_pure_kernels_agree_call_by_call():
-    """Random operations on random profiles, both kernels side by side: the same answers, the
-    same lists after every step, refusals (False) that change nothing."""
+    """Random operations on random profiles, the profile library compiled and pure side by
+    side: the same answers, the same steps after every operation, refusals (False) that
+    change nothing."""
     compiled, pure = _compiled(), _pure()
     rng = random.Random(21)
     refused = moved = 0
     for _ in range(300):
         cap = rng.randint(1, 12)
-        lists = [([0], [cap]), ([0], [cap])]
+        both = [k.STEPS([0], [cap], cap) for k in (compiled, pure)]
         for _ in range(40):
             op = rng.random()
             a = rng.randint(0, 80)
             d = rng.randint(0, 30)
             n = rng.randint(0, cap + 1)
-            if op < 0.5:
+            origin = both[0].origin()
+            if op < 0.45:
                 delta = rng.choice([-n, n])
-                r = [
-                    k.add(t, f, cap, a, a + d + 1, delta)
-                    for k, (t, f) in zip((compiled, pure), lists, strict=True)
-                ]
+                r = [s.add(a, a + d + 1, delta) for s in both]
                 refused += not r[0]
+            elif op < 0.6:
+                t0 = max(origin, rng.randint(0, 60))
+                r = [s.earliest_start(min(n, cap), d, t0) for s in both]
             elif op < 0.7:
-                t0 = rng.randint(0, 60)
-                r = [
-                    k.earliest_start(t, f, min(n, cap), d, t0)
-                    for k, (t, f) in zip((compiled, pure), lists, strict=True)
-                ]
+                t0 = max(origin, rng.randint(0, a))
+                r = [s.earliest_move(max(a, t0), d, n, t0) for s in both]
             elif op < 0.85:
-                t0 = rng.randint(0, a)
-                r = [
-                    k.earliest_move(t, f, a, d, n, t0)
-                    for k, (t, f) in zip((compiled, pure), lists, strict=True)
-                ]
-            else:
                 b = rng.randint(0, 80)
-                r = [
-                    k.move(t, f, cap, a, b, d, n)
-                    for k, (t, f) in zip((compiled, pure), lists, strict=True)
-                ]
+                r = [s.move(a, b, d, n) for s in both]
                 moved += r[0]
+            elif op < 0.95:
+                t0 = max(origin, a)
+                r = [(s.free_at(t0), s.free_over(t0, t0 + d), s.max_free_over(t0, t0 + d))
+                     for s in both]  # fmt: skip
+            else:
+                t0 = origin + rng.randint(0, 20)
+                r = [s.advance(t0) for s in both]
             assert r[0] == r[1]
-            assert lists[0] == lists[1]
-            times, free = lists[0]
+            assert both[0].lists() == both[1].lists()
+            assert both[0].size == both[1].size == len(both[0].lists()[0])
+            times, free = both[0].lists()
             assert all(x < y for x, y in zip(times[:-1], times[1:], strict=True))
             assert all(0 <= f <= cap for f in free) and free[-1] == cap
+            assert all(x != y for x, y in zip(free[:-1], free[1:], strict=True))  # canonical
     assert refused > 100 and moved > 20  # both paths were exercised
 
 
@@ -166,34 +166,25 @@ def test_compiled_and_pure_compression_agree():
         live = [x for x in shapes if plan[x[0]] > now]
         out = []
         for k in (compiled, pure):
-            times, free, p, starts = prof.times[:], prof.free[:], dict(plan), []
-            moved = k.compress(times, free, cap, live, p, starts, now)
-            out.append((moved, times, free, p, sorted(starts)))
+            steps, p, starts = k.STEPS(prof.times, prof.free, cap), dict(plan), []
+            moved = k.compress(steps, k.Pass(), live, p, starts, now)
+            out.append((moved, steps.lists(), p, sorted(starts)))
         assert out[0] == out[1]
         total += out[0][0]
     assert total > 50  # jobs did move
-
-
-def test_typed_binary_searches_equal_bisect():
-    """The compiled kernel's own bisect loops (run here as Python) equal the bisect module."""
-    pure = _pure()
-    rng = random.Random(3)
-    for _ in range(500):
-        a = sorted(rng.sample(range(200), rng.randint(0, 30)))
-        x, lo = rng.randint(-5, 205), rng.randint(0, len(a))
-        assert pure._bisect_left(a, x, lo) == bisect_left(a, x, lo)
-        assert pure._bisect_right(a, x, lo) == bisect_right(a, x, lo)
 
 
 def test_profile_refuses_non_integer_times_in_either_kernel():
     """The compiled kernel works on 64-bit ints, so a float is refused (TypeError) rather than
     truncated — by the pure kernel too, so that both agree; numpy integers are fine."""
     np = pytest.importorskip("numpy")
-    for k in (profile_mod._K, _pure()):
+    for k in (profile_mod._C, _pure()):
         with kernel(k):
             p = Profile(4)
-            with pytest.raises(TypeError):
-                p.reserve(0, 2.5, 1)
+            for bad in (lambda: p.reserve(0, 2.5, 1), lambda: p.advance(0.5),
+                        lambda: p.free_at(1.5), lambda: p.earliest_start(1, 2.5, 0)):
+                with pytest.raises(TypeError):
+                    bad()
             p.reserve(np.int64(0), np.int64(3), np.int64(2))
             assert p.times == [0, 3] and p.free == [2, 4]
             assert p.earliest_start(3, 1, np.int64(0)) == 3
@@ -224,7 +215,7 @@ def test_a_build_of_another_source_is_not_loaded(tmp_path):
     pkg = _copy_scheduler(tmp_path)
     module, why = _native.load_compiled(NAME, directory=str(pkg / "cluster"))
     assert module is not None and why == "compiled"  # an exact copy is fine
-    src = pkg / "cluster" / "_kernel.py"
+    src = pkg / "cluster" / "_compress.py"
     src.write_text(src.read_text() + "\n# edited after the build\n")
     module, why = _native.load_compiled(NAME, directory=str(pkg / "cluster"))
     assert module is None and why.startswith("stale compiled build")
@@ -282,12 +273,11 @@ def test_an_edited_step_library_leaves_every_kernel_that_cimports_it_pure(tmp_pa
         "from scheduler import _native\n"
         "_native.load('scheduler.cluster._steps')\n"
         "for name in ('scheduler.pricing._easy', 'scheduler.pricing._replan',"
-        " 'scheduler.cluster._loop'):\n"
+        " 'scheduler.cluster._loop', 'scheduler.cluster._compress'):\n"
         "    _native.load(name)\n"
     )
     end = (
-        "print(sorted(set(v.split(':')[0] for k, v in _native.status().items()"
-        " if k != 'scheduler.cluster._kernel')))"
+        "print(sorted(set(v.split(':')[0] for v in _native.status().values())))"
     )
     out = _status_in(tmp_path, None, code, end)
     assert out.returncode == 0, out.stderr
@@ -319,7 +309,7 @@ def test_the_engine_runs_without_cython(tmp_path):
         "import sys\n"
         "sys.modules['cython'] = None; sys.modules['Cython'] = None\n"
         "from scheduler import _native\n"
-        "import scheduler.cluster._kernel as k\n"
+        "import scheduler.cluster._compress as k\n"
         "assert k.cython is _native.cython_shim, k.cython\n"
         "from tests.scheduler.test_native_kernel import deep_queue_trace, run_policy\n"
     )
@@ -347,7 +337,7 @@ def test_make_rebuilds_when_any_listed_module_changes():
         for node in tree.body
         if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "NATIVE_MODULES"
     )
-    assert "scheduler/cluster/_kernel.py" in listed
+    assert "scheduler/cluster/_compress.py" in listed
     out = subprocess.run(
         [make, "-s", "--no-print-directory", "--eval", "print-native: ; @echo $(NATIVE_SRC)"]
         + ["print-native"],
