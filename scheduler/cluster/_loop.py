@@ -58,7 +58,7 @@ else:  # their pure source (a build's functions take C arrays, not lists)
     )  # fmt: skip
     Steps, index = _compress.STEPS, _compress.index
 
-__all__ = ["COMPILED", "fits", "replay_fcfs", "run_conservative", "run_easy"]
+__all__ = ["COMPILED", "Run", "fits", "replay_fcfs", "run_conservative", "run_easy"]
 
 #: True in the extension, False when this file runs as Python
 COMPILED = cython.compiled
@@ -207,12 +207,19 @@ class _Series:
 
 
 @cython.cclass
-class _Run:
+class Run:
     """A whole run's state, as the event loop and its policy hold it: the jobs (in queue
     order), the clock, the queue, the profile, the completions ahead, the busy count and the
     samples.  The steps below (:func:`_next_instant`, :func:`_complete_due`, :func:`_start`,
     :func:`_sample`, ...) are the event loop's; :func:`run_easy` and
-    :func:`run_conservative` add their policy's decisions."""
+    :func:`run_conservative` add their policy's decisions.
+
+    Made from the jobs ``submit``, ``runtime``, ``estimate`` (>= 1), ``procs``
+    (1..capacity), in queue order, all arriving, and the profile ``(times, free)`` of a
+    machine of ``capacity`` (its origin the first instant; blocks already in it are
+    honoured).  ``progress(fraction, message)`` is called every ``every`` instants as by the
+    event loop; what it raises propagates, and then nothing of the caller's has changed (the
+    lists are only read).  See :func:`fits`."""
 
     jobs: cython.Py_ssize_t
     submit: cython.longlong[::1]
@@ -285,7 +292,7 @@ class _Run:
 @cython.cfunc
 @cython.inline
 @cython.exceptval(check=False)
-def _key(run: _Run, time: cython.longlong, job: cython.longlong) -> cython.longlong:
+def _key(run: Run, time: cython.longlong, job: cython.longlong) -> cython.longlong:
     """A heap key that orders as ``(time, job)``."""
     return ((time - run.origin) << run.shift) | job
 
@@ -293,12 +300,12 @@ def _key(run: _Run, time: cython.longlong, job: cython.longlong) -> cython.longl
 @cython.cfunc
 @cython.inline
 @cython.exceptval(check=False)
-def _time_of(run: _Run, key: cython.longlong) -> cython.longlong:
+def _time_of(run: Run, key: cython.longlong) -> cython.longlong:
     return (key >> run.shift) + run.origin
 
 
 @cython.cfunc
-def _next_instant(run: _Run) -> cython.bint:
+def _next_instant(run: Run) -> cython.bint:
     """Move the clock to the next arrival or completion, whichever comes first; False if
     there is neither (the clock stays)."""
     have: cython.bint = run.arrived < run.jobs
@@ -314,7 +321,7 @@ def _next_instant(run: _Run) -> cython.bint:
 
 
 @cython.cfunc
-def _complete_due(run: _Run) -> cython.Py_ssize_t:
+def _complete_due(run: Run) -> cython.Py_ssize_t:
     """End the jobs whose completion is now; a job that ends before its estimate gives the
     rest of its block back (and sets ``gave_back``).  Returns how many ended."""
     job: cython.longlong
@@ -335,7 +342,7 @@ def _complete_due(run: _Run) -> cython.Py_ssize_t:
 
 
 @cython.cfunc
-def _enqueue_arrival(run: _Run) -> cython.longlong:
+def _enqueue_arrival(run: Run) -> cython.longlong:
     """The next arrival joins the end of the queue; returns it."""
     job: cython.longlong = run.arrived
     run.queue[run.waiting] = job
@@ -347,7 +354,7 @@ def _enqueue_arrival(run: _Run) -> cython.longlong:
 
 @cython.cfunc
 @cython.exceptval(-1)
-def _start(run: _Run, job: cython.longlong) -> cython.int:
+def _start(run: Run, job: cython.longlong) -> cython.int:
     """``job`` starts now (its block is already in the profile)."""
     run.is_waiting[job] = 0
     run.start[job] = run.now
@@ -358,7 +365,7 @@ def _start(run: _Run, job: cython.longlong) -> cython.int:
 
 @cython.cfunc
 @cython.exceptval(-1)
-def _start_now(run: _Run, job: cython.longlong) -> cython.int:
+def _start_now(run: Run, job: cython.longlong) -> cython.int:
     """``job`` takes its block from now to its estimated end, and starts."""
     if not run.profile.add(run.now, run.now + run.estimate[job], -run.procs[job]):
         raise AssertionError(f"job {job} started where it does not fit")
@@ -367,7 +374,7 @@ def _start_now(run: _Run, job: cython.longlong) -> cython.int:
 
 @cython.cfunc
 @cython.exceptval(check=False)
-def _drop_started(run: _Run, first: cython.Py_ssize_t) -> cython.void:
+def _drop_started(run: Run, first: cython.Py_ssize_t) -> cython.void:
     """Take the jobs that started out of the queue, keeping its order (every job before
     ``first`` started)."""
     i: cython.Py_ssize_t
@@ -383,7 +390,7 @@ def _drop_started(run: _Run, first: cython.Py_ssize_t) -> cython.void:
 
 @cython.cfunc
 @cython.exceptval(-1)
-def _sample(run: _Run) -> cython.int:
+def _sample(run: Run) -> cython.int:
     """The instant's sample ``(now, busy, waiting)``, and the progress callback every
     ``every`` instants (what it raises propagates)."""
     run.series.add(run.now, run.busy, run.waiting)
@@ -397,24 +404,14 @@ def _sample(run: _Run) -> cython.int:
 
 
 @cython.ccall
-def run_easy(
-    submit: list,
-    runtime: list,
-    estimate: list,
-    procs: list,
-    times: list,
-    free: list,
-    capacity: cython.longlong,
-    progress: object,
-    every: cython.Py_ssize_t,
-) -> tuple:
+def run_easy(run: Run) -> tuple:
     """A whole run of EASY backfilling (Lifka 1995; Mu'alem & Feitelson 2001) from an empty
     machine: the decisions of :class:`~scheduler.cluster.easy.EASY` (its rules in its
     module's docstring; without fixed reservations: the classic tests on the free count now
-    and the processors left at the shadow time) through the event loop.  Arguments as
-    :func:`run_conservative`; returns ``(start, series, times, free, last, examined)``,
-    ``examined`` being the policy's count of queued jobs already examined."""
-    run: _Run = _Run(submit, runtime, estimate, procs, times, free, capacity, progress, every)
+    and the processors left at the shadow time) through the event loop, over ``run`` (see
+    :class:`Run`); returns ``(start, series, times, free, last, examined)`` as
+    :func:`run_conservative` does, ``examined`` being the policy's count of queued jobs
+    already examined."""
     examined: cython.Py_ssize_t = 0
     ended: cython.Py_ssize_t
     while _next_instant(run):
@@ -430,7 +427,7 @@ def run_easy(
 
 @cython.cfunc
 def _easy_schedule(
-    run: _Run, changed: cython.bint, examined: cython.Py_ssize_t
+    run: Run, changed: cython.bint, examined: cython.Py_ssize_t
 ) -> cython.Py_ssize_t:
     """EASY's decision at ``now`` (``EASY.schedule``): the head, and each next head, starts
     while it fits; then the jobs behind it may backfill.  When nothing ended, the queue the
@@ -456,7 +453,7 @@ def _easy_schedule(
 
 
 @cython.cfunc
-def _start_heads(run: _Run) -> cython.Py_ssize_t:
+def _start_heads(run: Run) -> cython.Py_ssize_t:
     """Start the head of the queue, and each next head, while it fits now; returns how many
     started (the queue is then ``queue[started:waiting]``)."""
     head: cython.Py_ssize_t = 0
@@ -471,7 +468,7 @@ def _start_heads(run: _Run) -> cython.Py_ssize_t:
 
 
 @cython.cfunc
-def _backfill(run: _Run, head: cython.Py_ssize_t, first: cython.Py_ssize_t) -> cython.bint:
+def _backfill(run: Run, head: cython.Py_ssize_t, first: cython.Py_ssize_t) -> cython.bint:
     """EASY's backfilling behind the reservation of ``queue[head]`` at its shadow time (its
     earliest start): the jobs from ``queue[first]`` on, in order, start now if they fit now
     and either end by the shadow time or use only the ``extra`` processors the head leaves
@@ -528,32 +525,17 @@ class _Plan:
 
 
 @cython.ccall
-def run_conservative(
-    submit: list,
-    runtime: list,
-    estimate: list,
-    procs: list,
-    times: list,
-    free: list,
-    capacity: cython.longlong,
-    progress: object,
-    every: cython.Py_ssize_t,
-) -> tuple:
+def run_conservative(run: Run) -> tuple:
     """A whole run of conservative backfilling (Mu'alem & Feitelson 2001, section 3): the
     decisions of :class:`~scheduler.cluster.conservative.Conservative` through the event loop
     — each arrival planned at its earliest start that delays no block, the plan compressed
     (once per instant, before that instant's arrivals are placed) after early ends, each job
-    started at its planned time — from the profile ``(times, free)`` (its origin the first
-    instant; blocks already in it are honoured) over the jobs ``submit``, ``runtime``,
-    ``estimate`` (>= 1), ``procs`` (1..capacity), in queue order, all arriving.
+    started at its planned time — over ``run`` (see :class:`Run`).
 
     Returns ``(start, series, times, free, last)``: the start of each job (a list, -1 for none),
     the samples (an ``array("q")``, three per instant), the profile's lists at the end and
-    the last instant (None if there was no event).  ``progress(fraction, message)`` is called
-    every ``every`` instants as by the event loop; what it raises propagates, and then nothing
-    of the caller's has changed (the lists are only read).  See :func:`fits`.
+    the last instant (None if there was no event).
     """
-    run: _Run = _Run(submit, runtime, estimate, procs, times, free, capacity, progress, every)
     plan: _Plan = _Plan(run.jobs)
     while _next_planned_instant(run, plan, _next_instant(run)):
         run.profile.advance(run.now)
@@ -573,14 +555,14 @@ def run_conservative(
 @cython.cfunc
 @cython.inline
 @cython.exceptval(check=False)
-def _is_current(run: _Run, plan: _Plan, key: cython.longlong) -> cython.bint:
+def _is_current(run: Run, plan: _Plan, key: cython.longlong) -> cython.bint:
     """Whether a ``wake`` entry is still a queued job's plan."""
     job: cython.longlong = key & run.mask
     return run.is_waiting[job] and plan.planned[job] == _time_of(run, key)
 
 
 @cython.cfunc
-def _next_planned_instant(run: _Run, plan: _Plan, have: cython.bint) -> cython.bint:
+def _next_planned_instant(run: Run, plan: _Plan, have: cython.bint) -> cython.bint:
     """Bring the clock back to the earliest planned start if it comes before the next arrival
     or completion (``have`` says whether there is one); stale plans are dropped.  False if
     there is no next instant at all."""
@@ -598,7 +580,7 @@ def _next_planned_instant(run: _Run, plan: _Plan, have: cython.bint) -> cython.b
 
 @cython.cfunc
 @cython.exceptval(-1)
-def _plan_arrival(run: _Run, plan: _Plan) -> cython.int:
+def _plan_arrival(run: Run, plan: _Plan) -> cython.int:
     """The next arrival joins the queue with a block at its earliest start (the profile's
     ``earliest_start`` with every block in place)."""
     job: cython.longlong = _enqueue_arrival(run)
@@ -613,7 +595,7 @@ def _plan_arrival(run: _Run, plan: _Plan) -> cython.int:
 
 
 @cython.cfunc
-def _start_planned(run: _Run, plan: _Plan) -> cython.bint:
+def _start_planned(run: Run, plan: _Plan) -> cython.bint:
     """Start the jobs planned for now; returns whether one started."""
     key: cython.longlong
     started: cython.bint = False
@@ -626,7 +608,7 @@ def _start_planned(run: _Run, plan: _Plan) -> cython.bint:
 
 
 @cython.cfunc
-def _compress(run: _Run, plan: _Plan) -> cython.Py_ssize_t:
+def _compress(run: Run, plan: _Plan) -> cython.Py_ssize_t:
     """Conservative backfilling's compression at ``now`` (Mu'alem & Feitelson 2001, section
     3): the pass of :mod:`scheduler.cluster._compress`, as the reference policy runs it, over
     the queue and the plan as this loop holds them; clears ``gave_back`` and returns how many

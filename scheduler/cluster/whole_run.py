@@ -62,10 +62,11 @@ def _profile_loop(loop, sim: Simulator, progress: Progress):  # type: ignore[no-
     if not (_L.COMPILED and _L.fits(sim.now, sim.submit_time, sim.runtime, sim.estimate)):
         return None  # as Python the loop is slower than the event loop: not taken
     profile = sim.profile
-    start, series, times, free, last, *rest = loop(
-        sim.submit_time, sim.runtime, sim.estimate, sim.procs, profile.times, profile.free,
+    run = _L.Run(
+        sim.submit_time, sim.runtime, sim.estimate, sim.procs, *profile.lists(),
         sim.capacity, progress, PROGRESS_EVERY,
     )  # fmt: skip
+    start, series, times, free, last, *rest = loop(run)
     # nothing was changed before here: a cancellation from progress leaves the initial state
     _finish(sim, start, series, last)
     profile.load_steps(times, free)  # one step, at the last instant: every block has ended

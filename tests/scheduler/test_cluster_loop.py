@@ -48,6 +48,7 @@ def loop(request, monkeypatch):
     fake = SimpleNamespace(
         COMPILED=True,
         fits=module.fits,
+        Run=module.Run,
         run_conservative=spy("run_conservative"),
         run_easy=spy("run_easy"),
         replay_fcfs=spy("replay_fcfs"),
@@ -188,7 +189,7 @@ def test_small_random_traces_equal_the_event_loop(case, estimates):
     for name, module in (("pure", pure(NAME)), ("compiled", _compiled_or_none())):
         if module is None:
             continue
-        fake = SimpleNamespace(COMPILED=True, fits=module.fits, **{
+        fake = SimpleNamespace(COMPILED=True, fits=module.fits, Run=module.Run, **{
             f: getattr(module, f) for f in ("run_conservative", "run_easy", "replay_fcfs")
         })  # fmt: skip
         saved = loops_module._L
