@@ -372,7 +372,9 @@ class Simulator:
         )  # fmt: skip
         start = self.start
         profile = self.profile
-        advance, release = profile.advance, profile.release
+        release = profile.release
+        advance = profile._steps.advance  # (the clock's instants are ints; no whole-run
+        # loop replaces the profile's steps while the event loop runs)
         policy = self.policy
         queue = policy.queue
         psubmit, pcomplete, pschedule = policy.submit, policy.complete, policy.schedule

@@ -9,7 +9,9 @@ import random
 import pytest
 
 from scheduler import _native
+from scheduler.cluster import Simulator, prepare_jobs
 from scheduler.cluster.profile import Profile
+from scheduler.traces.swf import SWFJob
 
 
 def pure(name: str):
@@ -94,3 +96,26 @@ def deep_cases(kernel, cases: list) -> list:
 
     pure_source = kernel.__name__.endswith("_pure_for_tests")
     return sample(cases, 1) if pure_source else list(cases)
+
+
+def deep_queue_trace(seed: int, jobs: int = 300, procs: int = 32) -> list[SWFJob]:
+    """An overloaded machine: arrivals faster than it serves, many jobs end before their
+    estimate (so the plan is compressed often), a few repeated shapes."""
+    rng = random.Random(seed)
+    out, t = [], 0
+    for i in range(jobs):
+        t += rng.choice([0, 0, 1, 5, 30, 120])
+        req = rng.choice([60, 300, 600, 1800, 3600, rng.randint(1, 7200)])
+        run = rng.randint(0, req) if rng.random() < 0.7 else req
+        n = rng.choice([1, 1, 2, 4, 8, procs // 2, procs, rng.randint(1, procs)])
+        out.append(
+            SWFJob(i + 1, t, -1, run, n, -1, -1, n, req, -1, 1, 1, 1, 1, 1, 1, -1, -1)
+        )  # fmt: skip
+    return out
+
+
+def run_policy(trace, procs, policy, estimates="requested"):
+    sim_jobs, _ = prepare_jobs(trace, procs, estimates)
+    sim = Simulator(sim_jobs, procs, policy)
+    sim.run()
+    return list(sim.start)

@@ -21,10 +21,9 @@ import pytest
 import scheduler.cluster.conservative as conservative_mod
 import scheduler.cluster.profile as profile_mod
 from scheduler import _native
-from scheduler.cluster import Profile, Simulator, native_status, prepare_jobs
-from scheduler.traces.swf import SWFJob
+from scheduler.cluster import Profile, native_status
 from tests.conftest import ROOT
-from tests.scheduler.native_helpers import compiled, pure
+from tests.scheduler.native_helpers import compiled, deep_queue_trace, pure, run_policy
 
 NAME = "scheduler.cluster._compress"
 
@@ -47,29 +46,6 @@ def kernel(module):
         yield
     finally:
         profile_mod._C, conservative_mod._C = saved
-
-
-def deep_queue_trace(seed: int, jobs: int = 300, procs: int = 32) -> list[SWFJob]:
-    """An overloaded machine: arrivals faster than it serves, many jobs end before their
-    estimate (so the plan is compressed often), a few repeated shapes."""
-    rng = random.Random(seed)
-    out, t = [], 0
-    for i in range(jobs):
-        t += rng.choice([0, 0, 1, 5, 30, 120])
-        req = rng.choice([60, 300, 600, 1800, 3600, rng.randint(1, 7200)])
-        run = rng.randint(0, req) if rng.random() < 0.7 else req
-        n = rng.choice([1, 1, 2, 4, 8, procs // 2, procs, rng.randint(1, procs)])
-        out.append(
-            SWFJob(i + 1, t, -1, run, n, -1, -1, n, req, -1, 1, 1, 1, 1, 1, 1, -1, -1)
-        )  # fmt: skip
-    return out
-
-
-def run_policy(trace, procs, policy, estimates="requested"):
-    sim_jobs, _ = prepare_jobs(trace, procs, estimates)
-    sim = Simulator(sim_jobs, procs, policy)
-    sim.run()
-    return list(sim.start)
 
 
 @pytest.mark.parametrize("policy", ["conservative", "backfill-k=4", "easy", "fcfs"])
@@ -311,7 +287,7 @@ def test_the_engine_runs_without_cython(tmp_path):
         "from scheduler import _native\n"
         "import scheduler.cluster._compress as k\n"
         "assert k.cython is _native.cython_shim, k.cython\n"
-        "from tests.scheduler.test_native_kernel import deep_queue_trace, run_policy\n"
+        "from tests.scheduler.native_helpers import deep_queue_trace, run_policy\n"
     )
     end = (
         "print(native_status())\n"
