@@ -13,7 +13,8 @@ checked to apply) and put in the engine's place, then:
   whole runs on deep queues): "fails" when one of them fails;
 * **deep queues** — conservative backfilling (the reference policy, through the event loop)
   on the overloaded random traces of
-  tests/scheduler/test_native_kernel.py (tests/scheduler/native_helpers.py; its 12 seeds and ``--more`` others), start by start
+  tests/scheduler/test_native_kernel.py (tests/scheduler/native_helpers.py; its 12 seeds and
+  ``--more`` others), start by start
   against the unmodified pass: how many jobs start elsewhere.
 
 A rule whose removal changes no plan is a speed shortcut only (it says so), not an exactness
@@ -28,17 +29,14 @@ import argparse
 import importlib.util
 import sys
 import tempfile
-from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import scheduler.cluster.conservative as conservative_mod  # noqa: E402
-import scheduler.cluster.profile as profile_mod  # noqa: E402
-from tests.scheduler import test_cluster_properties as props  # noqa: E402
 from scheduler.cluster import Simulator, prepare_jobs  # noqa: E402
-from tests.scheduler.native_helpers import deep_queue_trace  # noqa: E402
+from tests.scheduler import test_cluster_properties as props  # noqa: E402
+from tests.scheduler.native_helpers import deep_queue_trace, kernel  # noqa: E402
 
 SOURCE = ROOT / "scheduler" / "cluster" / "_compress.py"
 
@@ -55,13 +53,21 @@ MUTATIONS = [
         "    if x == passed.peak_len:\n        return start\n",
         "    if x == passed.peak_len:\n        x -= 1\n",
     ),
-    ("the first step with n free is after the last opening", "    if b > last:\n        return start\n", ""),
+    (
+        "the first step with n free is after the last opening",
+        "    if b > last:\n        return start\n",
+        "",
+    ),
     (
         "the shape's bound rules the whole window out",
         "        if bound > last:\n            return start\n",
         "",
     ),
-    ("a full step moves the window past it", "            b = p.times[x + 1]\n", "            pass\n"),
+    (
+        "a full step moves the window past it",
+        "            b = p.times[x + 1]\n",
+        "            pass\n",
+    ),
     (
         "the window must last d",
         "        elif p.times[x + 1] - b >= d:\n",
@@ -80,7 +86,8 @@ MUTATIONS = [
     ),
     (
         "a bound is lowered by the capacity moves gave back",
-        "            if first_back < b:\n                b = first_back if first_back > now else now\n",
+        "            if first_back < b:\n"
+        "                b = first_back if first_back > now else now\n",
         "",
     ),
     (
@@ -117,23 +124,15 @@ def load(source: str, tag: str):  # type: ignore[no-untyped-def]
     return module
 
 
-@contextmanager
-def engine_with(module):  # type: ignore[no-untyped-def]
-    saved = profile_mod._C, conservative_mod._C
-    profile_mod._C = conservative_mod._C = module
-    try:
-        yield
-    finally:
-        profile_mod._C, conservative_mod._C = saved
-
-
 def property_fails() -> tuple[bool, str]:
     """Whether the tests fail (the seeded ones first), and how if it crashed."""
     try:
         for seed in range(8):
             props.test_pruned_compression_equals_the_plain_re_placement_on_deep_plans(seed)
         for seed in range(4):
-            props.test_conservative_runs_alike_with_the_pruned_pass_and_with_plain_re_placement(seed)
+            props.test_conservative_runs_alike_with_the_pruned_pass_and_with_plain_re_placement(
+                seed
+            )
         props.test_pruned_compression_equals_the_plain_re_placement()
     except AssertionError:
         return True, ""
@@ -160,7 +159,9 @@ def wrong_starts(expected: list[list[int]], seeds: range) -> int | str:
         got = deep_queue_starts(seeds)
     except Exception as exc:
         return f"crash ({type(exc).__name__})"
-    return sum(a != b for xs, ys in zip(expected, got, strict=True) for a, b in zip(xs, ys, strict=True))
+    return sum(
+        a != b for xs, ys in zip(expected, got, strict=True) for a, b in zip(xs, ys, strict=True)
+    )
 
 
 def main() -> None:
@@ -169,7 +170,7 @@ def main() -> None:
     args = ap.parse_args()
     text = SOURCE.read_text()
     seeds = range(12 + args.more)
-    with engine_with(load(text, "none")):
+    with kernel(load(text, "none")):
         expected = deep_queue_starts(seeds)
         assert property_fails() == (False, ""), "the unmodified pass fails the tests"
         assert wrong_starts(expected, seeds) == 0
@@ -178,7 +179,7 @@ def main() -> None:
     for tag, (name, old, new) in enumerate(MUTATIONS):
         if text.count(old) != 1:
             raise SystemExit(f"mutation {name!r} matches {text.count(old)} places, not one")
-        with engine_with(load(text.replace(old, new), str(tag))):
+        with kernel(load(text.replace(old, new), str(tag))):
             fails, how = property_fails()
             wrong = wrong_starts(expected, seeds)
         guarded += fails

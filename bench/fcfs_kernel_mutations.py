@@ -327,7 +327,7 @@ def wrong_prices(module, seed: int, sites: int, shift: int) -> tuple[int, int]: 
             q.now, shift, 3 if i % 3 == 0 else 64,
         )  # fmt: skip
         try:
-            got = module.fcfs_delays(Q, q.base.times, q.base.free, starts, n, d)
+            got = module.fcfs_delays(Q, starts, n, d)
         except (IndexError, ValueError):  # (read past the kept state, or before the
             # releases: the test fails too)
             got = [-1] * len(want)
@@ -348,12 +348,10 @@ def wrong_deep(module, seed: int) -> tuple[int, int]:  # type: ignore[no-untyped
     cands = q.candidates()
     wrong = total = 0
     for n, d in ((1, 600), (8, 3600), (32, 2 * 3600), (64, 900)):
-        want = module.delays(
-            old, q.base.times, q.base.free, q.plan.times, q.plan.free, cands, n, d, 0, True
-        )
+        want = module.delays(old, cands, n, d, 0, True)
         for shift in (0, 3, 5):
             Q = module.FcfsQueue(q.base.times, q.base.free, procs, durs, 0, shift, 64)
-            got = module.fcfs_delays(Q, q.base.times, q.base.free, cands, n, d)
+            got = module.fcfs_delays(Q, cands, n, d)
             wrong += sum(a != b for a, b in zip(got, want, strict=True))
             total += len(want)
     return wrong, total

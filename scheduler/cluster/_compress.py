@@ -64,11 +64,12 @@ def _zeros(n: int) -> array:
 @cython.cclass
 class Pass:
     """What one compression pass knows (the rules are in :mod:`scheduler.cluster.conservative`):
-    a running maximum of the free counts over a snapshot of the breakpoints (``peak``, ``peak_times``), an upper bound of the free counts before
-    ``peak_until``; the instants from which each move gave capacity back (``gone``); and per
-    shape ``(n, d)`` a lower bound ``L`` — no window of ``n`` processors for ``d`` seconds
-    opens in ``[now, L)`` as of the ``M``-th move — in an open-addressing table whose entries
-    belong to the pass of generation ``generation``."""
+    a running maximum of the free counts over a snapshot of the breakpoints (``peak``,
+    ``peak_times``), an upper bound of the free counts before ``peak_until``; the instants
+    from which each move gave capacity back (``gone``); and per shape ``(n, d)`` a lower bound
+    ``L`` — no window of ``n`` processors for ``d`` seconds opens in ``[now, L)`` as of the
+    ``M``-th move — in an open-addressing table whose entries belong to the pass of generation
+    ``generation``."""
 
     peak: cython.longlong[::1]
     peak_times: cython.longlong[::1]

@@ -355,7 +355,9 @@ class Steps:
         self.times[0] = now
 
     @cython.ccall
-    def add(self, start: cython.longlong, end: cython.longlong, delta: cython.longlong) -> cython.bint:
+    def add(
+        self, start: cython.longlong, end: cython.longlong, delta: cython.longlong
+    ) -> cython.bint:
         """``add_block``: ``delta`` more free processors over ``[start, end)``; False (and
         nothing changed) if a step would leave ``0..capacity``."""
         size: cython.Py_ssize_t
@@ -368,7 +370,9 @@ class Steps:
         return True
 
     @cython.ccall
-    def earliest_start(self, n: cython.longlong, d: cython.longlong, t: cython.longlong) -> cython.longlong:
+    def earliest_start(
+        self, n: cython.longlong, d: cython.longlong, t: cython.longlong
+    ) -> cython.longlong:
         """The earliest ``s >= t`` with ``n`` processors free over ``[s, s + d)``
         (``earliest_window``)."""
         a: cython.Py_ssize_t = index(self.times, t, self.size)

@@ -26,8 +26,8 @@ neither is thrown away on a move.  Every shortcut is exact: tests compare with a
 re-placement of every job (tests/scheduler/test_cluster_properties.py).
 
 The pass itself is :func:`scheduler.cluster._compress.compress`, compiled when a build exists
-(see :mod:`scheduler._native`); the whole-run loop runs the same pass.  A whole run of plain conservative backfilling (no
-reservation, nothing but the trace) does not come here:
+(see :mod:`scheduler._native`); the whole-run loop runs the same pass.  A whole run of plain
+conservative backfilling (no reservation, nothing but the trace) does not come here:
 :func:`scheduler.cluster._loop.run_conservative` makes the same decisions in one compiled loop
 (see :mod:`scheduler.cluster.simulator`).
 """

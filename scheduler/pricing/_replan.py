@@ -88,7 +88,8 @@ class Queue:
     sorted; the *prefixes*: the steps of base + the no-slot blocks of the first ``j`` jobs,
     for every ``j``, all in the two buffers ``pt``/``pf`` (prefix ``j`` at
     ``off[j]:off[j + 1]``: a few arrays, nothing for the garbage collector to scan); ``size``:
-    room for any re-plan's profile (the base's steps + 2 per job + 2 for the slot).
+    room for any re-plan's profile (the base's steps + 2 per job + 2 for the slot); ``room``:
+    the room a slot finds beside the base and in the holes of the plan (the last prefix).
     """
 
     def __init__(
@@ -105,6 +106,8 @@ class Queue:
         self.size = len(base_times) + 2 * m + 4
         self.pt = self.pf = self.off = None
         _prefixes(self, base_times, base_free)
+        plan = slice(self.off[m], self.off[m + 1])  # base + every block: the no-slot plan
+        self.room = _Room(base_times, base_free, self.pt[plan], self.pf[plan], self.zeros)
 
 
 @cython.ccall
@@ -468,10 +471,6 @@ class _Room:
 @cython.ccall
 def delays(
     queue: Queue,
-    base_times: list,
-    base_free: list,
-    plan_times: list,
-    plan_free: list,
     cands: list,
     n: cython.longlong,
     d: cython.longlong,
@@ -480,12 +479,12 @@ def delays(
 ) -> list:
     """:meth:`~scheduler.pricing.price.SiteQuote.price` of the slot ``n`` over ``[s, s + d)``
     at every start ``s`` of ``cands`` (conservative or FCFS): None where it does not fit
-    beside the running jobs and reservations (``base_*``), 0 in a hole of the no-slot plan
-    (``plan_*``) that holds the start of no job of no duration, else :func:`replan`'s
+    beside the running jobs and reservations (the base), 0 in a hole of the no-slot plan
+    that holds the start of no job of no duration (``queue.room``), else :func:`replan`'s
     delay."""
     out: list = []
     s: cython.longlong
-    room: _Room = _Room(base_times, base_free, plan_times, plan_free, queue.zeros)
+    room: _Room = queue.room
     times = buffer([], queue.size)
     free = buffer([], queue.size)
     new_starts = buffer([], queue.m)
@@ -503,10 +502,6 @@ def delays(
 @cython.ccall
 def first_options(
     queue: Queue,
-    base_times: list,
-    base_free: list,
-    plan_times: list,
-    plan_free: list,
     cands: list,
     n: cython.longlong,
     d: cython.longlong,
@@ -527,7 +522,7 @@ def first_options(
     first: cython.Py_ssize_t = -1
     first_free: cython.Py_ssize_t = -1
     least: cython.longlong = 0
-    room: _Room = _Room(base_times, base_free, plan_times, plan_free, queue.zeros)
+    room: _Room = queue.room
     times = buffer([], queue.size)
     free = buffer([], queue.size)
     new_starts = buffer([], queue.m)
@@ -581,7 +576,7 @@ class FcfsQueue:
     reservation starts), ``now`` if none; ``room``: how many steps of a re-plan's state
     :func:`fcfs_delays` keeps; ``size``: room for any re-plan's profile; ``pt``/``pf``: the steps of
     the plan's profile (base + every block), None when a job is of no duration (a slot in a hole of
-    it delays nobody).
+    it delays nobody); ``holes``: the room a slot finds beside the base and in those holes.
     """
 
     def __init__(
@@ -617,6 +612,7 @@ class FcfsQueue:
         )
         _fcfs_plan(self, base_times, base_free)
         self.starts = list(self.starts_buf)
+        self.holes = _Room(base_times, base_free, self.pt, self.pf, [])  # (pt None: no holes)
 
 
 @cython.ccall
@@ -821,8 +817,6 @@ def _first_mover(
 @cython.ccall
 def fcfs_delays(
     queue: FcfsQueue,
-    base_times: list,
-    base_free: list,
     cands: list,
     n: cython.longlong,
     d: cython.longlong,
@@ -830,7 +824,7 @@ def fcfs_delays(
     """:meth:`~scheduler.pricing.price.SiteQuote.price` of the slot ``n`` over ``[s, s + d)``
     at every start ``s`` of ``cands`` under FCFS (Figure 22 of G. Singh's thesis: the delay
     the slot causes to the queued jobs): None where it does not fit beside the running jobs
-    and reservations (``base_*``), else the delay it causes to the queue ``queue``.
+    and reservations (the base), else the delay it causes to the queue ``queue``.
 
     Adding the slot only delays (by induction: from the floor on the slot plan's profile
     holds the base, the slot and the blocks of the jobs ahead, each starting no earlier than
@@ -850,7 +844,7 @@ def fcfs_delays(
     rmax: cython.longlong[::1] = queue.rmax
     base_rise: cython.longlong = queue.rise
     holes: cython.bint = queue.pt is not None
-    room: _Room = _Room(base_times, base_free, queue.pt, queue.pf, [])
+    room: _Room = queue.holes
     spare: cython.longlong[::1] = queue.spare if holes else queue.ct
     replans: _FcfsReplan = _FcfsReplan.__new__(_FcfsReplan)
     i: cython.Py_ssize_t

@@ -320,9 +320,7 @@ class SiteQuote:
         self._easy = None
         self._fcfs = None
         if self._kind in ("easy", "depth"):
-            self._easy = _E.EasyQueue(
-                *self._base_steps, self.capacity, procs, durs, now, depth
-            )
+            self._easy = _E.EasyQueue(*self._base_steps, self.capacity, procs, durs, now, depth)
             self.starts = self._easy.starts  # v_q
             self._plan: Profile | None = None  # (built when asked: a quote prices in the kernel)
         elif self._kind == "fcfs":  # the no-slot plan and its states (_replan.FcfsQueue)
@@ -401,7 +399,7 @@ class SiteQuote:
         if self._kind == "simulate":
             return self._replan_all(s, n, d)
         if self._fcfs is not None:
-            return _R.fcfs_delays(self._fcfs, *self._base_steps, [s], n, d)[0]
+            return _R.fcfs_delays(self._fcfs, [s], n, d)[0]
         if self.plan.free_over(s, s + d) >= n and not self._zero_job_in(s, s + d):
             # a hole of the current plan: nobody moves (every test a plan passed had room
             # for its job beside every later block, so beside the slot too)
@@ -475,12 +473,9 @@ class SiteQuote:
         if self._kind == "simulate":
             fs = [self._price(s, n, d) for s in cands]
         elif self._fcfs is not None:  # FCFS: all starts in one call
-            fs = _R.fcfs_delays(self._fcfs, *self._base_steps, cands, n, d)
+            fs = _R.fcfs_delays(self._fcfs, cands, n, d)
         elif self._easy is None:  # conservative: the fast path, all starts in one call
-            fs = _R.delays(
-                self._queue(), *self._base_steps, *self.plan.lists(), cands, n, d,
-                self.now, self._kind == "fcfs",
-            )  # fmt: skip
+            fs = _R.delays(self._queue(), cands, n, d, self.now, self._kind == "fcfs")
         else:  # EASY or depth K: all starts in one call (the same tests as _price)
             fs = _E.prices(self._easy, cands, n, d)
         return _options(cands, fs, n, d, self.unit_cost)

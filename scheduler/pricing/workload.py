@@ -114,15 +114,12 @@ def _pick_end(quote: SiteQuote, n: int, d: int, free: bool) -> tuple[Option, int
     cands = quote.candidates()
     Q = quote._queue()
     fcfs = quote.policy == "fcfs"
-    base, plan = quote.base, quote.plan
-    count, first, zero, least = R.first_options(
-        Q, *base.lists(), *plan.lists(), cands, n, d, quote.now, fcfs, free
-    )
+    count, first, zero, least = R.first_options(Q, cands, n, d, quote.now, fcfs, free)
     if count == 0:
         return None  # choose() refuses an empty list
     if not free:
         s = cands[first]
-        (f,) = R.delays(Q, *base.lists(), *plan.lists(), [s], n, d, quote.now, fcfs)
+        (f,) = R.delays(Q, [s], n, d, quote.now, fcfs)
         return Option(s, n, d, quote.unit_cost, f), count
     if zero < 0:
         return None

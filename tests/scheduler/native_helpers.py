@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import os
 import random
+from contextlib import contextmanager
 
 import pytest
 
+import scheduler.cluster.conservative as conservative_mod
+import scheduler.cluster.profile as profile_mod
 from scheduler import _native
 from scheduler.cluster import Simulator, prepare_jobs
 from scheduler.cluster.profile import Profile
@@ -28,6 +31,18 @@ def compiled(name: str, what: str = "kernel"):
             pytest.fail(f"no usable compiled {what} under CI ({why}): make setup builds it")
         pytest.skip(f"no compiled {what} ({why}); make setup builds it")
     return module
+
+
+@contextmanager
+def kernel(module):  # type: ignore[no-untyped-def]
+    """Run the engine on ``module`` (a build of the compression pass or its pure source, with
+    the profile library it steps: every profile made meanwhile holds that library's steps)."""
+    saved = profile_mod._C, conservative_mod._C
+    profile_mod._C = conservative_mod._C = module
+    try:
+        yield
+    finally:
+        profile_mod._C, conservative_mod._C = saved
 
 
 #: the EASY / depth-K quote kernel

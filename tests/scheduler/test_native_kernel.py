@@ -14,16 +14,14 @@ import random
 import shutil
 import subprocess
 import sys
-from contextlib import contextmanager
 
 import pytest
 
-import scheduler.cluster.conservative as conservative_mod
 import scheduler.cluster.profile as profile_mod
 from scheduler import _native
 from scheduler.cluster import Profile, native_status
 from tests.conftest import ROOT
-from tests.scheduler.native_helpers import compiled, deep_queue_trace, pure, run_policy
+from tests.scheduler.native_helpers import compiled, deep_queue_trace, kernel, pure, run_policy
 
 NAME = "scheduler.cluster._compress"
 
@@ -34,18 +32,6 @@ def _pure():
 
 def _compiled():
     return compiled(NAME, "kernel")
-
-
-@contextmanager
-def kernel(module):
-    """Run the engine on ``module`` (a build of the compression pass or its pure source, with
-    the profile library it steps: every profile made meanwhile holds that library's steps)."""
-    saved = profile_mod._C, conservative_mod._C
-    profile_mod._C = conservative_mod._C = module
-    try:
-        yield
-    finally:
-        profile_mod._C, conservative_mod._C = saved
 
 
 @pytest.mark.parametrize("policy", ["conservative", "backfill-k=4", "easy", "fcfs"])
@@ -157,10 +143,14 @@ def test_profile_refuses_non_integer_times_in_either_kernel():
     for k in (profile_mod._C, _pure()):
         with kernel(k):
             p = Profile(4)
-            for bad in (lambda: p.reserve(0, 2.5, 1), lambda: p.advance(0.5),
-                        lambda: p.free_at(1.5), lambda: p.earliest_start(1, 2.5, 0)):
+            for method, args in (
+                (p.reserve, (0, 2.5, 1)),
+                (p.advance, (0.5,)),
+                (p.free_at, (1.5,)),
+                (p.earliest_start, (1, 2.5, 0)),
+            ):
                 with pytest.raises(TypeError):
-                    bad()
+                    method(*args)
             p.reserve(np.int64(0), np.int64(3), np.int64(2))
             assert p.times == [0, 3] and p.free == [2, 4]
             assert p.earliest_start(3, 1, np.int64(0)) == 3
@@ -252,9 +242,7 @@ def test_an_edited_step_library_leaves_every_kernel_that_cimports_it_pure(tmp_pa
         " 'scheduler.cluster._loop', 'scheduler.cluster._compress'):\n"
         "    _native.load(name)\n"
     )
-    end = (
-        "print(sorted(set(v.split(':')[0] for v in _native.status().values())))"
-    )
+    end = "print(sorted(set(v.split(':')[0] for v in _native.status().values())))"
     out = _status_in(tmp_path, None, code, end)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "['pure']", out.stdout

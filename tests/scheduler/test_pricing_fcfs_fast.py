@@ -65,7 +65,7 @@ def prices(module, q: SiteQuote, starts: list[int], n: int, d: int, shift: int, 
         shift, room,
     )  # fmt: skip
     assert Q.starts == q.starts
-    return module.fcfs_delays(Q, q.base.times, q.base.free, starts, n, d)
+    return module.fcfs_delays(Q, starts, n, d)
 
 
 def test_the_kernel_plans_as_plan_fcfs(kernel):
@@ -114,9 +114,7 @@ def test_deep_queues_are_priced_as_by_the_prefix_kernel(kernel, seed):
     cands = q.candidates()
     moved = 0
     for n, d in ((1, 600), (8, 3600), (32, 2 * 3600), (64, 900)):
-        want = kernel.delays(
-            old, q.base.times, q.base.free, q.plan.times, q.plan.free, cands, n, d, 0, True
-        )
+        want = kernel.delays(old, cands, n, d, 0, True)
         for shift in (0, 3, 5):
             assert prices(kernel, q, cands, n, d, shift, 64) == want
         moved += sum(bool(f) for f in want)

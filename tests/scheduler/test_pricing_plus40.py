@@ -47,18 +47,14 @@ def test_first_options_against_the_literal_prices(kernel, policy, seed):
     for n, d in SLOTS:
         want = literal_options(q, n, d)
         count, first, free, least = kernel.first_options(
-            q._queue(), q.base.times, q.base.free, q.plan.times, q.plan.free, cands, n, d,
-            q.now, policy == "fcfs", True,
-        )  # fmt: skip
+            q._queue(), cands, n, d, q.now, policy == "fcfs", True
+        )
         assert count == len(want)
         assert first == index[want[0][0]]
         assert free == index[next(s for s, f in want if f == 0)]
         before = [f for s, f in want if index[s] < free]  # all positive
         assert 0 < least <= min(before) if before else least == 0
-        no_zero = kernel.first_options(
-            q._queue(), q.base.times, q.base.free, q.plan.times, q.plan.free, cands, n, d,
-            q.now, policy == "fcfs", False,
-        )  # fmt: skip
+        no_zero = kernel.first_options(q._queue(), cands, n, d, q.now, policy == "fcfs", False)
         assert no_zero == (count, first, -1, 0)
 
 

@@ -99,17 +99,19 @@ def test_compiled_and_pure_kernels_agree_call_by_call(policy):
     compiled, pure = _compiled(), _pure()
     base, shapes = deep_site(5, jobs=240, zeros=True)
     q = SiteQuote(base, shapes, 0, policy)
-    base_steps = (q.base.times.copy(), q.base.free.copy())
+    base_times, base_free = q.base.lists()
     procs, durs = [n for n, _ in q.shapes], [d for _, d in q.shapes]
     queues = {
-        name: module.Queue(q.base.times, q.base.free, procs, durs, q.starts)
+        name: module.Queue(base_times, base_free, procs, durs, q.starts)
         for name, module in (("compiled", compiled), ("pure", pure))
     }
+    for qq in queues.values():  # its last prefix is the plan (a slot in a hole of it: free)
+        plan = slice(qq.off[qq.m], qq.off[qq.m + 1])
+        assert (list(qq.pt[plan]), list(qq.pf[plan])) == q.plan.lists()
     cands = q.candidates()
-    args = (q.base.times, q.base.free, q.plan.times, q.plan.free, cands)
     for n, d in ((4, 1800), (16, 2 * 3600), (48, 600)):
-        fast = compiled.delays(queues["compiled"], *args, n, d, 0, policy == "fcfs")
-        assert fast == pure.delays(queues["pure"], *args, n, d, 0, policy == "fcfs")
+        fast = compiled.delays(queues["compiled"], cands, n, d, 0, policy == "fcfs")
+        assert fast == pure.delays(queues["pure"], cands, n, d, 0, policy == "fcfs")
         assert any(fast)
         # the single-start entry point (query 17) gives the same delays
         for name, module in (("compiled", compiled), ("pure", pure)):
@@ -119,7 +121,7 @@ def test_compiled_and_pure_kernels_agree_call_by_call(policy):
             for s, delay in zip(cands, fast, strict=True):
                 if delay:  # a start that is re-planned
                     assert module.replan(qq, t, f, c, s, s + d, n, 0, policy == "fcfs") == delay
-    assert (q.base.times, q.base.free) == base_steps
+    assert (base_times, base_free) == q.base.lists()  # the kernels only read the lists
 
 
 def test_a_build_of_another_source_is_not_loaded(tmp_path):
