@@ -159,6 +159,10 @@ class Profile:
             return NotImplemented
         return (self.capacity, self._steps.lists()) == (other.capacity, other._steps.lists())
 
+    def __reduce__(self) -> tuple:
+        """Pickled (and copied by :mod:`copy`) as its capacity and its steps."""
+        return (_of_steps, (self.capacity, *self._steps.lists()))
+
     def _check(self, t: int) -> int:
         """``t`` as an int, not before the origin (else :class:`ValueError`)."""
         if type(t) is not int:
@@ -324,3 +328,10 @@ class Profile:
         if type(t) is not int:
             (t,) = _ints(t)
         self._steps.advance(t)
+
+
+def _of_steps(capacity: int, times: list[int], free: list[int]) -> Profile:
+    """The profile of a machine of ``capacity`` with the steps ``times``/``free`` (unpickling)."""
+    profile = Profile(capacity, times[0])
+    profile.load_steps(times, free)
+    return profile

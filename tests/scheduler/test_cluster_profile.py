@@ -209,3 +209,18 @@ def test_module_example_runs():
     import scheduler.cluster.profile as module
 
     assert doctest.testmod(module).failed == 0
+
+
+def test_a_profile_pickles_and_copies_as_its_steps():
+    """A profile travels (pickle: between processes) and copies (copy, deepcopy) as its
+    capacity and steps, each copy independent of the original."""
+    import copy
+    import pickle
+
+    p = Profile(8, origin=5)
+    p.reserve(5, 20, 3)
+    p.reserve(10, 30, 4)
+    for other in (pickle.loads(pickle.dumps(p)), copy.copy(p), copy.deepcopy(p), p.copy()):
+        assert other == p and other.lists() == p.lists() and other.capacity == 8
+        other.reserve(40, 50, 8)
+        assert other != p and p.free_at(45) == 8
