@@ -50,7 +50,7 @@ _NATIVE_CMD = """
 import scheduler.cluster.simulator
 from scheduler._native import status
 s = status()
-names = ("_kernel", "_loop")
+names = ("_compress", "_loop")
 print(", ".join(f"{m}: {s.get('scheduler.cluster.' + m, 'pure: not loaded')}" for m in names))
 """
 PY = sys.executable
@@ -359,7 +359,7 @@ def main(argv: list[str] | None = None) -> int:
     cases = find_traces(args)
     print(f"python {sys.version.split()[0]}; CPU = user+sys of the child; best of {args.repeat}")
     _, _, native = run_child([PY, "-c", _NATIVE_CMD])
-    print(f"engine kernels (scheduler/cluster/_kernel.py, _loop.py): {native.strip()}")
+    print(f"engine kernels (cluster/_compress.py with _steps.py, _loop.py): {native.strip()}")
 
     # ---- side by side, interleaved
     rows: dict[tuple, dict[str, tuple[float, float]]] = {}
