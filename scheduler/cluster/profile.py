@@ -177,11 +177,11 @@ class Profile:
 
     def free_over(self, a: int, b: int) -> int:
         """Minimum free processors over ``[a, b)`` (``free_at(a)`` when ``b <= a``)."""
-        return self._steps.free_over(self._check(a), int(index(b)))
+        return self._steps.free_over(self._check(a), b if type(b) is int else _ints(b)[0])
 
     def max_free_over(self, a: int, b: int) -> int:
         """Maximum free processors over ``[a, b)`` (``free_at(a)`` when ``b <= a``)."""
-        return self._steps.max_free_over(self._check(a), int(index(b)))
+        return self._steps.max_free_over(self._check(a), b if type(b) is int else _ints(b)[0])
 
     def fits(self, n: int, a: int, b: int) -> bool:
         """Whether ``n`` processors are free over all of ``[a, b)``."""
